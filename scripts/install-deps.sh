@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs what building and testing the project needs on Debian 12.
+# The CUDA toolkit (nvcc) is not a Debian 12 package: where it is installed
+# (/usr/local/cuda), the CUDA backend is built; elsewhere the CPU one only.
+set -eu
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential meson ninja-build pkg-config \
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
+  libgstreamer-plugins-bad1.0-dev \
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+  gstreamer1.0-plugins-bad \
+  >/dev/null
