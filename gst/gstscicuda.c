@@ -1,0 +1,355 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstscicuda.h"
+
+#include <cuda_runtime_api.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_sci_cuda_debug);
+#define GST_CAT_DEFAULT gst_sci_cuda_debug
+
+static void
+init_debug (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_sci_cuda_debug, "scicuda", 0,
+        "CUDA state shared by the scicodec elements");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+gint
+gst_sci_cuda_open_stream (GstSciCuda * cuda)
+{
+  cudaStream_t stream = NULL;
+  cudaError_t err;
+
+  init_debug ();
+  g_return_val_if_fail (cuda->context != NULL, cudaErrorInvalidValue);
+  if (cuda->stream)
+    return cudaSuccess;
+  if (!gst_cuda_context_push (cuda->context))
+    return cudaErrorDeviceUninitialized;
+  /* Non-blocking: our work must not serialise against the legacy default
+   * stream that other elements of the pipeline may use. */
+  err = cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
+  gst_cuda_context_pop (NULL);
+  if (err != cudaSuccess) {
+    /* Clear the sticky runtime error so a later CPU fallback starts clean. */
+    cudaGetLastError ();
+    return err;
+  }
+  cuda->stream = stream;
+  return cudaSuccess;
+}
+
+void
+gst_sci_cuda_close (GstSciCuda * cuda)
+{
+  guint i;
+
+  if (cuda->context && gst_cuda_context_push (cuda->context)) {
+    if (cuda->stream) {
+      cudaStreamSynchronize ((cudaStream_t) cuda->stream);
+      cudaStreamDestroy ((cudaStream_t) cuda->stream);
+    }
+    for (i = 0; i < GST_SCI_CUDA_STAGING_SLOTS; i++) {
+      if (cuda->staging[i])
+        cudaFree (cuda->staging[i]);
+    }
+    gst_cuda_context_pop (NULL);
+  }
+  for (i = 0; i < GST_SCI_CUDA_STAGING_SLOTS; i++) {
+    cuda->staging[i] = NULL;
+    cuda->staging_size[i] = 0;
+  }
+  cuda->stream = NULL;
+  gst_clear_object (&cuda->context);
+}
+
+gboolean
+gst_sci_cuda_push (GstSciCuda * cuda)
+{
+  return cuda->context && gst_cuda_context_push (cuda->context);
+}
+
+void
+gst_sci_cuda_pop (void)
+{
+  gst_cuda_context_pop (NULL);
+}
+
+gpointer
+gst_sci_cuda_staging (GstSciCuda * cuda, guint slot, gsize size, gint * err)
+{
+  void *mem = NULL;
+  cudaError_t e;
+
+  g_return_val_if_fail (slot < GST_SCI_CUDA_STAGING_SLOTS, NULL);
+  *err = cudaSuccess;
+  if (cuda->staging[slot] && cuda->staging_size[slot] >= size)
+    return cuda->staging[slot];
+  if (cuda->staging[slot]) {
+    /* Pending work may still read the old block. */
+    cudaStreamSynchronize ((cudaStream_t) cuda->stream);
+    cudaFree (cuda->staging[slot]);
+    cuda->staging[slot] = NULL;
+    cuda->staging_size[slot] = 0;
+  }
+  e = cudaMalloc (&mem, MAX (size, 1));
+  if (e != cudaSuccess) {
+    cudaGetLastError ();
+    *err = e;
+    return NULL;
+  }
+  GST_DEBUG ("staging slot %u: %" G_GSIZE_FORMAT " bytes", slot, size);
+  cuda->staging[slot] = mem;
+  cuda->staging_size[slot] = size;
+  return mem;
+}
+
+gint
+gst_sci_cuda_copy (GstSciCuda * cuda, gpointer dst, gconstpointer src,
+    gsize size)
+{
+  return cudaMemcpyAsync (dst, src, size, cudaMemcpyDefault,
+      (cudaStream_t) cuda->stream);
+}
+
+gint
+gst_sci_cuda_copy_2d (GstSciCuda * cuda, gpointer dst, gsize dst_pitch,
+    gconstpointer src, gsize src_pitch, gsize width, gsize height)
+{
+  return cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, width, height,
+      cudaMemcpyDefault, (cudaStream_t) cuda->stream);
+}
+
+gint
+gst_sci_cuda_sync (GstSciCuda * cuda)
+{
+  return cudaStreamSynchronize ((cudaStream_t) cuda->stream);
+}
+
+const gchar *
+gst_sci_cuda_error_name (gint err)
+{
+  return cudaGetErrorString ((cudaError_t) err);
+}
+
+/* First component stored in plane p: its width, height and pixel stride
+ * give the bytes and rows that the plane's samples span. */
+static guint
+plane_first_comp (const GstVideoFrame * frame, guint p)
+{
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++) {
+    if (GST_VIDEO_FRAME_COMP_PLANE (frame, c) == p)
+      return c;
+  }
+  return 0;
+}
+
+static void
+plane_extent (const GstVideoFrame * frame, guint p, gsize * row_bytes,
+    gsize * rows)
+{
+  guint c = plane_first_comp (frame, p);
+
+  *row_bytes = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (frame, c) *
+      GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  *rows = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+}
+
+gint
+gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
+    guint slot, gboolean upload, GstVideoFrame * dev)
+{
+  gsize offsets[GST_VIDEO_MAX_PLANES];
+  gsize total = 0, row_bytes, rows;
+  guint8 *base;
+  guint p;
+  gint err;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (host); p++) {
+    plane_extent (host, p, &row_bytes, &rows);
+    offsets[p] = total;
+    total += (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (host, p) * rows;
+  }
+  base = gst_sci_cuda_staging (cuda, slot, total, &err);
+  if (!base)
+    return err;
+  *dev = *host;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (host); p++) {
+    gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (host, p);
+
+    dev->data[p] = base + offsets[p];
+    if (!upload)
+      continue;
+    plane_extent (host, p, &row_bytes, &rows);
+    err = gst_sci_cuda_copy_2d (cuda, dev->data[p], stride,
+        host->data[p], stride, row_bytes, rows);
+    if (err)
+      return err;
+  }
+  return 0;
+}
+
+gint
+gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
+    GstVideoFrame * host)
+{
+  gsize row_bytes, rows;
+  guint p;
+  gint err;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (host); p++) {
+    plane_extent (host, p, &row_bytes, &rows);
+    err = gst_sci_cuda_copy_2d (cuda, host->data[p],
+        GST_VIDEO_FRAME_PLANE_STRIDE (host, p), dev->data[p],
+        GST_VIDEO_FRAME_PLANE_STRIDE (dev, p), row_bytes, rows);
+    if (err)
+      return err;
+  }
+  return 0;
+}
+
+gboolean
+gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  if (!cuda->context || n == 0)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    if (!gst_is_cuda_memory (mem)
+        || GST_CUDA_MEMORY_CAST (mem)->context != cuda->context)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_sci_caps_features_is_cuda (GstCapsFeatures * features)
+{
+  return features && !gst_caps_features_is_any (features)
+      && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* ---- device pool for non-video data ---- */
+
+#define BLOB_CARRIER_WIDTH 1024
+#define BLOB_ROW_BYTES (BLOB_CARRIER_WIDTH * 4)
+
+typedef struct
+{
+  GstBufferPool parent;
+  GstCudaContext *context;
+  GstVideoInfo carrier;
+  gsize size;
+} GstSciCudaBlobPool;
+
+typedef struct
+{
+  GstBufferPoolClass parent_class;
+} GstSciCudaBlobPoolClass;
+
+static GType gst_sci_cuda_blob_pool_get_type (void);
+G_DEFINE_TYPE (GstSciCudaBlobPool, gst_sci_cuda_blob_pool,
+    GST_TYPE_BUFFER_POOL);
+
+static gboolean
+blob_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstSciCudaBlobPool *self = (GstSciCudaBlobPool *) pool;
+  GstCaps *caps = NULL;
+  guint size, min, max;
+  guint rows;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
+      || size == 0) {
+    GST_WARNING_OBJECT (pool, "invalid config");
+    return FALSE;
+  }
+  rows = (size + BLOB_ROW_BYTES - 1) / BLOB_ROW_BYTES;
+  if (!gst_video_info_set_format (&self->carrier, GST_VIDEO_FORMAT_RGBA,
+          BLOB_CARRIER_WIDTH, rows))
+    return FALSE;
+  self->size = size;
+  return GST_BUFFER_POOL_CLASS (gst_sci_cuda_blob_pool_parent_class)->set_config
+      (pool, config);
+}
+
+static GstFlowReturn
+blob_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstSciCudaBlobPool *self = (GstSciCudaBlobPool *) pool;
+  GstMemory *mem;
+  GstBuffer *buf;
+
+  mem = gst_cuda_allocator_alloc (NULL, self->context, &self->carrier);
+  if (!mem) {
+    GST_ERROR_OBJECT (pool, "cannot allocate %" G_GSIZE_FORMAT
+        " bytes of device memory", self->size);
+    return GST_FLOW_ERROR;
+  }
+  /* A pitched allocation wider than the carrier row would leave gaps
+   * between rows and break the flat layout that the payload needs. */
+  if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST (mem)->info,
+          0) != BLOB_ROW_BYTES) {
+    GST_ERROR_OBJECT (pool, "device pitch %d, expected %d",
+        GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST (mem)->info, 0),
+        BLOB_ROW_BYTES);
+    gst_memory_unref (mem);
+    return GST_FLOW_ERROR;
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  gst_buffer_resize (buf, 0, self->size);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+static void
+blob_pool_finalize (GObject * object)
+{
+  GstSciCudaBlobPool *self = (GstSciCudaBlobPool *) object;
+
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (gst_sci_cuda_blob_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_sci_cuda_blob_pool_class_init (GstSciCudaBlobPoolClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  gobject_class->finalize = blob_pool_finalize;
+  pool_class->set_config = blob_pool_set_config;
+  pool_class->alloc_buffer = blob_pool_alloc_buffer;
+}
+
+static void
+gst_sci_cuda_blob_pool_init (GstSciCudaBlobPool * self)
+{
+}
+
+GstBufferPool *
+gst_sci_cuda_blob_pool_new (GstCudaContext * context)
+{
+  GstSciCudaBlobPool *self;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  init_debug ();
+  gst_cuda_memory_init_once ();
+  self = g_object_new (gst_sci_cuda_blob_pool_get_type (), NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  return GST_BUFFER_POOL (self);
+}

@@ -1,0 +1,82 @@
+/*
+ * CUDA state of one element instance: the GstCudaContext it shares with the
+ * pipeline (nvcodec's cudaupload/cudadownload included), its own CUDA
+ * stream, and device staging memory for data that enters or leaves through
+ * system memory.  Only built with the CUDA backend.
+ */
+#ifndef __GST_SCI_CUDA_H__
+#define __GST_SCI_CUDA_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API
+#endif
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+G_BEGIN_DECLS
+#define GST_SCI_CUDA_STAGING_SLOTS 2
+    typedef struct
+{
+  GstCudaContext *context;
+  gpointer stream;              /* cudaStream_t, NULL until opened */
+  gpointer staging[GST_SCI_CUDA_STAGING_SLOTS];
+  gsize staging_size[GST_SCI_CUDA_STAGING_SLOTS];
+} GstSciCuda;
+
+/* Creates this instance's stream on the context (which must be set);
+ * returns a cudaError_t (0 = success). */
+gint gst_sci_cuda_open_stream (GstSciCuda * cuda);
+/* Frees stream and staging, drops the context. */
+void gst_sci_cuda_close (GstSciCuda * cuda);
+
+gboolean gst_sci_cuda_push (GstSciCuda * cuda);
+void gst_sci_cuda_pop (void);
+
+/* Device memory of at least `size` bytes in staging slot `slot`, grown
+ * only when a larger size is asked for; NULL on failure (*err is set).
+ * Call with the context pushed. */
+gpointer gst_sci_cuda_staging (GstSciCuda * cuda, guint slot, gsize size,
+    gint * err);
+
+/* Asynchronous on the instance's stream; cudaError_t returned. */
+gint gst_sci_cuda_copy (GstSciCuda * cuda, gpointer dst, gconstpointer src,
+    gsize size);
+gint gst_sci_cuda_copy_2d (GstSciCuda * cuda, gpointer dst, gsize dst_pitch,
+    gconstpointer src, gsize src_pitch, gsize width, gsize height);
+gint gst_sci_cuda_sync (GstSciCuda * cuda);
+const gchar *gst_sci_cuda_error_name (gint err);
+
+/* Stages a mapped host frame in device staging slot `slot`: *dev becomes a
+ * copy of *host whose plane addresses point into device memory with the
+ * same strides (never unmap it).  Uploads the samples when `upload`.  Call
+ * with the context pushed; returns a cudaError_t. */
+gint gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
+    guint slot, gboolean upload, GstVideoFrame * dev);
+/* Queues the copy of a staged frame's samples back into the host frame. */
+gint gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
+    GstVideoFrame * host);
+
+/* TRUE when every memory of `buf` is GstCudaMemory of this context, so a
+ * GST_MAP_CUDA map hands device addresses our kernels may use. */
+gboolean gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf);
+
+/* TRUE when `features` has memory:CUDAMemory. */
+gboolean gst_sci_caps_features_is_cuda (GstCapsFeatures * features);
+
+/*
+ * A pool of device buffers for data that is not video (wavelet
+ * coefficients, and later cubes, gray frames, traces).  GstCudaMemory of
+ * GStreamer 1.22 only allocates some video formats, so each buffer is
+ * GstCudaMemory of an RGBA carrier 1024 pixels (4096 bytes) wide, whose
+ * rows are therefore contiguous, trimmed to the configured size.  Configure
+ * with gst_buffer_pool_config_set_params (caps may be any, size = payload).
+ */
+GstBufferPool *gst_sci_cuda_blob_pool_new (GstCudaContext * context);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,408 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstscifilter.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_sci_filter_debug);
+#define GST_CAT_DEFAULT gst_sci_filter_debug
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+};
+
+#define DEFAULT_BACKEND GST_SCI_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+
+#define gst_sci_filter_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstSciFilter, gst_sci_filter,
+    GST_TYPE_BASE_TRANSFORM,
+    GST_DEBUG_CATEGORY_INIT (gst_sci_filter_debug, "scifilter", 0,
+        "scicodec filter base class"));
+
+static void
+gst_sci_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstSciFilter *self = GST_SCI_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_sci_filter_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstSciFilter *self = GST_SCI_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+#if HAVE_CUDA
+static void
+gst_sci_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstSciFilter *self = GST_SCI_FILTER (element);
+
+  gst_cuda_handle_set_context (element, context, self->device_id,
+      &self->cuda.context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_sci_filter_ensure_context (GstSciFilter * self)
+{
+  return gst_cuda_ensure_element_context (GST_ELEMENT (self), self->device_id,
+      &self->cuda.context);
+}
+#endif
+
+static gboolean
+gst_sci_filter_start (GstBaseTransform * trans)
+{
+  GstSciFilter *self = GST_SCI_FILTER (trans);
+  GstSciBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->backend;
+  GST_OBJECT_UNLOCK (self);
+
+  self->use_cuda = FALSE;
+#if HAVE_CUDA
+  if (backend != GST_SCI_BACKEND_CPU) {
+    if (!gst_sci_filter_ensure_context (self)) {
+      GST_INFO_OBJECT (self, "no CUDA context could be had");
+    } else {
+      gint err = gst_sci_cuda_open_stream (&self->cuda);
+      if (err == 0)
+        self->use_cuda = TRUE;
+      else
+        GST_INFO_OBJECT (self, "cannot create a CUDA stream: %s",
+            gst_sci_cuda_error_name (err));
+    }
+  }
+  if (!self->use_cuda && backend == GST_SCI_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("backend=cuda, but no usable CUDA device was found"),
+        ("no CUDA driver or device, or device %d cannot be opened; "
+            "use backend=auto or backend=cpu to run on the CPU",
+            self->device_id));
+    return FALSE;
+  }
+#else
+  if (backend == GST_SCI_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("backend=cuda, but this build has no CUDA backend"),
+        ("rebuild with -Dcuda=enabled, or use backend=auto or backend=cpu"));
+    return FALSE;
+  }
+#endif
+  if (self->use_cuda)
+    GST_INFO_OBJECT (self, "backend: CUDA");
+  else
+    GST_INFO_OBJECT (self, "backend: CPU (C reference)");
+  return TRUE;
+}
+
+static gboolean
+gst_sci_filter_stop (GstBaseTransform * trans)
+{
+  GstSciFilter *self = GST_SCI_FILTER (trans);
+
+#if HAVE_CUDA
+  gst_sci_cuda_close (&self->cuda);
+#endif
+  self->use_cuda = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_sci_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+#if HAVE_CUDA
+  GstSciFilter *self = GST_SCI_FILTER (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          self->cuda.context))
+    return TRUE;
+#endif
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_sci_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  if (decide_query == NULL)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  /* Planes may then come with any stride or offset: we read them through
+   * GstVideoFrame. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+#if HAVE_CUDA
+  {
+    GstSciFilter *self = GST_SCI_FILTER (trans);
+    GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+
+    if (gst_sci_caps_features_is_cuda (features) && self->cuda.context
+        && gst_query_get_n_allocation_pools (query) == 0) {
+      GstBufferPool *pool = gst_cuda_buffer_pool_new (self->cuda.context);
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+      if (!gst_buffer_pool_set_config (pool, config)) {
+        GST_WARNING_OBJECT (self, "cannot configure the proposed pool");
+        gst_object_unref (pool);
+        return TRUE;
+      }
+      /* The pool may have grown the size for device pitch. */
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_get_params (config, NULL, (guint *) & info.size,
+          NULL, NULL);
+      gst_structure_free (config);
+      gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+#endif
+  return TRUE;
+}
+
+static gboolean
+gst_sci_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+#if HAVE_CUDA
+  GstSciFilter *self = GST_SCI_FILTER (trans);
+  GstSciFilterClass *klass = GST_SCI_FILTER_GET_CLASS (self);
+  GstCaps *outcaps;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  guint size = 0, min = 0, max = 0;
+  gboolean update;
+
+  gst_query_parse_allocation (query, &outcaps, NULL);
+  if (!outcaps || !self->out_cuda_memory)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+        query);
+
+  update = gst_query_get_n_allocation_pools (query) > 0;
+  if (klass->src_is_video) {
+    GstVideoInfo info;
+
+    if (!gst_video_info_from_caps (&info, outcaps))
+      return FALSE;
+    if (update) {
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+      if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool)
+              || GST_CUDA_BUFFER_POOL (pool)->context != self->cuda.context))
+        gst_clear_object (&pool);
+    }
+    if (!pool)
+      pool = gst_cuda_buffer_pool_new (self->cuda.context);
+    size = MAX (size, (guint) info.size);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  } else {
+    gsize payload = 0;
+
+    if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->transform_size (trans,
+            GST_PAD_SINK, NULL, 0, outcaps, &payload) || payload == 0)
+      return FALSE;
+    pool = gst_sci_cuda_blob_pool_new (self->cuda.context);
+    size = payload;
+    config = gst_buffer_pool_get_config (pool);
+  }
+  gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("cannot configure the device buffer pool"), (NULL));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+#else
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+#endif
+}
+
+static void
+gst_sci_filter_class_init (GstSciFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_sci_filter_set_property;
+  gobject_class->get_property = gst_sci_filter_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where the work runs: auto picks CUDA when a device is usable "
+          "(the debug log says which), else the CPU",
+          GST_TYPE_SCI_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use; -1 takes the pipeline's context, or device 0",
+          -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+#if HAVE_CUDA
+  GST_ELEMENT_CLASS (klass)->set_context = gst_sci_filter_set_context;
+#endif
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_sci_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_filter_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_sci_filter_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_sci_filter_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_sci_filter_decide_allocation);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_SCI_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SCI_BACKEND, 0);
+}
+
+static void
+gst_sci_filter_init (GstSciFilter * self)
+{
+  self->backend = DEFAULT_BACKEND;
+  self->device_id = DEFAULT_DEVICE_ID;
+}
+
+GstCaps *
+gst_sci_filter_template_caps (const gchar * structure)
+{
+  GstCaps *caps = gst_caps_from_string (structure);
+#if HAVE_CUDA
+  GstCaps *cuda = gst_caps_copy (caps);
+
+  gst_caps_set_features_simple (cuda,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  caps = gst_caps_merge (cuda, caps);
+#endif
+  return caps;
+}
+
+GstCaps *
+gst_sci_filter_with_features (GstCaps * base, GstCapsFeatures * preferred)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  guint i, k, n = gst_caps_get_size (base);
+  gboolean cuda_first = FALSE;
+
+#if HAVE_CUDA
+  cuda_first = gst_sci_caps_features_is_cuda (preferred);
+#endif
+  for (i = 0; i < n; i++) {
+    GstStructure *s = gst_caps_get_structure (base, i);
+
+    for (k = 0; k < 2; k++) {
+      gboolean cuda = (k == 0) == cuda_first;
+      GstCapsFeatures *f = NULL;        /* system memory */
+
+#if HAVE_CUDA
+      if (cuda)
+        f = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL);
+#else
+      if (cuda)
+        continue;
+#endif
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (s),
+          f);
+    }
+  }
+  return result;
+}
+
+gboolean
+gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+#if HAVE_CUDA
+  self->in_cuda_memory =
+      gst_sci_caps_features_is_cuda (gst_caps_get_features (incaps, 0));
+  self->out_cuda_memory =
+      gst_sci_caps_features_is_cuda (gst_caps_get_features (outcaps, 0));
+  if ((self->in_cuda_memory || self->out_cuda_memory) && !self->cuda.context
+      && !gst_sci_filter_ensure_context (self)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("CUDA memory was negotiated but no CUDA context could be had"),
+        (NULL));
+    return FALSE;
+  }
+#else
+  self->in_cuda_memory = self->out_cuda_memory = FALSE;
+#endif
+  return TRUE;
+}
+
+gboolean
+gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
+    gint cuda_err)
+{
+#if HAVE_CUDA
+  const gchar *why = gst_sci_cuda_error_name (cuda_err);
+#else
+  const gchar *why = "no CUDA backend";
+#endif
+
+  if (self->backend == GST_SCI_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("CUDA failed: %s", what), ("%s", why));
+    return FALSE;
+  }
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+      ("CUDA failed (%s): falling back to the CPU backend", what), ("%s", why));
+  self->use_cuda = FALSE;
+  return TRUE;
+}

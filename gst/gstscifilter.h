@@ -1,0 +1,83 @@
+/*
+ * Base class of the plugin's one-buffer-in, one-buffer-out elements: the
+ * `backend` and `device-id` properties, the choice between the CUDA kernels
+ * and the C reference at start, the CUDA context shared with the rest of
+ * the pipeline through GstContext, the instance's CUDA stream, and the
+ * allocation of device output buffers.
+ */
+#ifndef __GST_SCI_FILTER_H__
+#define __GST_SCI_FILTER_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "gstscibackend.h"
+#if HAVE_CUDA
+#include "gstscicuda.h"
+#endif
+
+G_BEGIN_DECLS
+#define GST_TYPE_SCI_FILTER (gst_sci_filter_get_type ())
+#define GST_SCI_FILTER(obj) \
+  (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_SCI_FILTER, GstSciFilter))
+#define GST_SCI_FILTER_CLASS(klass) \
+  (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_SCI_FILTER, GstSciFilterClass))
+#define GST_SCI_FILTER_GET_CLASS(obj) \
+  (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_SCI_FILTER, GstSciFilterClass))
+typedef struct _GstSciFilter GstSciFilter;
+typedef struct _GstSciFilterClass GstSciFilterClass;
+
+struct _GstSciFilter
+{
+  GstBaseTransform parent;
+
+  /* properties */
+  GstSciBackend backend;
+  gint device_id;
+
+  /* TRUE between start and stop when the CUDA kernels run; a subclass may
+   * clear it (auto backend only) when device memory runs out. */
+  gboolean use_cuda;
+  /* whether the negotiated caps carry memory:CUDAMemory */
+  gboolean in_cuda_memory;
+  gboolean out_cuda_memory;
+#if HAVE_CUDA
+  GstSciCuda cuda;
+#endif
+};
+
+struct _GstSciFilterClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* TRUE when the src caps are video (GstCudaBufferPool) rather than a
+   * non-video type carried by the blob pool */
+  gboolean src_is_video;
+};
+
+GType gst_sci_filter_get_type (void);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstSciFilter, gst_object_unref);
+
+/* Pad template caps: `structure` (the media type and its fields) in CUDA
+ * memory first, when built with CUDA, then in system memory. */
+GstCaps *gst_sci_filter_template_caps (const gchar * structure);
+
+/* Adds to `result` each structure of `base` with the memory feature of
+ * the structure it was made from first, then the other one (CUDA builds),
+ * so a CUDA input prefers CUDA output yet can feed a system-memory peer. */
+GstCaps *gst_sci_filter_with_features (GstCaps * base,
+    GstCapsFeatures * preferred);
+
+/* For subclasses' set_caps: records the memory features and checks that a
+ * CUDA-memory caps can be served.  FALSE posts an error. */
+gboolean gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
+    GstCaps * outcaps);
+
+/* Falls back to the C reference after a device allocation failed (auto
+ * backend); returns FALSE (and posts the error) when the backend was cuda. */
+gboolean gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
+    gint cuda_err);
+
+G_END_DECLS
+#endif

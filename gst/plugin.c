@@ -1,0 +1,24 @@
+/* Plugin entry: registers every element of the scicodec plugin. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+#include "elements/gstcudadwt.h"
+#include "elements/gstcudaidwt.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  gboolean ret = FALSE;
+
+  ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
+  return ret;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, scicodec,
+    "Stages of scientific and video codecs (JPEG 2000 DWT, ...) on CUDA "
+    "and the CPU", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
+    GST_PACKAGE_ORIGIN)
