@@ -1,0 +1,89 @@
+#include "frameutil.h"
+
+static guint64
+next_random (guint64 * s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+static guint
+sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
+{
+  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8)
+    return GST_READ_UINT16_LE (p);
+  return *p;
+}
+
+void
+frameutil_fill_random (GstVideoFrame * frame, guint64 * state)
+{
+  guint c, x, y;
+
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++) {
+    guint depth = GST_VIDEO_FRAME_COMP_DEPTH (frame, c);
+    guint mask = (1u << depth) - 1;
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (frame, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (frame, c); x++) {
+        guint8 *p = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (frame, c) +
+            (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (frame, c) +
+            (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+        guint v = (guint) (next_random (state) >> 20) & mask;
+
+        if (depth > 8)
+          GST_WRITE_UINT16_LE (p, v);
+        else
+          *p = v;
+      }
+    }
+  }
+}
+
+guint
+frameutil_max_diff (const GstVideoFrame * a, const GstVideoFrame * b,
+    gdouble * sq_err, guint64 * count)
+{
+  guint c, x, y, max = 0;
+  gdouble sq = 0;
+  guint64 n = 0;
+
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (a); c++) {
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (a, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (a, c); x++) {
+        gint d = (gint) sample_get (a, c, x, y) - (gint) sample_get (b, c, x,
+            y);
+        guint ad = (guint) ABS (d);
+
+        max = MAX (max, ad);
+        sq += (gdouble) d *d;
+        n++;
+      }
+    }
+  }
+  if (sq_err)
+    *sq_err = sq;
+  if (count)
+    *count = n;
+  return max;
+}
+
+GstBuffer *
+frameutil_random_buffer (const GstVideoInfo * info, guint64 * state)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame frame;
+
+  gst_buffer_memset (buf, 0, 0, info->size);
+  if (gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE)) {
+    frameutil_fill_random (&frame, state);
+    gst_video_frame_unmap (&frame);
+  }
+  return buf;
+}
