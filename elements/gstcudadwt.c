@@ -128,8 +128,9 @@ gst_cuda_dwt_transform_caps (GstBaseTransform * trans,
       }
     }
     one = gst_caps_new_full (out, NULL);
-    result = gst_caps_merge (result, gst_sci_filter_with_features (one,
-            features));
+    result =
+        gst_caps_merge (result,
+        gst_sci_filter_with_features (GST_SCI_FILTER (self), one, features));
     gst_caps_unref (one);
   }
 
@@ -335,7 +336,12 @@ transform_cuda (GstCudaDwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
   const gchar *what = NULL;
   gint err = 0;
 
-  if (!map_input (self, &frame, inbuf, in_dev ? GST_MAP_CUDA : 0))
+  if (in_dev && !gst_sci_cuda_map_device_frame (&frame, &self->in_info, inbuf,
+          GST_MAP_READ)) {
+    GST_DEBUG_OBJECT (self, "cannot map the CUDA input in place: staging it");
+    in_dev = FALSE;
+  }
+  if (!in_dev && !map_input (self, &frame, inbuf, 0))
     return GST_FLOW_ERROR;
   if (!gst_buffer_map (outbuf, &out,
           GST_MAP_WRITE | (out_dev ? GST_MAP_CUDA : 0))) {

@@ -52,7 +52,9 @@ gst_cuda_idwt_transform_caps (GstBaseTransform * trans,
       out = gst_wavelet_structure_from_video (in);
     }
     one = gst_caps_new_full (out, NULL);
-    result = gst_caps_merge (result, gst_sci_filter_with_features (one,
+    result =
+        gst_caps_merge (result,
+        gst_sci_filter_with_features (GST_SCI_FILTER (trans), one,
             gst_caps_get_features (caps, i)));
     gst_caps_unref (one);
   }
@@ -248,7 +250,12 @@ transform_cuda (GstCudaIdwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (!map_output (self, &frame, outbuf, out_dev ? GST_MAP_CUDA : 0)) {
+  if (out_dev && !gst_sci_cuda_map_device_frame (&frame, &self->out_info,
+          outbuf, GST_MAP_WRITE)) {
+    GST_DEBUG_OBJECT (self, "cannot map the CUDA output in place: staging");
+    out_dev = FALSE;
+  }
+  if (!out_dev && !map_output (self, &frame, outbuf, 0)) {
     gst_buffer_unmap (inbuf, &in);
     return GST_FLOW_ERROR;
   }

@@ -233,6 +233,36 @@ gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
 }
 
 gboolean
+gst_sci_cuda_map_device_frame (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags)
+{
+  const GstVideoInfo *layout;
+  guint8 *base;
+  guint p;
+
+  if (gst_buffer_n_memory (buf) != 1
+      || !gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)))
+    return FALSE;
+  layout = &GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0))->info;
+  if (GST_VIDEO_INFO_FORMAT (layout) != GST_VIDEO_INFO_FORMAT (info)
+      || GST_VIDEO_INFO_N_PLANES (layout) != GST_VIDEO_INFO_N_PLANES (info))
+    return FALSE;
+  if (!gst_video_frame_map (frame, info, buf, flags | GST_MAP_CUDA))
+    return FALSE;
+  /* Plane 0 starts the memory, with or without a video meta. */
+  base = (guint8 *) frame->map[0].data;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    if (frame->info.stride[p] != layout->stride[p])
+      GST_DEBUG ("plane %u: stride %d from the memory, %d from the buffer",
+          p, layout->stride[p], frame->info.stride[p]);
+    frame->data[p] = base + layout->offset[p];
+    frame->info.stride[p] = layout->stride[p];
+    frame->info.offset[p] = layout->offset[p];
+  }
+  return TRUE;
+}
+
+gboolean
 gst_sci_caps_features_is_cuda (GstCapsFeatures * features)
 {
   return features && !gst_caps_features_is_any (features)
@@ -249,6 +279,7 @@ typedef struct
 {
   GstBufferPool parent;
   GstCudaContext *context;
+  GstCudaAllocator *allocator;
   GstVideoInfo carrier;
   gsize size;
 } GstSciCudaBlobPool;
@@ -292,7 +323,8 @@ blob_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   GstMemory *mem;
   GstBuffer *buf;
 
-  mem = gst_cuda_allocator_alloc (NULL, self->context, &self->carrier);
+  mem = gst_cuda_allocator_alloc (self->allocator, self->context,
+      &self->carrier);
   if (!mem) {
     GST_ERROR_OBJECT (pool, "cannot allocate %" G_GSIZE_FORMAT
         " bytes of device memory", self->size);
@@ -321,6 +353,7 @@ blob_pool_finalize (GObject * object)
   GstSciCudaBlobPool *self = (GstSciCudaBlobPool *) object;
 
   gst_clear_object (&self->context);
+  gst_clear_object (&self->allocator);
   G_OBJECT_CLASS (gst_sci_cuda_blob_pool_parent_class)->finalize (object);
 }
 
@@ -351,5 +384,12 @@ gst_sci_cuda_blob_pool_new (GstCudaContext * context)
   self = g_object_new (gst_sci_cuda_blob_pool_get_type (), NULL);
   gst_object_ref_sink (self);
   self->context = gst_object_ref (context);
+  /* 1.22 takes no NULL for the default allocator */
+  self->allocator = (GstCudaAllocator *)
+      gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  if (!self->allocator) {
+    gst_object_unref (self);
+    return NULL;
+  }
   return GST_BUFFER_POOL (self);
 }

@@ -14,6 +14,7 @@
 #define GST_USE_UNSTABLE_API
 #endif
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -64,6 +65,12 @@ gint gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
 /* TRUE when every memory of `buf` is GstCudaMemory of this context, so a
  * GST_MAP_CUDA map hands device addresses our kernels may use. */
 gboolean gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf);
+
+/* Maps a buffer of one GstCudaMemory as a frame of device addresses laid
+ * out as the memory itself says (its pitch and plane offsets), whatever
+ * video meta the buffer carries or lacks.  FALSE when it cannot. */
+gboolean gst_sci_cuda_map_device_frame (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
 
 /* TRUE when `features` has memory:CUDAMemory. */
 gboolean gst_sci_caps_features_is_cuda (GstCapsFeatures * features);

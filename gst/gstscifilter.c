@@ -97,13 +97,19 @@ gst_sci_filter_start (GstBaseTransform * trans)
   self->use_cuda = FALSE;
 #if HAVE_CUDA
   if (backend != GST_SCI_BACKEND_CPU) {
-    if (!gst_sci_filter_ensure_context (self)) {
+    /* Without libcuda every driver call would abort inside gstcuda. */
+    if (!gst_cuda_load_library ()) {
+      GST_INFO_OBJECT (self, "no CUDA driver library could be loaded");
+    } else if (!gst_sci_filter_ensure_context (self)) {
       GST_INFO_OBJECT (self, "no CUDA context could be had");
     } else {
       gint err = gst_sci_cuda_open_stream (&self->cuda);
-      if (err == 0)
+      if (err == 0) {
+        /* GstCudaBufferPool allocates through the default CUDA allocator,
+         * which exists only once this has run. */
+        gst_cuda_memory_init_once ();
         self->use_cuda = TRUE;
-      else
+      } else
         GST_INFO_OBJECT (self, "cannot create a CUDA stream: %s",
             gst_sci_cuda_error_name (err));
     }
@@ -124,6 +130,9 @@ gst_sci_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
 #endif
+  GST_OBJECT_LOCK (self);
+  self->offer_cuda_memory = self->use_cuda;
+  GST_OBJECT_UNLOCK (self);
   if (self->use_cuda)
     GST_INFO_OBJECT (self, "backend: CUDA");
   else
@@ -140,6 +149,9 @@ gst_sci_filter_stop (GstBaseTransform * trans)
   gst_sci_cuda_close (&self->cuda);
 #endif
   self->use_cuda = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->offer_cuda_memory = TRUE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -250,6 +262,11 @@ gst_sci_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
             GST_PAD_SINK, NULL, 0, outcaps, &payload) || payload == 0)
       return FALSE;
     pool = gst_sci_cuda_blob_pool_new (self->cuda.context);
+    if (!pool) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("no CUDA memory allocator is registered"), (NULL));
+      return FALSE;
+    }
     size = payload;
     config = gst_buffer_pool_get_config (pool);
   }
@@ -317,6 +334,7 @@ gst_sci_filter_init (GstSciFilter * self)
 {
   self->backend = DEFAULT_BACKEND;
   self->device_id = DEFAULT_DEVICE_ID;
+  self->offer_cuda_memory = TRUE;
 }
 
 GstCaps *
@@ -334,12 +352,16 @@ gst_sci_filter_template_caps (const gchar * structure)
 }
 
 GstCaps *
-gst_sci_filter_with_features (GstCaps * base, GstCapsFeatures * preferred)
+gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
+    GstCapsFeatures * preferred)
 {
   GstCaps *result = gst_caps_new_empty ();
   guint i, k, n = gst_caps_get_size (base);
-  gboolean cuda_first = FALSE;
+  gboolean cuda_first = FALSE, offer_cuda;
 
+  GST_OBJECT_LOCK (self);
+  offer_cuda = self->offer_cuda_memory;
+  GST_OBJECT_UNLOCK (self);
 #if HAVE_CUDA
   cuda_first = gst_sci_caps_features_is_cuda (preferred);
 #endif
@@ -350,6 +372,8 @@ gst_sci_filter_with_features (GstCaps * base, GstCapsFeatures * preferred)
       gboolean cuda = (k == 0) == cuda_first;
       GstCapsFeatures *f = NULL;        /* system memory */
 
+      if (cuda && !offer_cuda)
+        continue;
 #if HAVE_CUDA
       if (cuda)
         f = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL);
@@ -396,7 +420,9 @@ gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
   const gchar *why = "no CUDA backend";
 #endif
 
-  if (self->backend == GST_SCI_BACKEND_CUDA) {
+  /* The C reference cannot take over buffers in device memory. */
+  if (self->backend == GST_SCI_BACKEND_CUDA || self->in_cuda_memory
+      || self->out_cuda_memory) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("CUDA failed: %s", what), ("%s", why));
     return FALSE;
@@ -404,5 +430,8 @@ gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
   GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
       ("CUDA failed (%s): falling back to the CPU backend", what), ("%s", why));
   self->use_cuda = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->offer_cuda_memory = FALSE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }

@@ -39,6 +39,12 @@ struct _GstSciFilter
   /* TRUE between start and stop when the CUDA kernels run; a subclass may
    * clear it (auto backend only) when device memory runs out. */
   gboolean use_cuda;
+  /* Whether the pads offer memory:CUDAMemory: always before start (so
+   * that links to CUDA-memory peers can be made in NULL state), then only
+   * while the kernels run.  The C reference never sees device memory: it
+   * would have to map it on the host, which 1.22 gets wrong for some
+   * layouts (docs/architecture.md). */
+  gboolean offer_cuda_memory;
   /* whether the negotiated caps carry memory:CUDAMemory */
   gboolean in_cuda_memory;
   gboolean out_cuda_memory;
@@ -63,10 +69,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstSciFilter, gst_object_unref);
  * memory first, when built with CUDA, then in system memory. */
 GstCaps *gst_sci_filter_template_caps (const gchar * structure);
 
-/* Adds to `result` each structure of `base` with the memory feature of
- * the structure it was made from first, then the other one (CUDA builds),
- * so a CUDA input prefers CUDA output yet can feed a system-memory peer. */
-GstCaps *gst_sci_filter_with_features (GstCaps * base,
+/* Each structure of `base` with the memory feature of the structure it was
+ * made from first, then the other one (when CUDA memory is offered), so a
+ * CUDA input prefers CUDA output yet can feed a system-memory peer. */
+GstCaps *gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
     GstCapsFeatures * preferred);
 
 /* For subclasses' set_caps: records the memory features and checks that a
