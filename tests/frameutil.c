@@ -74,6 +74,39 @@ frameutil_max_diff (const GstVideoFrame * a, const GstVideoFrame * b,
   return max;
 }
 
+gchar *
+frameutil_describe_diff (const GstVideoFrame * a, const GstVideoFrame * b)
+{
+  GString *out = g_string_new (NULL);
+  guint c, x, y;
+
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (a); c++) {
+    guint64 bad = 0;
+    guint fx = 0, fy = 0, va = 0, vb = 0;
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (a, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (a, c); x++) {
+        guint sa = sample_get (a, c, x, y), sb = sample_get (b, c, x, y);
+
+        if (sa != sb && bad++ == 0) {
+          fx = x;
+          fy = y;
+          va = sa;
+          vb = sb;
+        }
+      }
+    }
+    if (bad)
+      g_string_append_printf (out, "[component %u: %" G_GUINT64_FORMAT
+          " of %dx%d differ, first at (%u,%u): %u, not %u; strides %d/%d] ",
+          c, bad, GST_VIDEO_FRAME_COMP_WIDTH (a, c),
+          GST_VIDEO_FRAME_COMP_HEIGHT (a, c), fx, fy, vb, va,
+          GST_VIDEO_FRAME_COMP_STRIDE (a, c),
+          GST_VIDEO_FRAME_COMP_STRIDE (b, c));
+  }
+  return g_string_free (out, FALSE);
+}
+
 GstBuffer *
 frameutil_random_buffer (const GstVideoInfo * info, guint64 * state)
 {

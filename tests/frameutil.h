@@ -14,6 +14,11 @@ void frameutil_fill_random (GstVideoFrame * frame, guint64 * state);
 guint frameutil_max_diff (const GstVideoFrame * a, const GstVideoFrame * b,
     gdouble * sq_err, guint64 * count);
 
+/* Where two frames differ, per component: a newly allocated description
+ * for failure messages ("" when they are equal). */
+gchar *frameutil_describe_diff (const GstVideoFrame * a,
+    const GstVideoFrame * b);
+
 /* A buffer of `info` filled with random samples. */
 GstBuffer *frameutil_random_buffer (const GstVideoInfo * info, guint64 * state);
 
