@@ -224,6 +224,65 @@ GST_START_TEST (test_wavelet_caps)
 
 GST_END_TEST;
 
+/* A property change while running renegotiates: the next buffer comes with
+ * caps of the new levels and filter, and holds their coefficients. */
+GST_START_TEST (test_property_change_renegotiates)
+{
+  GstHarness *h = gst_harness_new_parse ("cudadwt backend=cpu");
+  GstCaps *caps = video_caps ("GRAY16_LE", 37, 23);
+  GstElement *dwt = gst_harness_find_element (h, "cudadwt");
+  GstVideoInfo info;
+  guint64 seed = 5;
+  gint k;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_harness_set_src_caps (h, caps);
+  for (k = 0; k < 2; k++) {
+    GstBuffer *in = frameutil_random_buffer (&info, &seed), *out;
+    GstCaps *ocaps;
+    GstStructure *s;
+    GstMapInfo mi, mo;
+    gint levels;
+    sci_wt_geometry g = {.width = 37,.height = 23,.components = 1,.depth = 16,
+      .dx = {1},.dy = {1},.filter = k ? SCI_DWT_97 : SCI_DWT_53,
+      .levels = k ? 2 : 5,.ct = SCI_CT_NONE
+    };
+    sci_wt_plane plane;
+    gpointer ref = g_malloc (sci_wt_coeff_count (&g) * 4);
+
+    if (k == 1)
+      g_object_set (dwt, "levels", 2, "filter", 1, NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    ocaps = gst_pad_get_current_caps (h->sinkpad);
+    s = gst_caps_get_structure (ocaps, 0);
+    fail_unless (gst_structure_get_int (s, "levels", &levels));
+    fail_unless_equals_int (levels, g.levels);
+    fail_unless_equals_string (gst_structure_get_string (s, "filter"),
+        k ? "9-7" : "5-3");
+    fail_unless (gst_buffer_map (in, &mi, GST_MAP_READ));
+    plane.data = mi.data;
+    plane.row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+    plane.pixel_stride = 2;
+    fail_unless (sci_wt_forward (&g, &plane, ref) == 0);
+    fail_unless (gst_buffer_map (out, &mo, GST_MAP_READ));
+    fail_unless_equals_uint64 (mo.size, sci_wt_coeff_count (&g) * 4);
+    fail_unless (memcmp (mo.data, ref, mo.size) == 0);
+    gst_buffer_unmap (out, &mo);
+    gst_buffer_unmap (in, &mi);
+    gst_caps_unref (ocaps);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    g_free (ref);
+  }
+  gst_object_unref (dwt);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Pushes a frame with the given caps and returns the flow result; an
  * error message on the bus is expected whenever the result is not OK. */
 static GstFlowReturn
@@ -387,6 +446,7 @@ elements_suite (void)
   tcase_add_test (tc, test_roundtrip_97_close);
   tcase_add_test (tc, test_coefficients_match_reference);
   tcase_add_test (tc, test_wavelet_caps);
+  tcase_add_test (tc, test_property_change_renegotiates);
   tcase_add_test (tc, test_unsupported_caps_refused);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_backend_cuda_without_gpu);

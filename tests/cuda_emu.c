@@ -1,0 +1,156 @@
+/*
+ * The few CUDA runtime calls that parity_dwt.c and cuda/dwt.cu make, done
+ * on the host, for the emulated parity test (tests/dwt_emu.cpp): device
+ * memory is host memory, streams and events are synchronous.  Lets CI, which
+ * has no GPU, run the kernels' tile logic against the C reference.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+cudaError_t
+cudaGetDeviceCount (int *n)
+{
+  *n = 1;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaGetDevice (int *d)
+{
+  *d = 0;
+  return cudaSuccess;
+}
+
+/* Only the multiprocessor count is asked for: an H100's. */
+cudaError_t
+cudaDeviceGetAttribute (int *v, enum cudaDeviceAttr a, int d)
+{
+  (void) a;
+  (void) d;
+  *v = 132;
+  return cudaSuccess;
+}
+
+/* Filled with a pattern, so a read of memory no kernel wrote shows. */
+cudaError_t
+cudaMalloc (void **p, size_t n)
+{
+  *p = malloc (n ? n : 1);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  memset (*p, 0xa5, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaFree (void *p)
+{
+  free (p);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMemcpy (void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+  (void) k;
+  memcpy (d, s, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMemset (void *d, int v, size_t n)
+{
+  memset (d, v, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaStreamCreate (cudaStream_t * s)
+{
+  *s = (cudaStream_t) 0x1;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaStreamDestroy (cudaStream_t s)
+{
+  (void) s;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaStreamSynchronize (cudaStream_t s)
+{
+  (void) s;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaGetLastError (void)
+{
+  return cudaSuccess;
+}
+
+const char *
+cudaGetErrorString (cudaError_t e)
+{
+  return e ? "emulated CUDA error" : "no error";
+}
+
+struct emu_event
+{
+  double ms;
+};
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+cudaError_t
+cudaEventCreate (cudaEvent_t * e)
+{
+  *e = (cudaEvent_t) calloc (1, sizeof (struct emu_event));
+  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t
+cudaEventDestroy (cudaEvent_t e)
+{
+  free (e);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaEventRecord (cudaEvent_t e, cudaStream_t s)
+{
+  (void) s;
+  ((struct emu_event *) e)->ms = now_ms ();
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaEventSynchronize (cudaEvent_t e)
+{
+  (void) e;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaEventElapsedTime (float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+  *ms = (float) (((struct emu_event *) b)->ms - ((struct emu_event *) a)->ms);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaDeviceSynchronize (void)
+{
+  return cudaSuccess;
+}
