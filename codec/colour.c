@@ -13,14 +13,20 @@ void sci_rct_forward(int32_t *c0, int32_t *c1, int32_t *c2, size_t n) {
     }
 }
 
+/* Wrapping sums: an inverse fed garbage coefficients must not be undefined
+ * behaviour (valid ones never come near the int32 range). */
+static inline int32_t wrap_add(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
 void sci_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n) {
 #pragma omp parallel for schedule(static) if (n >= 65536)
     for (size_t i = 0; i < n; i++) {
         int32_t y = c0[i], u = c1[i], v = c2[i];
-        int32_t g = y - ((u + v) >> 2);
-        c0[i] = v + g;
+        int32_t g = wrap_add(y, -(wrap_add(u, v) >> 2));
+        c0[i] = wrap_add(v, g);
         c1[i] = g;
-        c2[i] = u + g;
+        c2[i] = wrap_add(u, g);
     }
 }
 

@@ -30,6 +30,13 @@
 #define RIGHT(t, i, n, cols) \
     ((t) + ((i) + 1 < (n) ? (i) + 1 : (n) - 2) * (cols))
 
+/* Sums of two or three coefficients wrap instead of overflowing: valid
+ * coefficients never come near the int32 range, but an inverse fed garbage
+ * must not be undefined behaviour. */
+static inline int32_t wrap_add(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
 /* 5/3, F.4.8.1 eq. (F-9) and (F-10): the odd samples become the high-pass
  * band, then the even ones the low-pass band.  Arithmetic shifts are floor
  * divisions (gcc and clang define >> of negative values that way). */
@@ -38,13 +45,13 @@ static void lift53_forward(int32_t *t, size_t n, size_t cols) {
         int32_t *x = t + i * cols;
         const int32_t *a = LEFT(t, i, cols), *b = RIGHT(t, i, n, cols);
         for (size_t j = 0; j < cols; j++)
-            x[j] -= (a[j] + b[j]) >> 1;
+            x[j] = wrap_add(x[j], -(wrap_add(a[j], b[j]) >> 1));
     }
     for (size_t i = 0; i < n; i += 2) {
         int32_t *x = t + i * cols;
         const int32_t *a = LEFT(t, i, cols), *b = RIGHT(t, i, n, cols);
         for (size_t j = 0; j < cols; j++)
-            x[j] += (a[j] + b[j] + 2) >> 2;
+            x[j] = wrap_add(x[j], wrap_add(wrap_add(a[j], b[j]), 2) >> 2);
     }
 }
 
@@ -54,13 +61,13 @@ static void lift53_inverse(int32_t *t, size_t n, size_t cols) {
         int32_t *x = t + i * cols;
         const int32_t *a = LEFT(t, i, cols), *b = RIGHT(t, i, n, cols);
         for (size_t j = 0; j < cols; j++)
-            x[j] -= (a[j] + b[j] + 2) >> 2;
+            x[j] = wrap_add(x[j], -(wrap_add(wrap_add(a[j], b[j]), 2) >> 2));
     }
     for (size_t i = 1; i < n; i += 2) {
         int32_t *x = t + i * cols;
         const int32_t *a = LEFT(t, i, cols), *b = RIGHT(t, i, n, cols);
         for (size_t j = 0; j < cols; j++)
-            x[j] += (a[j] + b[j]) >> 1;
+            x[j] = wrap_add(x[j], wrap_add(a[j], b[j]) >> 1);
     }
 }
 

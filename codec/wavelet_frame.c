@@ -105,8 +105,8 @@ static void write_component(const sci_wt_geometry *g, unsigned c,
                 r = r <= hi ? r : hi;
                 v = (int32_t)r + shift;
             } else {
-                v = ii[x] + shift;
-                v = v < 0 ? 0 : v > maxv ? maxv : v;
+                int64_t w = (int64_t)ii[x] + shift;
+                v = w < 0 ? 0 : w > maxv ? maxv : (int32_t)w;
             }
             uint8_t *a = (uint8_t *)sample_at(dst, x, y);
             a[0] = (uint8_t)v;

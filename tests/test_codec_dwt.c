@@ -588,6 +588,49 @@ static void test_frames(void) {
     }
 }
 
+/* The inverse fed arbitrary bit patterns (huge integers; NaN, infinities
+ * and denormals as floats) must finish and write in-range samples only:
+ * what cudaidwt does with a corrupted coefficient buffer.  Built with
+ * -fsanitize=undefined this also shows that no arithmetic is undefined. */
+static void test_garbage_coefficients(void) {
+    for (int filt = 0; filt < 2; filt++) {
+        for (int round = 0; round < 20; round++) {
+            sci_wt_geometry g = {
+                .width = 1 + (uint32_t)(rng() % 97),
+                .height = 1 + (uint32_t)(rng() % 61),
+                .components = 3, .depth = 1 + (unsigned)(rng() % 16),
+                .dx = {1, 1, 1}, .dy = {1, 1, 1},
+                .filter = filt ? SCI_DWT_97 : SCI_DWT_53,
+                .levels = (unsigned)(rng() % 33),
+                .ct = filt ? SCI_CT_ICT : SCI_CT_RCT,
+            };
+            size_t n = sci_wt_coeff_count(&g);
+            uint32_t *co = xmalloc(n * 4);
+            for (size_t i = 0; i < n; i++)
+                co[i] = (uint32_t)rng();
+            frame dst;
+            frame_alloc(&dst, &g, 0);
+            int rc = sci_wt_inverse(&g, co, dst.pl);
+            uint32_t maxv = (1u << g.depth) - 1, worst = 0;
+            for (unsigned c = 0; c < 3; c++)
+                for (uint32_t y = 0; y < g.height; y++)
+                    for (uint32_t x = 0; x < g.width; x++) {
+                        const uint8_t *a = (const uint8_t *)dst.pl[c].data
+                            + y * dst.pl[c].row_stride
+                            + x * dst.pl[c].pixel_stride;
+                        uint32_t v = sci_wt_sample_bytes(&g) == 2
+                            ? (uint32_t)(a[0] | a[1] << 8) : a[0];
+                        worst = v > worst ? v : worst;
+                    }
+            check(rc == 0 && worst <= maxv,
+                  filt ? "9/7+ICT inverse of garbage: samples in range"
+                       : "5/3+RCT inverse of garbage: samples in range");
+            free(co);
+            free(dst.mem);
+        }
+    }
+}
+
 /* The i-th way to make a valid geometry invalid, and its name; NULL past
  * the last. */
 static const char *spoil_geometry(sci_wt_geometry *g, int i) {
@@ -646,6 +689,7 @@ int main(int argc, char **argv) {
     test_reconstruction();
     test_frames();
     test_geometry_check();
+    test_garbage_coefficients();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;
 }
