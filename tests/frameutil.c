@@ -1,5 +1,21 @@
 #include "frameutil.h"
 
+const gchar *const frameutil_formats[] = {
+  "GRAY8", "GRAY16_LE", "I420", "I420_10LE", "I420_12LE", "Y42B",
+  "I422_10LE", "I422_12LE", "Y444", "Y444_10LE", "Y444_12LE", "Y444_16LE",
+  "RGB", "BGR", "RGBP", "BGRP", "GBR", "GBR_10LE", "GBR_12LE",
+};
+
+const guint frameutil_n_formats = G_N_ELEMENTS (frameutil_formats);
+
+GstCaps *
+frameutil_video_caps (const gchar * format, gint w, gint h)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
 static guint64
 next_random (guint64 * s)
 {

@@ -5,6 +5,13 @@
 
 #include <gst/video/video.h>
 
+/* Every raw video format cudadwt takes. */
+extern const gchar *const frameutil_formats[];
+extern const guint frameutil_n_formats;
+
+/* video/x-raw caps of a format and size at 30/1. */
+GstCaps *frameutil_video_caps (const gchar * format, gint w, gint h);
+
 /* Random samples within the format's depth, from a seeded xorshift state. */
 void frameutil_fill_random (GstVideoFrame * frame, guint64 * state);
 

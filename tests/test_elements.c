@@ -13,25 +13,11 @@
 #include <cuda_runtime_api.h>
 #endif
 
-static const gchar *formats[] = {
-  "GRAY8", "GRAY16_LE", "I420", "I420_10LE", "I420_12LE", "Y42B",
-  "I422_10LE", "I422_12LE", "Y444", "Y444_10LE", "Y444_12LE", "Y444_16LE",
-  "RGB", "BGR", "RGBP", "BGRP", "GBR", "GBR_10LE", "GBR_12LE",
-};
-
 /* Odd, tiny and lopsided sizes: the shapes that break symmetric extension
  * and subsampled chroma arithmetic. */
 static const gint sizes[][2] = { {1, 1}, {2, 1}, {1, 7}, {5, 3}, {33, 17},
 {64, 48}, {131, 97}
 };
-
-static GstCaps *
-video_caps (const gchar * format, gint w, gint h)
-{
-  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
-      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
-      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
-}
 
 /* Pushes one random frame through `pipeline` and returns the largest sample
  * error of what comes out; -1 if nothing came out. */
@@ -40,7 +26,7 @@ roundtrip (const gchar * pipeline, const gchar * format, gint w, gint h,
     guint64 seed)
 {
   GstHarness *hr = gst_harness_new_parse (pipeline);
-  GstCaps *caps = video_caps (format, w, h);
+  GstCaps *caps = frameutil_video_caps (format, w, h);
   GstVideoInfo info;
   GstBuffer *in, *out;
   GstVideoFrame fin, fout;
@@ -70,14 +56,15 @@ GST_START_TEST (test_roundtrip_53_exact)
   guint f, s;
   const guint levels[] = { 0, 1, 5, 32 };
 
-  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+  for (f = 0; f < frameutil_n_formats; f++) {
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       gchar *p = g_strdup_printf ("cudadwt backend=cpu filter=5-3 levels=%u"
           " ! cudaidwt backend=cpu", levels[(f + s) % G_N_ELEMENTS (levels)]);
-      gint d = roundtrip (p, formats[f], sizes[s][0], sizes[s][1], f * 31 + s);
+      gint d = roundtrip (p, frameutil_formats[f], sizes[s][0], sizes[s][1],
+          f * 31 + s);
 
-      fail_unless (d == 0, "5-3 %s %dx%d (%s): max error %d", formats[f],
-          sizes[s][0], sizes[s][1], p, d);
+      fail_unless (d == 0, "5-3 %s %dx%d (%s): max error %d",
+          frameutil_formats[f], sizes[s][0], sizes[s][1], p, d);
       g_free (p);
     }
   }
@@ -91,11 +78,12 @@ GST_START_TEST (test_roundtrip_97_close)
 
   /* Float lifting loses at most rounding: one sample step at most after
    * rounding to the nearest integer (codec tests bound the float error). */
-  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+  for (f = 0; f < frameutil_n_formats; f++) {
     gint d = roundtrip ("cudadwt backend=cpu filter=9-7 levels=5 ! "
-        "cudaidwt backend=cpu", formats[f], 67, 45, f + 1000);
+        "cudaidwt backend=cpu", frameutil_formats[f], 67, 45, f + 1000);
 
-    fail_unless (d >= 0 && d <= 1, "9-7 %s: max error %d", formats[f], d);
+    fail_unless (d >= 0
+        && d <= 1, "9-7 %s: max error %d", frameutil_formats[f], d);
   }
 }
 
@@ -111,7 +99,7 @@ GST_START_TEST (test_coefficients_match_reference)
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstHarness *h = gst_harness_new_parse ("cudadwt backend=cpu levels=3");
-    GstCaps *caps = video_caps (fmts[f], 37, 29);
+    GstCaps *caps = frameutil_video_caps (fmts[f], 37, 29);
     GstVideoInfo info;
     GstVideoFrame frame;
     GstBuffer *in, *out;
@@ -171,7 +159,7 @@ static GstStructure *
 output_structure (const gchar * pipeline, const gchar * format)
 {
   GstHarness *h = gst_harness_new_parse (pipeline);
-  GstCaps *caps = video_caps (format, 16, 8);
+  GstCaps *caps = frameutil_video_caps (format, 16, 8);
   GstVideoInfo info;
   GstStructure *s;
   GstCaps *out;
@@ -229,7 +217,7 @@ GST_END_TEST;
 GST_START_TEST (test_property_change_renegotiates)
 {
   GstHarness *h = gst_harness_new_parse ("cudadwt backend=cpu");
-  GstCaps *caps = video_caps ("GRAY16_LE", 37, 23);
+  GstCaps *caps = frameutil_video_caps ("GRAY16_LE", 37, 23);
   GstElement *dwt = gst_harness_find_element (h, "cudadwt");
   GstVideoInfo info;
   guint64 seed = 5;
@@ -307,19 +295,20 @@ GST_START_TEST (test_unsupported_caps_refused)
 
   for (i = 0; i < G_N_ELEMENTS (bad); i++) {
     fail_unless_equals_int (push_one ("cudadwt backend=cpu",
-            video_caps (bad[i], 16, 16), 4096), GST_FLOW_NOT_NEGOTIATED);
+            frameutil_video_caps (bad[i], 16, 16), 4096),
+        GST_FLOW_NOT_NEGOTIATED);
   }
   /* 9/7 with the reversible colour transform has no JPEG 2000 meaning */
   fail_unless_equals_int (push_one ("cudadwt backend=cpu filter=9-7 "
-          "colour-transform=rct", video_caps ("RGB", 16, 16), 768),
+          "colour-transform=rct", frameutil_video_caps ("RGB", 16, 16), 768),
       GST_FLOW_NOT_NEGOTIATED);
   /* a colour transform needs three full-size components */
   fail_unless_equals_int (push_one ("cudadwt backend=cpu "
-          "colour-transform=rct", video_caps ("I420", 16, 16), 384),
+          "colour-transform=rct", frameutil_video_caps ("I420", 16, 16), 384),
       GST_FLOW_NOT_NEGOTIATED);
   /* interlaced input */
   {
-    GstCaps *caps = video_caps ("I420", 16, 16);
+    GstCaps *caps = frameutil_video_caps ("I420", 16, 16);
     gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, "interleaved",
         NULL);
     fail_unless_equals_int (push_one ("cudadwt backend=cpu", caps, 384),
@@ -353,9 +342,9 @@ GST_START_TEST (test_bad_input)
   fail_unless_equals_int (push_one ("cudaidwt backend=cpu",
           wavelet_caps (3, 8), 0), GST_FLOW_ERROR);
   fail_unless_equals_int (push_one ("cudadwt backend=cpu",
-          video_caps ("I420", 16, 16), 100), GST_FLOW_ERROR);
+          frameutil_video_caps ("I420", 16, 16), 100), GST_FLOW_ERROR);
   fail_unless_equals_int (push_one ("cudadwt backend=cpu",
-          video_caps ("GRAY8", 16, 16), 0), GST_FLOW_ERROR);
+          frameutil_video_caps ("GRAY8", 16, 16), 0), GST_FLOW_ERROR);
   /* a well-formed buffer still passes */
   fail_unless_equals_int (push_one ("cudaidwt backend=cpu",
           wavelet_caps (3, 8), 8 * 8 * 4), GST_FLOW_OK);
@@ -365,7 +354,7 @@ GST_START_TEST (test_bad_input)
   fail_unless_equals_int (push_one ("cudaidwt backend=cpu",
           wavelet_caps (3, 0), 4), GST_FLOW_NOT_NEGOTIATED);
   fail_unless_equals_int (push_one ("cudadwt backend=cpu",
-          video_caps ("GRAY8", 0, 16), 0), GST_FLOW_NOT_NEGOTIATED);
+          frameutil_video_caps ("GRAY8", 0, 16), 0), GST_FLOW_NOT_NEGOTIATED);
   /* the property cannot even hold more than 32 */
   dwt = gst_element_factory_make ("cudadwt", NULL);
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (dwt), "levels");

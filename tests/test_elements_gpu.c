@@ -18,20 +18,6 @@
  * so the CUDA-memory links are forced. */
 #define CUDA_VIDEO "video/x-raw(memory:CUDAMemory)"
 
-static const gchar *formats[] = {
-  "GRAY8", "GRAY16_LE", "I420", "I420_10LE", "I420_12LE", "Y42B",
-  "I422_10LE", "I422_12LE", "Y444", "Y444_10LE", "Y444_12LE", "Y444_16LE",
-  "RGB", "BGR", "RGBP", "BGRP", "GBR", "GBR_10LE", "GBR_12LE",
-};
-
-static GstCaps *
-video_caps (const gchar * format, gint w, gint h)
-{
-  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
-      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
-      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
-}
-
 /* A system-memory copy of a CUDA-memory frame, made with our own copies:
  * GStreamer 1.22 maps some device layouts (odd-height I420) wrongly on the
  * host, losing the end of the last plane, and the elements' output is
@@ -78,7 +64,7 @@ roundtrip (const gchar * pipeline, const gchar * format, gint w, gint h,
     guint64 seed)
 {
   GstHarness *hr = gst_harness_new_parse (pipeline);
-  GstCaps *caps = video_caps (format, w, h);
+  GstCaps *caps = frameutil_video_caps (format, w, h);
   GstVideoInfo info;
   GstBuffer *in, *out;
   GstVideoFrame fin, fout;
@@ -123,16 +109,16 @@ GST_START_TEST (test_cuda_memory_roundtrip)
 {
   guint f, ran = 0;
 
-  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+  for (f = 0; f < frameutil_n_formats; f++) {
     gint d = roundtrip ("cudaupload ! " CUDA_VIDEO " ! cudadwt backend=cuda "
         "levels=5 ! cudaidwt backend=cuda ! " CUDA_VIDEO " ! cudadownload",
-        formats[f], 1921, 1081, f);
+        frameutil_formats[f], 1921, 1081, f);
 
     if (d == -2) {
-      GST_INFO ("cudaupload does not take %s", formats[f]);
+      GST_INFO ("cudaupload does not take %s", frameutil_formats[f]);
       continue;
     }
-    fail_unless (d == 0, "%s: max error %d", formats[f], d);
+    fail_unless (d == 0, "%s: max error %d", frameutil_formats[f], d);
     ran++;
   }
   /* I420, Y42B, Y444, the 10/12/16-bit planar ones and RGBP at least */
@@ -212,7 +198,7 @@ GST_START_TEST (test_cuda_equals_cpu)
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     for (k = 0; k < 2; k++) {
       const gchar *filter = k ? "9-7" : "5-3";
-      GstCaps *caps = video_caps (fmts[f], 1283, 719);
+      GstCaps *caps = frameutil_video_caps (fmts[f], 1283, 719);
       GstVideoInfo info;
       guint64 seed = 99 + f;
       GstBuffer *in, *a, *b;
