@@ -1,0 +1,132 @@
+/*
+ * Packet header bits and tag trees (see t2_bits.h).
+ */
+#include "t2_bits.h"
+
+#include <stdlib.h>
+
+void sci_t2_bits_init(sci_t2_bits *b, uint8_t *buf, size_t cap) {
+    b->buf = buf;
+    b->cap = cap;
+    b->len = 0;
+    b->acc = 0;
+    b->room = 8;
+    b->used = 0;
+    b->overflow = 0;
+}
+
+static void emit_byte(sci_t2_bits *b, unsigned byte) {
+    if (b->len < b->cap)
+        b->buf[b->len++] = (uint8_t)byte;
+    else
+        b->overflow = 1;
+    /* B.10.1: a 0xFF is followed by a byte whose top bit is a stuffed 0 */
+    b->room = byte == 0xFF ? 7 : 8;
+    b->acc = 0;
+    b->used = 0;
+}
+
+void sci_t2_bits_put(sci_t2_bits *b, uint32_t v, unsigned n) {
+    while (n--) {
+        b->acc = (b->acc << 1) | ((v >> n) & 1);
+        if (++b->used == b->room)
+            emit_byte(b, b->acc);
+    }
+}
+
+size_t sci_t2_bits_finish(sci_t2_bits *b) {
+    if (b->used)
+        emit_byte(b, b->acc << (b->room - b->used));
+    if (b->len && b->buf[b->len - 1] == 0xFF)
+        emit_byte(b, 0x00);
+    return b->overflow ? 0 : b->len;
+}
+
+int sci_tagtree_init(sci_tagtree *t, uint32_t w, uint32_t h) {
+    t->w = w;
+    t->h = h;
+    t->nodes = 0;
+    t->levels = 0;
+    for (;;) {
+        t->lw[t->levels] = w;
+        t->lh[t->levels] = h;
+        t->base[t->levels] = t->nodes;
+        t->nodes += (size_t)w * h;
+        t->levels++;
+        if (w == 1 && h == 1)
+            break;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    t->value = malloc(t->nodes * sizeof(*t->value));
+    t->low = malloc(t->nodes * sizeof(*t->low));
+    t->known = malloc(t->nodes);
+    if (!t->value || !t->low || !t->known) {
+        sci_tagtree_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+void sci_tagtree_free(sci_tagtree *t) {
+    free(t->value);
+    free(t->low);
+    free(t->known);
+    t->value = t->low = NULL;
+    t->known = NULL;
+}
+
+void sci_tagtree_set(sci_tagtree *t, uint32_t x, uint32_t y, int32_t v) {
+    t->value[(size_t)y * t->w + x] = v;
+}
+
+void sci_tagtree_build(sci_tagtree *t) {
+    for (unsigned l = 1; l < t->levels; l++) {
+        const int32_t *below = t->value + t->base[l - 1];
+        int32_t *here = t->value + t->base[l];
+        uint32_t bw = t->lw[l - 1], bh = t->lh[l - 1];
+        for (uint32_t y = 0; y < t->lh[l]; y++)
+            for (uint32_t x = 0; x < t->lw[l]; x++) {
+                int32_t m = INT32_MAX;
+                for (uint32_t dy = 0; dy < 2 && 2 * y + dy < bh; dy++)
+                    for (uint32_t dx = 0; dx < 2 && 2 * x + dx < bw; dx++) {
+                        int32_t v = below[(size_t)(2 * y + dy) * bw + 2 * x + dx];
+                        m = v < m ? v : m;
+                    }
+                here[(size_t)y * t->lw[l] + x] = m;
+            }
+    }
+    for (size_t i = 0; i < t->nodes; i++) {
+        t->low[i] = 0;
+        t->known[i] = 0;
+    }
+}
+
+/* B.10.2: from the root down to the leaf, each node's value is sent as a
+ * run of 0 bits (one per unit it exceeds what the decoder knows) ended by
+ * a 1 when it is reached, but only up to the threshold; a child starts
+ * from its parent's bound, as its value cannot be smaller. */
+void sci_tagtree_encode(sci_tagtree *t, sci_t2_bits *b, uint32_t x,
+                        uint32_t y, int32_t threshold) {
+    size_t path[32];
+    for (unsigned l = 0; l < t->levels; l++)
+        path[l] = t->base[l] + (size_t)(y >> l) * t->lw[l] + (x >> l);
+    int32_t low = 0;
+    for (unsigned k = t->levels; k-- > 0;) {
+        size_t n = path[k];
+        if (t->low[n] < low)
+            t->low[n] = low;
+        while (t->low[n] < threshold) {
+            if (t->low[n] >= t->value[n]) {
+                if (!t->known[n]) {
+                    sci_t2_bits_put(b, 1, 1);
+                    t->known[n] = 1;
+                }
+                break;
+            }
+            sci_t2_bits_put(b, 0, 1);
+            t->low[n]++;
+        }
+        low = t->low[n];
+    }
+}
