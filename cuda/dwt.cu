@@ -295,6 +295,24 @@ static void *low_band(const sci_cuda_wt *wt, unsigned c, unsigned l,
     return elem(wt->scratch[b], wt->scr_off[b][c]);
 }
 
+/* The components with nothing to decompose (a 1x1 plane, or 0 levels):
+ * their samples and coefficients are only copied, either way. */
+static params copy_params(const sci_cuda_wt *wt, const sci_wt_plane *planes,
+                          void *coeffs) {
+    const sci_wt_geometry *g = &wt->g;
+    params p = base_params(g);
+    for (unsigned c = 0; c < g->components;) {
+        int nc = group_size(g, c, true);
+        if (wt->leff[c] == 0) {
+            group &gr = p.g[p.ngroups++];
+            gr = level_group(wt, c, nc, 1, coeffs);
+            set_samples(gr, planes, c);
+        }
+        c += nc;
+    }
+    return p;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
@@ -367,17 +385,7 @@ extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t err;
 
-    /* components with nothing to decompose: samples to coefficients */
-    params p = base_params(g);
-    for (unsigned c = 0; c < g->components;) {
-        int nc = group_size(g, c, true);
-        if (wt->leff[c] == 0) {
-            group &gr = p.g[p.ngroups++];
-            gr = level_group(wt, c, nc, 1, coeffs);
-            set_samples(gr, src, c);
-        }
-        c += nc;
-    }
+    params p = copy_params(wt, src, coeffs);
     if ((err = launch(wt, PASS_COPY_FWD, false, p, s)) != cudaSuccess)
         return err;
 
@@ -436,16 +444,7 @@ extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
             return err;
     }
 
-    params p = base_params(g);
-    for (unsigned c = 0; c < g->components;) {
-        int nc = group_size(g, c, true);
-        if (wt->leff[c] == 0) {
-            group &gr = p.g[p.ngroups++];
-            gr = level_group(wt, c, nc, 1, coeffs);
-            set_samples(gr, dst, c);
-        }
-        c += nc;
-    }
+    params p = copy_params(wt, dst, coeffs);
     return launch(wt, PASS_COPY_INV, false, p, s);
 }
 
