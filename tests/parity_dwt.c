@@ -7,10 +7,10 @@
  * exactly and equal to the input, 9/7 within one step), the padding between
  * samples left alone and the coefficients left unchanged on the device.
  *
- *   parity-dwt [--seed N] [--quick] [--bench] [--verbose]
+ *   parity-dwt [--seed N] [--quick] [--verbose]
  *
- * --quick: small frames only (for compute-sanitizer).  --bench: time the
- * larger cases, C (OpenMP) against CUDA (events, median after warm-up).
+ * --quick: small frames only (for compute-sanitizer and the emulated run).
+ * Timing is bench/bench_dwt.c's job.
  * Exit 0 when all pass, 1 on a failure, 77 when there is no CUDA device.
  */
 #include <math.h>
@@ -24,23 +24,9 @@
 
 #include "codec/wavelet_frame.h"
 #include "cuda/dwt.h"
+#include "testutil.h"
 
 #define TOL_97 1e-6
-
-static uint64_t rng_state;
-
-static uint64_t rng(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 #define CK(call)                                                            \
     do {                                                                    \
@@ -291,68 +277,8 @@ static int compare_samples(const sci_wt_geometry *g, const layout *l,
     return bad;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void bench_case(const sci_wt_geometry *g, sci_cuda_wt *wt,
-                       const sci_wt_plane *hin, const sci_wt_plane *din,
-                       const sci_wt_plane *hout, const sci_wt_plane *dout,
-                       void *hcoef, void *dcoef, cudaStream_t st,
-                       const char *name) {
-    enum { CPU_RUNS = 5, GPU_RUNS = 50 };
-    double t[GPU_RUNS], cf, ci, gf = 0, gi = 0;
-    size_t n = sci_wt_coeff_count(g);
-    void *tmp = malloc(n * 4);
-    for (int i = 0; i < CPU_RUNS; i++) {
-        double t0 = now_s();
-        sci_wt_forward(g, hin, hcoef);
-        t[i] = now_s() - t0;
-    }
-    cf = median(t, CPU_RUNS) * 1e3;
-    for (int i = 0; i < CPU_RUNS; i++) {
-        memcpy(tmp, hcoef, n * 4);
-        double t0 = now_s();
-        sci_wt_inverse(g, tmp, hout);
-        t[i] = now_s() - t0;
-    }
-    ci = median(t, CPU_RUNS) * 1e3;
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int dir = 0; dir < 2; dir++) {
-        for (int i = -5; i < GPU_RUNS; i++) {
-            float ms;
-            CK(cudaEventRecord(e0, st));
-            int err = dir ? sci_cuda_wt_inverse(wt, dcoef, dout, st)
-                          : sci_cuda_wt_forward(wt, din, dcoef, st);
-            if (err) {
-                printf("bench: %s\n", sci_cuda_error_string(err));
-                exit(1);
-            }
-            CK(cudaEventRecord(e1, st));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (i >= 0)
-                t[i] = ms;
-        }
-        *(dir ? &gi : &gf) = median(t, GPU_RUNS);
-    }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    printf("bench %-44s fwd C %8.3f ms CUDA %7.3f ms (x%5.0f)  inv C %8.3f ms "
-           "CUDA %7.3f ms (x%5.0f)\n", name, cf, gf, cf / gf, ci, gi, ci / gi);
-    free(tmp);
-}
-
 static int run_case(const config *cf, uint32_t w, uint32_t h, unsigned levels,
-                    int bench, cudaStream_t st, tally *t) {
+                    cudaStream_t st, tally *t) {
     sci_wt_geometry g;
     layout l;
     char name[160];
@@ -443,8 +369,6 @@ static int run_case(const config *cf, uint32_t w, uint32_t h, unsigned levels,
     }
     if (verbose)
         printf("ok   %s\n", name);
-    if (bench)
-        bench_case(&g, wt, hin, din, hout, dout, ref, d_coef, st, name);
 out:
     sci_cuda_wt_destroy(wt);
     CK(cudaFree(d_in));
@@ -480,19 +404,16 @@ static const unsigned level_quick[] = {0, 1, 3, 32};
 
 int main(int argc, char **argv) {
     uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    int quick = 0, bench = 0;
+    int quick = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
-        else if (!strcmp(argv[i], "--bench"))
-            bench = 1;
         else if (!strcmp(argv[i], "--verbose"))
             verbose = 1;
         else {
-            fprintf(stderr, "usage: %s [--seed N] [--quick] [--bench] "
-                    "[--verbose]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--quick] [--verbose]\n", argv[0]);
             return 2;
         }
     }
@@ -501,8 +422,8 @@ int main(int argc, char **argv) {
         printf("no CUDA device: skipped\n");
         return 77;
     }
-    printf("parity-dwt: seed %llu%s%s\n", (unsigned long long)seed,
-           quick ? " (quick)" : "", bench ? " (bench)" : "");
+    printf("parity-dwt: seed %llu%s\n", (unsigned long long)seed,
+           quick ? " (quick)" : "");
     rng_state = seed;
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
@@ -512,13 +433,11 @@ int main(int argc, char **argv) {
         const size_case *sc = &sizes[s];
         if (quick && !sc->quick)
             continue;
-        if (bench && sc->w * sc->h < 100000)
-            continue;
         tally t = {0};
         int has97 = 0;
         for (size_t c = 0; c < NCONFIGS; c++) {
             const config *cf = &configs[c];
-            /* big frames: a few configurations, the 4K one as benchmarked */
+            /* big frames: a few configurations, the 4K one as in bench-dwt */
             if (sc->big == 1 && c % 4 != 1 && c != 4 && c != 10)
                 continue;
             if (sc->big == 2 && c != 4 && c != 5)
@@ -531,7 +450,7 @@ int main(int argc, char **argv) {
                     continue;
                 if (cf->filter == SCI_DWT_97)
                     has97 = 1;
-                run_case(cf, sc->w, sc->h, ls[li], bench && ls[li] == 5, st, &t);
+                run_case(cf, sc->w, sc->h, ls[li], st, &t);
             }
         }
         passed += t.cases - t.failed;

@@ -18,26 +18,7 @@
 #include "codec/colour.h"
 #include "codec/dwt.h"
 #include "codec/wavelet_frame.h"
-
-static unsigned passed, failed;
-
-static void check(int ok, const char *what) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL %s\n", what);
-    }
-}
-
-static uint64_t rng_state = 1;
-
-static uint64_t rng(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "testutil.h"
 
 static int32_t rnd_range(int32_t lo, int32_t hi) {
     return lo + (int32_t)(rng() % (uint64_t)(hi - lo + 1));
@@ -690,6 +671,6 @@ int main(int argc, char **argv) {
     test_frames();
     test_geometry_check();
     test_garbage_coefficients();
-    printf("%u passed, %u failed\n", passed, failed);
-    return failed ? 1 : 0;
+    printf("%u passed, %u failed\n", check_passed, check_failed);
+    return check_failed ? 1 : 0;
 }

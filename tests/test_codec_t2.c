@@ -11,26 +11,7 @@
 #include <string.h>
 
 #include "codec/t2_bits.h"
-
-static unsigned passed, failed;
-
-static void check(int ok, const char *what) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL %s\n", what);
-    }
-}
-
-static uint64_t rng_state = 1;
-
-static uint64_t rng(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "testutil.h"
 
 /* ---- a reader following B.10.1 ---------------------------------------- */
 
@@ -230,6 +211,6 @@ int main(int argc, char **argv) {
     printf("seed %llu\n", (unsigned long long)rng_state);
     test_bits();
     test_tagtree();
-    printf("%u passed, %u failed\n", passed, failed);
-    return failed ? 1 : 0;
+    printf("%u passed, %u failed\n", check_passed, check_failed);
+    return check_failed ? 1 : 0;
 }
