@@ -1,0 +1,688 @@
+/*
+ * HTJ2K frame encoder: subband and code-block layout, quantization, block
+ * coding (in parallel), tier-2 packets and the codestream markers.
+ *
+ * One tile covers the image, every resolution is one precinct (the default
+ * maximal precincts of COD, 2^15), there is one quality layer, and every
+ * code-block is a single HT cleanup pass covering all its bit-planes.  With
+ * one precinct per resolution and the image origin at 0, each progression
+ * order reduces to a resolution-major or a component-major walk over the
+ * (component, resolution) packets.
+ */
+#include "htj2k.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ht_block.h"
+#include "t2_bits.h"
+
+#define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
+/* Largest resolution that one precinct of 2^15 covers. */
+#define MAX_PRECINCT 32768u
+
+typedef struct {
+    unsigned comp, res, type;   /* type: 0 LL, 1 HL, 2 LH, 3 HH */
+    unsigned level;             /* decomposition level (LL: levels) */
+    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
+    unsigned nbx, nby;          /* code-blocks across and down */
+    unsigned mb;                /* magnitude bit-planes M_b */
+    uint16_t spqcd;             /* QCD entry: exponent (and mantissa) */
+    float inv_step;             /* 9/7: 1 / step, in coefficient units */
+    double weight;              /* 9/7: L2 norm of its synthesis basis */
+    size_t first_block;
+    sci_tagtree incl, zbp;
+} band;
+
+typedef struct {
+    unsigned band;
+    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
+    size_t slot, slot_cap;      /* its bytes in the block arena */
+    long len;                   /* coded bytes; 0: left out */
+    unsigned lblock;
+} block;
+
+struct sci_htj2k_enc {
+    sci_wt_geometry g;
+    sci_htj2k_params p;
+    sci_ht_enc_tables tables;
+    unsigned guard_bits;
+    unsigned nbands;
+    band bands[MAX_BANDS];
+    size_t nblocks;
+    block *blocks;
+    uint8_t *arena;
+    size_t arena_size;
+    size_t comp_offset[SCI_WT_MAX_COMPONENTS];
+    double last_qstep;
+};
+
+void sci_htj2k_params_default(sci_htj2k_params *p) {
+    p->qstep = 1.0 / 256;
+    p->cb_w_log2 = 6;
+    p->cb_h_log2 = 6;
+    p->progression = SCI_J2K_RPCL;
+    p->bitrate = 0;
+    p->jph = 0;
+}
+
+const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p) {
+    const char *why = sci_wt_geometry_check(g);
+    if (why)
+        return why;
+    if (g->width > MAX_PRECINCT || g->height > MAX_PRECINCT)
+        return "width and height are limited to 32768 (one precinct per resolution)";
+    if (p->cb_w_log2 < 2 || p->cb_w_log2 > 10 || p->cb_h_log2 < 2 ||
+        p->cb_h_log2 > 10)
+        return "code-block sides must be powers of two from 4 to 1024";
+    if (p->cb_w_log2 + p->cb_h_log2 > 12)
+        return "code-block area must not exceed 4096 samples";
+    if ((unsigned)p->progression > SCI_J2K_CPRL)
+        return "unknown progression order";
+    if (g->filter == SCI_DWT_97 && !(p->qstep > 0 && p->qstep <= 2))
+        return "qstep must be in (0, 2]";
+    if (!(p->bitrate >= 0) || p->bitrate > 64)
+        return "bitrate must be 0 (off) or up to 64 bits per pixel";
+    if (p->bitrate > 0 && g->filter != SCI_DWT_97)
+        return "a bitrate target needs the irreversible (9/7) path";
+    return NULL;
+}
+
+/* --- band geometry and quantization ------------------------------------ */
+
+/* L1 norm of the 5/3 analysis filter equivalent to `levels` low-pass steps
+ * (then one high-pass step when `high`): how much a band can grow over the
+ * samples (its BIBO gain). */
+static double bibo_53(unsigned levels, int high) {
+    static const double h0[5] = {-0.125, 0.25, 0.75, 0.25, -0.125};
+    static const double h1[3] = {-0.5, 1.0, -0.5};
+    if (levels > 20)
+        levels = 20; /* the gain has long converged */
+    size_t cap = (size_t)8 << (levels + 1);
+    double *f = calloc(cap, sizeof(double)), *t = calloc(cap, sizeof(double));
+    if (!f || !t) {
+        free(f);
+        free(t);
+        return 4.0 * (high ? 2 : 1);
+    }
+    size_t n = 1;
+    f[0] = 1.0;
+    unsigned steps = levels + (high ? 1 : 0);
+    for (unsigned s = 0; s < steps; s++) {
+        const double *h = (high && s == levels) ? h1 : h0;
+        size_t hn = (high && s == levels) ? 3 : 5, up = (size_t)1 << s;
+        size_t m = n + (hn - 1) * up;
+        memset(t, 0, m * sizeof(double));
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < hn; k++)
+                t[i + k * up] += f[i] * h[k];
+        memcpy(f, t, m * sizeof(double));
+        n = m;
+    }
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += fabs(f[i]);
+    free(f);
+    free(t);
+    return sum;
+}
+
+/* L2 norm of a 1-D 9/7 synthesis basis function of a coefficient of the
+ * low (high = 0) or high band of level `level`, found by running our own
+ * inverse transform on an impulse, so it holds for our normalisation. */
+static double norm_97(unsigned level, int high) {
+    unsigned l = level > 14 ? 14 : level;
+    uint32_t n = (uint32_t)64 << l;
+    float *x = calloc(n, sizeof(float));
+    if (!x)
+        return 1.0;
+    uint32_t low = sci_dwt_low_len(n, l);
+    uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
+    x[pos] = 1.0f;
+    sci_dwt97_inverse(x, n, 1, n, l);
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += (double)x[i] * x[i];
+    free(x);
+    double norm = sqrt(sum);
+    /* Deeper than 14 levels the norm grows by sqrt(2) a level. */
+    for (unsigned d = l; d < level; d++)
+        norm *= sqrt(2.0);
+    return norm;
+}
+
+/* Exponent and mantissa of a step (relative to 2^R_b) as QCD codes it:
+ * step = 2^-eps (1 + mu / 2^11). */
+static uint16_t encode_step(double rel, unsigned *eps_out) {
+    unsigned eps = 0;
+    while (rel < 1.0 && eps < 31) {
+        rel *= 2;
+        eps++;
+    }
+    long mu = lround((rel - 1.0) * 2048.0);
+    if (mu < 0)
+        mu = 0;
+    if (mu > 2047)
+        mu = 2047;
+    *eps_out = eps;
+    return (uint16_t)((eps << 11) | (unsigned)mu);
+}
+
+static void set_steps(sci_htj2k_enc *e, double qstep) {
+    const sci_wt_geometry *g = &e->g;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        unsigned gain_bits = b->type == 0 ? 0 : b->type == 3 ? 2 : 1;
+        double step = qstep * (double)(1u << g->depth) / b->weight;
+        double range = ldexp(1.0, (int)(g->depth + gain_bits));
+        unsigned eps;
+        b->spqcd = encode_step(step / range, &eps);
+        /* Quantize with the step the decoder will read back. */
+        double coded = ldexp(1.0 + (b->spqcd & 0x7FF) / 2048.0,
+                             (int)(g->depth + gain_bits) - (int)eps);
+        b->inv_step = (float)(1.0 / coded);
+        b->mb = e->guard_bits + eps - 1;
+    }
+}
+
+static int layout(sci_htj2k_enc *e) {
+    const sci_wt_geometry *g = &e->g;
+    const sci_htj2k_params *p = &e->p;
+    unsigned L = g->levels;
+    unsigned extra = 0;
+    if (g->filter == SCI_DWT_53 && g->ct == SCI_CT_RCT)
+        extra = 1; /* RCT chroma differences take one bit more */
+    double norm_low[SCI_DWT_MAX_LEVELS + 1], norm_high[SCI_DWT_MAX_LEVELS + 1];
+    if (g->filter == SCI_DWT_97)
+        for (unsigned d = 0; d <= L; d++) {
+            norm_low[d] = norm_97(d, 0);
+            norm_high[d] = d ? norm_97(d, 1) : 1.0;
+        }
+    e->nbands = 0;
+    e->nblocks = 0;
+    for (unsigned c = 0; c < g->components; c++) {
+        uint32_t cw = sci_wt_comp_width(g, c), ch = sci_wt_comp_height(g, c);
+        e->comp_offset[c] = sci_wt_comp_offset(g, c);
+        for (unsigned r = 0; r <= L; r++) {
+            unsigned first = r == 0 ? 0 : 1, last = r == 0 ? 0 : 3;
+            unsigned d = r == 0 ? L : L - r + 1;
+            for (unsigned t = first; t <= last; t++) {
+                band *b = &e->bands[e->nbands++];
+                memset(b, 0, sizeof(*b));
+                b->comp = c, b->res = r, b->type = t, b->level = d;
+                uint32_t lw = sci_dwt_low_len(cw, d), lh = sci_dwt_low_len(ch, d);
+                uint32_t pw = d ? sci_dwt_low_len(cw, d - 1) : cw;
+                uint32_t ph = d ? sci_dwt_low_len(ch, d - 1) : ch;
+                b->x0 = (t & 1) ? lw : 0;
+                b->y0 = (t & 2) ? lh : 0;
+                b->w = (t & 1) ? pw - lw : lw;
+                b->h = (t & 2) ? ph - lh : lh;
+                b->nbx = (b->w + (1u << p->cb_w_log2) - 1) >> p->cb_w_log2;
+                b->nby = (b->h + (1u << p->cb_h_log2) - 1) >> p->cb_h_log2;
+                b->first_block = e->nblocks;
+                e->nblocks += (size_t)b->nbx * b->nby;
+                if (g->filter == SCI_DWT_97) {
+                    b->weight = ((t & 1) ? norm_high[d] : norm_low[d]) *
+                                ((t & 2) ? norm_high[d] : norm_low[d]);
+                } else {
+                    double gain = t == 0 ? bibo_53(d, 0) * bibo_53(d, 0)
+                                  : t == 3 ? bibo_53(d - 1, 1) * bibo_53(d - 1, 1)
+                                           : bibo_53(d, 0) * bibo_53(d - 1, 1);
+                    unsigned x = (unsigned)ceil(log2(gain * 1.1));
+                    unsigned eps = g->depth + extra + x;
+                    b->spqcd = (uint16_t)eps;
+                    b->mb = e->guard_bits + eps - 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* --- construction -------------------------------------------------------- */
+
+sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
+                                 const sci_htj2k_params *p) {
+    if (sci_htj2k_check(g, p))
+        return NULL;
+    sci_htj2k_enc *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->g = *g;
+    e->p = *p;
+    e->last_qstep = p->qstep;
+    /* Reversible: two guard bits leave room for the rounding of the integer
+     * lifting beyond the BIBO gain; irreversible: one, as is usual. */
+    e->guard_bits = g->filter == SCI_DWT_53 ? 2 : 1;
+    if (sci_ht_enc_tables_init(&e->tables) < 0)
+        goto fail;
+    layout(e);
+    if (g->filter == SCI_DWT_97)
+        set_steps(e, p->qstep);
+    for (unsigned i = 0; i < e->nbands; i++)
+        if (e->bands[i].mb > 30)
+            goto fail;
+    e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(block));
+    if (!e->blocks)
+        goto fail;
+    size_t arena = 0;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        unsigned cbw = 1u << p->cb_w_log2, cbh = 1u << p->cb_h_log2;
+        for (unsigned by = 0; by < b->nby; by++)
+            for (unsigned bx = 0; bx < b->nbx; bx++) {
+                block *k = &e->blocks[b->first_block + (size_t)by * b->nbx + bx];
+                k->band = i;
+                k->x0 = b->x0 + bx * cbw;
+                k->y0 = b->y0 + by * cbh;
+                k->w = b->w - bx * cbw < cbw ? b->w - bx * cbw : cbw;
+                k->h = b->h - by * cbh < cbh ? b->h - by * cbh : cbh;
+                k->slot = arena;
+                /* 9/7 steps may change under rate control: size for 30. */
+                k->slot_cap = sci_ht_block_max_bytes((size_t)k->w * k->h,
+                        g->filter == SCI_DWT_97 ? 30 : b->mb);
+                arena += k->slot_cap;
+            }
+        if (b->nbx && b->nby) {
+            if (sci_tagtree_init(&b->incl, b->nbx, b->nby) < 0 ||
+                sci_tagtree_init(&b->zbp, b->nbx, b->nby) < 0)
+                goto fail;
+        }
+    }
+    e->arena_size = arena;
+    e->arena = malloc(arena ? arena : 1);
+    if (!e->arena)
+        goto fail;
+    return e;
+fail:
+    sci_htj2k_enc_free(e);
+    return NULL;
+}
+
+void sci_htj2k_enc_free(sci_htj2k_enc *e) {
+    if (!e)
+        return;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        sci_tagtree_free(&e->bands[i].incl);
+        sci_tagtree_free(&e->bands[i].zbp);
+    }
+    free(e->blocks);
+    free(e->arena);
+    free(e);
+}
+
+double sci_htj2k_last_qstep(const sci_htj2k_enc *e) {
+    return e->last_qstep;
+}
+
+/* --- markers ------------------------------------------------------------- */
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} out_buf;
+
+static void put8(out_buf *o, unsigned v) {
+    if (o->len < o->cap)
+        o->p[o->len] = (uint8_t)v;
+    o->len++;
+}
+static void put16(out_buf *o, unsigned v) {
+    put8(o, v >> 8);
+    put8(o, v);
+}
+static void put32(out_buf *o, uint32_t v) {
+    put16(o, v >> 16);
+    put16(o, v & 0xFFFF);
+}
+static void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
+    if (o->len + n <= o->cap)
+        memcpy(o->p + o->len, s, n);
+    o->len += n;
+}
+
+static unsigned max_mb(const sci_htj2k_enc *e) {
+    unsigned m = 0;
+    for (unsigned i = 0; i < e->nbands; i++)
+        m = e->bands[i].mb > m ? e->bands[i].mb : m;
+    return m;
+}
+
+static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
+    const sci_wt_geometry *g = &e->g;
+    int irrev = g->filter == SCI_DWT_97;
+    put16(o, 0xFF4F); /* SOC */
+
+    put16(o, 0xFF51); /* SIZ */
+    put16(o, 38 + 3 * g->components);
+    put16(o, 0x4000); /* Rsiz: Part 15 capabilities in CAP */
+    put32(o, g->width);
+    put32(o, g->height);
+    put32(o, 0);
+    put32(o, 0);
+    put32(o, g->width); /* one tile */
+    put32(o, g->height);
+    put32(o, 0);
+    put32(o, 0);
+    put16(o, g->components);
+    for (unsigned c = 0; c < g->components; c++) {
+        put8(o, g->depth - 1); /* unsigned samples */
+        put8(o, g->dx[c]);
+        put8(o, g->dy[c]);
+    }
+
+    put16(o, 0xFF50); /* CAP */
+    put16(o, 8);
+    put32(o, 0x00020000); /* Pcap: bit 15 (from the MSB), Part 15 */
+    unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
+    /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible flag */
+    put16(o, (irrev ? 0x20 : 0) | bp);
+
+    put16(o, 0xFF52); /* COD */
+    put16(o, 12);
+    put8(o, 0); /* maximal precincts, no SOP, no EPH */
+    put8(o, e->p.progression);
+    put16(o, 1); /* layers */
+    put8(o, g->ct != SCI_CT_NONE);
+    put8(o, g->levels);
+    put8(o, e->p.cb_w_log2 - 2);
+    put8(o, e->p.cb_h_log2 - 2);
+    put8(o, 0x40); /* HT code-blocks only */
+    put8(o, irrev ? 0 : 1);
+
+    /* QCD: the bands of component 0 stand for all (equal depth and levels) */
+    unsigned nb = 3 * g->levels + 1;
+    put16(o, 0xFF5C);
+    put16(o, 3 + nb * (irrev ? 2 : 1));
+    put8(o, (e->guard_bits << 5) | (irrev ? 2 : 0));
+    for (unsigned i = 0; i < nb; i++) {
+        if (irrev)
+            put16(o, e->bands[i].spqcd);
+        else
+            put8(o, e->bands[i].spqcd << 3);
+    }
+}
+
+/* --- block coding -------------------------------------------------------- */
+
+static int code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+    const sci_wt_geometry *g = &e->g;
+    int irrev = g->filter == SCI_DWT_97;
+    int failed = 0;
+    long n = (long)e->nblocks;
+#pragma omp parallel for schedule(dynamic, 4) reduction(| : failed)
+    for (long i = 0; i < n; i++) {
+        uint32_t sm[4096];
+        block *k = &e->blocks[i];
+        const band *b = &e->bands[k->band];
+        uint32_t cw = sci_wt_comp_width(g, b->comp);
+        uint32_t limit = (1u << b->mb) - 1;
+        size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
+        for (uint32_t y = 0; y < k->h; y++) {
+            uint32_t *dst = sm + (size_t)y * k->w;
+            if (irrev) {
+                const float *src = (const float *)coeffs + base + (size_t)y * cw;
+                for (uint32_t x = 0; x < k->w; x++) {
+                    float v = src[x];
+                    float a = fabsf(v) * b->inv_step;
+                    uint32_t q = a >= (float)limit ? limit : (uint32_t)a;
+                    dst[x] = q ? q | (v < 0 ? SCI_HT_SIGN : 0) : 0;
+                }
+            } else {
+                const int32_t *src = (const int32_t *)coeffs + base + (size_t)y * cw;
+                for (uint32_t x = 0; x < k->w; x++) {
+                    int32_t v = src[x];
+                    uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+                    if (a > limit)
+                        failed = 1; /* exceeds the signalled range */
+                    dst[x] = a ? a | (v < 0 ? SCI_HT_SIGN : 0) : 0;
+                }
+            }
+        }
+        k->len = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
+                                     e->arena + k->slot, k->slot_cap);
+        if (k->len < 0)
+            failed = 1;
+    }
+    return failed ? -1 : 0;
+}
+
+/* --- tier 2 -------------------------------------------------------------- */
+
+static unsigned bit_length(unsigned long v) {
+    unsigned n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+static int write_packet(sci_htj2k_enc *e, unsigned comp, unsigned res,
+                        out_buf *o) {
+    unsigned first = 0, count = 0;
+    for (unsigned i = 0; i < e->nbands; i++)
+        if (e->bands[i].comp == comp && e->bands[i].res == res) {
+            if (!count)
+                first = i;
+            count++;
+        }
+    int any = 0;
+    for (unsigned i = first; i < first + count; i++) {
+        band *b = &e->bands[i];
+        size_t nbk = (size_t)b->nbx * b->nby;
+        for (size_t j = 0; j < nbk; j++)
+            any |= e->blocks[b->first_block + j].len > 0;
+    }
+    /* A header is at most a few bytes per code-block. */
+    size_t room = o->cap > o->len ? o->cap - o->len : 0;
+    sci_t2_bits bits;
+    sci_t2_bits_init(&bits, o->p + (o->len < o->cap ? o->len : 0), room);
+    sci_t2_bits_put(&bits, any, 1);
+    if (any) {
+        for (unsigned i = first; i < first + count; i++) {
+            band *b = &e->bands[i];
+            if (!b->nbx || !b->nby)
+                continue;
+            for (unsigned y = 0; y < b->nby; y++)
+                for (unsigned x = 0; x < b->nbx; x++) {
+                    block *k = &e->blocks[b->first_block + (size_t)y * b->nbx + x];
+                    sci_tagtree_set(&b->incl, x, y, k->len > 0 ? 0 : 1);
+                    /* the cleanup pass sits at bit-plane 0: M_b - 1 missing */
+                    sci_tagtree_set(&b->zbp, x, y, (int32_t)b->mb - 1);
+                }
+            sci_tagtree_build(&b->incl);
+            sci_tagtree_build(&b->zbp);
+            for (unsigned y = 0; y < b->nby; y++)
+                for (unsigned x = 0; x < b->nbx; x++) {
+                    block *k = &e->blocks[b->first_block + (size_t)y * b->nbx + x];
+                    sci_tagtree_encode(&b->incl, &bits, x, y, 1);
+                    if (k->len <= 0)
+                        continue;
+                    sci_tagtree_encode(&b->zbp, &bits, x, y, INT32_MAX);
+                    sci_t2_bits_put(&bits, 0, 1); /* one coding pass */
+                    k->lblock = 3;
+                    unsigned need = bit_length((unsigned long)k->len);
+                    while (k->lblock < need) {
+                        sci_t2_bits_put(&bits, 1, 1);
+                        k->lblock++;
+                    }
+                    sci_t2_bits_put(&bits, 0, 1);
+                    sci_t2_bits_put(&bits, (uint32_t)k->len, k->lblock);
+                }
+        }
+    }
+    size_t hlen = sci_t2_bits_finish(&bits);
+    if (bits.overflow)
+        return -1;
+    o->len += hlen;
+    for (unsigned i = first; i < first + count && any; i++) {
+        band *b = &e->bands[i];
+        size_t nbk = (size_t)b->nbx * b->nby;
+        for (size_t j = 0; j < nbk; j++) {
+            block *k = &e->blocks[b->first_block + j];
+            if (k->len > 0)
+                put_bytes(o, e->arena + k->slot, (size_t)k->len);
+        }
+    }
+    return o->len <= o->cap ? 0 : -1;
+}
+
+static int write_packets(sci_htj2k_enc *e, out_buf *o) {
+    unsigned C = e->g.components, R = e->g.levels + 1;
+    int comp_major = e->p.progression == SCI_J2K_PCRL ||
+                     e->p.progression == SCI_J2K_CPRL;
+    for (unsigned a = 0; a < (comp_major ? C : R); a++)
+        for (unsigned b = 0; b < (comp_major ? R : C); b++)
+            if (write_packet(e, comp_major ? a : b, comp_major ? b : a, o) < 0)
+                return -1;
+    return 0;
+}
+
+/* --- codestream and file ------------------------------------------------- */
+
+static size_t write_codestream(sci_htj2k_enc *e, out_buf *o) {
+    write_main_header(e, o);
+    size_t sot = o->len;
+    put16(o, 0xFF90); /* SOT */
+    put16(o, 10);
+    put16(o, 0);  /* tile 0 */
+    put32(o, 0);  /* Psot, filled in below */
+    put8(o, 0);   /* tile-part 0 */
+    put8(o, 1);   /* of 1 */
+    put16(o, 0xFF93); /* SOD */
+    if (write_packets(e, o) < 0 || o->len > o->cap)
+        return 0;
+    size_t psot = o->len - sot;
+    if (psot > 0xFFFFFFFFu)
+        return 0;
+    o->p[sot + 6] = (uint8_t)(psot >> 24);
+    o->p[sot + 7] = (uint8_t)(psot >> 16);
+    o->p[sot + 8] = (uint8_t)(psot >> 8);
+    o->p[sot + 9] = (uint8_t)psot;
+    put16(o, 0xFFD9); /* EOC */
+    return o->len <= o->cap ? o->len : 0;
+}
+
+/* The JPH file format (15444-15 Annex D): signature, file type, header with
+ * image size and colour space, then the codestream box. */
+static size_t write_jph_head(const sci_htj2k_enc *e, out_buf *o) {
+    const sci_wt_geometry *g = &e->g;
+    put32(o, 12);
+    put32(o, 0x6A502020); /* 'jP  ' */
+    put32(o, 0x0D0A870A);
+    put32(o, 20);
+    put32(o, 0x66747970); /* 'ftyp' */
+    put32(o, 0x6A706820); /* brand 'jph ' */
+    put32(o, 0);
+    put32(o, 0x6A706820); /* compatible: 'jph ' */
+    put32(o, 8 + 22 + 15);
+    put32(o, 0x6A703268); /* 'jp2h' */
+    put32(o, 22);
+    put32(o, 0x69686472); /* 'ihdr' */
+    put32(o, g->height);
+    put32(o, g->width);
+    put16(o, g->components);
+    put8(o, g->depth - 1);
+    put8(o, 7); /* compression type: JPEG 2000 */
+    put8(o, 0);
+    put8(o, 0);
+    put32(o, 15);
+    put32(o, 0x636F6C72); /* 'colr' */
+    put8(o, 1);           /* enumerated colour space */
+    put8(o, 0);
+    put8(o, 0);
+    int rgb = g->ct != SCI_CT_NONE;
+    int yuv = !rgb && g->components >= 3;
+    put32(o, g->components < 3 ? 17 : yuv ? 18 : 16); /* grey, sYCC, sRGB */
+    return o->len;
+}
+
+static size_t encode_once(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
+                          size_t cap) {
+    if (code_blocks(e, coeffs) < 0)
+        return 0;
+    out_buf o = {out, 0, cap};
+    size_t box = 0;
+    if (e->p.jph) {
+        write_jph_head(e, &o);
+        box = o.len;
+        put32(&o, 0); /* jp2c length, filled in below */
+        put32(&o, 0x6A703263); /* 'jp2c' */
+    }
+    out_buf cs = {o.p + (o.len <= cap ? o.len : cap), 0,
+                  o.len <= cap ? cap - o.len : 0};
+    size_t n = write_codestream(e, &cs);
+    if (!n)
+        return 0;
+    if (e->p.jph) {
+        uint32_t l = (uint32_t)(n + 8);
+        out[box] = (uint8_t)(l >> 24);
+        out[box + 1] = (uint8_t)(l >> 16);
+        out[box + 2] = (uint8_t)(l >> 8);
+        out[box + 3] = (uint8_t)l;
+    }
+    return o.len + n;
+}
+
+size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
+    /* headers, plus per code-block its bytes and a generous header share */
+    size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
+    n += e->nblocks * 8 + (size_t)e->g.components * (e->g.levels + 1) * 2;
+    return n;
+}
+
+/* Rate control: the coded size falls smoothly as the step grows, close to
+ * linearly in log(size) against log(step), so a secant search on that
+ * model finds the step for a target in a few trial encodings. */
+static size_t encode_at_rate(sci_htj2k_enc *e, const void *coeffs,
+                             uint8_t *out, size_t cap) {
+    double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
+    double q0 = e->p.qstep, q1;
+    set_steps(e, q0);
+    size_t s0 = encode_once(e, coeffs, out, cap);
+    if (!s0)
+        return 0;
+    q1 = q0 * pow((double)s0 / target, 1.0);
+    if (q1 > 2)
+        q1 = 2;
+    if (q1 < 1e-6)
+        q1 = 1e-6;
+    double best_q = q0, best_err = fabs((double)s0 - target);
+    double lq0 = log(q0), ls0 = log((double)s0);
+    for (int it = 0; it < 12 && best_err > 0.01 * target; it++) {
+        set_steps(e, q1);
+        size_t s1 = encode_once(e, coeffs, out, cap);
+        if (!s1)
+            return 0;
+        double err = fabs((double)s1 - target);
+        if (err < best_err) {
+            best_err = err;
+            best_q = q1;
+        }
+        double lq1 = log(q1), ls1 = log((double)s1);
+        double slope = (ls1 - ls0) / (lq1 - lq0);
+        if (!(slope < -0.05) || !isfinite(slope))
+            slope = -1.0;
+        double next = lq1 + (log(target) - ls1) / slope;
+        lq0 = lq1, ls0 = ls1;
+        q1 = exp(next);
+        if (q1 > 2)
+            q1 = 2;
+        if (q1 < 1e-6)
+            q1 = 1e-6;
+        if (fabs(log(q1) - lq1) < 1e-9)
+            break;
+    }
+    e->last_qstep = best_q;
+    set_steps(e, best_q);
+    return encode_once(e, coeffs, out, cap);
+}
+
+size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
+                        size_t cap) {
+    if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0)
+        return encode_at_rate(e, coeffs, out, cap);
+    return encode_once(e, coeffs, out, cap);
+}
