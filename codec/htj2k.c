@@ -39,8 +39,6 @@ typedef struct {
     unsigned band;
     uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
     size_t slot, slot_cap;      /* its bytes in the block arena */
-    long len;                   /* coded bytes; 0: left out */
-    unsigned lblock;
 } block;
 
 struct sci_htj2k_enc {
@@ -52,8 +50,12 @@ struct sci_htj2k_enc {
     band bands[MAX_BANDS];
     size_t nblocks;
     block *blocks;
-    uint8_t *arena;
+    uint8_t *arena;             /* the C backend's coded blocks */
     size_t arena_size;
+    long *len;                  /* coded length of each block */
+    size_t *slot_off;           /* arena offset of each block */
+    uint8_t *hdr;               /* one packet header */
+    size_t hdr_cap;
     size_t comp_offset[SCI_WT_MAX_COMPONENTS];
     double last_qstep;
 };
@@ -178,6 +180,11 @@ static void set_steps(sci_htj2k_enc *e, double qstep) {
         double range = ldexp(1.0, (int)(g->depth + gain_bits));
         unsigned eps;
         b->spqcd = encode_step(step / range, &eps);
+        if (e->guard_bits + eps - 1 > 30) {
+            /* The block coder takes up to 30 bit-planes: a coarser step. */
+            eps = 31 - e->guard_bits;
+            b->spqcd = (uint16_t)(eps << 11);
+        }
         /* Quantize with the step the decoder will read back. */
         double coded = ldexp(1.0 + (b->spqcd & 0x7FF) / 2048.0,
                              (int)(g->depth + gain_bits) - (int)eps);
@@ -292,8 +299,26 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     }
     e->arena_size = arena;
     e->arena = malloc(arena ? arena : 1);
-    if (!e->arena)
+    e->len = calloc(e->nblocks ? e->nblocks : 1, sizeof(long));
+    e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
+    /* A packet header takes at most a few bytes a code-block: inclusion
+     * and zero bit-plane tag-tree bits, the pass count, Lblock steps and a
+     * length of up to 32 bits. */
+    size_t most = 0;
+    for (unsigned c = 0; c < g->components; c++)
+        for (unsigned r = 0; r <= g->levels; r++) {
+            size_t n = 0;
+            for (unsigned i = 0; i < e->nbands; i++)
+                if (e->bands[i].comp == c && e->bands[i].res == r)
+                    n += (size_t)e->bands[i].nbx * e->bands[i].nby;
+            most = n > most ? n : most;
+        }
+    e->hdr_cap = most * 16 + 64;
+    e->hdr = malloc(e->hdr_cap);
+    if (!e->arena || !e->len || !e->slot_off || !e->hdr)
         goto fail;
+    for (size_t i = 0; i < e->nblocks; i++)
+        e->slot_off[i] = e->blocks[i].slot;
     return e;
 fail:
     sci_htj2k_enc_free(e);
@@ -309,6 +334,9 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     }
     free(e->blocks);
     free(e->arena);
+    free(e->len);
+    free(e->slot_off);
+    free(e->hdr);
     free(e);
 }
 
@@ -324,7 +352,7 @@ typedef struct {
 } out_buf;
 
 static void put8(out_buf *o, unsigned v) {
-    if (o->len < o->cap)
+    if (o->p && o->len < o->cap)
         o->p[o->len] = (uint8_t)v;
     o->len++;
 }
@@ -337,7 +365,7 @@ static void put32(out_buf *o, uint32_t v) {
     put16(o, v & 0xFFFF);
 }
 static void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
-    if (o->len + n <= o->cap)
+    if (o->p && o->len + n <= o->cap)
         memcpy(o->p + o->len, s, n);
     o->len += n;
 }
@@ -406,7 +434,7 @@ static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
 
 /* --- block coding -------------------------------------------------------- */
 
-static int code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
     const sci_wt_geometry *g = &e->g;
     int irrev = g->filter == SCI_DWT_97;
     int failed = 0;
@@ -440,9 +468,9 @@ static int code_blocks(sci_htj2k_enc *e, const void *coeffs) {
                 }
             }
         }
-        k->len = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
-                                     e->arena + k->slot, k->slot_cap);
-        if (k->len < 0)
+        e->len[i] = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
+                                        e->arena + k->slot, k->slot_cap);
+        if (e->len[i] < 0)
             failed = 1;
     }
     return failed ? -1 : 0;
@@ -459,8 +487,14 @@ static unsigned bit_length(unsigned long v) {
     return n;
 }
 
-static int write_packet(sci_htj2k_enc *e, unsigned comp, unsigned res,
-                        out_buf *o) {
+typedef struct {
+    const long *len;
+    const uint8_t *bytes; /* NULL: count only */
+    const size_t *off;
+} coded;
+
+static int write_packet(sci_htj2k_enc *e, const coded *cb, unsigned comp,
+                        unsigned res, out_buf *o) {
     unsigned first = 0, count = 0;
     for (unsigned i = 0; i < e->nbands; i++)
         if (e->bands[i].comp == comp && e->bands[i].res == res) {
@@ -473,76 +507,75 @@ static int write_packet(sci_htj2k_enc *e, unsigned comp, unsigned res,
         band *b = &e->bands[i];
         size_t nbk = (size_t)b->nbx * b->nby;
         for (size_t j = 0; j < nbk; j++)
-            any |= e->blocks[b->first_block + j].len > 0;
+            any |= cb->len[b->first_block + j] > 0;
     }
-    /* A header is at most a few bytes per code-block. */
-    size_t room = o->cap > o->len ? o->cap - o->len : 0;
     sci_t2_bits bits;
-    sci_t2_bits_init(&bits, o->p + (o->len < o->cap ? o->len : 0), room);
+    sci_t2_bits_init(&bits, e->hdr, e->hdr_cap);
     sci_t2_bits_put(&bits, any, 1);
-    if (any) {
-        for (unsigned i = first; i < first + count; i++) {
-            band *b = &e->bands[i];
-            if (!b->nbx || !b->nby)
-                continue;
-            for (unsigned y = 0; y < b->nby; y++)
-                for (unsigned x = 0; x < b->nbx; x++) {
-                    block *k = &e->blocks[b->first_block + (size_t)y * b->nbx + x];
-                    sci_tagtree_set(&b->incl, x, y, k->len > 0 ? 0 : 1);
-                    /* the cleanup pass sits at bit-plane 0: M_b - 1 missing */
-                    sci_tagtree_set(&b->zbp, x, y, (int32_t)b->mb - 1);
+    for (unsigned i = first; i < first + count && any; i++) {
+        band *b = &e->bands[i];
+        if (!b->nbx || !b->nby)
+            continue;
+        for (unsigned y = 0; y < b->nby; y++)
+            for (unsigned x = 0; x < b->nbx; x++) {
+                long len = cb->len[b->first_block + (size_t)y * b->nbx + x];
+                sci_tagtree_set(&b->incl, x, y, len > 0 ? 0 : 1);
+                /* the cleanup pass sits at bit-plane 0: M_b - 1 missing */
+                sci_tagtree_set(&b->zbp, x, y, (int32_t)b->mb - 1);
+            }
+        sci_tagtree_build(&b->incl);
+        sci_tagtree_build(&b->zbp);
+        for (unsigned y = 0; y < b->nby; y++)
+            for (unsigned x = 0; x < b->nbx; x++) {
+                long len = cb->len[b->first_block + (size_t)y * b->nbx + x];
+                sci_tagtree_encode(&b->incl, &bits, x, y, 1);
+                if (len <= 0)
+                    continue;
+                sci_tagtree_encode(&b->zbp, &bits, x, y, INT32_MAX);
+                sci_t2_bits_put(&bits, 0, 1); /* one coding pass */
+                unsigned lblock = 3, need = bit_length((unsigned long)len);
+                while (lblock < need) {
+                    sci_t2_bits_put(&bits, 1, 1);
+                    lblock++;
                 }
-            sci_tagtree_build(&b->incl);
-            sci_tagtree_build(&b->zbp);
-            for (unsigned y = 0; y < b->nby; y++)
-                for (unsigned x = 0; x < b->nbx; x++) {
-                    block *k = &e->blocks[b->first_block + (size_t)y * b->nbx + x];
-                    sci_tagtree_encode(&b->incl, &bits, x, y, 1);
-                    if (k->len <= 0)
-                        continue;
-                    sci_tagtree_encode(&b->zbp, &bits, x, y, INT32_MAX);
-                    sci_t2_bits_put(&bits, 0, 1); /* one coding pass */
-                    k->lblock = 3;
-                    unsigned need = bit_length((unsigned long)k->len);
-                    while (k->lblock < need) {
-                        sci_t2_bits_put(&bits, 1, 1);
-                        k->lblock++;
-                    }
-                    sci_t2_bits_put(&bits, 0, 1);
-                    sci_t2_bits_put(&bits, (uint32_t)k->len, k->lblock);
-                }
-        }
+                sci_t2_bits_put(&bits, 0, 1);
+                sci_t2_bits_put(&bits, (uint32_t)len, lblock);
+            }
     }
     size_t hlen = sci_t2_bits_finish(&bits);
     if (bits.overflow)
         return -1;
-    o->len += hlen;
+    put_bytes(o, e->hdr, hlen);
     for (unsigned i = first; i < first + count && any; i++) {
         band *b = &e->bands[i];
         size_t nbk = (size_t)b->nbx * b->nby;
         for (size_t j = 0; j < nbk; j++) {
-            block *k = &e->blocks[b->first_block + j];
-            if (k->len > 0)
-                put_bytes(o, e->arena + k->slot, (size_t)k->len);
+            size_t k = b->first_block + j;
+            if (cb->len[k] <= 0)
+                continue;
+            if (cb->bytes)
+                put_bytes(o, cb->bytes + cb->off[k], (size_t)cb->len[k]);
+            else
+                o->len += (size_t)cb->len[k];
         }
     }
-    return o->len <= o->cap ? 0 : -1;
+    return 0;
 }
 
-static int write_packets(sci_htj2k_enc *e, out_buf *o) {
+static int write_packets(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
     unsigned C = e->g.components, R = e->g.levels + 1;
     int comp_major = e->p.progression == SCI_J2K_PCRL ||
                      e->p.progression == SCI_J2K_CPRL;
     for (unsigned a = 0; a < (comp_major ? C : R); a++)
         for (unsigned b = 0; b < (comp_major ? R : C); b++)
-            if (write_packet(e, comp_major ? a : b, comp_major ? b : a, o) < 0)
+            if (write_packet(e, cb, comp_major ? a : b, comp_major ? b : a, o) < 0)
                 return -1;
     return 0;
 }
 
 /* --- codestream and file ------------------------------------------------- */
 
-static size_t write_codestream(sci_htj2k_enc *e, out_buf *o) {
+static size_t write_codestream(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
     write_main_header(e, o);
     size_t sot = o->len;
     put16(o, 0xFF90); /* SOT */
@@ -552,11 +585,15 @@ static size_t write_codestream(sci_htj2k_enc *e, out_buf *o) {
     put8(o, 0);   /* tile-part 0 */
     put8(o, 1);   /* of 1 */
     put16(o, 0xFF93); /* SOD */
-    if (write_packets(e, o) < 0 || o->len > o->cap)
+    if (write_packets(e, cb, o) < 0 || o->len > o->cap)
         return 0;
     size_t psot = o->len - sot;
     if (psot > 0xFFFFFFFFu)
         return 0;
+    if (!o->p) {
+        put16(o, 0xFFD9);
+        return o->len;
+    }
     o->p[sot + 6] = (uint8_t)(psot >> 24);
     o->p[sot + 7] = (uint8_t)(psot >> 16);
     o->p[sot + 8] = (uint8_t)(psot >> 8);
@@ -599,11 +636,10 @@ static size_t write_jph_head(const sci_htj2k_enc *e, out_buf *o) {
     return o->len;
 }
 
-static size_t encode_once(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
-                          size_t cap) {
-    if (code_blocks(e, coeffs) < 0)
-        return 0;
-    out_buf o = {out, 0, cap};
+/* out == NULL: only counts the bytes. */
+static size_t write_all(sci_htj2k_enc *e, const coded *cb, uint8_t *out,
+                        size_t cap) {
+    out_buf o = {out, 0, out ? cap : 0};
     size_t box = 0;
     if (e->p.jph) {
         write_jph_head(e, &o);
@@ -611,12 +647,12 @@ static size_t encode_once(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
         put32(&o, 0); /* jp2c length, filled in below */
         put32(&o, 0x6A703263); /* 'jp2c' */
     }
-    out_buf cs = {o.p + (o.len <= cap ? o.len : cap), 0,
-                  o.len <= cap ? cap - o.len : 0};
-    size_t n = write_codestream(e, &cs);
+    out_buf cs = {out ? out + (o.len <= cap ? o.len : cap) : NULL, 0,
+                  out && o.len <= cap ? cap - o.len : 0};
+    size_t n = write_codestream(e, cb, &cs);
     if (!n)
         return 0;
-    if (e->p.jph) {
+    if (out && e->p.jph) {
         uint32_t l = (uint32_t)(n + 8);
         out[box] = (uint8_t)(l >> 24);
         out[box + 1] = (uint8_t)(l >> 16);
@@ -626,6 +662,12 @@ static size_t encode_once(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
     return o.len + n;
 }
 
+size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
+                       const size_t *off, uint8_t *out, size_t cap) {
+    coded cb = {len, bytes, off};
+    return write_all(e, &cb, out, cap);
+}
+
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     /* headers, plus per code-block its bytes and a generous header share */
     size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
@@ -633,56 +675,103 @@ size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     return n;
 }
 
+size_t sci_htj2k_block_count(const sci_htj2k_enc *e) {
+    return e->nblocks;
+}
+
+void sci_htj2k_block_get(const sci_htj2k_enc *e, size_t i,
+                         sci_htj2k_block_info *info) {
+    const block *k = &e->blocks[i];
+    info->comp = e->bands[k->band].comp;
+    info->x0 = k->x0;
+    info->y0 = k->y0;
+    info->w = k->w;
+    info->h = k->h;
+    info->mb = e->bands[k->band].mb;
+    info->max_bytes = k->slot_cap;
+}
+
+float sci_htj2k_block_inv_step(const sci_htj2k_enc *e, size_t i) {
+    return e->bands[e->blocks[i].band].inv_step;
+}
+
+size_t sci_htj2k_comp_offset(const sci_htj2k_enc *e, unsigned c) {
+    return e->comp_offset[c];
+}
+
+const sci_ht_enc_tables *sci_htj2k_tables(const sci_htj2k_enc *e) {
+    return &e->tables;
+}
+
+void sci_htj2k_set_qstep(sci_htj2k_enc *e, double qstep) {
+    if (e->g.filter == SCI_DWT_97) {
+        set_steps(e, qstep);
+        e->last_qstep = qstep;
+    }
+}
+
 /* Rate control: the coded size falls smoothly as the step grows, close to
  * linearly in log(size) against log(step), so a secant search on that
- * model finds the step for a target in a few trial encodings. */
-static size_t encode_at_rate(sci_htj2k_enc *e, const void *coeffs,
-                             uint8_t *out, size_t cap) {
+ * model meets the target in a few trial codings of the blocks.  Each trial
+ * measures the whole codestream, headers included, without writing it. */
+int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
+                          void *ctx) {
     double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
-    double q0 = e->p.qstep, q1;
-    set_steps(e, q0);
-    size_t s0 = encode_once(e, coeffs, out, cap);
-    if (!s0)
-        return 0;
-    q1 = q0 * pow((double)s0 / target, 1.0);
-    if (q1 > 2)
-        q1 = 2;
-    if (q1 < 1e-6)
-        q1 = 1e-6;
-    double best_q = q0, best_err = fabs((double)s0 - target);
-    double lq0 = log(q0), ls0 = log((double)s0);
-    for (int it = 0; it < 12 && best_err > 0.01 * target; it++) {
-        set_steps(e, q1);
-        size_t s1 = encode_once(e, coeffs, out, cap);
-        if (!s1)
-            return 0;
-        double err = fabs((double)s1 - target);
+    double q = e->p.qstep, best_q = q, best_err = INFINITY;
+    double lq_prev = 0, ls_prev = 0;
+    for (int it = 0; it < 16; it++) {
+        sci_htj2k_set_qstep(e, q);
+        if (code(ctx, e->len) < 0)
+            return -1;
+        coded cb = {e->len, NULL, NULL};
+        double size = (double)write_all(e, &cb, NULL, 0);
+        double err = fabs(size - target);
         if (err < best_err) {
             best_err = err;
-            best_q = q1;
+            best_q = q;
         }
-        double lq1 = log(q1), ls1 = log((double)s1);
-        double slope = (ls1 - ls0) / (lq1 - lq0);
-        if (!(slope < -0.05) || !isfinite(slope))
-            slope = -1.0;
-        double next = lq1 + (log(target) - ls1) / slope;
-        lq0 = lq1, ls0 = ls1;
-        q1 = exp(next);
-        if (q1 > 2)
-            q1 = 2;
-        if (q1 < 1e-6)
-            q1 = 1e-6;
-        if (fabs(log(q1) - lq1) < 1e-9)
+        if (err <= 0.005 * target)
             break;
+        double lq = log(q), ls = log(size), slope = -1.0;
+        if (it > 0) {
+            slope = (ls - ls_prev) / (lq - lq_prev);
+            if (!isfinite(slope) || slope > -0.05)
+                slope = -1.0;
+        }
+        lq_prev = lq, ls_prev = ls;
+        double next = exp(lq + (log(target) - ls) / slope);
+        next = next > 2 ? 2 : next < 1e-7 ? 1e-7 : next;
+        if (fabs(log(next) - lq) < 1e-6)
+            break; /* pinned at a limit: the target is out of reach */
+        q = next;
     }
-    e->last_qstep = best_q;
-    set_steps(e, best_q);
-    return encode_once(e, coeffs, out, cap);
+    if (best_q != e->last_qstep) {
+        sci_htj2k_set_qstep(e, best_q);
+        if (code(ctx, e->len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    sci_htj2k_enc *e;
+    const void *coeffs;
+} cpu_ctx;
+
+static long code_cpu(void *ctx, long *len) {
+    cpu_ctx *c = ctx;
+    (void)len; /* code_blocks fills e->len */
+    return code_blocks(c->e, c->coeffs);
 }
 
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
-    if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0)
-        return encode_at_rate(e, coeffs, out, cap);
-    return encode_once(e, coeffs, out, cap);
+    if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
+        cpu_ctx c = {e, coeffs};
+        if (sci_htj2k_search_rate(e, code_cpu, &c) < 0)
+            return 0;
+    } else if (code_blocks(e, coeffs) < 0) {
+        return 0;
+    }
+    return sci_htj2k_write(e, e->len, e->arena, e->slot_off, out, cap);
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ht_tables.h"
 #include "wavelet_frame.h"
 
 #ifdef __cplusplus
@@ -70,6 +71,44 @@ size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e);
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap);
 double sci_htj2k_last_qstep(const sci_htj2k_enc *e);
+
+/*
+ * For other backends (cuda/htj2k.cu): the encoder's code-block layout, its
+ * quantization and tier-2, so that only the block coding moves.  A backend
+ * codes block i of the frame into its own bytes and hands the lengths and
+ * bytes to sci_htj2k_write.
+ */
+typedef struct {
+    unsigned comp;
+    uint32_t x0, y0, w, h;  /* in the component's coefficient plane */
+    unsigned mb;            /* magnitude bit-planes: |q| < 2^mb */
+    size_t max_bytes;       /* bound on its coded length */
+} sci_htj2k_block_info;
+
+size_t sci_htj2k_block_count(const sci_htj2k_enc *e);
+void sci_htj2k_block_get(const sci_htj2k_enc *e, size_t i,
+                         sci_htj2k_block_info *info);
+/* 9/7: 1 / quantization step of block i's band, for the current qstep */
+float sci_htj2k_block_inv_step(const sci_htj2k_enc *e, size_t i);
+/* Offset of component c's plane in the coefficient buffer, in samples. */
+size_t sci_htj2k_comp_offset(const sci_htj2k_enc *e, unsigned c);
+const sci_ht_enc_tables *sci_htj2k_tables(const sci_htj2k_enc *e);
+/* 9/7: changes the base step (rate control); steps of every band follow. */
+void sci_htj2k_set_qstep(sci_htj2k_enc *e, double qstep);
+
+/* Writes the file or codestream around coded blocks: block i has len[i]
+ * bytes (0: all zero, left out) at bytes + off[i].  Returns the length, or 0
+ * when cap is too small. */
+size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
+                       const size_t *off, uint8_t *out, size_t cap);
+
+/* Rate control over any backend: `code` codes every block at the encoder's
+ * current steps, storing each length in len[], and returns 0 (-1 on failure);
+ * this searches qstep so that the codestream meets the bitrate target and
+ * leaves the encoder at the chosen step, the blocks coded at it.  Returns
+ * 0, or -1 when `code` failed. */
+int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
+                          void *ctx);
 
 #ifdef __cplusplus
 }
