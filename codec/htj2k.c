@@ -585,7 +585,7 @@ static size_t write_codestream(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
     put8(o, 0);   /* tile-part 0 */
     put8(o, 1);   /* of 1 */
     put16(o, 0xFF93); /* SOD */
-    if (write_packets(e, cb, o) < 0 || o->len > o->cap)
+    if (write_packets(e, cb, o) < 0 || (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
     if (psot > 0xFFFFFFFFu)
