@@ -60,6 +60,11 @@ struct _GstSciFilterClass
   /* TRUE when the src caps are video (GstCudaBufferPool) rather than a
    * non-video type carried by the blob pool */
   gboolean src_is_video;
+  /* TRUE (the default) when the element has CUDA kernels.  A subclass that
+   * has only its C reference so far sets it to FALSE: `auto` then runs the
+   * CPU without looking for a device, `cuda` fails at start saying so, and
+   * memory:CUDAMemory is never offered. */
+  gboolean has_cuda_backend;
 };
 
 GType gst_sci_filter_get_type (void);

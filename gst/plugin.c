@@ -7,6 +7,7 @@
 
 #include "elements/gstcudadwt.h"
 #include "elements/gstcudaidwt.h"
+#include "elements/gsthtj2kenc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -15,10 +16,11 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
+  ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
   return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, scicodec,
-    "Stages of scientific and video codecs (JPEG 2000 DWT, ...) on CUDA "
-    "and the CPU", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
+    "Stages of scientific and video codecs (JPEG 2000 DWT, HTJ2K, ...) "
+    "on CUDA and the CPU", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
     GST_PACKAGE_ORIGIN)

@@ -1,0 +1,916 @@
+/**
+ * SECTION:element-htj2kenc
+ * @title: htj2kenc
+ *
+ * High-Throughput JPEG 2000 (ITU-T T.814 | ISO/IEC 15444-15) encoder: one
+ * codestream (image/x-jpc, which openjpegdec decodes) or one JPH file
+ * (image/x-jph, with `jph=true`) per frame, one tile per image.
+ *
+ * It takes raw video, running the wavelet transform itself (DC level shift,
+ * RCT or ICT, 5/3 or 9/7, `levels` deep), or the application/x-wavelet
+ * coefficients of cudadwt, whose caps then give the filter, the levels and
+ * the colour transform.  `reversible=true` codes losslessly (5/3 and RCT);
+ * the default is 9/7 and ICT with the quantisation step `qstep`, or the
+ * step that meets `bitrate`.
+ *
+ * For now only the C reference (CPU backend) exists: `backend=auto` runs it,
+ * `backend=cuda` fails at start; buffers are in system memory.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! htj2kenc ! \
+ *     filesink location=f.j2c
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! video/x-raw,format=Y444_12LE ! \
+ *     htj2kenc reversible=true jph=true ! filesink location=f.jph
+ * gst-launch-1.0 videotestsrc ! cudadwt filter=9-7 ! htj2kenc ! openjpegdec ! \
+ *     videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gsthtj2kenc.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_htj2k_enc_debug);
+#define GST_CAT_DEFAULT gst_htj2k_enc_debug
+
+enum
+{
+  PROP_0,
+  PROP_REVERSIBLE,
+  PROP_QSTEP,
+  PROP_LEVELS,
+  PROP_BLOCK_WIDTH,
+  PROP_BLOCK_HEIGHT,
+  PROP_PROGRESSION,
+  PROP_COLOUR_TRANSFORM,
+  PROP_BITRATE,
+  PROP_JPH,
+};
+
+#define DEFAULT_REVERSIBLE FALSE
+#define DEFAULT_QSTEP (1.0 / 256)
+#define DEFAULT_LEVELS 5
+#define DEFAULT_BLOCK_SIZE 64
+#define DEFAULT_PROGRESSION SCI_J2K_RPCL
+#define DEFAULT_COLOUR GST_HTJ2K_COLOUR_AUTO
+#define DEFAULT_BITRATE 0.0
+#define DEFAULT_JPH FALSE
+
+#define MIN_BLOCK_SIZE 4
+#define MAX_BLOCK_SIZE 1024
+#define MAX_BLOCK_AREA 4096
+#define MAX_BITRATE 64.0
+
+#define JPC_MEDIA_TYPE "image/x-jpc"
+#define JPH_MEDIA_TYPE "image/x-jph"
+
+#define CODED_FIELDS \
+  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "num-components = (int) [ 1, 4 ], " \
+  "colorspace = (string) { sRGB, sYUV, GRAY }, " \
+  "sampling = (string) { RGB, YCbCr-4:4:4, YCbCr-4:2:2, YCbCr-4:2:0, " \
+  "GRAYSCALE }, framerate = (fraction) [ 0/1, MAX ]"
+#define SRC_CAPS JPC_MEDIA_TYPE ", " CODED_FIELDS "; " \
+  JPH_MEDIA_TYPE ", " CODED_FIELDS
+
+/* Fields the coded caps take over from the input unchanged. */
+static const gchar *const passthrough_fields[] = {
+  "width", "height", "framerate", "pixel-aspect-ratio",
+};
+
+#define gst_htj2k_enc_parent_class parent_class
+G_DEFINE_TYPE (GstHtj2kEnc, gst_htj2k_enc, GST_TYPE_SCI_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (htj2kenc, "htj2kenc", GST_RANK_NONE,
+    GST_TYPE_HTJ2K_ENC);
+
+#define GST_TYPE_HTJ2K_PROGRESSION (gst_htj2k_progression_get_type ())
+static GType
+gst_htj2k_progression_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {SCI_J2K_LRCP, "Layer-resolution-component-position", "lrcp"},
+    {SCI_J2K_RLCP, "Resolution-layer-component-position", "rlcp"},
+    {SCI_J2K_RPCL, "Resolution-position-component-layer", "rpcl"},
+    {SCI_J2K_PCRL, "Position-component-resolution-layer", "pcrl"},
+    {SCI_J2K_CPRL, "Component-position-resolution-layer", "cprl"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstHtj2kProgression", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_HTJ2K_COLOUR (gst_htj2k_colour_get_type ())
+static GType
+gst_htj2k_colour_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_HTJ2K_COLOUR_AUTO, "RCT (reversible) or ICT (irreversible) when "
+          "the input has 3 full-size components (RGB), else none", "auto"},
+    {GST_HTJ2K_COLOUR_NONE, "Code every component on its own", "none"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstHtj2kColour", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* What the jpeg2000 caps of GStreamer (gstjpeg2000sampling.h) say about
+ * the samples of a video format. */
+typedef struct
+{
+  const gchar *sampling;
+  const gchar *colorspace;
+  gint components;
+} Htj2kSampling;
+
+static gboolean
+sampling_from_format (GstVideoFormat format, Htj2kSampling * out)
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  GstVideoInfo vinfo;
+  GstWaveletInfo winfo;
+
+  /* only what the wavelet stage takes */
+  if (!finfo || !gst_video_info_set_format (&vinfo, format, 16, 16)
+      || gst_wavelet_info_from_video (&winfo, &vinfo, SCI_DWT_53, 0,
+          GST_SCI_COLOUR_NONE))
+    return FALSE;
+  out->components = GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo);
+  if (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)) {
+    out->sampling = "GRAYSCALE";
+    out->colorspace = "GRAY";
+  } else if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    /* the wavelet stage orders the components R, G, B for every RGB format */
+    out->sampling = "RGB";
+    out->colorspace = "sRGB";
+  } else {
+    guint wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1);
+    guint hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1);
+
+    out->colorspace = "sYUV";
+    if (wsub == 0 && hsub == 0)
+      out->sampling = "YCbCr-4:4:4";
+    else if (wsub == 1 && hsub == 0)
+      out->sampling = "YCbCr-4:2:2";
+    else if (wsub == 1 && hsub == 1)
+      out->sampling = "YCbCr-4:2:0";
+    else
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+copy_fields (GstStructure * dst, const GstStructure * src)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (passthrough_fields); i++) {
+    const GValue *v = gst_structure_get_value (src, passthrough_fields[i]);
+    if (v)
+      gst_structure_set_value (dst, passthrough_fields[i], v);
+  }
+}
+
+/* The coded structure for input structure `in` whose format (or
+ * video-format) is `format`, or NULL when we cannot code it. */
+static GstStructure *
+coded_structure (const GstStructure * in, const gchar * media_type,
+    const gchar * format)
+{
+  GstStructure *out;
+  Htj2kSampling si;
+
+  if (format && !sampling_from_format (gst_video_format_from_string (format),
+          &si))
+    return NULL;
+  out = gst_structure_new_empty (media_type);
+  copy_fields (out, in);
+  if (format)
+    gst_structure_set (out, "num-components", G_TYPE_INT, si.components,
+        "colorspace", G_TYPE_STRING, si.colorspace,
+        "sampling", G_TYPE_STRING, si.sampling, NULL);
+  return out;
+}
+
+static gboolean
+field_allows (const GstStructure * s, const gchar * field, const GValue * v)
+{
+  const GValue *have = gst_structure_get_value (s, field);
+
+  return !have || gst_value_can_intersect (have, v);
+}
+
+/* The formats of the sink template whose coded caps fit structure `s`. */
+static gboolean
+formats_for_coded (const GstStructure * s, GValue * list)
+{
+  static const gchar *const tmpl_caps = GST_WAVELET_VIDEO_CAPS_STRING;
+  GstCaps *tmpl = gst_caps_from_string (tmpl_caps);
+  const GValue *formats =
+      gst_structure_get_value (gst_caps_get_structure (tmpl, 0), "format");
+  guint i;
+
+  g_value_init (list, GST_TYPE_LIST);
+  for (i = 0; i < gst_value_list_get_size (formats); i++) {
+    const GValue *f = gst_value_list_get_value (formats, i);
+    Htj2kSampling si;
+    GValue v = G_VALUE_INIT;
+    gboolean ok;
+
+    if (!sampling_from_format (gst_video_format_from_string
+            (g_value_get_string (f)), &si))
+      continue;
+    g_value_init (&v, G_TYPE_INT);
+    g_value_set_int (&v, si.components);
+    ok = field_allows (s, "num-components", &v);
+    g_value_unset (&v);
+    g_value_init (&v, G_TYPE_STRING);
+    g_value_set_static_string (&v, si.sampling);
+    ok = ok && field_allows (s, "sampling", &v);
+    g_value_set_static_string (&v, si.colorspace);
+    ok = ok && field_allows (s, "colorspace", &v);
+    g_value_unset (&v);
+    if (ok)
+      gst_value_list_append_value (list, f);
+  }
+  gst_caps_unref (tmpl);
+  return gst_value_list_get_size (list) > 0;
+}
+
+static void
+set_dirty_and_reconfigure (GstHtj2kEnc * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  /* jph changes the output caps; the others change the encoder, which is
+   * rebuilt before the next frame (renegotiation skips set_caps when the
+   * caps stay the same). */
+  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_htj2k_enc_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_REVERSIBLE:
+      self->reversible = g_value_get_boolean (value);
+      break;
+    case PROP_QSTEP:
+      self->qstep = g_value_get_double (value);
+      break;
+    case PROP_LEVELS:
+      self->levels = g_value_get_uint (value);
+      break;
+    case PROP_BLOCK_WIDTH:
+      self->block_width = g_value_get_uint (value);
+      break;
+    case PROP_BLOCK_HEIGHT:
+      self->block_height = g_value_get_uint (value);
+      break;
+    case PROP_PROGRESSION:
+      self->progression = g_value_get_enum (value);
+      break;
+    case PROP_COLOUR_TRANSFORM:
+      self->colour = g_value_get_enum (value);
+      break;
+    case PROP_BITRATE:
+      self->bitrate = g_value_get_double (value);
+      break;
+    case PROP_JPH:
+      self->jph = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      return;
+  }
+  GST_OBJECT_UNLOCK (self);
+  set_dirty_and_reconfigure (self);
+}
+
+static void
+gst_htj2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_REVERSIBLE:
+      g_value_set_boolean (value, self->reversible);
+      break;
+    case PROP_QSTEP:
+      g_value_set_double (value, self->qstep);
+      break;
+    case PROP_LEVELS:
+      g_value_set_uint (value, self->levels);
+      break;
+    case PROP_BLOCK_WIDTH:
+      g_value_set_uint (value, self->block_width);
+      break;
+    case PROP_BLOCK_HEIGHT:
+      g_value_set_uint (value, self->block_height);
+      break;
+    case PROP_PROGRESSION:
+      g_value_set_enum (value, self->progression);
+      break;
+    case PROP_COLOUR_TRANSFORM:
+      g_value_set_enum (value, self->colour);
+      break;
+    case PROP_BITRATE:
+      g_value_set_double (value, self->bitrate);
+      break;
+    case PROP_JPH:
+      g_value_set_boolean (value, self->jph);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstCaps *
+gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstCaps *result = gst_caps_new_empty ();
+  const gchar *media_type;
+  guint i, k;
+
+  GST_OBJECT_LOCK (self);
+  media_type = self->jph ? JPH_MEDIA_TYPE : JPC_MEDIA_TYPE;
+  GST_OBJECT_UNLOCK (self);
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *in = gst_caps_get_structure (caps, i);
+
+    if (direction == GST_PAD_SINK) {
+      const GValue *fmt = gst_structure_get_value (in,
+          gst_structure_has_name (in, GST_WAVELET_MEDIA_TYPE) ?
+          "video-format" : "format");
+      GstStructure *out;
+
+      if (fmt && G_VALUE_HOLDS_STRING (fmt)) {
+        out = coded_structure (in, media_type, g_value_get_string (fmt));
+        if (out)
+          result = gst_caps_merge_structure (result, out);
+      } else if (fmt && GST_VALUE_HOLDS_LIST (fmt)) {
+        for (k = 0; k < gst_value_list_get_size (fmt); k++) {
+          const GValue *f = gst_value_list_get_value (fmt, k);
+
+          if (!G_VALUE_HOLDS_STRING (f))
+            continue;
+          out = coded_structure (in, media_type, g_value_get_string (f));
+          if (out)
+            result = gst_caps_merge_structure (result, out);
+        }
+      } else {
+        result = gst_caps_merge_structure (result,
+            coded_structure (in, media_type, NULL));
+      }
+    } else {
+      GValue formats = G_VALUE_INIT;
+      GstStructure *video, *wavelet;
+
+      /* jph selects the one media type we produce */
+      if (!gst_structure_has_name (in, media_type)
+          || !formats_for_coded (in, &formats)) {
+        if (G_IS_VALUE (&formats))
+          g_value_unset (&formats);
+        continue;
+      }
+      video = gst_structure_new_empty ("video/x-raw");
+      copy_fields (video, in);
+      gst_structure_set_value (video, "format", &formats);
+      wavelet = gst_structure_new_empty (GST_WAVELET_MEDIA_TYPE);
+      copy_fields (wavelet, in);
+      gst_structure_take_value (wavelet, "video-format", &formats);
+      result = gst_caps_merge_structure (result, video);
+      result = gst_caps_merge_structure (result, wavelet);
+    }
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static gboolean
+gst_htj2k_enc_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+
+  /* Only the bound on a coded frame is known; prepare_output_buffer
+   * allocates it and transform trims the buffer to the frame. */
+  if (direction != GST_PAD_SINK || !self->enc)
+    return FALSE;
+  *othersize = self->max_bytes;
+  return TRUE;
+}
+
+static void
+release_encoder (GstHtj2kEnc * self)
+{
+  g_clear_pointer (&self->enc, sci_htj2k_enc_free);
+  g_clear_pointer (&self->coeffs, g_free);
+  self->max_bytes = 0;
+}
+
+static void
+release_pool (GstHtj2kEnc * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  self->pool_size = 0;
+}
+
+#define NEGOTIATION_ERROR(self, ...) \
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (__VA_ARGS__), (NULL))
+
+/* Builds the encoder for the negotiated caps and the current properties:
+ * called at negotiation and before the first frame after a property
+ * change.  FALSE posts an error saying why. */
+static gboolean
+gst_htj2k_enc_configure (GstHtj2kEnc * self)
+{
+  GstWaveletInfo winfo;
+  sci_htj2k_params p;
+  gboolean reversible;
+  guint levels, bw, bh;
+  GstHtj2kColour colour;
+  gdouble bitrate;
+  const sci_wt_geometry *g = &winfo.geom;
+  const gchar *why;
+
+  GST_OBJECT_LOCK (self);
+  self->dirty = FALSE;
+  reversible = self->reversible;
+  levels = self->levels;
+  colour = self->colour;
+  bw = self->block_width;
+  bh = self->block_height;
+  bitrate = self->bitrate;
+  sci_htj2k_params_default (&p);
+  p.qstep = self->qstep;
+  p.progression = self->progression;
+  p.bitrate = bitrate;
+  GST_OBJECT_UNLOCK (self);
+  /* from the caps, not the property: the bytes must match the caps even
+   * when jph changes between renegotiation and this frame */
+  p.jph = gst_structure_has_name (gst_caps_get_structure (self->outcaps, 0),
+      JPH_MEDIA_TYPE);
+
+  release_encoder (self);
+
+  if (self->wavelet_in) {
+    why = gst_wavelet_info_from_caps (&winfo, self->incaps);
+    if (why) {
+      NEGOTIATION_ERROR (self, "Cannot code coefficients %" GST_PTR_FORMAT
+          ": %s", self->incaps, why);
+      return FALSE;
+    }
+    if ((g->filter == SCI_DWT_53) != reversible) {
+      NEGOTIATION_ERROR (self, "The input coefficients are filter=%s but "
+          "reversible=%s: set reversible=%s, or make them with filter=%s",
+          gst_wavelet_filter_to_string (g->filter),
+          reversible ? "true" : "false", reversible ? "false" : "true",
+          reversible ? "5-3" : "9-7");
+      return FALSE;
+    }
+    if (levels != g->levels)
+      GST_INFO_OBJECT (self, "levels=%u ignored: the coefficients have %u",
+          levels, g->levels);
+  } else {
+    why = gst_wavelet_info_from_video (&winfo, &self->in_info,
+        reversible ? SCI_DWT_53 : SCI_DWT_97, levels,
+        (GstSciColourMode) colour);
+    if (why) {
+      NEGOTIATION_ERROR (self, "Cannot code %s %dx%d: %s",
+          GST_VIDEO_INFO_NAME (&self->in_info),
+          GST_VIDEO_INFO_WIDTH (&self->in_info),
+          GST_VIDEO_INFO_HEIGHT (&self->in_info), why);
+      return FALSE;
+    }
+  }
+
+  if ((bw & (bw - 1)) || (bh & (bh - 1))) {
+    NEGOTIATION_ERROR (self, "Code-block size %ux%u: block-width and "
+        "block-height must be powers of two from %u to %u", bw, bh,
+        MIN_BLOCK_SIZE, MAX_BLOCK_SIZE);
+    return FALSE;
+  }
+  if (bw * bh > MAX_BLOCK_AREA) {
+    NEGOTIATION_ERROR (self, "Code-block size %ux%u has %u samples: JPEG 2000 "
+        "allows at most %u (block-width x block-height)", bw, bh, bw * bh,
+        MAX_BLOCK_AREA);
+    return FALSE;
+  }
+  p.cb_w_log2 = g_bit_nth_lsf (bw, -1);
+  p.cb_h_log2 = g_bit_nth_lsf (bh, -1);
+  if (reversible && bitrate > 0) {
+    NEGOTIATION_ERROR (self, "bitrate=%g needs reversible=false: reversible "
+        "coding is lossless and has no rate target (set bitrate=0)", bitrate);
+    return FALSE;
+  }
+  why = sci_htj2k_check (g, &p);
+  if (why) {
+    NEGOTIATION_ERROR (self, "Cannot code %ux%u, %u components of %u bits, "
+        "%s, %u levels: %s", g->width, g->height, g->components, g->depth,
+        gst_wavelet_filter_to_string (g->filter), g->levels, why);
+    return FALSE;
+  }
+
+  self->enc = sci_htj2k_enc_new (g, &p);
+  if (!self->enc) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot create the HTJ2K encoder (out of memory?)"), (NULL));
+    return FALSE;
+  }
+  if (!self->wavelet_in) {
+    self->coeffs = g_try_malloc (winfo.size);
+    if (!self->coeffs) {
+      release_encoder (self);
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate %" G_GSIZE_FORMAT " bytes of coefficients",
+              winfo.size), (NULL));
+      return FALSE;
+    }
+  }
+  self->winfo = winfo;
+  self->params = p;
+  self->max_bytes = sci_htj2k_max_bytes (self->enc);
+
+  GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
+      " colour transform %s, code-blocks %ux%u, progression %u, %s%s, "
+      "up to %" G_GSIZE_FORMAT " bytes a frame, CPU backend",
+      self->wavelet_in ? "coefficients of " : "",
+      gst_video_format_to_string (winfo.video_format), g->width, g->height,
+      g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
+      g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
+      (guint) p.progression, p.jph ? "JPH" : "codestream",
+      reversible ? ", lossless" : "", self->max_bytes);
+  return TRUE;
+}
+
+static gboolean
+gst_htj2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+
+  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+    return FALSE;
+  self->wavelet_in = gst_structure_has_name (gst_caps_get_structure (incaps,
+          0), GST_WAVELET_MEDIA_TYPE);
+  if (!self->wavelet_in && !gst_video_info_from_caps (&self->in_info, incaps)) {
+    NEGOTIATION_ERROR (self, "Invalid input caps %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  gst_caps_replace (&self->incaps, incaps);
+  gst_caps_replace (&self->outcaps, outcaps);
+  return gst_htj2k_enc_configure (self);
+}
+
+static gboolean
+gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+
+  /* Coded frames vary in size: pools of downstream (fixed-size buffers)
+   * are not used, but its allocator is, for our own pool. */
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+          query))
+    return FALSE;
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  gst_clear_object (&self->allocator);
+  self->allocator = allocator;
+  self->alloc_params = params;
+  release_pool (self);
+  return TRUE;
+}
+
+/* A pool of max_bytes buffers, made again when that bound changes. */
+static gboolean
+ensure_pool (GstHtj2kEnc * self)
+{
+  GstStructure *config;
+
+  if (self->pool && self->pool_size == self->max_bytes)
+    return TRUE;
+  release_pool (self);
+  self->pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (self->pool);
+  gst_buffer_pool_config_set_params (config, self->outcaps,
+      (guint) self->max_bytes, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, self->allocator,
+      &self->alloc_params);
+  if (self->max_bytes > G_MAXUINT || !gst_buffer_pool_set_config (self->pool,
+          config) || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte output buffers",
+            self->max_bytes), (NULL));
+    release_pool (self);
+    return FALSE;
+  }
+  self->pool_size = self->max_bytes;
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstFlowReturn ret;
+  gboolean dirty;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty;
+  GST_OBJECT_UNLOCK (self);
+  if (!self->outcaps)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if ((dirty || !self->enc) && !gst_htj2k_enc_configure (self))
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (!ensure_pool (self))
+    return GST_FLOW_ERROR;
+  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
+          *outbuf))
+    GST_DEBUG_OBJECT (self, "could not copy the metadata of the input");
+  /* every coded frame stands alone */
+  GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return GST_FLOW_OK;
+}
+
+/* One frame through the C reference: the wavelet transform (raw input) and
+ * the encoder.  *written gets the coded bytes.  The CUDA backend will be a
+ * sibling of this function. */
+static GstFlowReturn
+encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
+    gsize cap, gsize * written)
+{
+  GstMapInfo in = GST_MAP_INFO_INIT;
+  const void *coeffs;
+
+  if (self->wavelet_in) {
+    if (!gst_buffer_map (inbuf, &in, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+          (NULL));
+      return GST_FLOW_ERROR;
+    }
+    if (in.size < self->winfo.size) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Input buffer of %" G_GSIZE_FORMAT " bytes is smaller than the %"
+              G_GSIZE_FORMAT " bytes of coefficients the caps describe",
+              in.size, self->winfo.size), (NULL));
+      gst_buffer_unmap (inbuf, &in);
+      return GST_FLOW_ERROR;
+    }
+    coeffs = in.data;
+    if ((guintptr) in.data % 4) {
+      /* samples are read as int32 or float */
+      if (!self->coeffs)
+        self->coeffs = g_malloc (self->winfo.size);
+      memcpy (self->coeffs, in.data, self->winfo.size);
+      coeffs = self->coeffs;
+    }
+  } else {
+    sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
+    GstVideoFrame frame;
+    int err;
+
+    if (!gst_video_frame_map (&frame, &self->in_info, inbuf, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
+              "%dx%d frame (%" G_GSIZE_FORMAT " bytes)",
+              gst_buffer_get_size (inbuf), GST_VIDEO_INFO_NAME (&self->in_info),
+              GST_VIDEO_INFO_WIDTH (&self->in_info),
+              GST_VIDEO_INFO_HEIGHT (&self->in_info),
+              GST_VIDEO_INFO_SIZE (&self->in_info)), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gst_wavelet_planes_from_frame (&frame, planes);
+    err = sci_wt_forward (&self->winfo.geom, planes, self->coeffs);
+    gst_video_frame_unmap (&frame);
+    if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory for the wavelet transform scratch"), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    coeffs = self->coeffs;
+  }
+
+  *written = sci_htj2k_encode (self->enc, coeffs, out, cap);
+  if (in.memory)
+    gst_buffer_unmap (inbuf, &in);
+  if (*written == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The HTJ2K encoder refused the frame"),
+        ("sci_htj2k_encode returned 0 with a %" G_GSIZE_FORMAT "-byte "
+            "buffer (magnitudes beyond the signalled bit-planes?)", cap));
+    return GST_FLOW_ERROR;
+  }
+  if (self->params.bitrate > 0)
+    GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes, qstep %g for bitrate %g",
+        *written, sci_htj2k_last_qstep (self->enc), self->params.bitrate);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstMapInfo out;
+  GstFlowReturn ret;
+  gsize written = 0;
+
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
+  gst_buffer_unmap (outbuf, &out);
+  if (ret == GST_FLOW_OK)
+    gst_buffer_set_size (outbuf, written);
+  return ret;
+}
+
+static gboolean
+gst_htj2k_enc_stop (GstBaseTransform * trans)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+
+  release_encoder (self);
+  release_pool (self);
+  gst_clear_object (&self->allocator);
+  gst_clear_caps (&self->incaps);
+  gst_clear_caps (&self->outcaps);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_htj2k_enc_finalize (GObject * object)
+{
+  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
+
+  release_encoder (self);
+  release_pool (self);
+  gst_clear_object (&self->allocator);
+  gst_clear_caps (&self->incaps);
+  gst_clear_caps (&self->outcaps);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  GstCaps *caps;
+
+  gobject_class->set_property = gst_htj2k_enc_set_property;
+  gobject_class->get_property = gst_htj2k_enc_get_property;
+  gobject_class->finalize = gst_htj2k_enc_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_REVERSIBLE,
+      g_param_spec_boolean ("reversible", "Reversible",
+          "Lossless coding: 5/3 wavelet and RCT (3 components).  false: "
+          "9/7 wavelet and ICT, quantised by qstep or bitrate.  With "
+          "application/x-wavelet input it must agree with the caps' filter",
+          DEFAULT_REVERSIBLE, flags));
+  g_object_class_install_property (gobject_class, PROP_QSTEP,
+      g_param_spec_double ("qstep", "Quantisation step",
+          "Irreversible only: base quantisation step relative to the full "
+          "sample range (as ojph_compress -qstep), in (0, 2]; each subband's "
+          "step is this over its synthesis gain", G_MINDOUBLE, 2.0,
+          DEFAULT_QSTEP, flags));
+  g_object_class_install_property (gobject_class, PROP_LEVELS,
+      g_param_spec_uint ("levels", "Levels",
+          "Wavelet decomposition levels, raw video input only (coefficients "
+          "bring their own)", 0, SCI_DWT_MAX_LEVELS, DEFAULT_LEVELS, flags));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_WIDTH,
+      g_param_spec_uint ("block-width", "Code-block width",
+          "Code-block width: a power of two, 4..1024, with block-width x "
+          "block-height <= 4096 (checked at negotiation)", MIN_BLOCK_SIZE,
+          MAX_BLOCK_SIZE, DEFAULT_BLOCK_SIZE, flags));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_HEIGHT,
+      g_param_spec_uint ("block-height", "Code-block height",
+          "Code-block height: a power of two, 4..1024, with block-width x "
+          "block-height <= 4096 (checked at negotiation)", MIN_BLOCK_SIZE,
+          MAX_BLOCK_SIZE, DEFAULT_BLOCK_SIZE, flags));
+  g_object_class_install_property (gobject_class, PROP_PROGRESSION,
+      g_param_spec_enum ("progression", "Progression order",
+          "Packet progression order of the codestream",
+          GST_TYPE_HTJ2K_PROGRESSION, DEFAULT_PROGRESSION, flags));
+  g_object_class_install_property (gobject_class, PROP_COLOUR_TRANSFORM,
+      g_param_spec_enum ("colour-transform", "Colour transform",
+          "Component transform of raw video input: auto = RCT (reversible) or"
+          " ICT when the input has 3 full-size components (RGB), none = code"
+          " components independently", GST_TYPE_HTJ2K_COLOUR, DEFAULT_COLOUR,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_BITRATE,
+      g_param_spec_double ("bitrate", "Bit rate",
+          "Irreversible only: target bits per pixel (the step meeting it "
+          "replaces qstep); 0 = off.  With reversible=true negotiation fails",
+          0.0, MAX_BITRATE, DEFAULT_BITRATE, flags));
+  g_object_class_install_property (gobject_class, PROP_JPH,
+      g_param_spec_boolean ("jph", "JPH file",
+          "Output the JPH file format (image/x-jph: JP2 signature, header "
+          "boxes, codestream box) instead of the raw codestream (image/x-jpc)",
+          DEFAULT_JPH, flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "HTJ2K encoder", "Codec/Encoder/Image",
+      "High-Throughput JPEG 2000 (ITU-T T.814) encoder of raw video or "
+      "wavelet coefficients into codestreams or JPH files (CPU backend)",
+      "scicodec developers");
+
+  /* System memory only until the CUDA backend exists. */
+  caps = gst_caps_from_string (GST_WAVELET_VIDEO_CAPS_STRING "; "
+      GST_WAVELET_CAPS_STRING);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform_size);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_htj2k_enc_set_caps);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_htj2k_enc_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_htj2k_enc_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_htj2k_enc_stop);
+
+  GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
+  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_PROGRESSION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_COLOUR, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_htj2k_enc_debug, "htj2kenc", 0, "HTJ2K encoder");
+}
+
+static void
+gst_htj2k_enc_init (GstHtj2kEnc * self)
+{
+  self->reversible = DEFAULT_REVERSIBLE;
+  self->qstep = DEFAULT_QSTEP;
+  self->levels = DEFAULT_LEVELS;
+  self->block_width = DEFAULT_BLOCK_SIZE;
+  self->block_height = DEFAULT_BLOCK_SIZE;
+  self->progression = DEFAULT_PROGRESSION;
+  self->colour = DEFAULT_COLOUR;
+  self->bitrate = DEFAULT_BITRATE;
+  self->jph = DEFAULT_JPH;
+  gst_allocation_params_init (&self->alloc_params);
+}

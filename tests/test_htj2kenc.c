@@ -1,0 +1,910 @@
+/*
+ * htj2kenc in GstHarness, CPU backend and system memory: lossless round
+ * trips through openjpegdec (OpenJPEG's HTJ2K decoder) and, where it is
+ * installed, OpenJPH's ojph_expand; the output caps; lossy quality; the
+ * refusals; coefficients from cudadwt coded as the element's own DWT
+ * would; the JPH file format; renegotiation on a property change.
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "frameutil.h"
+
+/* Whether `needle` (n bytes) occurs in the first `size` bytes of `data`. */
+static gboolean
+contains (const guint8 * data, gsize size, const gchar * needle, gsize n)
+{
+  gsize i;
+
+  for (i = 0; i + n <= size; i++)
+    if (memcmp (data + i, needle, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+have_openjpegdec (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("openjpegdec");
+
+  if (!f)
+    return FALSE;
+  gst_object_unref (f);
+  return TRUE;
+}
+
+#define REQUIRE_OPENJPEGDEC() \
+  fail_unless (have_openjpegdec (), "openjpegdec is missing: install " \
+      "gstreamer1.0-plugins-bad (scripts/install-deps.sh)")
+
+static guint
+sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
+{
+  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8)
+    return GST_READ_UINT16_LE (p);
+  return *p;
+}
+
+/* Compares the input frame with what openjpegdec made of it.  openjpegdec
+ * outputs its own format (RGB for any 8-bit RGB input, AYUV64 or ARGB64
+ * for deeper samples it has no planar format for), with component c of
+ * ours as its component c, shifted up by its depth minus ours (at most 8).
+ * Returns the number of samples that differ and the sum of squared
+ * errors (in units of the input samples); a description of the first
+ * mismatch goes to *why. */
+static guint64
+compare_decoded (const GstVideoInfo * in_info, GstBuffer * in,
+    GstBuffer * out, GstCaps * out_caps, gdouble * sq_err, gchar ** why)
+{
+  GstVideoInfo out_info;
+  GstVideoFrame a, b;
+  guint64 bad = 0;
+  gdouble sq = 0;
+  guint c, x, y;
+
+  *why = NULL;
+  fail_unless (gst_video_info_from_caps (&out_info, out_caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&out_info),
+      GST_VIDEO_INFO_WIDTH (in_info));
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&out_info),
+      GST_VIDEO_INFO_HEIGHT (in_info));
+  fail_unless (GST_VIDEO_INFO_N_COMPONENTS (&out_info) >=
+      GST_VIDEO_INFO_N_COMPONENTS (in_info));
+  fail_unless (gst_video_frame_map (&a, in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, &out_info, out, GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (in_info); c++) {
+    gint shift = CLAMP ((gint) GST_VIDEO_FRAME_COMP_DEPTH (&b, c) -
+        (gint) GST_VIDEO_FRAME_COMP_DEPTH (&a, c), 0, 8);
+    /* AYUV64 output of subsampled input repeats the chroma samples */
+    guint xs = GST_VIDEO_FORMAT_INFO_W_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_W_SUB (b.info.finfo, c);
+    guint ys = GST_VIDEO_FORMAT_INFO_H_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_H_SUB (b.info.finfo, c);
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&a, c); x++) {
+        gint va = sample_get (&a, c, x, y);
+        gint vb = (gint) (sample_get (&b, c, x << xs, y << ys) >> shift);
+
+        if (va != vb) {
+          if (bad++ == 0)
+            *why = g_strdup_printf ("component %u (%u,%u): %d, not %d (%s "
+                "decoded as %s)", c, x, y, vb, va,
+                GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_NAME (&out_info));
+          sq += (gdouble) (va - vb) * (va - vb);
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+  if (sq_err)
+    *sq_err = sq;
+  return bad;
+}
+
+/* Pushes `in` through `pipeline` (caps `caps`), returns the one output
+ * buffer and its caps (NULL when nothing came out). */
+static GstBuffer *
+run_one (GstHarness * h, GstBuffer * in, GstCaps ** out_caps)
+{
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  if (out && out_caps)
+    *out_caps = gst_pad_get_current_caps (h->sinkpad);
+  return out;
+}
+
+static void
+check_lossless (const gchar * format, gint w, gint h, guint64 seed)
+{
+  GstHarness *hr = gst_harness_new_parse ("htj2kenc reversible=true ! "
+      "openjpegdec");
+  GstCaps *caps = frameutil_video_caps (format, w, h);
+  GstVideoInfo info;
+  guint k;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_harness_set_src_caps (hr, caps);
+  /* a flat frame (a short codestream) and then a random one, through the
+   * same output buffer pool: trimmed buffers come back full size */
+  for (k = 0; k < 2; k++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *out;
+    GstCaps *out_caps = NULL;
+    gchar *why;
+    guint64 bad;
+
+    gst_buffer_memset (in, 0, 0, info.size);
+    if (k == 1) {
+      GstVideoFrame f;
+      fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+      frameutil_fill_random (&f, &seed);
+      gst_video_frame_unmap (&f);
+    }
+    out = run_one (hr, in, &out_caps);
+    fail_unless (out != NULL, "%s %dx%d: no decoded frame", format, w, h);
+    bad = compare_decoded (&info, in, out, out_caps, NULL, &why);
+    fail_unless (bad == 0, "%s %dx%d frame %u: %" G_GUINT64_FORMAT
+        " samples differ, first %s", format, w, h, k, bad, why);
+    gst_caps_unref (out_caps);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (hr);
+}
+
+GST_START_TEST (test_lossless_openjpegdec)
+{
+  /* what openjpegdec decodes to a format of its own for every size */
+  const gchar *formats[] = { "GRAY8", "GRAY16_LE", "I420", "I420_10LE",
+    "Y42B", "I422_10LE", "Y444", "Y444_10LE", "Y444_12LE", "Y444_16LE",
+    "RGB", "BGR", "RGBP", "BGRP", "GBR", "GBR_10LE", "GBR_12LE",
+  };
+  /* subsampled 12-bit comes back as AYUV64, whose chroma openjpegdec 1.22
+   * indexes correctly only for even widths */
+  const gchar *even_only[] = { "I420_12LE", "I422_12LE" };
+  const gint sizes[][2] = { {33, 17}, {1, 7}, {64, 64}, {7, 1} };
+  guint f, s;
+
+  REQUIRE_OPENJPEGDEC ();
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      check_lossless (formats[f], sizes[s][0], sizes[s][1], 17 * f + s + 1);
+  for (f = 0; f < G_N_ELEMENTS (even_only); f++)
+    check_lossless (even_only[f], 64, 38, f + 100);
+}
+
+GST_END_TEST;
+
+/* The output caps of one frame of `format` through `pipeline`. */
+static GstStructure *
+coded_structure (const gchar * pipeline, const gchar * format, gint w, gint h)
+{
+  GstHarness *hr = gst_harness_new_parse (pipeline);
+  GstCaps *caps = frameutil_video_caps (format, w, h);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstCaps *out_caps = NULL;
+  GstStructure *s;
+  guint64 seed = 3;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_harness_set_src_caps (hr, caps);
+  in = frameutil_random_buffer (&info, &seed);
+  out = run_one (hr, in, &out_caps);
+  fail_unless (out != NULL);
+  s = gst_structure_copy (gst_caps_get_structure (out_caps, 0));
+  gst_caps_unref (out_caps);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (hr);
+  return s;
+}
+
+GST_START_TEST (test_caps)
+{
+  const struct
+  {
+    const gchar *format, *colorspace, *sampling;
+    gint components;
+  } cases[] = {
+    {"GRAY8", "GRAY", "GRAYSCALE", 1},
+    {"GRAY16_LE", "GRAY", "GRAYSCALE", 1},
+    {"I420", "sYUV", "YCbCr-4:2:0", 3},
+    {"I420_12LE", "sYUV", "YCbCr-4:2:0", 3},
+    {"Y42B", "sYUV", "YCbCr-4:2:2", 3},
+    {"I422_10LE", "sYUV", "YCbCr-4:2:2", 3},
+    {"Y444_16LE", "sYUV", "YCbCr-4:4:4", 3},
+    {"RGB", "sRGB", "RGB", 3},
+    {"BGR", "sRGB", "RGB", 3},
+    {"GBR_10LE", "sRGB", "RGB", 3},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstStructure *s = coded_structure ("htj2kenc", cases[i].format, 35, 21);
+    gint v, n, d;
+
+    fail_unless (gst_structure_has_name (s, "image/x-jpc"), "%s: %s",
+        cases[i].format, gst_structure_get_name (s));
+    fail_unless (gst_structure_get_int (s, "width", &v) && v == 35);
+    fail_unless (gst_structure_get_int (s, "height", &v) && v == 21);
+    fail_unless (gst_structure_get_int (s, "num-components", &v));
+    fail_unless_equals_int (v, cases[i].components);
+    fail_unless_equals_string (gst_structure_get_string (s, "colorspace"),
+        cases[i].colorspace);
+    fail_unless_equals_string (gst_structure_get_string (s, "sampling"),
+        cases[i].sampling);
+    fail_unless (gst_structure_get_fraction (s, "framerate", &n, &d));
+    fail_unless (n == 30 && d == 1);
+    gst_structure_free (s);
+  }
+}
+
+GST_END_TEST;
+
+/* A smooth image (two slow sinusoids and a ramp) of any format. */
+static GstBuffer *
+smooth_buffer (const GstVideoInfo * info)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame f;
+  guint c, x, y;
+
+  gst_buffer_memset (buf, 0, 0, info->size);
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+    guint depth = GST_VIDEO_FRAME_COMP_DEPTH (&f, c);
+    gdouble max = (1u << depth) - 1;
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&f, c); x++) {
+        guint8 *p = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, c) +
+            (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (&f, c) +
+            (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
+        gdouble v = 0.5 + 0.3 * sin (x / (9.0 + c)) * cos (y / 13.0) +
+            0.15 * (gdouble) x / GST_VIDEO_FRAME_COMP_WIDTH (&f, c) - 0.07;
+        guint s = (guint) CLAMP (v * max + 0.5, 0, max);
+
+        if (depth > 8)
+          GST_WRITE_UINT16_LE (p, s);
+        else
+          *p = s;
+      }
+    }
+  }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+GST_START_TEST (test_lossy_psnr)
+{
+  const gchar *formats[] = { "RGB", "I420", "GRAY8", "I420_10LE" };
+  guint f;
+
+  REQUIRE_OPENJPEGDEC ();
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstHarness *hr = gst_harness_new_parse ("htj2kenc ! openjpegdec");
+    GstCaps *caps = frameutil_video_caps (formats[f], 131, 97);
+    GstCaps *out_caps = NULL;
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    gdouble sq, mse, psnr, peak;
+    guint64 n = 0;
+    gchar *why;
+    guint c;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    gst_harness_set_src_caps (hr, caps);
+    in = smooth_buffer (&info);
+    out = run_one (hr, in, &out_caps);
+    fail_unless (out != NULL, "%s: nothing decoded", formats[f]);
+    compare_decoded (&info, in, out, out_caps, &sq, &why);
+    g_free (why);
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+      n += (guint64) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
+          GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+    peak = (1u << GST_VIDEO_INFO_COMP_DEPTH (&info, 0)) - 1;
+    mse = sq / n;
+    psnr = mse > 0 ? 10 * log10 (peak * peak / mse) : 99;
+    GST_INFO ("%s: PSNR %.2f dB", formats[f], psnr);
+    fail_unless (psnr > 35, "%s: PSNR %.2f dB", formats[f], psnr);
+    gst_caps_unref (out_caps);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_harness_teardown (hr);
+  }
+}
+
+GST_END_TEST;
+
+/* Pushes one frame into `pipeline`; the push must fail and an error whose
+ * text holds `needle` must be posted (needle NULL: no message expected). */
+static void
+expect_refusal (const gchar * pipeline, GstCaps * caps, const gchar * needle)
+{
+  GstHarness *hr = gst_harness_new_parse (pipeline);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+  GstMessage *msg;
+  guint64 seed = 9;
+
+  gst_element_set_bus (hr->element, bus);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_harness_set_src_caps (hr, caps);
+  buf = frameutil_random_buffer (&info, &seed);
+  ret = gst_harness_push (hr, buf);
+  fail_unless (ret == GST_FLOW_NOT_NEGOTIATED || ret == GST_FLOW_ERROR,
+      "%s: pushed with %s", pipeline, gst_flow_get_name (ret));
+  fail_unless (gst_harness_try_pull (hr) == NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (needle) {
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    fail_unless (msg != NULL, "%s: no error message", pipeline);
+    gst_message_parse_error (msg, &err, &debug);
+    GST_INFO ("%s: %s (%s)", pipeline, err->message, debug);
+    fail_unless (strstr (err->message, needle) != NULL,
+        "%s: error \"%s\" does not mention \"%s\"", pipeline, err->message,
+        needle);
+    g_error_free (err);
+    g_free (debug);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_bus (hr->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hr);
+}
+
+GST_START_TEST (test_refusals)
+{
+  GstElement *e;
+  guint v;
+
+  /* code-blocks of more than 4096 samples, or not a power of two */
+  expect_refusal ("htj2kenc block-width=128",
+      frameutil_video_caps ("GRAY8", 40, 30), "4096");
+  expect_refusal ("htj2kenc block-width=256 block-height=32",
+      frameutil_video_caps ("I420", 40, 30), "4096");
+  expect_refusal ("htj2kenc block-width=48 block-height=32",
+      frameutil_video_caps ("GRAY8", 40, 30), "powers of two");
+  /* 128x32 is fine */
+  {
+    GstHarness *hr = gst_harness_new_parse ("htj2kenc block-width=128 "
+        "block-height=32");
+    GstCaps *caps = frameutil_video_caps ("GRAY8", 40, 30);
+    GstVideoInfo info;
+    guint64 seed = 1;
+
+    gst_video_info_from_caps (&info, caps);
+    gst_harness_set_src_caps (hr, caps);
+    fail_unless_equals_int (gst_harness_push (hr,
+            frameutil_random_buffer (&info, &seed)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (hr));
+    gst_harness_teardown (hr);
+  }
+  /* beyond the property's range: GLib warns and keeps the old value */
+  e = gst_element_factory_make ("htj2kenc", NULL);
+  ASSERT_WARNING (g_object_set (e, "block-width", 2048, NULL));
+  g_object_get (e, "block-width", &v, NULL);
+  fail_unless_equals_int (v, 64);
+  ASSERT_WARNING (g_object_set (e, "block-height", 2, NULL));
+  g_object_get (e, "block-height", &v, NULL);
+  fail_unless_equals_int (v, 64);
+  gst_object_unref (e);
+
+  /* a rate target for lossless coding */
+  expect_refusal ("htj2kenc reversible=true bitrate=2",
+      frameutil_video_caps ("RGB", 40, 30), "bitrate");
+  /* coefficients of the other filter */
+  expect_refusal ("cudadwt backend=cpu filter=9-7 ! htj2kenc reversible=true",
+      frameutil_video_caps ("RGB", 40, 30), "reversible");
+  expect_refusal ("cudadwt backend=cpu filter=5-3 ! htj2kenc",
+      frameutil_video_caps ("GRAY16_LE", 40, 30), "reversible");
+  /* formats the wavelet stage does not take */
+  expect_refusal ("htj2kenc", frameutil_video_caps ("NV12", 16, 16), NULL);
+  expect_refusal ("htj2kenc", frameutil_video_caps ("AYUV", 16, 16), NULL);
+  expect_refusal ("htj2kenc", frameutil_video_caps ("GRAY16_BE", 16, 16), NULL);
+  /* openjpegdec does not take the JPH file format: no link */
+  if (have_openjpegdec ()) {
+    GstElement *bin = gst_bin_new (NULL);
+    GstElement *dec = gst_element_factory_make ("openjpegdec", NULL);
+
+    e = gst_element_factory_make ("htj2kenc", NULL);
+    g_object_set (e, "jph", TRUE, NULL);
+    gst_bin_add_many (GST_BIN (bin), e, dec, NULL);
+    fail_if (gst_element_link (e, dec));
+    g_object_set (e, "jph", FALSE, NULL);
+    fail_unless (gst_element_link (e, dec));
+    gst_object_unref (bin);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_backend)
+{
+  GstElement *e = gst_element_factory_make ("htj2kenc", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  /* only the C reference exists: cuda is refused at start, saying so */
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "backend", 1 /* cuda */ , NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "no CUDA backend") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+
+  /* auto and cpu run it */
+  g_object_set (e, "backend", 0 /* auto */ , NULL);
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+encode (const gchar * pipeline, GstBuffer * in, GstCaps * caps)
+{
+  GstHarness *hr = gst_harness_new_parse (pipeline);
+  GstBuffer *out;
+
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  out = run_one (hr, in, NULL);
+  fail_unless (out != NULL, "%s: no output", pipeline);
+  gst_harness_teardown (hr);
+  return out;
+}
+
+static void
+assert_same_bytes (GstBuffer * a, GstBuffer * b, const gchar * what)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data, ma.size) == 0,
+      "%s: %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes differ", what,
+      ma.size, mb.size);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unmap (a, &ma);
+}
+
+GST_START_TEST (test_wavelet_input_matches_raw)
+{
+  const struct
+  {
+    const gchar *format, *dwt, *enc;
+  } cases[] = {
+    {"RGB", "filter=5-3 levels=5", "reversible=true levels=5"},
+    {"RGB", "filter=9-7 levels=4", "levels=4"},
+    {"I420_10LE", "filter=5-3 levels=3", "reversible=true levels=3"},
+    {"I420_10LE", "filter=9-7 levels=5", "qstep=0.01"},
+    {"GRAY16_LE", "filter=9-7 levels=2", "levels=2 bitrate=1.5"},
+    {"Y444_12LE", "filter=5-3 levels=0", "reversible=true levels=0"},
+    {"GBR", "filter=5-3 colour-transform=none",
+        "reversible=true colour-transform=none"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *caps = frameutil_video_caps (cases[i].format, 45, 37);
+    GstVideoInfo info;
+    GstBuffer *in, *direct, *via;
+    gchar *p1, *p2;
+    guint64 seed = 40 + i;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = frameutil_random_buffer (&info, &seed);
+    p1 = g_strdup_printf ("htj2kenc %s", cases[i].enc);
+    /* levels on htj2kenc are ignored with wavelet input: a different
+     * value must not matter */
+    p2 = g_strdup_printf ("cudadwt backend=cpu %s ! htj2kenc %s levels=7",
+        cases[i].dwt, cases[i].enc);
+    direct = encode (p1, in, caps);
+    via = encode (p2, in, caps);
+    assert_same_bytes (direct, via, p2);
+    gst_buffer_unref (direct);
+    gst_buffer_unref (via);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    g_free (p1);
+    g_free (p2);
+  }
+}
+
+GST_END_TEST;
+
+static const guint8 jp2_signature[12] = {
+  0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A
+};
+
+GST_START_TEST (test_jph_and_codestream)
+{
+  GstCaps *caps = frameutil_video_caps ("Y444_10LE", 29, 19);
+  GstVideoInfo info;
+  GstHarness *hr;
+  GstBuffer *in, *out;
+  GstCaps *out_caps = NULL;
+  GstMapInfo m;
+  guint64 seed = 77;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = frameutil_random_buffer (&info, &seed);
+
+  /* raw codestream: SOC, SIZ first, CAP (HTJ2K) in the main header, EOC */
+  hr = gst_harness_new_parse ("htj2kenc");
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  out = run_one (hr, in, &out_caps);
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out_caps, 0),
+          "image/x-jpc"));
+  fail_unless (gst_buffer_map (out, &m, GST_MAP_READ));
+  fail_unless (m.size > 8);
+  fail_unless (m.data[0] == 0xFF && m.data[1] == 0x4F && m.data[2] == 0xFF
+      && m.data[3] == 0x51);
+  fail_unless (m.data[m.size - 2] == 0xFF && m.data[m.size - 1] == 0xD9);
+  fail_unless (contains (m.data, MIN (m.size, 256), "\xFF\x50", 2),
+      "no CAP marker");
+  gst_buffer_unmap (out, &m);
+  gst_buffer_unref (out);
+  gst_caps_unref (out_caps);
+  gst_harness_teardown (hr);
+
+  /* JPH: the JP2 signature box, then ftyp with brand "jph " */
+  hr = gst_harness_new_parse ("htj2kenc jph=true reversible=true");
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  out = run_one (hr, in, &out_caps);
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out_caps, 0),
+          "image/x-jph"));
+  fail_unless (gst_buffer_map (out, &m, GST_MAP_READ));
+  fail_unless (m.size > 32);
+  fail_unless (memcmp (m.data, jp2_signature, 12) == 0);
+  fail_unless (memcmp (m.data + 16, "ftypjph ", 8) == 0);
+  fail_unless (contains (m.data, m.size, "jp2c\xFF\x4F\xFF\x51", 8),
+      "no codestream box");
+  gst_buffer_unmap (out, &m);
+  gst_buffer_unref (out);
+  gst_caps_unref (out_caps);
+  gst_harness_teardown (hr);
+
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* The COD marker segment of a codestream (from its marker on). */
+static const guint8 *
+find_cod (const GstMapInfo * m)
+{
+  gsize i;
+
+  for (i = 2; i + 14 <= m->size; i++)
+    if (m->data[i] == 0xFF && m->data[i + 1] == 0x52)
+      return m->data + i;
+  return NULL;
+}
+
+/* The properties reach the codestream: COD says the progression, the
+ * colour transform, the levels, the code-block size and the filter. */
+GST_START_TEST (test_codestream_params)
+{
+  const struct
+  {
+    const gchar *format, *props;
+    guint8 progression, mct, levels, xcb, ycb, transform;
+  } cases[] = {
+    {"RGB", "", 2, 1, 5, 4, 4, 0},
+    {"RGB", "reversible=true progression=cprl block-width=32 "
+          "block-height=16 levels=3", 4, 1, 3, 3, 2, 1},
+    {"RGB", "colour-transform=none progression=lrcp levels=0", 0, 0, 0, 4,
+        4, 0},
+    {"GBR_10LE", "reversible=true block-width=128 block-height=32", 2, 1, 5,
+        5, 3, 1},
+    {"I420", "progression=pcrl block-width=4 block-height=1024", 3, 0, 5, 0,
+        8, 0},
+    {"GRAY8", "progression=rlcp levels=32", 1, 0, 32, 4, 4, 0},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *caps = frameutil_video_caps (cases[i].format, 50, 40);
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstMapInfo m;
+    const guint8 *cod;
+    gchar *p = g_strdup_printf ("htj2kenc %s", cases[i].props);
+    guint64 seed = 60 + i;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = frameutil_random_buffer (&info, &seed);
+    out = encode (p, in, caps);
+    fail_unless (gst_buffer_map (out, &m, GST_MAP_READ));
+    cod = find_cod (&m);
+    fail_unless (cod != NULL, "%s: no COD", p);
+    /* FF52 Lcod(2) Scod SGcod: order, layers(2), MCT; SPcod: levels, xcb,
+     * ycb, style, transform */
+    fail_unless_equals_int (cod[5], cases[i].progression);
+    fail_unless_equals_int (cod[8], cases[i].mct);
+    fail_unless_equals_int (cod[9], cases[i].levels);
+    fail_unless_equals_int (cod[10], cases[i].xcb);
+    fail_unless_equals_int (cod[11], cases[i].ycb);
+    fail_unless_equals_int (cod[13], cases[i].transform);
+    gst_buffer_unmap (out, &m);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    g_free (p);
+  }
+}
+
+GST_END_TEST;
+
+/* bitrate reaches the encoder: the frame is near the asked size, and a
+ * smaller one at a lower rate. */
+GST_START_TEST (test_bitrate)
+{
+  GstCaps *caps = frameutil_video_caps ("I420_10LE", 160, 120);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  const gdouble rates[] = { 0.5, 2.0 };
+  guint i;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = smooth_buffer (&info);
+  for (i = 0; i < G_N_ELEMENTS (rates); i++) {
+    gchar *p = g_strdup_printf ("htj2kenc bitrate=%g", rates[i]);
+    gdouble want = rates[i] * 160 * 120 / 8, got;
+
+    out = encode (p, in, caps);
+    got = gst_buffer_get_size (out);
+    fail_unless (fabs (got - want) <= 0.05 * want, "%s: %.0f bytes, not %.0f",
+        p, got, want);
+    gst_buffer_unref (out);
+    g_free (p);
+  }
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* Property changes while running take effect on the next frame: a change
+ * of the caps (jph) renegotiates, a change of the coding (levels, qstep)
+ * rebuilds the encoder; the bytes are those of a fresh element. */
+GST_START_TEST (test_property_change)
+{
+  GstCaps *caps = frameutil_video_caps ("I420", 40, 24);
+  GstHarness *hr = gst_harness_new_parse ("htj2kenc");
+  GstElement *enc = gst_harness_find_element (hr, "htj2kenc");
+  GstVideoInfo info;
+  GstBuffer *in, *out, *ref;
+  GstCaps *out_caps = NULL;
+  guint64 seed = 5;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = frameutil_random_buffer (&info, &seed);
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+
+  out = run_one (hr, in, NULL);
+  ref = encode ("htj2kenc", in, caps);
+  assert_same_bytes (out, ref, "defaults");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+
+  g_object_set (enc, "levels", 2, "qstep", 0.02, NULL);
+  out = run_one (hr, in, NULL);
+  ref = encode ("htj2kenc levels=2 qstep=0.02", in, caps);
+  assert_same_bytes (out, ref, "levels=2 qstep=0.02");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+
+  g_object_set (enc, "reversible", TRUE, "jph", TRUE, NULL);
+  out = run_one (hr, in, &out_caps);
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out_caps, 0),
+          "image/x-jph"));
+  ref = encode ("htj2kenc levels=2 qstep=0.02 reversible=true jph=true", in,
+      caps);
+  assert_same_bytes (out, ref, "reversible jph");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+  gst_caps_unref (out_caps);
+
+  /* an invalid change fails the next frame with the reason */
+  g_object_set (enc, "bitrate", 1.0, NULL);
+  fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
+      GST_FLOW_NOT_NEGOTIATED);
+
+  gst_object_unref (enc);
+  gst_harness_teardown (hr);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* OpenJPH's decoder, where installed (openjph-tools): lossless output of
+ * a gray and an RGB frame comes back exactly as PGM/PPM. */
+static guint8 *
+read_pnm (const gchar * path, gint * w, gint * h, gint * ch, gint * maxval,
+    gsize * body)
+{
+  gchar *data = NULL;
+  gsize len;
+  gchar magic[3] = { 0 };
+  gint n = 0;
+
+  fail_unless (g_file_get_contents (path, &data, &len, NULL));
+  fail_unless (sscanf (data, "%2s %d %d %d%n", magic, w, h, maxval, &n) == 4);
+  *ch = magic[1] == '6' ? 3 : 1;
+  n++;                          /* the one whitespace after maxval */
+  *body = len - n;
+  memmove (data, data + n, *body);
+  return (guint8 *) data;
+}
+
+GST_START_TEST (test_lossless_ojph_expand)
+{
+  const gchar *formats[] = { "GRAY8", "RGB", "GRAY16_LE" };
+  gchar *ojph = g_find_program_in_path ("ojph_expand");
+  guint f;
+
+  if (!ojph) {
+    GST_WARNING ("ojph_expand not installed (openjph-tools): skipped");
+    return;
+  }
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstCaps *caps = frameutil_video_caps (formats[f], 37, 23);
+    GstVideoInfo info;
+    GstVideoFrame frame;
+    GstBuffer *in, *out;
+    GstMapInfo m;
+    gchar *dir = g_dir_make_tmp ("htj2kenc-XXXXXX", NULL);
+    gchar *j2c = g_build_filename (dir, "f.j2c", NULL);
+    gchar *pnm = g_build_filename (dir, f == 1 ? "f.ppm" : "f.pgm", NULL);
+    gchar *argv[] = { ojph, (gchar *) "-i", j2c, (gchar *) "-o", pnm, NULL };
+    gint status = -1, w, h, ch, maxval, c, x, y;
+    gsize body;
+    guint8 *pix;
+    guint64 seed = 300 + f;
+
+    fail_unless (dir != NULL);
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = frameutil_random_buffer (&info, &seed);
+    out = encode ("htj2kenc reversible=true", in, caps);
+    fail_unless (gst_buffer_map (out, &m, GST_MAP_READ));
+    fail_unless (g_file_set_contents (j2c, (const gchar *) m.data, m.size,
+            NULL));
+    gst_buffer_unmap (out, &m);
+    fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+            NULL, NULL, NULL, NULL, &status, NULL));
+    fail_unless (g_spawn_check_wait_status (status, NULL),
+        "ojph_expand failed on %s", formats[f]);
+    pix = read_pnm (pnm, &w, &h, &ch, &maxval, &body);
+    fail_unless (w == 37 && h == 23 && ch == (gint) GST_VIDEO_INFO_N_COMPONENTS
+        (&info));
+    fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+    for (y = 0; y < h; y++) {
+      for (x = 0; x < w; x++) {
+        for (c = 0; c < ch; c++) {
+          gsize i = ((gsize) y * w + x) * ch + c;
+          guint v = maxval > 255 ? GST_READ_UINT16_BE (pix + 2 * i) : pix[i];
+
+          fail_unless (v == sample_get (&frame, c, x, y),
+              "%s (%d,%d) component %d: %u, not %u", formats[f], x, y, c, v,
+              sample_get (&frame, c, x, y));
+        }
+      }
+    }
+    gst_video_frame_unmap (&frame);
+    g_free (pix);
+    g_unlink (j2c);
+    g_unlink (pnm);
+    g_rmdir (dir);
+    g_free (j2c);
+    g_free (pnm);
+    g_free (dir);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+  g_free (ojph);
+}
+
+GST_END_TEST;
+
+/* As a user would run it: many frames, raw and through cudadwt. */
+static void
+run_pipeline (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL && err == NULL, "%s", desc);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipe);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: timed out", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (msg, &e, &dbg);
+    fail ("%s: %s (%s)", desc, e->message, dbg);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_pipeline)
+{
+  REQUIRE_OPENJPEGDEC ();
+  run_pipeline ("videotestsrc num-buffers=4 pattern=smpte ! "
+      "video/x-raw,format=I422_10LE,width=321,height=243 ! htj2kenc ! "
+      "openjpegdec ! fakesink");
+  run_pipeline ("videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=RGB,width=160,height=120 ! cudadwt filter=9-7 ! "
+      "htj2kenc ! openjpegdec ! fakesink");
+  run_pipeline ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=GRAY16_LE,width=100,height=80 ! "
+      "htj2kenc reversible=true jph=true ! fakesink");
+}
+
+GST_END_TEST;
+
+static Suite *
+htj2kenc_suite (void)
+{
+  Suite *s = suite_create ("scicodec-htj2kenc");
+  TCase *tc = tcase_create ("htj2kenc");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_lossless_openjpegdec);
+  tcase_add_test (tc, test_caps);
+  tcase_add_test (tc, test_lossy_psnr);
+  tcase_add_test (tc, test_refusals);
+  tcase_add_test (tc, test_backend);
+  tcase_add_test (tc, test_wavelet_input_matches_raw);
+  tcase_add_test (tc, test_jph_and_codestream);
+  tcase_add_test (tc, test_codestream_params);
+  tcase_add_test (tc, test_bitrate);
+  tcase_add_test (tc, test_property_change);
+  tcase_add_test (tc, test_lossless_ojph_expand);
+  tcase_add_test (tc, test_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (htj2kenc);
