@@ -2,6 +2,8 @@
 # Installs what building and testing the project needs on Debian 12.
 # The CUDA toolkit (nvcc) is not a Debian 12 package: where it is installed
 # (/usr/local/cuda), the CUDA backend is built; elsewhere the CPU one only.
+# openjph-tools, libopenjp2-tools and grokj2k-tools: the three JPEG 2000
+# decoders of the conformance test (tests/conformance_htj2k.c).
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -13,4 +15,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad \
+  openjph-tools libopenjp2-tools grokj2k-tools \
   >/dev/null
