@@ -35,6 +35,13 @@ typedef struct {
  * has no row (a defective table). */
 int sci_ht_enc_tables_init(sci_ht_enc_tables *t);
 
+/* Shared with cuda/htj2k.cu: the same code on the device. */
+#ifdef __CUDACC__
+#define SCI_HT_HD __host__ __device__
+#else
+#define SCI_HT_HD
+#endif
+
 /*
  * U-VLC codeword of an exponent offset u (1..74, Table C.? of T.814):
  * prefix, suffix and extension, each emitted least significant bit first,
@@ -44,7 +51,7 @@ typedef struct {
     uint8_t pre, pre_len, suf, suf_len, ext, ext_len;
 } sci_ht_uvlc;
 
-static inline sci_ht_uvlc sci_ht_uvlc_code(unsigned u) {
+static inline SCI_HT_HD sci_ht_uvlc sci_ht_uvlc_code(unsigned u) {
     sci_ht_uvlc c = {0, 0, 0, 0, 0, 0};
     if (u == 0)
         return c;

@@ -28,6 +28,7 @@
 #endif
 
 #include "dwt.h"
+#include "htj2k.h"
 #include "dwt_tile.cuh"
 #include "dwt_tune.h"
 
@@ -449,5 +450,10 @@ extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
 }
 
 extern "C" const char *sci_cuda_error_string(int err) {
+    /* the HT block coder's own codes (cuda/htj2k.h) */
+    if (err == SCI_CUDA_HT_ERR_BLOCK)
+        return "a code-block could not be coded (magnitude out of range)";
+    if (err == SCI_CUDA_HT_ERR_CAP)
+        return "output buffer too small for the codestream";
     return cudaGetErrorString((cudaError_t)err);
 }

@@ -154,3 +154,31 @@ cudaDeviceSynchronize (void)
 {
   return cudaSuccess;
 }
+
+/* For cuda/htj2k.cu: copies are synchronous, pinned memory is malloc'd. */
+cudaError_t
+cudaMemcpyAsync (void *d, const void *s, size_t n, enum cudaMemcpyKind k,
+    cudaStream_t st)
+{
+  (void) k;
+  (void) st;
+  memcpy (d, s, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMallocHost (void **p, size_t n)
+{
+  *p = malloc (n ? n : 1);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  memset (*p, 0x5a, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaFreeHost (void *p)
+{
+  free (p);
+  return cudaSuccess;
+}
