@@ -32,6 +32,8 @@ typedef struct {
     float inv_step;             /* 9/7: 1 / step, in coefficient units */
     double weight;              /* 9/7: L2 norm of its synthesis basis */
     size_t first_block;
+    /* tag-tree geometry and node storage, used by tier-2 for bands with
+     * both included and left-out blocks (values, first-visit flags) */
     sci_tagtree incl, zbp;
 } band;
 
@@ -40,6 +42,15 @@ typedef struct {
     uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
     size_t slot, slot_cap;      /* its bytes in the block arena */
 } block;
+
+/* The packet of one (component, resolution): its bands are consecutive in
+ * bands[] and their blocks consecutive in blocks[] (layout order). */
+typedef struct {
+    unsigned first_band, nbands;
+    size_t first_block, nblocks;
+} packet;
+
+#define MAX_PACKETS (SCI_WT_MAX_COMPONENTS * (SCI_DWT_MAX_LEVELS + 1))
 
 struct sci_htj2k_enc {
     sci_wt_geometry g;
@@ -56,6 +67,9 @@ struct sci_htj2k_enc {
     size_t *slot_off;           /* arena offset of each block */
     uint8_t *hdr;               /* one packet header */
     size_t hdr_cap;
+    unsigned npackets;
+    packet packets[MAX_PACKETS];  /* index c * (levels + 1) + r */
+    sci_htj2k_span spans[MAX_PACKETS];
     size_t comp_offset[SCI_WT_MAX_COMPONENTS];
     double last_qstep;
 };
@@ -301,19 +315,25 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->arena = malloc(arena ? arena : 1);
     e->len = calloc(e->nblocks ? e->nblocks : 1, sizeof(long));
     e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
-    /* A packet header takes at most a few bytes a code-block: inclusion
-     * and zero bit-plane tag-tree bits, the pass count, Lblock steps and a
-     * length of up to 32 bits. */
+    /* Packets: the bands of (c, r) follow each other in bands[] (layout
+     * walks c, r, band), so do their blocks in blocks[]. */
     size_t most = 0;
-    for (unsigned c = 0; c < g->components; c++)
-        for (unsigned r = 0; r <= g->levels; r++) {
-            size_t n = 0;
-            for (unsigned i = 0; i < e->nbands; i++)
-                if (e->bands[i].comp == c && e->bands[i].res == r)
-                    n += (size_t)e->bands[i].nbx * e->bands[i].nby;
-            most = n > most ? n : most;
+    e->npackets = g->components * (g->levels + 1);
+    for (unsigned i = 0; i < e->nbands; i++) {
+        const band *b = &e->bands[i];
+        packet *k = &e->packets[b->comp * (g->levels + 1) + b->res];
+        if (!k->nbands) {
+            k->first_band = i;
+            k->first_block = b->first_block;
         }
-    e->hdr_cap = most * 16 + 64;
+        k->nbands++;
+        k->nblocks += (size_t)b->nbx * b->nby;
+        most = k->nblocks > most ? k->nblocks : most;
+    }
+    /* A packet header bound: per code-block at most 122 bits (inclusion
+     * tag tree <= 15 levels, zero bit-planes <= 29 + 15, one pass, Lblock
+     * comma code <= 30, length <= 32), 140 after bit stuffing. */
+    e->hdr_cap = most * 20 + 64;
     e->hdr = malloc(e->hdr_cap);
     if (!e->arena || !e->len || !e->slot_off || !e->hdr)
         goto fail;
@@ -478,104 +498,284 @@ static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
 
 /* --- tier 2 -------------------------------------------------------------- */
 
-static unsigned bit_length(unsigned long v) {
-    unsigned n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
+/* Packet header bits (B.10.1), a byte at a time: up to 57 bits a put, the
+ * bits pending right-aligned in a 64-bit accumulator; after a 0xFF the next
+ * byte takes 7 bits (its top bit a stuffed 0).  The same bytes as
+ * sci_t2_bits (t2_bits.c), without per-bit work or capacity checks: the
+ * caller guarantees room (hdr_cap bounds a packet header). */
 typedef struct {
-    const long *len;
-    const uint8_t *bytes; /* NULL: count only */
-    const size_t *off;
-} coded;
+    uint8_t *p;
+    uint64_t acc;
+    unsigned n;     /* bits pending in acc, < room between puts */
+    unsigned room;  /* 8, or 7 after 0xFF */
+} hdr_bits;
 
-static int write_packet(sci_htj2k_enc *e, const coded *cb, unsigned comp,
-                        unsigned res, out_buf *o) {
-    unsigned first = 0, count = 0;
-    for (unsigned i = 0; i < e->nbands; i++)
-        if (e->bands[i].comp == comp && e->bands[i].res == res) {
-            if (!count)
-                first = i;
-            count++;
-        }
-    int any = 0;
-    for (unsigned i = first; i < first + count; i++) {
-        band *b = &e->bands[i];
-        size_t nbk = (size_t)b->nbx * b->nby;
-        for (size_t j = 0; j < nbk; j++)
-            any |= cb->len[b->first_block + j] > 0;
+static inline void hb_put(hdr_bits *w, uint64_t v, unsigned n) {
+    w->acc = (w->acc << n) | v;
+    w->n += n;
+    while (w->n >= w->room) {
+        w->n -= w->room;
+        unsigned byte = (unsigned)(w->acc >> w->n) & ((1u << w->room) - 1);
+        *w->p++ = (uint8_t)byte;
+        w->room = byte == 0xFF ? 7 : 8;
     }
-    sci_t2_bits bits;
-    sci_t2_bits_init(&bits, e->hdr, e->hdr_cap);
-    sci_t2_bits_put(&bits, any, 1);
-    for (unsigned i = first; i < first + count && any; i++) {
-        band *b = &e->bands[i];
-        if (!b->nbx || !b->nby)
-            continue;
-        for (unsigned y = 0; y < b->nby; y++)
-            for (unsigned x = 0; x < b->nbx; x++) {
-                long len = cb->len[b->first_block + (size_t)y * b->nbx + x];
-                sci_tagtree_set(&b->incl, x, y, len > 0 ? 0 : 1);
-                /* the cleanup pass sits at bit-plane 0: M_b - 1 missing */
-                sci_tagtree_set(&b->zbp, x, y, (int32_t)b->mb - 1);
-            }
-        sci_tagtree_build(&b->incl);
-        sci_tagtree_build(&b->zbp);
-        for (unsigned y = 0; y < b->nby; y++)
-            for (unsigned x = 0; x < b->nbx; x++) {
-                long len = cb->len[b->first_block + (size_t)y * b->nbx + x];
-                sci_tagtree_encode(&b->incl, &bits, x, y, 1);
-                if (len <= 0)
-                    continue;
-                sci_tagtree_encode(&b->zbp, &bits, x, y, INT32_MAX);
-                sci_t2_bits_put(&bits, 0, 1); /* one coding pass */
-                unsigned lblock = 3, need = bit_length((unsigned long)len);
-                while (lblock < need) {
-                    sci_t2_bits_put(&bits, 1, 1);
-                    lblock++;
-                }
-                sci_t2_bits_put(&bits, 0, 1);
-                sci_t2_bits_put(&bits, (uint32_t)len, lblock);
-            }
-    }
-    size_t hlen = sci_t2_bits_finish(&bits);
-    if (bits.overflow)
-        return -1;
-    put_bytes(o, e->hdr, hlen);
-    for (unsigned i = first; i < first + count && any; i++) {
-        band *b = &e->bands[i];
-        size_t nbk = (size_t)b->nbx * b->nby;
-        for (size_t j = 0; j < nbk; j++) {
-            size_t k = b->first_block + j;
-            if (cb->len[k] <= 0)
-                continue;
-            if (cb->bytes)
-                put_bytes(o, cb->bytes + cb->off[k], (size_t)cb->len[k]);
-            else
-                o->len += (size_t)cb->len[k];
-        }
-    }
-    return 0;
 }
 
-static int write_packets(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
+static inline void hb_ones(hdr_bits *w, unsigned n) {
+    while (n > 32) {
+        hb_put(w, 0xFFFFFFFFu, 32);
+        n -= 32;
+    }
+    hb_put(w, (UINT64_C(1) << n) - 1, n);
+}
+
+static inline void hb_zeros(hdr_bits *w, unsigned n) {
+    while (n > 32) {
+        hb_put(w, 0, 32);
+        n -= 32;
+    }
+    hb_put(w, 0, n);
+}
+
+static uint8_t *hb_finish(hdr_bits *w) {
+    if (w->n) {
+        unsigned byte = (unsigned)(w->acc << (w->room - w->n)) & ((1u << w->room) - 1);
+        *w->p++ = (uint8_t)byte;
+        w->room = 8;
+    }
+    if (w->room == 7) /* the header ended on 0xFF (B.10.1) */
+        *w->p++ = 0x00;
+    return w->p;
+}
+
+static unsigned bit_length(unsigned long v) {
+    return v ? (unsigned)(8 * sizeof(unsigned long)) - (unsigned)__builtin_clzl(v) : 0;
+}
+
+/* What follows the tag-tree bits of an included block: one coding pass (a
+ * 0), the Lblock increments (comma code, Lblock starts at 3) and the
+ * length in Lblock bits, after `pre` bits of value `pre_v` (prefix of this
+ * block's tag-tree ones, or 0 bits). */
+static inline void hb_block_tail(hdr_bits *w, uint64_t pre_v, unsigned pre,
+                                 unsigned long len) {
+    unsigned need = bit_length(len), lblock = need > 3 ? need : 3;
+    unsigned inc = lblock - 3;
+    /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
+    unsigned tail = 2 * lblock - 1;
+    if (pre + tail <= 57) {
+        uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
+        v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
+        hb_put(w, v, pre + tail);
+    } else {
+        hb_put(w, pre_v, pre);
+        hb_put(w, 0, 1);
+        hb_ones(w, inc);
+        hb_put(w, 0, 1);
+        hb_put(w, len, lblock);
+    }
+}
+
+/* A band whose blocks are all included.  Both tag trees then have equal
+ * leaves (inclusion 0, zero bit-planes M_b - 1), so a block's bits on each
+ * are a 1 for every node its path visits first (B.10.2), the root's value
+ * as zeros before the first; in raster order the path of block (x, y)
+ * visits first exactly the nodes of the levels l with x and y multiples of
+ * 2^l. */
+static void band_all_included(const band *b, const long *len, hdr_bits *w) {
+    unsigned top = b->incl.levels - 1; /* levels above the leaves */
+    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
+    const long *l = len + b->first_block;
+    for (unsigned y = 0; y < b->nby; y++)
+        for (unsigned x = 0; x < b->nbx; x++, l++) {
+            unsigned xy = x | y;
+            unsigned tz = xy ? (unsigned)__builtin_ctz(xy) : top;
+            unsigned nn = (tz < top ? tz : top) + 1;
+            if (!xy) {
+                /* first block: inclusion path, then the zero bit-plane
+                 * root's value */
+                hb_ones(w, nn);
+                hb_zeros(w, zeros);
+                hb_block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+            } else {
+                hb_block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
+                              (unsigned long)*l);
+            }
+        }
+}
+
+/* A band with included and left-out blocks: the inclusion tree's nodes
+ * hold 0 (a block of the subtree is included) or 1, and with one layer
+ * (threshold 1) a node emits on its first visit a 1 (value 0, go on down)
+ * or a 0 (value 1, stop); a known node with value 1 stops the walk.  The
+ * zero bit-plane tree is constant (M_b - 1 at every leaf, left-out blocks
+ * included), so its bits are as in band_all_included, with the first
+ * visits tracked per node. */
+static void band_mixed(band *b, const long *len, hdr_bits *w) {
+    sci_tagtree *ti = &b->incl, *tz = &b->zbp;
+    unsigned levels = ti->levels;
+    int32_t *v = ti->value;
+    const long *l = len + b->first_block;
+    size_t nbk = (size_t)b->nbx * b->nby;
+    for (size_t i = 0; i < nbk; i++)
+        v[i] = l[i] > 0 ? 0 : 1;
+    for (unsigned k = 1; k < levels; k++) {
+        const int32_t *below = v + ti->base[k - 1];
+        int32_t *here = v + ti->base[k];
+        uint32_t bw = ti->lw[k - 1], bh = ti->lh[k - 1];
+        for (uint32_t y = 0; y < ti->lh[k]; y++)
+            for (uint32_t x = 0; x < ti->lw[k]; x++) {
+                const int32_t *r0 = below + (size_t)(2 * y) * bw + 2 * x;
+                int32_t m = r0[0];
+                if (2 * x + 1 < bw)
+                    m &= r0[1];
+                if (2 * y + 1 < bh) {
+                    m &= r0[bw];
+                    if (2 * x + 1 < bw)
+                        m &= r0[bw + 1];
+                }
+                here[(size_t)y * ti->lw[k] + x] = m;
+            }
+    }
+    memset(ti->known, 0, ti->nodes);
+    memset(tz->known, 0, tz->nodes);
+    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
+    for (unsigned y = 0; y < b->nby; y++)
+        for (unsigned x = 0; x < b->nbx; x++, l++) {
+            /* inclusion: the nodes a decoder knows are the top of the
+             * path (a visit makes known every node above), so find the
+             * lowest known one from below, then go down from there */
+            uint64_t bits = 0;
+            unsigned nb = 0, m = 0;
+            size_t path[32];
+            for (; m < levels; m++) {
+                path[m] = ti->base[m] + (size_t)(y >> m) * ti->lw[m] + (x >> m);
+                if (ti->known[path[m]])
+                    break;
+            }
+            if (m < levels && v[path[m]]) {
+                continue; /* below a known node with no included block */
+            }
+            int in = 1;
+            while (m-- > 0) {
+                size_t n = path[m];
+                ti->known[n] = 1;
+                bits = (bits << 1) | (v[n] == 0);
+                nb++;
+                if (v[n]) {
+                    in = 0;
+                    break;
+                }
+            }
+            if (!in) {
+                hb_put(w, bits, nb);
+                continue;
+            }
+            /* zero bit-planes: the unknown nodes are the bottom of the path */
+            unsigned nn = 0;
+            for (unsigned k = 0; k < levels; k++) {
+                size_t n = tz->base[k] + (size_t)(y >> k) * tz->lw[k] + (x >> k);
+                if (tz->known[n])
+                    break;
+                tz->known[n] = 1;
+                nn++;
+            }
+            if (nn == levels) {
+                hb_put(w, bits, nb);
+                hb_zeros(w, zeros);
+                hb_block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+            } else {
+                hb_block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
+                              (unsigned long)*l);
+            }
+        }
+}
+
+/* Writes the header of packet k to dst (room for e->hdr_cap bytes);
+ * returns its end, and the bytes of its bodies in *body. */
+static uint8_t *packet_header(sci_htj2k_enc *e, const packet *k, const long *len,
+                              uint8_t *dst, size_t *body) {
+    size_t inc[3 + 1] = {0};
+    size_t sum = 0;
+    unsigned long most = 0;
+    int any = 0;
+    for (unsigned i = 0; i < k->nbands; i++) {
+        const band *b = &e->bands[k->first_band + i];
+        const long *l = len + b->first_block;
+        size_t nbk = (size_t)b->nbx * b->nby, n = 0;
+        for (size_t j = 0; j < nbk; j++)
+            if (l[j] > 0) {
+                n++;
+                sum += (size_t)l[j];
+                most |= (unsigned long)l[j];
+            }
+        inc[i] = n;
+        any |= n > 0;
+    }
+    if (most > 0xFFFFFFFFul)
+        return NULL; /* a length beyond what 32 Lblock bits say */
+    *body = sum;
+    hdr_bits w = {dst, 0, 0, 8};
+    hb_put(&w, (uint64_t)any, 1);
+    for (unsigned i = 0; i < k->nbands && any; i++) {
+        band *b = &e->bands[k->first_band + i];
+        size_t nbk = (size_t)b->nbx * b->nby;
+        if (!nbk)
+            continue;
+        if (inc[i] == nbk)
+            band_all_included(b, len, &w);
+        else if (!inc[i])
+            hb_put(&w, 0, 1); /* the inclusion root: 1, on the first block */
+        else
+            band_mixed(b, len, &w);
+    }
+    return hb_finish(&w);
+}
+
+/* Writes every packet's header, leaving room for its bodies; the bodies
+ * of each packet with any go to spans (offsets relative to out - base). */
+static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
+                         size_t base, sci_htj2k_span *spans, size_t *nspans) {
     unsigned C = e->g.components, R = e->g.levels + 1;
     int comp_major = e->p.progression == SCI_J2K_PCRL ||
                      e->p.progression == SCI_J2K_CPRL;
+    size_t ns = 0;
     for (unsigned a = 0; a < (comp_major ? C : R); a++)
-        for (unsigned b = 0; b < (comp_major ? R : C); b++)
-            if (write_packet(e, cb, comp_major ? a : b, comp_major ? b : a, o) < 0)
-                return -1;
+        for (unsigned b = 0; b < (comp_major ? R : C); b++) {
+            unsigned c = comp_major ? a : b, r = comp_major ? b : a;
+            const packet *k = &e->packets[c * R + r];
+            size_t body;
+            if (o->p && o->len <= o->cap && o->cap - o->len >= e->hdr_cap) {
+                uint8_t *end = packet_header(e, k, len, o->p + o->len, &body);
+                if (!end)
+                    return -1;
+                o->len = (size_t)(end - o->p);
+            } else {
+                /* near the end of out, or only counting */
+                uint8_t *end = packet_header(e, k, len, e->hdr, &body);
+                if (!end)
+                    return -1;
+                put_bytes(o, e->hdr, (size_t)(end - e->hdr));
+            }
+            if (body) {
+                if (spans) {
+                    spans[ns].dst = base + o->len;
+                    spans[ns].first = k->first_block;
+                    spans[ns].count = k->nblocks;
+                    spans[ns].bytes = body;
+                }
+                ns++;
+                o->len += body;
+            }
+        }
+    if (nspans)
+        *nspans = ns;
     return 0;
 }
 
 /* --- codestream and file ------------------------------------------------- */
 
-static size_t write_codestream(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
+static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
+                               size_t base, sci_htj2k_span *spans, size_t *nspans) {
     write_main_header(e, o);
     size_t sot = o->len;
     put16(o, 0xFF90); /* SOT */
@@ -585,7 +785,8 @@ static size_t write_codestream(sci_htj2k_enc *e, const coded *cb, out_buf *o) {
     put8(o, 0);   /* tile-part 0 */
     put8(o, 1);   /* of 1 */
     put16(o, 0xFF93); /* SOD */
-    if (write_packets(e, cb, o) < 0 || (o->p && o->len > o->cap))
+    if (write_packets(e, len, o, base, spans, nspans) < 0 ||
+        (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
     if (psot > 0xFFFFFFFFu)
@@ -636,9 +837,10 @@ static size_t write_jph_head(const sci_htj2k_enc *e, out_buf *o) {
     return o->len;
 }
 
-/* out == NULL: only counts the bytes. */
-static size_t write_all(sci_htj2k_enc *e, const coded *cb, uint8_t *out,
-                        size_t cap) {
+/* Everything but the block bodies, which spans place; out == NULL: only
+ * counts the bytes. */
+static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
+                        size_t cap, sci_htj2k_span *spans, size_t *nspans) {
     out_buf o = {out, 0, out ? cap : 0};
     size_t box = 0;
     if (e->p.jph) {
@@ -649,7 +851,7 @@ static size_t write_all(sci_htj2k_enc *e, const coded *cb, uint8_t *out,
     }
     out_buf cs = {out ? out + (o.len <= cap ? o.len : cap) : NULL, 0,
                   out && o.len <= cap ? cap - o.len : 0};
-    size_t n = write_codestream(e, cb, &cs);
+    size_t n = write_codestream(e, len, &cs, o.len, spans, nspans);
     if (!n)
         return 0;
     if (out && e->p.jph) {
@@ -662,10 +864,32 @@ static size_t write_all(sci_htj2k_enc *e, const coded *cb, uint8_t *out,
     return o.len + n;
 }
 
+size_t sci_htj2k_packet_count(const sci_htj2k_enc *e) {
+    return e->npackets;
+}
+
+size_t sci_htj2k_write_frame(sci_htj2k_enc *e, const long *len, uint8_t *out,
+                             size_t cap, sci_htj2k_span *spans, size_t *nspans) {
+    size_t ns = 0;
+    size_t n = out ? write_all(e, len, out, cap, spans, &ns) : 0;
+    if (nspans)
+        *nspans = n ? ns : 0;
+    return n;
+}
+
 size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
                        const size_t *off, uint8_t *out, size_t cap) {
-    coded cb = {len, bytes, off};
-    return write_all(e, &cb, out, cap);
+    size_t ns, n = sci_htj2k_write_frame(e, len, out, cap, e->spans, &ns);
+    for (size_t s = 0; s < ns; s++) {
+        const sci_htj2k_span *sp = &e->spans[s];
+        uint8_t *d = out + sp->dst;
+        for (size_t k = sp->first; k < sp->first + sp->count; k++)
+            if (len[k] > 0) {
+                memcpy(d, bytes + off[k], (size_t)len[k]);
+                d += len[k];
+            }
+    }
+    return n;
 }
 
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
@@ -723,8 +947,7 @@ int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
         sci_htj2k_set_qstep(e, q);
         if (code(ctx, e->len) < 0)
             return -1;
-        coded cb = {e->len, NULL, NULL};
-        double size = (double)write_all(e, &cb, NULL, 0);
+        double size = (double)write_all(e, e->len, NULL, 0, NULL, NULL);
         double err = fabs(size - target);
         if (err < best_err) {
             best_err = err;

@@ -102,6 +102,36 @@ void sci_htj2k_set_qstep(sci_htj2k_enc *e, double qstep);
 size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
                        const size_t *off, uint8_t *out, size_t cap);
 
+/*
+ * Tier-2 without the block bodies, for backends that bring the bodies into
+ * `out` themselves (cuda/htj2k.cu copies them from the device straight to
+ * their place).  Each packet (one per component and resolution) codes the
+ * blocks first .. first + count - 1, a consecutive range of block indices
+ * whatever the progression order; its body is the bytes of those with
+ * len > 0, in index order, one after the other, which is one contiguous run
+ * of a buffer that packs the blocks in index order.
+ */
+typedef struct {
+    size_t dst;    /* where the packet's body goes: out + dst */
+    size_t first;  /* its first block */
+    size_t count;  /* its blocks (some may have len 0) */
+    size_t bytes;  /* its body: the sum of len over those blocks */
+} sci_htj2k_span;
+
+/* Packets of a frame: the most spans sci_htj2k_write_frame reports. */
+size_t sci_htj2k_packet_count(const sci_htj2k_enc *e);
+
+/* Writes all but the block bodies of the frame whose block i has len[i]
+ * bytes (0: left out): markers, packet headers, and room for each packet's
+ * body, which stays unwritten; spans (room for sci_htj2k_packet_count)
+ * receive, in stream order, one entry for every packet with a body
+ * (*nspans of them).  Returns the codestream's (or file's) length, which
+ * sci_htj2k_write would give for the same lengths, or 0 when cap is too
+ * small (then *nspans is 0).  Once the bodies are in place, out holds
+ * exactly what sci_htj2k_write writes. */
+size_t sci_htj2k_write_frame(sci_htj2k_enc *e, const long *len, uint8_t *out,
+                             size_t cap, sci_htj2k_span *spans, size_t *nspans);
+
 /* Rate control over any backend: `code` codes every block at the encoder's
  * current steps, storing each length in len[], and returns 0 (-1 on failure);
  * this searches qstep so that the codestream meets the bitrate target and

@@ -19,7 +19,15 @@
  *   ht_scan     exclusive scan of the lengths (one CTA), and their sum.
  *   ht_compact  one warp a block: its bytes to the scan's offset in one
  *               contiguous buffer, which alone crosses to the host.
- * Then codec/htj2k.c's tier-2 (sci_htj2k_write) writes the codestream.
+ * The lengths cross to the host right after ht_code; while the GPU
+ * compacts, codec/htj2k.c's tier-2 (sci_htj2k_write_frame) writes the
+ * markers and packet headers into `out`, leaving a gap for each packet's
+ * body, which is one contiguous run of the compacted buffer (blocks of a
+ * packet are consecutive in index order).  When `out` is pinned the bodies
+ * are copied from the device into their gaps directly (one copy a packet);
+ * when it is pageable the compacted buffer crosses once into pinned memory
+ * (started before the headers are written) and the host copies each body
+ * into its gap.
  * With a bitrate target, sci_htj2k_search_rate calls ht_code once a trial
  * step, reading only the lengths back.
  *
@@ -29,6 +37,11 @@
  */
 #include <cuda_runtime.h>
 
+#ifdef SCI_HT_EMU
+#include <functional>
+#include <stdint.h>
+#include <ucontext.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,28 +97,6 @@ typedef struct {
     uint32_t pos, cap, tmp, used, room;
     int overflow;
 } ms_w;
-
-HT_D void ms_put(ms_w &w, uint32_t bits, unsigned n) {
-    while (n) {
-        unsigned t = w.room - w.used;
-        if (t > n)
-            t = n;
-        w.tmp |= (bits & ((1u << t) - 1)) << w.used;
-        w.used += t;
-        bits = t < 32 ? bits >> t : 0;
-        n -= t;
-        if (w.used == w.room) {
-            if (w.pos < w.cap)
-                w.buf[w.pos] = (uint8_t)w.tmp;
-            else
-                w.overflow = 1;
-            w.pos++;
-            w.room = w.tmp == 0xFF ? 7 : 8;
-            w.tmp = 0;
-            w.used = 0;
-        }
-    }
-}
 
 HT_D void ms_finish(ms_w &w) {
     if (w.used) {
@@ -173,42 +164,6 @@ typedef struct {
     int overflow;
 } vlc_w;
 
-HT_D void vlc_init(vlc_w &v, uint8_t *end, uint32_t cap) {
-    v.end = end;
-    v.cap = cap;
-    end[-1] = 0xFF; /* cap >= 1 */
-    v.pos = 1;
-    v.tmp = 0xF;
-    v.used = 4;
-    v.after_8f = 1;
-    v.overflow = 0;
-}
-
-HT_D void vlc_put(vlc_w &v, unsigned bits, unsigned n) {
-    while (n) {
-        unsigned room = 8 - (unsigned)v.after_8f - v.used;
-        unsigned t = room < n ? room : n;
-        v.tmp |= (bits & ((1u << t) - 1)) << v.used;
-        v.used += t;
-        bits >>= t;
-        n -= t;
-        if (v.used + (unsigned)v.after_8f == 8) {
-            if (v.after_8f && v.tmp != 0x7F) {
-                v.after_8f = 0;
-                continue;
-            }
-            if (v.pos < v.cap)
-                v.end[-1 - (int)v.pos] = (uint8_t)v.tmp;
-            else
-                v.overflow = 1;
-            v.pos++;
-            v.after_8f = v.tmp > 0x8F;
-            v.tmp = 0;
-            v.used = 0;
-        }
-    }
-}
-
 HT_D void vlc_put_byte(vlc_w &v, unsigned byte) {
     if (v.pos < v.cap)
         v.end[-1 - (int)v.pos] = (uint8_t)byte;
@@ -241,16 +196,6 @@ HT_D void mel_vlc_finish(mel_w &m, vlc_w &v) {
     }
 }
 
-HT_D void put_uvlc(vlc_w &v, unsigned u0, unsigned u1) {
-    sci_ht_uvlc c0 = sci_ht_uvlc_code(u0), c1 = sci_ht_uvlc_code(u1);
-    vlc_put(v, c0.pre, c0.pre_len);
-    vlc_put(v, c1.pre, c1.pre_len);
-    vlc_put(v, c0.suf, c0.suf_len);
-    vlc_put(v, c1.suf, c1.suf_len);
-    vlc_put(v, c0.ext, c0.ext_len);
-    vlc_put(v, c1.ext, c1.ext_len);
-}
-
 /* ---- samples --------------------------------------------------------------- */
 
 /* Sign-magnitude index of one coefficient, as code_blocks() in
@@ -276,162 +221,122 @@ HT_D unsigned exponent(uint32_t s) {
     return mu ? 32u - (unsigned)HT_CLZ(2 * mu - 1) : 0u;
 }
 
-/* ---- one code-block --------------------------------------------------------- */
+#include "ht_warp.cuh"
 
-template <bool IRREV>
-HT_D int code_block(const ht_params &p, unsigned i) {
-    const ht_blk b = p.blk[i];
-    const ht_qp q = p.qp[i];
-    const size_t stride = b.stride;
-    int bad = 0, any = 0;
-    if (IRREV) {
-        for (uint32_t y = 0; y < b.h && !any; y++)
-            for (uint32_t x = 0; x < b.w; x++)
-                if (sample<true>(p.coeffs, b.base + y * stride + x, q, bad)) {
-                    any = 1;
-                    break;
-                }
-    } else {
-        /* every sample: the range check covers the whole block */
-        for (uint32_t y = 0; y < b.h; y++)
-            for (uint32_t x = 0; x < b.w; x++)
-                any |= sample<false>(p.coeffs, b.base + y * stride + x, q,
-                                     bad) != 0;
-    }
-    if (bad)
-        return -1;
-    if (!any)
-        return 0;
+#ifdef SCI_HT_EMU
+/* A warp as 32 coroutines on this thread, meeting at every warp operation
+ * (htw_emu_yield): each runs to its next one, then the round starts over.
+ * On x86-64 a switch saves the callee-saved registers and the stack
+ * pointer only (swapcontext would make a system call each time, and a
+ * block makes thousands of switches); elsewhere ucontext does it. */
+uint32_t htw_emu_x[32];
+static int htw_cur, htw_done[32];
+static char htw_stack[32][128 * 1024] __attribute__((aligned(16)));
+static std::function<void(unsigned)> htw_body;
 
-    uint8_t *slot = p.arena + b.slot;
-    ms_w ms = {slot, 0, b.ms_cap, 0, 0, 8, 0};
-    mel_w mel = {slot + b.ms_cap, 0, b.tail, 0, 8, 0, 0, 1, 0};
-    vlc_w vlc;
-    vlc_init(vlc, slot + b.ms_cap + b.tail, b.tail);
+#if defined(__x86_64__)
+static void *htw_main_sp, *htw_sp[32];
+extern "C" void htw_switch(void **save, void *load);
+__asm__(".text\n"
+        ".globl htw_switch\n"
+        ".type htw_switch, @function\n"
+        "htw_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n"
+        "  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n"
+        "  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size htw_switch, .-htw_switch\n");
 
-    const unsigned w = b.w, h = b.h;
-    const unsigned qw = (w + 1) / 2, qh = (h + 1) / 2;
-    for (unsigned qy = 0; qy < qh; qy++) {
-        const uint16_t *lut = p.lut + (qy != 0 ? 2048 : 0);
-        const size_t row0 = b.base + (size_t)(2 * qy) * stride;
-        const bool has1 = 2 * qy + 1 < h;
-        /* exponents of the row above at x0 - 1 and x0 (rolling window) */
-        unsigned ea_m1 = 0, ea_0 = 0;
-        if (qy)
-            ea_0 = exponent(sample<IRREV>(p.coeffs, row0 - stride, q, bad));
-        unsigned left_rho = 0;
-        for (unsigned qx = 0; qx < qw; qx += 2) {
-            unsigned u[2] = {0, 0};
-            const unsigned nq = qx + 1 < qw ? 2 : 1;
-            for (unsigned j = 0; j < nq; j++) {
-                const unsigned x0 = 2 * (qx + j);
-                /* the quad: samples n = 0..3 at (x0 + (n >> 1), 2 qy + (n & 1)) */
-                uint32_t s[4];
-                s[0] = sample<IRREV>(p.coeffs, row0 + x0, q, bad);
-                s[1] = has1 ? sample<IRREV>(p.coeffs, row0 + stride + x0, q, bad) : 0;
-                s[2] = x0 + 1 < w ? sample<IRREV>(p.coeffs, row0 + x0 + 1, q, bad) : 0;
-                s[3] = has1 && x0 + 1 < w
-                    ? sample<IRREV>(p.coeffs, row0 + stride + x0 + 1, q, bad) : 0;
-                unsigned rho = 0, emax = 0, e[4];
-                for (unsigned n = 0; n < 4; n++) {
-                    e[n] = exponent(s[n]);
-                    rho |= (unsigned)(e[n] != 0) << n;
-                    emax = e[n] > emax ? e[n] : emax;
-                }
-                unsigned cq, kappa = 1;
-                if (qy == 0) {
-                    cq = ((left_rho & 1) | ((left_rho >> 1) & 1)) |
-                         ((left_rho >> 2) & 1) << 1 | ((left_rho >> 3) & 1) << 2;
-                } else {
-                    unsigned ea_1 = x0 + 1 < w ? exponent(sample<IRREV>(
-                        p.coeffs, row0 - stride + x0 + 1, q, bad)) : 0;
-                    unsigned ea_2 = x0 + 2 < w ? exponent(sample<IRREV>(
-                        p.coeffs, row0 - stride + x0 + 2, q, bad)) : 0;
-                    cq = (unsigned)(ea_m1 != 0 || ea_0 != 0) |
-                         (((left_rho >> 2) | (left_rho >> 3)) & 1) << 1 |
-                         (unsigned)(ea_1 != 0 || ea_2 != 0) << 2;
-                    if (rho & (rho - 1)) {
-                        unsigned m = ea_m1 > ea_0 ? ea_m1 : ea_0;
-                        m = ea_1 > m ? ea_1 : m;
-                        m = ea_2 > m ? ea_2 : m;
-                        kappa = m > 2 ? m - 1 : 1;
-                    }
-                    ea_m1 = ea_1;
-                    ea_0 = ea_2;
-                }
-                /* code_quad */
-                unsigned uq_big = emax > kappa ? emax : kappa;
-                u[j] = uq_big - kappa;
-                unsigned emb = 0;
-                if (u[j] > 0)
-                    for (unsigned n = 0; n < 4; n++)
-                        emb |= (unsigned)(e[n] == emax && (rho >> n & 1)) << n;
-                if (cq == 0)
-                    mel_event(mel, rho != 0);
-                if (cq != 0 || rho != 0) {
-                    unsigned entry = HT_LDG(lut + ((cq << 8) | (rho << 4) | emb));
-                    vlc_put(vlc, entry >> 8, (entry >> 4) & 15);
-                    for (unsigned n = 0; n < 4; n++)
-                        if (rho >> n & 1) {
-                            uint32_t mu = s[n] & ~HT_SIGN;
-                            ms_put(ms, 2 * (mu - 1) + (s[n] >> 31),
-                                   uq_big - ((entry >> n) & 1));
-                        }
-                }
-                left_rho = rho;
-            }
-            if (qy == 0 && u[0] > 0 && u[1] > 0) {
-                int both = u[0] > 2 && u[1] > 2;
-                mel_event(mel, both);
-                if (both) {
-                    put_uvlc(vlc, u[0] - 2, u[1] - 2);
-                } else if (u[0] > 2) {
-                    sci_ht_uvlc c0 = sci_ht_uvlc_code(u[0]);
-                    vlc_put(vlc, c0.pre, c0.pre_len);
-                    vlc_put(vlc, u[1] - 1, 1);
-                    vlc_put(vlc, c0.suf, c0.suf_len);
-                    vlc_put(vlc, c0.ext, c0.ext_len);
-                } else {
-                    put_uvlc(vlc, u[0], u[1]);
-                }
-            } else {
-                put_uvlc(vlc, u[0], u[1]);
-            }
-        }
-    }
-
-    mel_vlc_finish(mel, vlc);
-    ms_finish(ms);
-    uint32_t scup = mel.pos + vlc.pos;
-    if (ms.overflow || mel.overflow || vlc.overflow || scup > HT_MAX_SCUP ||
-        scup > b.tail)
-        return -1;
-    /* MEL and VLC down behind MagSgn (never upwards: a forward copy) */
-    uint8_t *d = slot + ms.pos;
-    for (uint32_t k = 0; k < mel.pos; k++)
-        d[k] = mel.buf[k];
-    d += mel.pos;
-    const uint8_t *v = vlc.end - vlc.pos;
-    for (uint32_t k = 0; k < vlc.pos; k++)
-        d[k] = v[k];
-    uint32_t len = ms.pos + scup;
-    slot[len - 1] = (uint8_t)(scup >> 4);
-    slot[len - 2] = (uint8_t)((slot[len - 2] & 0xF0) | (scup & 0xF));
-    return (int)len;
+void htw_emu_yield(void) {
+    htw_switch(&htw_sp[htw_cur], htw_main_sp);
 }
+
+static void htw_start(void) {
+    int lane = htw_cur;
+    htw_body((unsigned)lane);
+    htw_done[lane] = 1;
+    htw_switch(&htw_sp[lane], htw_main_sp); /* never comes back */
+}
+
+static void htw_prepare(int l) {
+    /* a fresh stack as htw_switch leaves one: six registers, then the
+     * address its ret goes to; 16-byte alignment as at a call */
+    uint64_t *top = (uint64_t *)(htw_stack[l] + sizeof htw_stack[l]);
+    top[-1] = 0;
+    top[-2] = (uint64_t)(uintptr_t)htw_start;
+    for (int k = 3; k <= 8; k++)
+        top[-k] = 0;
+    htw_sp[l] = top - 8;
+}
+
+static void htw_resume(int l) {
+    htw_switch(&htw_main_sp, htw_sp[l]);
+}
+#else
+static ucontext_t htw_main, htw_ctx[32];
+
+void htw_emu_yield(void) {
+    swapcontext(&htw_ctx[htw_cur], &htw_main);
+}
+
+static void htw_entry(int lane) {
+    htw_body((unsigned)lane);
+    htw_done[lane] = 1;
+}
+
+static void htw_prepare(int l) {
+    getcontext(&htw_ctx[l]);
+    htw_ctx[l].uc_stack.ss_sp = htw_stack[l];
+    htw_ctx[l].uc_stack.ss_size = sizeof htw_stack[l];
+    htw_ctx[l].uc_link = &htw_main;
+    makecontext(&htw_ctx[l], (void (*)(void))htw_entry, 1, l);
+}
+
+static void htw_resume(int l) {
+    swapcontext(&htw_main, &htw_ctx[l]);
+}
+#endif
+
+int htw_emu_lane(void) {
+    return htw_cur;
+}
+
+static void htw_emu_run(std::function<void(unsigned)> body) {
+    htw_body = body;
+    for (int l = 0; l < 32; l++) {
+        htw_prepare(l);
+        htw_done[l] = 0;
+    }
+    for (int left = 32; left > 0;)
+        for (int l = 0; l < 32; l++)
+            if (!htw_done[l]) {
+                htw_cur = l;
+                htw_resume(l);
+                left -= htw_done[l];
+            }
+}
+#endif
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-#define CODE_NT 32
+#define CODE_NT 128 /* four warps, a code-block each */
 #define SCAN_NT 1024
 #define COMPACT_NT 256
 
 #ifndef SCI_HT_EMU
 template <bool IRREV>
 __global__ void __launch_bounds__(CODE_NT) ht_code(const __grid_constant__ ht_params p) {
-    unsigned i = blockIdx.x * CODE_NT + threadIdx.x;
-    if (i < p.nblocks)
-        p.len[i] = code_block<IRREV>(p, i);
+    __shared__ htw_smem sm[CODE_NT / 32];
+    unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    unsigned i = blockIdx.x * (CODE_NT / 32) + w;
+    if (i >= p.nblocks)
+        return; /* the whole warp */
+    int len = w_code_block<IRREV>(p, i, lane, &sm[w]);
+    if (lane == 0)
+        p.len[i] = len;
 }
 
 /* Exclusive scan of len (negative counts as 0) into off, the sum in *total. */
@@ -504,12 +409,16 @@ struct sci_cuda_ht {
     uint8_t *h_packed;
     /* host */
     long *len;
-    size_t *off;
+    size_t *off;             /* scan of len: block i's place in d_packed */
+    size_t total;            /* bytes of all blocks, the last frame */
+    sci_htj2k_span *spans;   /* where each packet's body goes in out */
+    size_t max_spans;
     double qp_qstep; /* the step h_qp / d_qp hold (9/7) */
     int qp_valid;
     /* timing */
     int timing;
     cudaEvent_t ev[3];
+    cudaEvent_t ev_len;      /* the lengths are on the host */
     sci_cuda_ht_times times;
     /* rate-control callback state */
     const void *cur_coeffs;
@@ -565,11 +474,20 @@ static cudaError_t launch_code(sci_cuda_ht *h, const void *coeffs, cudaStream_t 
     h->times.trials++;
 #ifdef SCI_HT_EMU
     (void)s;
-    for (unsigned i = 0; i < h->nblocks; i++)
-        p.len[i] = h->irrev ? code_block<true>(p, i) : code_block<false>(p, i);
+    static htw_smem sm;
+    for (unsigned i = 0; i < h->nblocks; i++) {
+        /* garbage in, so that a read of a word no lane wrote shows */
+        memset(&sm, 0x5a, sizeof sm);
+        htw_emu_run([&](unsigned lane) {
+            int l = h->irrev ? w_code_block<true>(p, i, lane, &sm)
+                             : w_code_block<false>(p, i, lane, &sm);
+            if (lane == 0)
+                p.len[i] = l;
+        });
+    }
     return cudaSuccess;
 #else
-    unsigned grid = (h->nblocks + CODE_NT - 1) / CODE_NT;
+    unsigned grid = (h->nblocks + CODE_NT / 32 - 1) / (CODE_NT / 32);
     if (h->irrev)
         ht_code<true><<<grid, CODE_NT, 0, s>>>(p);
     else
@@ -605,12 +523,9 @@ static cudaError_t launch_pack(sci_cuda_ht *h, cudaStream_t s) {
 
 /* Lengths back to the host (into h->len): a cudaError_t, or
  * SCI_CUDA_HT_ERR_BLOCK when a block failed. */
-static int fetch_lengths(sci_cuda_ht *h, cudaStream_t s, int with_total) {
+static int fetch_lengths(sci_cuda_ht *h, cudaStream_t s) {
     cudaError_t err = cudaMemcpyAsync(h->h_len, h->d_len, h->nblocks * sizeof(int),
                                       cudaMemcpyDeviceToHost, s);
-    if (!err && with_total)
-        err = cudaMemcpyAsync(h->h_total, h->d_total, sizeof(*h->h_total),
-                              cudaMemcpyDeviceToHost, s);
     if (!err)
         err = cudaStreamSynchronize(s);
     if (err)
@@ -629,7 +544,7 @@ static long rate_trial(void *ctx, long *len) {
     if (!err)
         err = launch_code(h, h->cur_coeffs, h->cur_stream);
     if (!err)
-        err = fetch_lengths(h, h->cur_stream, 0);
+        err = fetch_lengths(h, h->cur_stream);
     if (err) {
         h->cur_err = (int)err;
         return -1;
@@ -645,6 +560,17 @@ static double host_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+/* Is `p` memory the GPU can copy into directly (pinned, registered or
+ * managed)?  Pageable memory makes CUDA stage every copy. */
+static int host_is_pinned(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError(); /* older runtimes fail on pageable memory */
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
+}
+
 extern "C" int sci_cuda_ht_encode(sci_cuda_ht *h, const void *d_coeffs,
                                   uint8_t *out, size_t cap, size_t *out_len,
                                   void *stream) {
@@ -652,10 +578,12 @@ extern "C" int sci_cuda_ht_encode(sci_cuda_ht *h, const void *d_coeffs,
     int err = cudaSuccess;
     *out_len = 0;
     h->times.trials = 0;
+    h->times.write_ms = h->times.d2h_ms = 0;
     if (h->timing && (err = cudaEventRecord(h->ev[0], s)))
         return err;
     if (h->nblocks) {
         if (h->rate) {
+            /* leaves the lengths of the chosen step in h->len */
             h->cur_coeffs = d_coeffs;
             h->cur_stream = s;
             h->cur_err = 0;
@@ -671,38 +599,69 @@ extern "C" int sci_cuda_ht_encode(sci_cuda_ht *h, const void *d_coeffs,
     }
     if (h->timing && (err = cudaEventRecord(h->ev[1], s)))
         return err;
-    unsigned long long total = 0;
     if (h->nblocks) {
-        err = launch_pack(h, s);
+        /* lengths first (the rate search has them already), then the
+         * compaction runs while the host writes the headers */
+        if (!h->rate) {
+            err = cudaMemcpyAsync(h->h_len, h->d_len, h->nblocks * sizeof(int),
+                                  cudaMemcpyDeviceToHost, s);
+            if (!err)
+                err = cudaEventRecord(h->ev_len, s);
+        }
         if (!err)
-            err = fetch_lengths(h, s, 1);
-        if (err)
-            return err;
-        total = *h->h_total;
-        if (!err && total)
-            err = cudaMemcpyAsync(h->h_packed, h->d_packed, total,
+            err = launch_pack(h, s);
+        if (!err)
+            err = cudaMemcpyAsync(h->h_total, h->d_total, sizeof(*h->h_total),
                                   cudaMemcpyDeviceToHost, s);
         if (err)
             return err;
     }
     if (h->timing && (err = cudaEventRecord(h->ev[2], s)))
         return err;
-    if ((err = cudaStreamSynchronize(s)))
-        return err;
-    double t0 = host_ms();
-    unsigned long long o = 0;
-    for (unsigned i = 0; i < h->nblocks; i++) {
-        h->off[i] = (size_t)o;
-        o += (unsigned long)h->len[i];
+    if (h->nblocks && !h->rate) {
+        if ((err = cudaEventSynchronize(h->ev_len)))
+            return err;
+        for (unsigned i = 0; i < h->nblocks; i++) {
+            if (h->h_len[i] < 0) {
+                cudaStreamSynchronize(s);
+                return SCI_CUDA_HT_ERR_BLOCK;
+            }
+            h->len[i] = h->h_len[i];
+        }
     }
-    if (o != total)
-        return SCI_CUDA_HT_ERR_BLOCK;
-    size_t n = sci_htj2k_write(h->enc, h->len, h->h_packed, h->off, out, cap);
+    size_t o = 0;
+    for (unsigned i = 0; i < h->nblocks; i++) {
+        h->off[i] = o;
+        o += (size_t)h->len[i];
+    }
+    h->total = o;
+    int direct = host_is_pinned(out);
+    if (!direct && o)
+        err = cudaMemcpyAsync(h->h_packed, h->d_packed, o, cudaMemcpyDeviceToHost, s);
+    if (err)
+        return err;
+
+    double t0 = host_ms();
+    size_t ns = 0;
+    size_t n = sci_htj2k_write_frame(h->enc, h->len, out, cap, h->spans, &ns);
+    double t1 = host_ms();
+    for (size_t k = 0; k < ns && direct && !err; k++)
+        err = cudaMemcpyAsync(out + h->spans[k].dst, h->d_packed + h->off[h->spans[k].first],
+                              h->spans[k].bytes, cudaMemcpyDeviceToHost, s);
+    cudaError_t serr = cudaStreamSynchronize(s);
+    if (err || serr)
+        return err ? err : serr;
+    for (size_t k = 0; k < ns && !direct; k++)
+        memcpy(out + h->spans[k].dst, h->h_packed + h->off[h->spans[k].first],
+               h->spans[k].bytes);
     if (h->timing) {
-        h->times.write_ms = (float)(host_ms() - t0);
+        h->times.write_ms = (float)(t1 - t0);
+        h->times.d2h_ms = (float)(host_ms() - t1);
         cudaEventElapsedTime(&h->times.code_ms, h->ev[0], h->ev[1]);
         cudaEventElapsedTime(&h->times.compact_ms, h->ev[1], h->ev[2]);
     }
+    if (h->nblocks && *h->h_total != (unsigned long long)o)
+        return SCI_CUDA_HT_ERR_BLOCK; /* the device scan disagrees */
     if (!n)
         return SCI_CUDA_HT_ERR_CAP;
     *out_len = n;
@@ -727,8 +686,11 @@ extern "C" void sci_cuda_ht_destroy(sci_cuda_ht *h) {
     for (int k = 0; k < 3; k++)
         if (h->ev[k])
             cudaEventDestroy(h->ev[k]);
+    if (h->ev_len)
+        cudaEventDestroy(h->ev_len);
     free(h->len);
     free(h->off);
+    free(h->spans);
     free(h);
 }
 
@@ -768,9 +730,12 @@ extern "C" int sci_cuda_ht_create(sci_cuda_ht **out, sci_htj2k_enc *enc,
     h->nblocks = (unsigned)nb;
     h->len = (long *)calloc(nb ? nb : 1, sizeof(long));
     h->off = (size_t *)calloc(nb ? nb : 1, sizeof(size_t));
+    h->max_spans = sci_htj2k_packet_count(enc);
+    h->spans = (sci_htj2k_span *)calloc(h->max_spans ? h->max_spans : 1,
+                                        sizeof(sci_htj2k_span));
     ht_blk *blk = (ht_blk *)calloc(nb ? nb : 1, sizeof(ht_blk));
     cudaError_t err = cudaSuccess;
-    if (!h->len || !h->off || !blk)
+    if (!h->len || !h->off || !h->spans || !blk)
         err = cudaErrorMemoryAllocation;
 
     /* slots: MagSgn sized for the most bit-planes a band can get (30 for
@@ -819,6 +784,8 @@ extern "C" int sci_cuda_ht_create(sci_cuda_ht **out, sci_htj2k_enc *enc,
     for (int k = 0; k < 3 && !err; k++)
         err = cudaEventCreate(&h->ev[k]);
     if (!err)
+        err = cudaEventCreateWithFlags(&h->ev_len, cudaEventDisableTiming);
+    if (!err)
         err = cudaMemcpy(h->d_blk, blk, nb * sizeof(ht_blk), cudaMemcpyHostToDevice);
     if (!err)
         err = cudaMemcpy(h->d_lut, sci_htj2k_tables(enc)->vlc, 4096 * sizeof(uint16_t),
@@ -846,6 +813,9 @@ extern "C" void sci_cuda_ht_get_times(const sci_cuda_ht *h, sci_cuda_ht_times *t
 
 extern "C" void sci_cuda_ht_last_blocks(const sci_cuda_ht *h, const long **len,
                                         const uint8_t **bytes, const size_t **off) {
+    /* the bodies went to out: fetch the compacted blocks again */
+    if (h->total)
+        cudaMemcpy(h->h_packed, h->d_packed, h->total, cudaMemcpyDeviceToHost);
     *len = h->len;
     *bytes = h->h_packed;
     *off = h->off;

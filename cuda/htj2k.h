@@ -50,22 +50,28 @@ size_t sci_cuda_ht_device_bytes(const sci_cuda_ht *h);
  * sci_wt_coeff_count(g) int32 (5/3) or float (9/7) coefficients.  Writes
  * the codestream (or JPH file) to the host buffer out and its length to
  * *out_len; out of cap >= sci_htj2k_max_bytes(enc) bytes never is too
- * small. */
+ * small.  Pinned `out` (cudaMallocHost, cudaHostRegister) is fastest: the
+ * coded blocks then go from the device straight to their place in it. */
 int sci_cuda_ht_encode(sci_cuda_ht *h, const void *d_coeffs, uint8_t *out,
                        size_t cap, size_t *out_len, void *stream);
 
 /* The coded blocks of the last successful sci_cuda_ht_encode, on the host
- * (for tests): block i has len[i] bytes at bytes + off[i]; valid until the
- * next call. */
+ * (for tests; copies them from the device): block i has len[i] bytes at
+ * bytes + off[i]; valid until the next call. */
 void sci_cuda_ht_last_blocks(const sci_cuda_ht *h, const long **len,
                              const uint8_t **bytes, const size_t **off);
 
 /* Stage timings of the last sci_cuda_ht_encode, in ms, when the handle was
  * asked to time (sci_cuda_ht_set_timing): block coding (every rate-control
- * trial included), compaction with the device-to-host copy, host tier-2. */
+ * trial included), compaction (with the lengths' copy to the host), host
+ * tier-2 (markers and packet headers, sci_htj2k_write_frame, which
+ * overlaps the compaction), then the bodies' way into `out` after it (wall
+ * time: the device-to-host copies, straight into `out` when it is pinned,
+ * else the wait for the one staged copy and the host's copies into out). */
 typedef struct {
     float code_ms, compact_ms, write_ms;
     int trials; /* block-coding launches */
+    float d2h_ms;
 } sci_cuda_ht_times;
 
 void sci_cuda_ht_set_timing(sci_cuda_ht *h, int on);

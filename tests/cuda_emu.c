@@ -166,19 +166,65 @@ cudaMemcpyAsync (void *d, const void *s, size_t n, enum cudaMemcpyKind k,
   return cudaSuccess;
 }
 
+/* Pinned allocations are remembered, so that cudaPointerGetAttributes can
+ * tell them from pageable memory (cuda/htj2k.cu takes another path). */
+struct emu_pinned
+{
+  char *p;
+  size_t n;
+  struct emu_pinned *next;
+};
+static struct emu_pinned *emu_pinned_list;
+
 cudaError_t
 cudaMallocHost (void **p, size_t n)
 {
+  struct emu_pinned *r = malloc (sizeof (*r));
   *p = malloc (n ? n : 1);
-  if (!*p)
-    return cudaErrorMemoryAllocation;
+  if (!*p || !r)
+    {
+      free (*p);
+      free (r);
+      *p = NULL;
+      return cudaErrorMemoryAllocation;
+    }
   memset (*p, 0x5a, n);
+  r->p = *p;
+  r->n = n ? n : 1;
+  r->next = emu_pinned_list;
+  emu_pinned_list = r;
   return cudaSuccess;
 }
 
 cudaError_t
 cudaFreeHost (void *p)
 {
+  for (struct emu_pinned **r = &emu_pinned_list; *r; r = &(*r)->next)
+    if ((*r)->p == p)
+      {
+        struct emu_pinned *d = *r;
+        *r = d->next;
+        free (d);
+        break;
+      }
   free (p);
   return cudaSuccess;
+}
+
+cudaError_t
+cudaPointerGetAttributes (struct cudaPointerAttributes *a, const void *p)
+{
+  memset (a, 0, sizeof (*a));
+  a->type = cudaMemoryTypeUnregistered;
+  for (struct emu_pinned *r = emu_pinned_list; r; r = r->next)
+    if ((const char *) p >= r->p && (const char *) p < r->p + r->n)
+      a->type = cudaMemoryTypeHost;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaEventCreateWithFlags (cudaEvent_t * e, unsigned int flags)
+{
+  (void) flags;
+  return cudaEventCreate (e);
 }

@@ -255,7 +255,10 @@ static int run_case(const tcase *t, int idx) {
         return 0;
     }
     size_t cap = sci_htj2k_max_bytes(ec);
-    uint8_t *oc = malloc(cap), *og = malloc(cap);
+    /* frame 0 into pageable memory, frame 1 into pinned memory: the two
+     * ways the coded blocks reach out (staged, or straight from the device) */
+    uint8_t *oc = malloc(cap), *op = malloc(cap), *og = op, *pinned = NULL;
+    CK(cudaMallocHost((void **)&pinned, cap));
     void *d = NULL;
     CK(cudaMalloc(&d, nco * 4));
     sci_cuda_ht *h = NULL;
@@ -277,6 +280,8 @@ static int run_case(const tcase *t, int idx) {
         }
         CK(cudaMemcpy(d, coeffs, nco * 4, cudaMemcpyHostToDevice));
         size_t nc = sci_htj2k_encode(ec, coeffs, oc, cap), ng = 0;
+        og = frame == 1 ? pinned : op;
+        memset(og, 0xa5, cap);
         err = sci_cuda_ht_encode(h, d, og, cap, &ng, NULL);
         if (!nc) {
             printf("FAIL %s: sci_htj2k_encode failed\n", name);
@@ -313,7 +318,8 @@ static int run_case(const tcase *t, int idx) {
     sci_htj2k_enc_free(ec);
     sci_htj2k_enc_free(eg);
     free(oc);
-    free(og);
+    free(op);
+    CK(cudaFreeHost(pinned));
     free(coeffs);
     for (unsigned c = 0; c < g.components; c++)
         free(smp[c]);
