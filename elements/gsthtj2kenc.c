@@ -13,8 +13,13 @@
  * the default is 9/7 and ICT with the quantisation step `qstep`, or the
  * step that meets `bitrate`.
  *
- * For now only the C reference (CPU backend) exists: `backend=auto` runs it,
- * `backend=cuda` fails at start; buffers are in system memory.
+ * With a usable CUDA device (`backend=auto` or `cuda`) the wavelet
+ * transform, the quantisation and the HT block coding run on the GPU and
+ * only the coded bytes come back to the host, where tier-2 writes the
+ * codestream; else the C reference runs on the CPU.  The bytes are the
+ * same either way.  Input may be in system memory or in CUDA memory
+ * (video/x-raw(memory:CUDAMemory) from cudaupload, or the coefficients of
+ * cudadwt on the GPU); the output is always in system memory.
  *
  * ## Example launch lines
  * |[
@@ -24,6 +29,10 @@
  *     htj2kenc reversible=true jph=true ! filesink location=f.jph
  * gst-launch-1.0 videotestsrc ! cudadwt filter=9-7 ! htj2kenc ! openjpegdec ! \
  *     videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! \
+ *     video/x-raw,format=I420_10LE,width=3840,height=2160 ! cudaupload ! \
+ *     'video/x-raw(memory:CUDAMemory)' ! htj2kenc reversible=true ! \
+ *     multifilesink location=f%05d.j2c
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -33,6 +42,9 @@
 #include <string.h>
 
 #include "gsthtj2kenc.h"
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_htj2k_enc_debug);
 #define GST_CAT_DEFAULT gst_htj2k_enc_debug
@@ -392,6 +404,7 @@ gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
     } else {
       GValue formats = G_VALUE_INIT;
       GstStructure *video, *wavelet;
+      GstCaps *one;
 
       /* jph selects the one media type we produce */
       if (!gst_structure_has_name (in, media_type)
@@ -406,8 +419,12 @@ gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
       wavelet = gst_structure_new_empty (GST_WAVELET_MEDIA_TYPE);
       copy_fields (wavelet, in);
       gst_structure_take_value (wavelet, "video-format", &formats);
-      result = gst_caps_merge_structure (result, video);
-      result = gst_caps_merge_structure (result, wavelet);
+      one = gst_caps_new_full (video, wavelet, NULL);
+      /* the input may be in CUDA memory while the kernels run */
+      result = gst_caps_merge (result,
+          gst_sci_filter_with_features (GST_SCI_FILTER (self), one,
+              gst_caps_get_features (caps, i)));
+      gst_caps_unref (one);
     }
   }
 
@@ -437,9 +454,33 @@ gst_htj2k_enc_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
+#if HAVE_CUDA
+/* The CUDA handles (the HT one uses enc: freed first). */
+static void
+release_cuda (GstHtj2kEnc * self)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  if (!self->wt && !self->ht)
+    return;
+  if (gst_sci_cuda_push (&base->cuda)) {
+    g_clear_pointer (&self->ht, sci_cuda_ht_destroy);
+    g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
+    gst_sci_cuda_pop ();
+  } else {
+    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
+    self->ht = NULL;
+    self->wt = NULL;
+  }
+}
+#endif
+
 static void
 release_encoder (GstHtj2kEnc * self)
 {
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
   g_clear_pointer (&self->enc, sci_htj2k_enc_free);
   g_clear_pointer (&self->coeffs, g_free);
   self->max_bytes = 0;
@@ -458,12 +499,50 @@ release_pool (GstHtj2kEnc * self)
 #define NEGOTIATION_ERROR(self, ...) \
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (__VA_ARGS__), (NULL))
 
+#if HAVE_CUDA
+/* The CUDA handles for the encoder just made and the device coefficients
+ * (staging slot 1, unless they come in CUDA memory), all allocated here
+ * rather than at a frame.  FALSE (error posted) when that fails and the
+ * CPU cannot take over; else use_cuda says which backend runs. */
+static gboolean
+setup_cuda (GstHtj2kEnc * self, const GstWaveletInfo * winfo,
+    const sci_htj2k_params * p)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  const gchar *what = "context push";
+  gint err = 0;
+
+  if (gst_sci_cuda_push (&base->cuda)) {
+    what = NULL;
+    if (!self->wavelet_in
+        && (err = sci_cuda_wt_create (&self->wt, &winfo->geom)))
+      what = "wavelet transform scratch";
+    else if ((err = sci_cuda_ht_create (&self->ht, self->enc, &winfo->geom, p)))
+      what = "HT block coder memory";
+    else if (!(self->wavelet_in && base->in_cuda_memory)
+        && !gst_sci_cuda_staging (&base->cuda, 1, winfo->size, &err))
+      what = "coefficient buffer";
+    if (what)
+      cudaGetLastError ();
+    gst_sci_cuda_pop ();
+  }
+  if (!what) {
+    GST_DEBUG_OBJECT (self, "HT block coder: %" G_GSIZE_FORMAT " bytes of "
+        "device memory", sci_cuda_ht_device_bytes (self->ht));
+    return TRUE;
+  }
+  release_cuda (self);
+  return gst_sci_filter_cuda_failed (base, what, err);
+}
+#endif
+
 /* Builds the encoder for the negotiated caps and the current properties:
  * called at negotiation and before the first frame after a property
  * change.  FALSE posts an error saying why. */
 static gboolean
 gst_htj2k_enc_configure (GstHtj2kEnc * self)
 {
+  GstSciFilter *base = GST_SCI_FILTER (self);
   GstWaveletInfo winfo;
   sci_htj2k_params p;
   gboolean reversible;
@@ -557,7 +636,14 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
         ("Cannot create the HTJ2K encoder (out of memory?)"), (NULL));
     return FALSE;
   }
-  if (!self->wavelet_in) {
+#if HAVE_CUDA
+  if (base->use_cuda && !setup_cuda (self, &winfo, &p)) {
+    release_encoder (self);
+    return FALSE;
+  }
+#endif
+  /* the CUDA backend keeps its coefficients on the device */
+  if (!self->wavelet_in && !base->use_cuda) {
     self->coeffs = g_try_malloc (winfo.size);
     if (!self->coeffs) {
       release_encoder (self);
@@ -573,13 +659,15 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
 
   GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
       " colour transform %s, code-blocks %ux%u, progression %u, %s%s, "
-      "up to %" G_GSIZE_FORMAT " bytes a frame, CPU backend",
+      "up to %" G_GSIZE_FORMAT " bytes a frame, %s backend, %s memory in",
       self->wavelet_in ? "coefficients of " : "",
       gst_video_format_to_string (winfo.video_format), g->width, g->height,
       g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
       g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
       (guint) p.progression, p.jph ? "JPH" : "codestream",
-      reversible ? ", lossless" : "", self->max_bytes);
+      reversible ? ", lossless" : "", self->max_bytes,
+      base->use_cuda ? "CUDA" : "CPU",
+      base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -626,21 +714,38 @@ gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   return TRUE;
 }
 
-/* A pool of max_bytes buffers, made again when that bound changes. */
+/* A pool of max_bytes buffers, made again when that bound or the backend
+ * changes.  With the CUDA backend the buffers are page-locked, so that
+ * copies from the device into them run at full speed. */
 static gboolean
 ensure_pool (GstHtj2kEnc * self)
 {
+  GstAllocator *allocator = self->allocator;
   GstStructure *config;
+  gboolean pinned = FALSE;
 
-  if (self->pool && self->pool_size == self->max_bytes)
+#if HAVE_CUDA
+  {
+    GstSciFilter *base = GST_SCI_FILTER (self);
+
+    if (base->use_cuda && base->cuda.context) {
+      if (!self->host_allocator)
+        self->host_allocator =
+            gst_sci_cuda_host_allocator_new (base->cuda.context);
+      allocator = self->host_allocator;
+      pinned = TRUE;
+    }
+  }
+#endif
+  if (self->pool && self->pool_size == self->max_bytes
+      && self->pool_pinned == pinned)
     return TRUE;
   release_pool (self);
   self->pool = gst_buffer_pool_new ();
   config = gst_buffer_pool_get_config (self->pool);
   gst_buffer_pool_config_set_params (config, self->outcaps,
       (guint) self->max_bytes, 0, 0);
-  gst_buffer_pool_config_set_allocator (config, self->allocator,
-      &self->alloc_params);
+  gst_buffer_pool_config_set_allocator (config, allocator, &self->alloc_params);
   if (self->max_bytes > G_MAXUINT || !gst_buffer_pool_set_config (self->pool,
           config) || !gst_buffer_pool_set_active (self->pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -650,6 +755,9 @@ ensure_pool (GstHtj2kEnc * self)
     return FALSE;
   }
   self->pool_size = self->max_bytes;
+  self->pool_pinned = pinned;
+  GST_DEBUG_OBJECT (self, "pool of %" G_GSIZE_FORMAT "-byte %s buffers",
+      self->max_bytes, pinned ? "page-locked" : "pageable");
   return TRUE;
 }
 
@@ -681,9 +789,44 @@ gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
+static gboolean
+map_frame (GstHtj2kEnc * self, GstVideoFrame * frame, GstBuffer * inbuf)
+{
+  if (gst_video_frame_map (frame, &self->in_info, inbuf, GST_MAP_READ))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
+          "%dx%d frame (%" G_GSIZE_FORMAT " bytes)",
+          gst_buffer_get_size (inbuf), GST_VIDEO_INFO_NAME (&self->in_info),
+          GST_VIDEO_INFO_WIDTH (&self->in_info),
+          GST_VIDEO_INFO_HEIGHT (&self->in_info),
+          GST_VIDEO_INFO_SIZE (&self->in_info)), (NULL));
+  return FALSE;
+}
+
+/* Maps wavelet input (GST_MAP_CUDA in `extra`: device addresses). */
+static gboolean
+map_coefficients (GstHtj2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
+    GstMapFlags extra)
+{
+  if (!gst_buffer_map (inbuf, in, GST_MAP_READ | extra)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    return FALSE;
+  }
+  if (in->size < self->winfo.size) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer of %" G_GSIZE_FORMAT " bytes is smaller than the %"
+            G_GSIZE_FORMAT " bytes of coefficients the caps describe",
+            in->size, self->winfo.size), (NULL));
+    gst_buffer_unmap (inbuf, in);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* One frame through the C reference: the wavelet transform (raw input) and
- * the encoder.  *written gets the coded bytes.  The CUDA backend will be a
- * sibling of this function. */
+ * the encoder.  *written gets the coded bytes. */
 static GstFlowReturn
 encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
     gsize cap, gsize * written)
@@ -692,19 +835,8 @@ encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
   const void *coeffs;
 
   if (self->wavelet_in) {
-    if (!gst_buffer_map (inbuf, &in, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
-          (NULL));
+    if (!map_coefficients (self, inbuf, &in, 0))
       return GST_FLOW_ERROR;
-    }
-    if (in.size < self->winfo.size) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Input buffer of %" G_GSIZE_FORMAT " bytes is smaller than the %"
-              G_GSIZE_FORMAT " bytes of coefficients the caps describe",
-              in.size, self->winfo.size), (NULL));
-      gst_buffer_unmap (inbuf, &in);
-      return GST_FLOW_ERROR;
-    }
     coeffs = in.data;
     if ((guintptr) in.data % 4) {
       /* samples are read as int32 or float */
@@ -718,16 +850,15 @@ encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
     GstVideoFrame frame;
     int err;
 
-    if (!gst_video_frame_map (&frame, &self->in_info, inbuf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
-              "%dx%d frame (%" G_GSIZE_FORMAT " bytes)",
-              gst_buffer_get_size (inbuf), GST_VIDEO_INFO_NAME (&self->in_info),
-              GST_VIDEO_INFO_WIDTH (&self->in_info),
-              GST_VIDEO_INFO_HEIGHT (&self->in_info),
-              GST_VIDEO_INFO_SIZE (&self->in_info)), (NULL));
+    /* not made at configure when the CUDA backend was to run */
+    if (!self->coeffs && !(self->coeffs = g_try_malloc (self->winfo.size))) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate %" G_GSIZE_FORMAT " bytes of coefficients",
+              self->winfo.size), (NULL));
       return GST_FLOW_ERROR;
     }
+    if (!map_frame (self, &frame, inbuf))
+      return GST_FLOW_ERROR;
     gst_wavelet_planes_from_frame (&frame, planes);
     err = sci_wt_forward (&self->winfo.geom, planes, self->coeffs);
     gst_video_frame_unmap (&frame);
@@ -749,17 +880,117 @@ encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
             "buffer (magnitudes beyond the signalled bit-planes?)", cap));
     return GST_FLOW_ERROR;
   }
-  if (self->params.bitrate > 0)
-    GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes, qstep %g for bitrate %g",
-        *written, sci_htj2k_last_qstep (self->enc), self->params.bitrate);
   return GST_FLOW_OK;
 }
+
+#if HAVE_CUDA
+/* What a CUDA failure of encode_frame_cuda returns: the caller may fall
+ * back to the CPU (it has posted nothing). */
+#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
+
+/* One frame through the kernels: raw video in CUDA memory read in place
+ * (else uploaded into staging slot 0) and transformed into the device
+ * coefficients (staging slot 1), or coefficients in CUDA memory read in
+ * place (else uploaded into slot 1); then HT block coding on the device
+ * and tier-2 on the host into `out` (sci_cuda_ht_encode synchronizes the
+ * stream, so the input may be unmapped after it).  On FLOW_CUDA_FAILED,
+ * *what and *err say what failed. */
+static GstFlowReturn
+encode_frame_cuda (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
+    gsize cap, gsize * written, const gchar ** what, gint * err)
+{
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
+      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
+  GstMapInfo in = GST_MAP_INFO_INIT;
+  GstVideoFrame frame, staged;
+  gpointer dev = NULL;
+  gconstpointer coeffs;
+
+  *what = NULL;
+  *err = 0;
+  if (self->wavelet_in) {
+    if (!map_coefficients (self, inbuf, &in, in_dev ? GST_MAP_CUDA : 0))
+      return GST_FLOW_ERROR;
+  } else {
+    if (in_dev && !gst_sci_cuda_map_device_frame (&frame, &self->in_info,
+            inbuf, GST_MAP_READ)) {
+      GST_DEBUG_OBJECT (self, "cannot map the CUDA input in place: staging");
+      in_dev = FALSE;
+    }
+    if (!in_dev && !map_frame (self, &frame, inbuf))
+      return GST_FLOW_ERROR;
+  }
+  if (!gst_sci_cuda_push (cuda)) {
+    *what = "context push";
+    goto done;
+  }
+
+  if (!(self->wavelet_in && in_dev)) {
+    dev = gst_sci_cuda_staging (cuda, 1, self->winfo.size, err);
+    if (!dev) {
+      *what = "coefficient buffer";
+      goto pop;
+    }
+  }
+  if (self->wavelet_in) {
+    coeffs = in.data;
+    if (!in_dev) {
+      if ((*err = gst_sci_cuda_copy (cuda, dev, in.data, self->winfo.size))) {
+        *what = "coefficient upload";
+        goto pop;
+      }
+      coeffs = dev;
+    }
+  } else {
+    if (in_dev) {
+      gst_wavelet_planes_from_frame (&frame, planes);
+    } else {
+      if ((*err = gst_sci_cuda_stage_frame (cuda, &frame, 0, TRUE, &staged))) {
+        *what = "input upload";
+        goto pop;
+      }
+      gst_wavelet_planes_from_frame (&staged, planes);
+    }
+    if ((*err = sci_cuda_wt_forward (self->wt, planes, dev, cuda->stream))) {
+      *what = "forward transform";
+      goto pop;
+    }
+    coeffs = dev;
+  }
+  *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written, cuda->stream);
+  if (*err)
+    *what = "HT encoding";
+pop:
+  if (*what)
+    cudaGetLastError ();        /* clear what is not sticky */
+  gst_sci_cuda_pop ();
+done:
+  if (self->wavelet_in)
+    gst_buffer_unmap (inbuf, &in);
+  else
+    gst_video_frame_unmap (&frame);
+  if (*err == SCI_CUDA_HT_ERR_BLOCK || *err == SCI_CUDA_HT_ERR_CAP) {
+    /* the data, not the device: the C reference would refuse it too */
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The HTJ2K encoder refused the frame"),
+        ("sci_cuda_ht_encode with a %" G_GSIZE_FORMAT "-byte buffer: %s", cap,
+            sci_cuda_error_string (*err)));
+    return GST_FLOW_ERROR;
+  }
+  return *what ? FLOW_CUDA_FAILED : GST_FLOW_OK;
+}
+#endif
 
 static GstFlowReturn
 gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (trans);
+#endif
   GstMapInfo out;
   GstFlowReturn ret;
   gsize written = 0;
@@ -769,10 +1000,39 @@ gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
+#if HAVE_CUDA
+  if (base->use_cuda && self->ht) {
+    const gchar *what;
+    gint err;
+
+    ret = encode_frame_cuda (self, inbuf, out.data, out.size, &written, &what,
+        &err);
+    if (ret == FLOW_CUDA_FAILED) {
+      if (self->sent) {
+        /* the stream has begun on the GPU: it does not change backend */
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
+            ("%s", sci_cuda_error_string (err)));
+        ret = GST_FLOW_ERROR;
+      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+        ret = GST_FLOW_ERROR;
+      } else {
+        release_cuda (self);
+        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+        ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
+      }
+    }
+  } else
+#endif
+    ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
   gst_buffer_unmap (outbuf, &out);
-  if (ret == GST_FLOW_OK)
+  if (ret == GST_FLOW_OK) {
     gst_buffer_set_size (outbuf, written);
+    self->sent = TRUE;
+    if (self->params.bitrate > 0)
+      GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes, qstep %g for bitrate "
+          "%g", written, sci_htj2k_last_qstep (self->enc),
+          self->params.bitrate);
+  }
   return ret;
 }
 
@@ -781,11 +1041,16 @@ gst_htj2k_enc_stop (GstBaseTransform * trans)
 {
   GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
 
+  /* before the base class drops the CUDA context */
   release_encoder (self);
   release_pool (self);
   gst_clear_object (&self->allocator);
+#if HAVE_CUDA
+  gst_clear_object (&self->host_allocator);
+#endif
   gst_clear_caps (&self->incaps);
   gst_clear_caps (&self->outcaps);
+  self->sent = FALSE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
@@ -797,6 +1062,9 @@ gst_htj2k_enc_finalize (GObject * object)
   release_encoder (self);
   release_pool (self);
   gst_clear_object (&self->allocator);
+#if HAVE_CUDA
+  gst_clear_object (&self->host_allocator);
+#endif
   gst_clear_caps (&self->incaps);
   gst_clear_caps (&self->outcaps);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -866,11 +1134,10 @@ gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "HTJ2K encoder", "Codec/Encoder/Image",
       "High-Throughput JPEG 2000 (ITU-T T.814) encoder of raw video or "
-      "wavelet coefficients into codestreams or JPH files (CPU backend)",
+      "wavelet coefficients into codestreams or JPH files, on CUDA or the CPU",
       "scicodec developers");
 
-  /* System memory only until the CUDA backend exists. */
-  caps = gst_caps_from_string (GST_WAVELET_VIDEO_CAPS_STRING "; "
+  caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING "; "
       GST_WAVELET_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
@@ -893,7 +1160,8 @@ gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_htj2k_enc_stop);
 
   GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
-  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
+  /* the codestream is written on the host whichever backend runs */
+  GST_SCI_FILTER_CLASS (klass)->src_system_memory = TRUE;
 
   gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_PROGRESSION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_COLOUR, 0);

@@ -4,6 +4,10 @@
 #include "gstscifilter.h"
 #include "gstwavelet.h"
 #include "codec/htj2k.h"
+#if HAVE_CUDA
+#include "cuda/dwt.h"
+#include "cuda/htj2k.h"
+#endif
 
 G_BEGIN_DECLS
 #define GST_TYPE_HTJ2K_ENC (gst_htj2k_enc_get_type ())
@@ -42,12 +46,24 @@ struct _GstHtj2kEnc
   sci_htj2k_enc *enc;
   gpointer coeffs;              /* DWT output (raw input), winfo.size bytes */
   gsize max_bytes;              /* sci_htj2k_max_bytes of enc */
+#if HAVE_CUDA
+  /* CUDA backend, made with enc (raw input: wt too); the device
+   * coefficients are the base's staging slot 1 */
+  sci_cuda_wt *wt;
+  sci_cuda_ht *ht;
+#endif
+  /* a coded frame has left since start: no CPU fallback after that */
+  gboolean sent;
 
   /* output buffers: a pool of max_bytes buffers trimmed to each frame */
   GstBufferPool *pool;
   gsize pool_size;
+  gboolean pool_pinned;         /* its buffers are page-locked */
   GstAllocator *allocator;
   GstAllocationParams alloc_params;
+#if HAVE_CUDA
+  GstAllocator *host_allocator; /* page-locked memory, CUDA backend */
+#endif
 };
 
 GST_ELEMENT_REGISTER_DECLARE (htj2kenc);

@@ -393,3 +393,119 @@ gst_sci_cuda_blob_pool_new (GstCudaContext * context)
   }
   return GST_BUFFER_POOL (self);
 }
+
+/* ---- page-locked host memory ---- */
+
+typedef struct
+{
+  GstAllocator parent;
+  GstCudaContext *context;
+} GstSciCudaHostAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} GstSciCudaHostAllocatorClass;
+
+static GType gst_sci_cuda_host_allocator_get_type (void);
+G_DEFINE_TYPE (GstSciCudaHostAllocator, gst_sci_cuda_host_allocator,
+    GST_TYPE_ALLOCATOR);
+
+typedef struct
+{
+  GstCudaContext *context;
+  gpointer data;
+} HostBlock;
+
+static void
+host_block_free (gpointer user_data)
+{
+  HostBlock *b = user_data;
+
+  if (gst_cuda_context_push (b->context)) {
+    cudaFreeHost (b->data);
+    gst_cuda_context_pop (NULL);
+  } else {
+    GST_ERROR ("cannot push the CUDA context: %p of pinned memory leaks",
+        b->data);
+  }
+  gst_object_unref (b->context);
+  g_free (b);
+}
+
+/* The memory is GstMemory of the system allocator wrapping the pinned
+ * block (gst_memory_new_wrapped): maps, shares and copies as any. */
+static GstMemory *
+host_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstSciCudaHostAllocator *self = (GstSciCudaHostAllocator *) allocator;
+  gsize maxsize = size + params->prefix + params->padding;
+  void *data = NULL;
+  cudaError_t err = cudaErrorDeviceUninitialized;
+  HostBlock *b;
+
+  /* cudaHostAlloc aligns to pages, more than any params->align */
+  if (gst_cuda_context_push (self->context)) {
+    err = cudaHostAlloc (&data, MAX (maxsize, 1), cudaHostAllocPortable);
+    if (err != cudaSuccess)
+      cudaGetLastError ();
+    gst_cuda_context_pop (NULL);
+  }
+  if (err != cudaSuccess) {
+    GST_WARNING_OBJECT (self, "no %" G_GSIZE_FORMAT " bytes of pinned memory "
+        "(%s): pageable memory instead", maxsize, cudaGetErrorString (err));
+    return gst_allocator_alloc (NULL, size, params);
+  }
+  b = g_new (HostBlock, 1);
+  b->context = gst_object_ref (self->context);
+  b->data = data;
+  return gst_memory_new_wrapped (params->flags, data, maxsize, params->prefix,
+      size, b, host_block_free);
+}
+
+static void
+host_allocator_free (GstAllocator * allocator, GstMemory * memory)
+{
+  /* never called: the memory belongs to the system allocator */
+  g_warn_if_reached ();
+}
+
+static void
+host_allocator_finalize (GObject * object)
+{
+  GstSciCudaHostAllocator *self = (GstSciCudaHostAllocator *) object;
+
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (gst_sci_cuda_host_allocator_parent_class)->finalize (object);
+}
+
+static void
+gst_sci_cuda_host_allocator_class_init (GstSciCudaHostAllocatorClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  gobject_class->finalize = host_allocator_finalize;
+  allocator_class->alloc = host_allocator_alloc;
+  allocator_class->free = host_allocator_free;
+}
+
+static void
+gst_sci_cuda_host_allocator_init (GstSciCudaHostAllocator * self)
+{
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *
+gst_sci_cuda_host_allocator_new (GstCudaContext * context)
+{
+  GstSciCudaHostAllocator *self;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  init_debug ();
+  self = g_object_new (gst_sci_cuda_host_allocator_get_type (), NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  return GST_ALLOCATOR (self);
+}

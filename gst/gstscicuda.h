@@ -85,5 +85,15 @@ gboolean gst_sci_caps_features_is_cuda (GstCapsFeatures * features);
  */
 GstBufferPool *gst_sci_cuda_blob_pool_new (GstCudaContext * context);
 
+/*
+ * An allocator of page-locked (pinned) host memory, allocated portable
+ * with cudaHostAlloc on `context`, for host buffers that the device copies
+ * into or out of: those copies then run at full link speed.  Each memory
+ * holds a reference to the context and frees itself with it pushed, from
+ * whatever thread drops it last.  Where no pinned memory can be had it
+ * hands out ordinary system memory (and says so in the debug log).
+ */
+GstAllocator *gst_sci_cuda_host_allocator_new (GstCudaContext * context);
+
 G_END_DECLS
 #endif

@@ -60,11 +60,12 @@ struct _GstSciFilterClass
   /* TRUE when the src caps are video (GstCudaBufferPool) rather than a
    * non-video type carried by the blob pool */
   gboolean src_is_video;
-  /* TRUE (the default) when the element has CUDA kernels.  A subclass that
-   * has only its C reference so far sets it to FALSE: `auto` then runs the
-   * CPU without looking for a device, `cuda` fails at start saying so, and
-   * memory:CUDAMemory is never offered. */
-  gboolean has_cuda_backend;
+  /* TRUE when the src pad carries host data only (an encoder's codestream,
+   * written on the host whichever backend runs): the subclass builds its
+   * src caps without memory:CUDAMemory, and a CUDA-memory output caps is
+   * refused by gst_sci_filter_set_memory.  The sink pad still offers CUDA
+   * memory while the kernels run. */
+  gboolean src_system_memory;
 };
 
 GType gst_sci_filter_get_type (void);

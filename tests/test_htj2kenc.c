@@ -1,8 +1,9 @@
 /*
- * htj2kenc in GstHarness, CPU backend and system memory: lossless round
- * trips through openjpegdec (OpenJPEG's HTJ2K decoder) and, where it is
- * installed, OpenJPH's ojph_expand; the output caps; lossy quality; the
- * refusals; coefficients from cudadwt coded as the element's own DWT
+ * htj2kenc in GstHarness, system memory, CPU backend (on a GPU machine
+ * `auto` runs the CUDA one; tests/test_elements_gpu.c compares the two):
+ * lossless round trips through openjpegdec (OpenJPEG's HTJ2K decoder) and,
+ * where it is installed, OpenJPH's ojph_expand; the output caps; lossy
+ * quality; the refusals and the backends; coefficients from cudadwt coded as the element's own DWT
  * would; the JPH file format; renegotiation on a property change.
  */
 #include <gst/check/gstcheck.h>
@@ -11,6 +12,10 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "frameutil.h"
 
@@ -438,39 +443,6 @@ GST_START_TEST (test_refusals)
 
 GST_END_TEST;
 
-GST_START_TEST (test_backend)
-{
-  GstElement *e = gst_element_factory_make ("htj2kenc", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
-  GError *err = NULL;
-
-  /* only the C reference exists: cuda is refused at start, saying so */
-  gst_element_set_bus (e, bus);
-  g_object_set (e, "backend", 1 /* cuda */ , NULL);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "no CUDA backend") != NULL, "%s",
-      err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-
-  /* auto and cpu run it */
-  g_object_set (e, "backend", 0 /* auto */ , NULL);
-  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
-      GST_STATE_CHANGE_FAILURE);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_object_unref (e);
-}
-
-GST_END_TEST;
-
 static GstBuffer *
 encode (const gchar * pipeline, GstBuffer * in, GstCaps * caps)
 {
@@ -497,6 +469,84 @@ assert_same_bytes (GstBuffer * a, GstBuffer * b, const gchar * what)
   gst_buffer_unmap (b, &mb);
   gst_buffer_unmap (a, &ma);
 }
+
+static gboolean
+have_gpu (void)
+{
+#if HAVE_CUDA
+  int n = 0;
+  return cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+#else
+  return FALSE;
+#endif
+}
+
+GST_START_TEST (test_backend)
+{
+  GstElement *e = gst_element_factory_make ("htj2kenc", NULL);
+  GstCaps *caps = frameutil_video_caps ("I420_10LE", 37, 23);
+  GstVideoInfo info;
+  GstBuffer *in, *a, *b;
+  guint64 seed = 31;
+  guint k;
+
+  /* backend=cuda without a device (or in a build without CUDA) is refused
+   * at start, as by every element; the gpu suite covers GPU machines */
+  if (!have_gpu ()) {
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+    GError *err = NULL;
+
+    gst_element_set_bus (e, bus);
+    g_object_set (e, "backend", 1 /* cuda */ , NULL);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_NOT_FOUND), "%s", err->message);
+#if HAVE_CUDA
+    fail_unless (strstr (err->message, "no usable CUDA device") != NULL, "%s",
+        err->message);
+#else
+    fail_unless (strstr (err->message, "this build has no CUDA backend")
+        != NULL, "%s", err->message);
+#endif
+    g_error_free (err);
+    gst_message_unref (msg);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_element_set_bus (e, NULL);
+    gst_object_unref (bus);
+  }
+
+  /* auto and cpu start */
+  for (k = 0; k < 2; k++) {
+    g_object_set (e, "backend", k ? 2 /* cpu */ : 0 /* auto */ , NULL);
+    fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+        GST_STATE_CHANGE_FAILURE);
+    gst_element_set_state (e, GST_STATE_NULL);
+  }
+  gst_object_unref (e);
+
+  /* auto (the CPU without a device) codes as cpu does */
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = frameutil_random_buffer (&info, &seed);
+  a = encode ("htj2kenc reversible=true", in, caps);
+  b = encode ("htj2kenc reversible=true backend=cpu", in, caps);
+  assert_same_bytes (a, b, "backend=auto and backend=cpu");
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  a = encode ("htj2kenc bitrate=2", in, caps);
+  b = encode ("htj2kenc bitrate=2 backend=cpu", in, caps);
+  assert_same_bytes (a, b, "backend=auto and backend=cpu, bitrate=2");
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_wavelet_input_matches_raw)
 {
