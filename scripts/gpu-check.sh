@@ -1,7 +1,8 @@
 #!/bin/bash
 # On the GPU host (../shared/GPU.md), after carrying .gpu and build-gpu:
-# the gpu test suite, sanitizers, the benchmark and the main job on CUDA
-# memory.  Logs go to $OUT (default /tmp/gpu-check); a summary is printed.
+# the gpu test suite, sanitizers, the benchmark and the main job (both
+# parts) on CUDA memory.  Logs go to $OUT (default /tmp/gpu-check); a
+# summary is printed.
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/gpu-check}
@@ -23,3 +24,4 @@ step racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$B/tests/parity-dwt" --quick --seed 6
 TAIL=16 step bench 150 "$B/bench/bench-dwt"
 TAIL=14 step main 120 "$B/examples/dwt-roundtrip" --backend cuda
+TAIL=16 step main-htj2k 150 "$B/examples/htj2k-roundtrip" --backend cuda

@@ -1,0 +1,648 @@
+/*
+ * The main job, second part: videotestsrc frames through htj2kenc and
+ * OpenJPEG's decoder (openjpegdec), each decoded frame compared with the
+ * frame that went in: lossless (reversible=true) cases must come back
+ * exact, lossy ones above a PSNR floor.  The first codestream of each case
+ * is written to a directory and, where opj_decompress and ojph_expand are
+ * on PATH, decoded by them too (their exit status is checked).
+ *
+ * A case runs on CUDA memory (cudaupload ! htj2kenc) when nvcodec's
+ * cudaupload is there and takes its format, the backend is not cpu and the
+ * plugin was built with CUDA; else on system memory.  Which backend ran is
+ * read from htj2kenc's own log (its INFO lines are captured, not printed,
+ * unless GST_DEBUG asked for them).  "enc fps" is frames over the wall-clock
+ * time spent in the encoding elements (upload, DWT, htj2kenc), measured at
+ * their pads, leaving out the first frame (set-up) where there are more.
+ *
+ *   htj2k-roundtrip [--frames N] [--backend auto|cuda|cpu] [--system-memory]
+ *                   [--output-dir DIR]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+typedef struct
+{
+  const gchar *name;            /* file name of its codestream */
+  const gchar *format;
+  gint width, height;
+  const gchar *pattern;
+  const gchar *dwt;             /* cudadwt before htj2kenc: its properties */
+  const gchar *props;           /* htj2kenc properties */
+  const gchar *coding;          /* what the table says of the two */
+  gboolean lossless;
+  gdouble min_psnr;             /* lossy: the least PSNR accepted, dB */
+  gdouble max_bpp;              /* a bitrate target: the most bits/pixel */
+  guint frames;                 /* the most frames (0: --frames) */
+} Case;
+
+static const Case cases[] = {
+  {"rgb-720p", "RGB", 1280, 720, "smpte", NULL, "reversible=true",
+      "lossless", TRUE, 0, 0, 0},
+  {"i420p10-1080p", "I420_10LE", 1920, 1080, "spokes", NULL,
+      "reversible=true", "lossless", TRUE, 0, 0, 0},
+  {"i422p10-1080p-cudadwt", "I422_10LE", 1920, 1080, "pinwheel",
+        "filter=5-3 levels=5", "reversible=true", "cudadwt ! lossless", TRUE,
+      0, 0, 0},
+  {"y444p12-2160p-qstep", "Y444_12LE", 3840, 2160, "circular", NULL,
+      "qstep=0.00390625", "qstep 1/256", FALSE, 50, 0, 2},
+  {"gbrp12-2160p-1bpp", "GBR_12LE", 3840, 2160, "circular", NULL,
+      "bitrate=1", "bitrate 1 bpp", FALSE, 40, 1.05, 2},
+  {"gray16-odd", "GRAY16_LE", 1001, 999, "gradient", NULL, "reversible=true",
+      "lossless", TRUE, 0, 0, 0},
+};
+
+/* What htj2kenc said about its backend, from its INFO log lines. */
+static GMutex log_lock;
+static gchar log_backend[16];
+static gboolean log_fallback;
+static GstDebugLevel user_level = GST_LEVEL_NONE;
+
+static void
+log_func (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
+    const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (strcmp (gst_debug_category_get_name (cat), "htj2kenc") == 0) {
+    const gchar *m = gst_debug_message_get (message);
+
+    g_mutex_lock (&log_lock);
+    /* at configure: "..., CUDA backend, system memory in" */
+    if (m && strstr (m, "CUDA backend, "))
+      g_strlcpy (log_backend, "CUDA", sizeof (log_backend));
+    else if (m && strstr (m, "CPU backend, "))
+      g_strlcpy (log_backend, "CPU", sizeof (log_backend));
+    /* out of device memory, the auto backend goes on on the CPU */
+    if (m && strstr (m, "backend: CPU") && strstr (m, "from now on"))
+      log_fallback = TRUE;
+    g_mutex_unlock (&log_lock);
+    if (level > user_level)
+      return;
+  }
+  gst_debug_log_default (cat, level, file, function, line, object, message,
+      NULL);
+}
+
+/* Lets htj2kenc's INFO lines reach log_func without printing them. */
+static void
+capture_backend_log (void)
+{
+  GstElement *e = gst_element_factory_make ("htj2kenc", NULL);
+  GSList *cats, *l;
+
+  /* its debug category exists once its class is made */
+  if (!e)
+    return;
+  gst_object_unref (e);
+  cats = gst_debug_get_all_categories ();
+  for (l = cats; l; l = l->next) {
+    GstDebugCategory *cat = l->data;
+
+    if (strcmp (gst_debug_category_get_name (cat), "htj2kenc") == 0) {
+      user_level = gst_debug_category_get_threshold (cat);
+      if (user_level < GST_LEVEL_INFO)
+        gst_debug_category_set_threshold (cat, GST_LEVEL_INFO);
+    }
+  }
+  g_slist_free (cats);
+  /* without GST_DEBUG nothing is logged at all; the other categories stay
+   * at their threshold (none) */
+  gst_debug_set_active (TRUE);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (log_func, NULL, NULL);
+}
+
+/* The next frame of an appsink, or NULL at EOS, on a pipeline error (then
+ * *error says which) or after a minute without one.  An error upstream never
+ * wakes a waiting appsink, hence the short waits with a look at the bus. */
+static GstSample *
+pull (GstElement * sink, GstBus * bus, gchar ** error)
+{
+  guint tries;
+
+  for (tries = 0; tries < 600; tries++) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+    GstMessage *msg;
+
+    if (s)
+      return s;
+    if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
+      return NULL;
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *e = NULL;
+
+      gst_message_parse_error (msg, &e, NULL);
+      *error = g_strdup (e->message);
+      g_clear_error (&e);
+      gst_message_unref (msg);
+      return NULL;
+    }
+  }
+  *error = g_strdup ("no frame within a minute");
+  return NULL;
+}
+
+/* Whether a pad template of `factory` in `direction` takes `format` (NULL:
+ * any) in CUDA memory. */
+static gboolean
+takes_cuda_memory (GstElementFactory * factory, GstPadDirection direction,
+    const gchar * format)
+{
+  const GList *t;
+  GstCaps *want;
+  gboolean ok = FALSE;
+
+  if (!factory)
+    return FALSE;
+  want = gst_caps_new_empty_simple ("video/x-raw");
+  if (format)
+    gst_caps_set_simple (want, "format", G_TYPE_STRING, format, NULL);
+  gst_caps_set_features (want, 0,
+      gst_caps_features_new ("memory:CUDAMemory", NULL));
+  for (t = gst_element_factory_get_static_pad_templates (factory); t;
+      t = t->next) {
+    GstStaticPadTemplate *tmpl = t->data;
+    GstCaps *caps;
+
+    if (tmpl->direction != direction)
+      continue;
+    caps = gst_static_pad_template_get_caps (tmpl);
+    ok |= gst_caps_can_intersect (caps, want);
+    gst_caps_unref (caps);
+  }
+  gst_caps_unref (want);
+  return ok;
+}
+
+static guint
+sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
+{
+  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8)
+    return GST_READ_UINT16_LE (p);
+  return *p;
+}
+
+/* Compares an input frame with what openjpegdec made of it.  openjpegdec
+ * outputs a format of its own (ARGB for 8-bit RGB, AYUV64 or ARGB64 for
+ * deeper samples it has no planar format for), with component c of ours as
+ * its component c, shifted up by its depth minus ours, and chroma repeated
+ * where it is not subsampled and ours is.  Adds the squared errors and the
+ * samples compared to *sq and *n; returns the largest error, or -1 (with
+ * *why) when the frames cannot be compared. */
+static gint
+compare_decoded (GstSample * ref, GstSample * dec, gdouble * sq, guint64 * n,
+    gchar ** why)
+{
+  GstVideoInfo ia, ib;
+  GstVideoFrame a, b;
+  gint max_err = 0;
+  guint c, x, y;
+
+  if (!gst_video_info_from_caps (&ia, gst_sample_get_caps (ref)) ||
+      !gst_video_info_from_caps (&ib, gst_sample_get_caps (dec))) {
+    *why = g_strdup ("frames without video caps");
+    return -1;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&ia) != GST_VIDEO_INFO_WIDTH (&ib) ||
+      GST_VIDEO_INFO_HEIGHT (&ia) != GST_VIDEO_INFO_HEIGHT (&ib) ||
+      GST_VIDEO_INFO_N_COMPONENTS (&ib) < GST_VIDEO_INFO_N_COMPONENTS (&ia)) {
+    *why = g_strdup_printf ("decoded as %s %dx%d", GST_VIDEO_INFO_NAME (&ib),
+        GST_VIDEO_INFO_WIDTH (&ib), GST_VIDEO_INFO_HEIGHT (&ib));
+    return -1;
+  }
+  if (!gst_video_frame_map (&a, &ia, gst_sample_get_buffer (ref), GST_MAP_READ)) {
+    *why = g_strdup ("cannot map the input frame");
+    return -1;
+  }
+  if (!gst_video_frame_map (&b, &ib, gst_sample_get_buffer (dec), GST_MAP_READ)) {
+    gst_video_frame_unmap (&a);
+    *why = g_strdup ("cannot map the decoded frame");
+    return -1;
+  }
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&ia); c++) {
+    gint shift = CLAMP ((gint) GST_VIDEO_FRAME_COMP_DEPTH (&b, c) -
+        (gint) GST_VIDEO_FRAME_COMP_DEPTH (&a, c), 0, 8);
+    guint xs = GST_VIDEO_FORMAT_INFO_W_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_W_SUB (b.info.finfo, c);
+    guint ys = GST_VIDEO_FORMAT_INFO_H_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_H_SUB (b.info.finfo, c);
+    gdouble s = 0;
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&a, c); x++) {
+        gint va = sample_get (&a, c, x, y);
+        gint vb = (gint) (sample_get (&b, c, x << xs, y << ys) >> shift);
+        gint d = ABS (va - vb);
+
+        max_err = MAX (max_err, d);
+        s += (gdouble) d *d;
+      }
+    }
+    *sq += s;
+    *n += (guint64) GST_VIDEO_FRAME_COMP_WIDTH (&a, c) *
+        GST_VIDEO_FRAME_COMP_HEIGHT (&a, c);
+  }
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+  return max_err;
+}
+
+/* What the pad probes gather about the encoding elements. */
+typedef struct
+{
+  gint64 t_in;                  /* when the frame being encoded entered */
+  gint64 enc_us;                /* time spent encoding, all frames */
+  gint64 first_us;              /* of which the first frame */
+  guint64 bytes;
+  guint coded;
+  GBytes *first;                /* the first codestream */
+} Stats;
+
+static GstPadProbeReturn
+probe_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ((Stats *) data)->t_in = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Stats *st = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  gint64 us = g_get_monotonic_time () - st->t_in;
+
+  if (st->coded == 0)
+    st->first_us = us;
+  st->enc_us += us;
+  st->bytes += gst_buffer_get_size (buf);
+  if (st->coded++ == 0) {
+    gpointer mem = NULL;
+    gsize size = 0;
+
+    gst_buffer_extract_dup (buf, 0, gst_buffer_get_size (buf), &mem, &size);
+    st->first = g_bytes_new_take (mem, size);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+add_probe (GstElement * pipe, const gchar * name, const gchar * pad,
+    GstPadProbeCallback cb, Stats * st)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstPad *p = gst_element_get_static_pad (e, pad);
+
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, st, NULL);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+typedef struct
+{
+  guint done;                   /* frames compared */
+  gint max_err;
+  gdouble psnr;
+  Stats st;
+} Result;
+
+static gboolean
+run_case (const Case * c, guint frames, const gchar * backend,
+    gboolean cuda_memory, Result * r, gchar ** error)
+{
+  GstElement *pipe, *ref, *out;
+  GstBus *bus;
+  GError *err = NULL;
+  gchar *desc, *dwt;
+  guint64 peak = 255, n_total = 0;
+  gdouble sq_total = 0;
+  gboolean ok = TRUE;
+
+  /* cudadwt, where a case has it, runs on the same backend */
+  dwt = c->dwt ? g_strdup_printf ("cudadwt backend=%s %s !", backend,
+      c->dwt) : g_strdup ("");
+  desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t "
+      "t. ! queue ! appsink name=ref sync=false "
+      "t. ! queue name=qe ! %s %s htj2kenc name=enc backend=%s %s ! "
+      "queue ! openjpegdec ! appsink name=out sync=false",
+      frames, c->pattern, c->format, c->width, c->height,
+      cuda_memory ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
+      dwt, backend, c->props);
+  g_free (dwt);
+  pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipe) {
+    *error = g_strdup (err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  memset (r, 0, sizeof (*r));
+  add_probe (pipe, "qe", "src", probe_in, &r->st);
+  add_probe (pipe, "enc", "src", probe_out, &r->st);
+  ref = gst_bin_get_by_name (GST_BIN (pipe), "ref");
+  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  g_mutex_lock (&log_lock);
+  log_backend[0] = '\0';
+  log_fallback = FALSE;
+  g_mutex_unlock (&log_lock);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+
+  bus = gst_element_get_bus (pipe);
+  while (ok && r->done < frames) {
+    GstSample *a, *b = NULL;
+    gchar *why = NULL;
+    gint e;
+
+    a = pull (ref, bus, error);
+    if (a)
+      b = pull (out, bus, error);
+    if (!a || !b) {
+      if (a)
+        gst_sample_unref (a);
+      break;
+    }
+    e = compare_decoded (a, b, &sq_total, &n_total, &why);
+    if (e < 0) {
+      *error = why;
+      ok = FALSE;
+    } else {
+      GstVideoInfo info;
+
+      gst_video_info_from_caps (&info, gst_sample_get_caps (a));
+      peak = (1u << GST_VIDEO_INFO_COMP_DEPTH (&info, 0)) - 1;
+      r->max_err = MAX (r->max_err, e);
+      r->done++;
+    }
+    gst_sample_unref (a);
+    gst_sample_unref (b);
+  }
+
+  if (*error)
+    ok = FALSE;
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (ref);
+  gst_object_unref (out);
+  gst_object_unref (pipe);
+
+  r->psnr = sq_total > 0 ? 10 * log10 ((gdouble) peak * peak * n_total /
+      sq_total) : INFINITY;
+  return ok && r->done == frames;
+}
+
+static void
+tool_exited (GObject * source, GAsyncResult * res, gpointer data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), res, NULL);
+  *(gboolean *) data = TRUE;
+}
+
+/* Runs a decoder on a codestream, at most a minute: "ok", "FAILED" (its
+ * exit status or a timeout) or "-" (not on PATH).  *failed is set on a
+ * failure. */
+static const gchar *
+run_decoder (const gchar * tool, const gchar * in, const gchar * out,
+    gboolean * failed)
+{
+  gchar *path = g_find_program_in_path (tool);
+  const gchar *argv[] = { path, "-i", in, "-o", out, NULL };
+  GMainContext *ctx;
+  GSubprocess *p;
+  gboolean exited = FALSE, ok = FALSE;
+  gint64 deadline;
+
+  if (!path)
+    return "-";
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+      G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL);
+  if (p) {
+    g_subprocess_wait_async (p, NULL, tool_exited, &exited);
+    deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+    while (!exited && g_get_monotonic_time () < deadline) {
+      if (!g_main_context_iteration (ctx, FALSE))
+        g_usleep (10000);
+    }
+    if (exited)
+      ok = g_subprocess_get_successful (p) &&
+          g_file_test (out, G_FILE_TEST_EXISTS);
+    else
+      g_subprocess_force_exit (p);
+    while (!exited)
+      g_main_context_iteration (ctx, TRUE);
+    g_object_unref (p);
+  }
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  g_free (path);
+  *failed |= !ok;
+  return ok ? "ok" : "FAILED";
+}
+
+/* Removes what a decoder wrote for `base` (opj_decompress writes one file,
+ * ojph_expand one, but both are told names that start with it). */
+static void
+remove_outputs (const gchar * dir, const gchar * base)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  if (!d)
+    return;
+  while ((name = g_dir_read_name (d))) {
+    if (g_str_has_prefix (name, base) && !g_str_has_suffix (name, ".j2c")) {
+      gchar *f = g_build_filename (dir, name, NULL);
+
+      g_unlink (f);
+      g_free (f);
+    }
+  }
+  g_dir_close (d);
+}
+
+/* Writes the first codestream and has the external decoders read it. */
+static void
+check_external (const Case * c, GBytes * cs, const gchar * dir,
+    const gchar ** opj, const gchar ** ojph, gboolean * failed)
+{
+  gchar *j2c, *o1, *o2, *base;
+  const GstVideoFormatInfo *finfo =
+      gst_video_format_get_info (gst_video_format_from_string (c->format));
+  const gchar *ext = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo) ? "pgm" :
+      GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) ? "ppm" : "yuv";
+
+  *opj = *ojph = "-";
+  if (!cs || !dir)
+    return;
+  base = g_strdup_printf ("%s.", c->name);
+  j2c = g_strdup_printf ("%s/%s.j2c", dir, c->name);
+  o1 = g_strdup_printf ("%s/%s.opj.raw", dir, c->name);
+  o2 = g_strdup_printf ("%s/%s.ojph.%s", dir, c->name, ext);
+  if (!g_file_set_contents (j2c, g_bytes_get_data (cs, NULL),
+          g_bytes_get_size (cs), NULL)) {
+    *opj = *ojph = "no file";
+    *failed = TRUE;
+  } else {
+    *opj = run_decoder ("opj_decompress", j2c, o1, failed);
+    *ojph = run_decoder ("ojph_expand", j2c, o2, failed);
+  }
+  /* keep the codestream, not the (large) decoded pictures */
+  remove_outputs (dir, base);
+  g_free (base);
+  g_free (j2c);
+  g_free (o1);
+  g_free (o2);
+}
+
+int
+main (int argc, char **argv)
+{
+  gint frames = 5;
+  gchar *backend = NULL, *dir = NULL;
+  gboolean system_memory = FALSE, all_ok = TRUE;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
+        "Frames per case (5; at most 2 at 4K)", "N"},
+    {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
+        "auto, cuda or cpu (auto)", "B"},
+    {"system-memory", 's', 0, G_OPTION_ARG_NONE, &system_memory,
+        "Do not use CUDA memory even when cudaupload is there", NULL},
+    {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &dir,
+        "Where the codestreams go (a new directory under the temp dir)", "D"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- HTJ2K encode and decode "
+      "check");
+  GError *err = NULL;
+  GstElementFactory *enc, *dec, *upload;
+  gboolean cuda_build;
+  guint i;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  g_option_context_free (ctx);
+  if (!backend)
+    backend = g_strdup ("auto");
+  if (strcmp (backend, "auto") && strcmp (backend, "cuda")
+      && strcmp (backend, "cpu")) {
+    g_printerr ("--backend: auto, cuda or cpu, not %s\n", backend);
+    return 2;
+  }
+  if (frames < 1) {
+    g_printerr ("--frames: at least 1\n");
+    return 2;
+  }
+  enc = gst_element_factory_find ("htj2kenc");
+  if (!enc) {
+    g_printerr ("htj2kenc not found: set GST_PLUGIN_PATH to the build dir\n");
+    return 2;
+  }
+  dec = gst_element_factory_find ("openjpegdec");
+  if (!dec) {
+    g_printerr ("openjpegdec not found: install gstreamer1.0-plugins-bad "
+        "(scripts/install-deps.sh)\n");
+    return 2;
+  }
+  gst_object_unref (dec);
+  /* the plugin offers CUDA memory only when built with CUDA */
+  cuda_build = takes_cuda_memory (enc, GST_PAD_SINK, NULL);
+  gst_object_unref (enc);
+  /* nvcodec registers cudaupload only where a CUDA driver loads */
+  upload = system_memory || !strcmp (backend, "cpu") || !cuda_build ? NULL :
+      gst_element_factory_find ("cudaupload");
+  capture_backend_log ();
+  if (dir)
+    g_mkdir_with_parents (dir, 0755);
+  else
+    dir = g_dir_make_tmp ("htj2k-roundtrip-XXXXXX", NULL);
+
+  g_print ("videotestsrc ! htj2kenc ! openjpegdec, each frame compared with "
+      "its input; backend=%s\n\n", backend);
+  g_print ("%-33s %-18s %6s %11s %6s %7s %-13s %-8s %-4s %s\n", "case",
+      "coding", "frames", "bytes/frame", "bpp", "enc fps", "result", "backend",
+      "opj", "ojph");
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const Case *c = &cases[i];
+    guint n = c->frames ? MIN ((guint) frames, c->frames) : (guint) frames;
+    gboolean cuda_memory = takes_cuda_memory (upload, GST_PAD_SRC, c->format);
+    gchar *error = NULL, *label, *result, *used;
+    const gchar *opj = "-", *ojph = "-";
+    gboolean ok, failed = FALSE;
+    gdouble bytes, bpp, fps;
+    Result r;
+
+    ok = run_case (c, n, backend, cuda_memory, &r, &error);
+    bytes = r.st.coded ? (gdouble) r.st.bytes / r.st.coded : 0;
+    bpp = 8 * bytes / c->width / c->height;
+    /* the first frame, which sets things up, counts only when alone */
+    fps = r.st.coded > 1 && r.st.enc_us > r.st.first_us ?
+        (r.st.coded - 1) * 1e6 / (r.st.enc_us - r.st.first_us) :
+        r.st.enc_us ? r.st.coded * 1e6 / r.st.enc_us : 0;
+    g_mutex_lock (&log_lock);
+    used = g_strdup_printf ("%s%s%s", log_backend[0] ? log_backend :
+        !strcmp (backend, "cpu") ? "CPU" : "?", log_fallback ? ">CPU" : "",
+        cuda_memory ? "/cudamem" : "");
+    g_mutex_unlock (&log_lock);
+    label = g_strdup_printf ("%s %dx%d %s", c->format, c->width, c->height,
+        c->pattern);
+    if (!ok) {
+      result = g_strdup_printf ("FAILED (%s)", error ? error : "no output");
+      failed = TRUE;
+    } else if (c->lossless) {
+      failed = r.max_err != 0;
+      result = failed ? g_strdup_printf ("NOT EXACT (max err %d)",
+          r.max_err) : g_strdup ("exact");
+    } else {
+      failed = r.psnr < c->min_psnr;
+      result = g_strdup_printf ("PSNR %.1f dB%s", r.psnr, failed ? " LOW" : "");
+    }
+    if (ok && c->max_bpp > 0 && bpp > c->max_bpp) {
+      g_free (result);
+      result = g_strdup_printf ("%.3f BPP > %g", bpp, c->max_bpp);
+      failed = TRUE;
+    }
+    if (ok)
+      check_external (c, r.st.first, dir, &opj, &ojph, &failed);
+    g_print ("%-33s %-18s %6u %11.0f %6.3f %7.2f %-13s %-8s %-4s %s\n",
+        label, c->coding, r.done, bytes, bpp, fps, result, used, opj, ojph);
+    all_ok &= !failed;
+    if (r.st.first)
+      g_bytes_unref (r.st.first);
+    g_free (label);
+    g_free (result);
+    g_free (used);
+    g_free (error);
+  }
+  g_print ("\nbpp: codestream bits per pixel; enc fps: frames per second of "
+      "wall-clock time in the\nencoding elements, after the first frame; "
+      "backend: the one htj2kenc ran (/cudamem:\nframes uploaded by "
+      "cudaupload); opj, ojph: opj_decompress and ojph_expand on the\n"
+      "first codestream, kept in %s\n\n", dir);
+  g_print ("%s\n", all_ok ? "every case ran; every lossless frame came back "
+      "exact, every lossy one above its PSNR floor" :
+      "FAILURE: a case failed, a lossless frame was not exact, a lossy one "
+      "was below its PSNR floor or a decoder refused a codestream");
+  if (upload)
+    gst_object_unref (upload);
+  g_free (backend);
+  g_free (dir);
+  return all_ok ? 0 : 1;
+}
