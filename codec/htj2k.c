@@ -72,6 +72,9 @@ struct sci_htj2k_enc {
     sci_htj2k_span spans[MAX_PACKETS];
     size_t comp_offset[SCI_WT_MAX_COMPONENTS];
     double last_qstep;
+    /* rate control: the step and log-log slope the last frame ended on
+     * (0: no frame yet) */
+    double rate_q, rate_slope;
 };
 
 void sci_htj2k_params_default(sci_htj2k_params *p) {
@@ -937,12 +940,15 @@ void sci_htj2k_set_qstep(sci_htj2k_enc *e, double qstep) {
 /* Rate control: the coded size falls smoothly as the step grows, close to
  * linearly in log(size) against log(step), so a secant search on that
  * model meets the target in a few trial codings of the blocks.  Each trial
- * measures the whole codestream, headers included, without writing it. */
+ * measures the whole codestream, headers included, without writing it.
+ * A frame starts from the step and slope the previous one ended on: in a
+ * video the next frame is usually within 0.5 % at once. */
 int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
                           void *ctx) {
     double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
-    double q = e->p.qstep, best_q = q, best_err = INFINITY;
-    double lq_prev = 0, ls_prev = 0;
+    double q = e->rate_q > 0 ? e->rate_q : e->p.qstep, best_q = q;
+    double best_err = INFINITY, lq_prev = 0, ls_prev = 0;
+    double first_slope = e->rate_slope < 0 ? e->rate_slope : -1.0;
     for (int it = 0; it < 16; it++) {
         sci_htj2k_set_qstep(e, q);
         if (code(ctx, e->len) < 0)
@@ -955,11 +961,12 @@ int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
         }
         if (err <= 0.005 * target)
             break;
-        double lq = log(q), ls = log(size), slope = -1.0;
+        double lq = log(q), ls = log(size), slope = first_slope;
         if (it > 0) {
             slope = (ls - ls_prev) / (lq - lq_prev);
             if (!isfinite(slope) || slope > -0.05)
                 slope = -1.0;
+            e->rate_slope = slope;
         }
         lq_prev = lq, ls_prev = ls;
         double next = exp(lq + (log(target) - ls) / slope);
@@ -968,6 +975,7 @@ int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
             break; /* pinned at a limit: the target is out of reach */
         q = next;
     }
+    e->rate_q = best_q;
     if (best_q != e->last_qstep) {
         sci_htj2k_set_qstep(e, best_q);
         if (code(ctx, e->len) < 0)

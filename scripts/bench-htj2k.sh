@@ -66,7 +66,7 @@ for m in ("lossless", "lossy", "rate"):
 PY
 
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-calc() { awk "BEGIN { printf \"%.4g\", $* }"; }
+calc() { awk "BEGIN { printf \"%.4g\\n\", $* }"; }
 t1() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; calc "$(date +%s.%N) - $s"; }
 echo "== anchors, same picture"
 for mode in lossless lossy; do
@@ -85,8 +85,14 @@ for mode in lossless lossy; do
   echo "grk_compress HT $mode, 16 threads: $g s/frame; $(stat -c %s "$OUT/j/grk-$mode.j2k") bytes"
 done
 
-echo "== pipeline: appsrc ! cudaupload ! htj2kenc ! fakesink"
+echo "== pipeline: appsrc [! cudaupload] ! htj2kenc ! fakesink"
+# cudaupload (1.22) takes Y444_16LE but no 12-bit 4:4:4 format: GBR_12LE
+# goes in system memory and htj2kenc uploads it; Y444_16LE through
+# cudaupload is coded as 16-bit samples (the 12-bit values unchanged).
+echo "| format | backend | mode | size | frames | frames/s | bpp |"
+echo "|---|---|---|---|---|---|---|"
 for a in "--reversible" "--qstep $q"; do
-  "$B/bench/bench-htj2k-pipeline" --frames 100 --backend cuda $a "$img" 2>&1 | tail -2
-  "$B/bench/bench-htj2k-pipeline" --frames 5 --backend cpu $a "$img" 2>&1 | tail -2
+  "$B/bench/bench-htj2k-pipeline" --frames 200 --backend cuda --no-upload --format GBR_12LE $a "$img" 2>&1 | tail -1
+  "$B/bench/bench-htj2k-pipeline" --frames 200 --backend cuda --format Y444_16LE $a "$img" 2>&1 | tail -1
+  "$B/bench/bench-htj2k-pipeline" --frames 5 --backend cpu --no-upload --format GBR_12LE $a "$img" 2>&1 | tail -1
 done
