@@ -5,13 +5,13 @@
  *
  *   bench-htj2k-pipeline [--frames N] [--backend auto|cuda|cpu]
  *       [--reversible] [--qstep Q] [--format GBR_12LE|Y444_16LE|...]
- *       [--no-upload] IMAGE.ppm
+ *       [--no-upload] [--dump FILE] IMAGE.ppm
  *
  * IMAGE is a binary PPM (P6) of up to 16 bits; its samples go into the
  * chosen planar format unchanged (GBR_12LE takes 12-bit pictures).
  * GStreamer 1.22's cudaupload takes Y444_16LE but no 12-bit 4:4:4 format:
  * with GBR_12LE the frames pass it in system memory and htj2kenc uploads
- * them itself.
+ * them itself.  --dump writes the first coded frame to FILE.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ typedef struct
 {
   guint64 bytes;
   guint frames;
+  const gchar *dump;            /* file for the first coded frame, or NULL */
 } Count;
 
 static void
@@ -32,6 +33,14 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer data)
 {
   Count *c = data;
 
+  if (c->dump) {
+    GstMapInfo map;
+    if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
+      g_file_set_contents (c->dump, (const gchar *) map.data, map.size, NULL);
+      gst_buffer_unmap (buf, &map);
+    }
+    c->dump = NULL;
+  }
   c->bytes += gst_buffer_get_size (buf);
   c->frames++;
 }
@@ -84,7 +93,7 @@ main (int argc, char **argv)
   GstElement *pipe, *src, *sink;
   GstBus *bus;
   GstMessage *msg;
-  Count count = { 0, 0 };
+  Count count = { 0, 0, NULL };
   gint64 t0, t1;
   int rc = 0;
 
@@ -102,6 +111,8 @@ main (int argc, char **argv)
       reversible = TRUE;
     else if (!strcmp (argv[i], "--no-upload"))
       upload = FALSE;
+    else if (!strcmp (argv[i], "--dump") && i + 1 < (guint) argc)
+      count.dump = argv[++i];
     else
       path = argv[i];
   }
@@ -120,11 +131,9 @@ main (int argc, char **argv)
   frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&vinfo), NULL);
   gst_video_frame_map (&vf, &vinfo, frame, GST_MAP_WRITE);
   for (c = 0; c < 3; c++) {
-    /* RGB components go to the format's R, G, B (or Y, U, V) planes */
-    gint p = GST_VIDEO_FRAME_COMP_PLANE (&vf, c);
-    guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (&vf, p)
-        + GST_VIDEO_FRAME_COMP_OFFSET (&vf, c);
-    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    /* RGB components go to the format's R, G, B (or Y, U, V) components */
+    guint8 *base = GST_VIDEO_FRAME_COMP_DATA (&vf, c);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&vf, c);
     gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&vf, c);
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++) {

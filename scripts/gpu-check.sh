@@ -22,6 +22,10 @@ step memcheck 150 compute-sanitizer --tool memcheck --leak-check full \
   --error-exitcode 9 "$B/tests/parity-dwt" --quick --seed 5
 step racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$B/tests/parity-dwt" --quick --seed 6
+step memcheck-ht 150 compute-sanitizer --tool memcheck --leak-check full \
+  --error-exitcode 9 "$B/tests/parity-htj2k" --quick --seed 5
+step racecheck-ht 120 compute-sanitizer --tool racecheck --error-exitcode 9 \
+  "$B/tests/parity-htj2k" --quick --seed 6
 TAIL=16 step bench 150 "$B/bench/bench-dwt"
 TAIL=14 step main 120 "$B/examples/dwt-roundtrip" --backend cuda
 TAIL=16 step main-htj2k 150 "$B/examples/htj2k-roundtrip" --backend cuda
