@@ -105,6 +105,23 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
         return "bitrate must be 0 (off) or up to 64 bits per pixel";
     if (p->bitrate > 0 && g->filter != SCI_DWT_97)
         return "a bitrate target needs the irreversible (9/7) path";
+    if (p->bitrate > 0) {
+        /* What no step can go below (markers, one empty packet a component
+         * and resolution) or needs to exceed (the samples themselves). */
+        double pixels = (double)g->width * g->height, raw = 0;
+        for (unsigned c = 0; c < g->components; c++)
+            raw += (double)sci_wt_comp_width(g, c) * sci_wt_comp_height(g, c) *
+                   g->depth;
+        double floor_bytes = 2 + 40 + 3.0 * g->components + 10 + 14 +
+                             5 + 2.0 * (3 * g->levels + 1) + 14 + 2 +
+                             (double)g->components * (g->levels + 1) +
+                             (p->jph ? 85 : 0);
+        if (p->bitrate * pixels / 8 < 1.05 * floor_bytes)
+            return "bitrate too low: the codestream's headers alone need more";
+        if (p->bitrate * pixels > raw)
+            return "bitrate above the uncompressed samples' bits per pixel: "
+                   "use reversible (lossless) coding instead";
+    }
     return NULL;
 }
 

@@ -164,6 +164,13 @@ static void test_params(void) {
     sci_htj2k_params_default(&p);
     p.bitrate = 1;
     check(sci_htj2k_check(&g, &p) == NULL, "bitrate with 9/7 accepted");
+    p.bitrate = 0.05; /* 64x48: 19 bytes, less than the headers */
+    check(sci_htj2k_check(&g, &p) != NULL, "bitrate below the headers refused");
+    p.bitrate = 8.5; /* above 8-bit samples */
+    check(sci_htj2k_check(&g, &p) != NULL, "bitrate above the samples refused");
+    p.bitrate = 8;
+    check(sci_htj2k_check(&g, &p) == NULL, "bitrate at the samples accepted");
+    p.bitrate = 1;
     g.filter = SCI_DWT_53;
     check(sci_htj2k_check(&g, &p) != NULL, "bitrate with 5/3 refused");
     p.bitrate = 0;

@@ -417,6 +417,11 @@ GST_START_TEST (test_refusals)
   /* a rate target for lossless coding */
   expect_refusal ("htj2kenc reversible=true bitrate=2",
       frameutil_video_caps ("RGB", 40, 30), "bitrate");
+  /* rate targets no step can reach */
+  expect_refusal ("htj2kenc bitrate=0.01",
+      frameutil_video_caps ("RGB", 40, 30), "headers");
+  expect_refusal ("htj2kenc bitrate=30",
+      frameutil_video_caps ("GRAY8", 40, 30), "uncompressed");
   /* coefficients of the other filter */
   expect_refusal ("cudadwt backend=cpu filter=9-7 ! htj2kenc reversible=true",
       frameutil_video_caps ("RGB", 40, 30), "reversible");
