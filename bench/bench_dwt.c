@@ -25,6 +25,8 @@
 
 #include "codec/wavelet_frame.h"
 #include "cuda/dwt.h"
+#include "bench/benchutil.h"
+#include "tests/cudacheck.h"
 #include "cuda/dwt_tune.h"
 
 #define W 3840
@@ -32,45 +34,15 @@
 #define DEPTH 12
 #define LEVELS 5
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-#define CKW(call)                                                           \
-    do {                                                                    \
-        int e_ = (call);                                                    \
-        if (e_) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    sci_cuda_error_string(e_));                             \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct {
     double median, min;
 } timing;
 
 static timing summarise(double *t, int n) {
-    qsort(t, n, sizeof(*t), cmp_double);
-    timing r = {n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]), t[0]};
+    timing r;
+    r.median = bench_median(t, n); /* sorts t */
+    r.min = t[0];
     return r;
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 typedef struct {
@@ -285,10 +257,10 @@ int main(int argc, char **argv) {
                     if (dir)
                         CK(cudaMemcpy(h_coef, d_coef, coef_bytes,
                                       cudaMemcpyDeviceToHost));
-                    double t0 = now_ms();
+                    double t0 = bench_now_ms();
                     int e = dir ? sci_wt_inverse(&g, h_coef, hdst)
                                 : sci_wt_forward(&g, hsrc, h_coef);
-                    ct[i] = now_ms() - t0;
+                    ct[i] = bench_now_ms() - t0;
                     if (e) {
                         fprintf(stderr, "CPU backend failed\n");
                         return 1;

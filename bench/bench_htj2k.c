@@ -36,46 +36,12 @@
 #include "codec/htj2k.h"
 #include "codec/wavelet_frame.h"
 #include "cuda/dwt.h"
+#include "bench/benchutil.h"
+#include "tests/cudacheck.h"
 #include "cuda/htj2k.h"
 
 #define DEPTH 12
 #define LEVELS 5
-
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-#define CKW(call)                                                           \
-    do {                                                                    \
-        int e_ = (call);                                                    \
-        if (e_) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    sci_cuda_error_string(e_));                             \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint32_t W = 3840, H = 2160;
 
@@ -299,12 +265,12 @@ int main(int argc, char **argv) {
                *t_pack = tt + 3 * runs, *t_wr = tt + 4 * runs, *t_tr = tt + 5 * runs,
                *t_d2h = tt + 6 * runs;
         for (int r = -warm; r < runs; r++) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             CK(cudaEventRecord(e0, st));
             CKW(sci_cuda_wt_forward(wt, dp, d_co, st));
             CK(cudaEventRecord(e1, st));
             CKW(sci_cuda_ht_encode(ht, d_co, out, cap, &n, st));
-            double t1 = now_ms();
+            double t1 = bench_now_ms();
             if (r < 0)
                 continue;
             float dwt;
@@ -319,10 +285,10 @@ int main(int argc, char **argv) {
             t_d2h[r] = tm.d2h_ms;
             t_tr[r] = tm.trials;
         }
-        double all = median(t_all, runs), dwt = median(t_dwt, runs),
-               code = median(t_code, runs), pack = median(t_pack, runs),
-               wr = median(t_wr, runs), d2h = median(t_d2h, runs),
-               trials = median(t_tr, runs);
+        double all = bench_median(t_all, runs), dwt = bench_median(t_dwt, runs),
+               code = bench_median(t_code, runs), pack = bench_median(t_pack, runs),
+               wr = bench_median(t_wr, runs), d2h = bench_median(t_d2h, runs),
+               trials = bench_median(t_tr, runs);
         double bits = n * 8.0 / ((double)W * H);
         if (dir) {
             char name[64];
@@ -337,13 +303,13 @@ int main(int argc, char **argv) {
             double *tc = malloc(sizeof(double) * (size_t)cpu_runs);
             size_t nc = 0;
             for (int r = -1; r < cpu_runs; r++) {
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 sci_wt_forward(&g, hp, h_co);
                 nc = sci_htj2k_encode(ec, h_co, cout, cap);
                 if (r >= 0)
-                    tc[r] = now_ms() - t0;
+                    tc[r] = bench_now_ms() - t0;
             }
-            cpu = median(tc, cpu_runs);
+            cpu = bench_median(tc, cpu_runs);
             same = nc == n && !memcmp(cout, out, n) ? "yes" : "NO";
             free(tc);
             sci_htj2k_enc_free(ec);

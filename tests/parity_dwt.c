@@ -24,19 +24,10 @@
 
 #include "codec/wavelet_frame.h"
 #include "cuda/dwt.h"
+#include "tests/cudacheck.h"
 #include "testutil.h"
 
 #define TOL_97 1e-6
-
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
 
 enum { PLANAR, PACKED };
 

@@ -27,18 +27,9 @@
 #include "codec/htj2k.h"
 #include "codec/wavelet_frame.h"
 #include "cuda/dwt.h"
+#include "tests/cudacheck.h"
 #include "cuda/htj2k.h"
 #include "testutil.h"
-
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
 
 enum { NOISE, NATURAL, SPARSE };
 
