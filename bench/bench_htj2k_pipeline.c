@@ -171,9 +171,13 @@ main (int argc, char **argv)
   /* a warm-up frame: negotiation, pools and encoder set-up */
   gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
   bus = gst_element_get_bus (pipe);
+  t0 = g_get_monotonic_time ();
   while (count.frames < 1) {
-    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_MSECOND,
-        GST_MESSAGE_ERROR);
+    if (g_get_monotonic_time () - t0 > 60 * G_USEC_PER_SEC) {
+      fprintf (stderr, "no coded frame within a minute\n");
+      return 1;
+    }
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_MSECOND, GST_MESSAGE_ERROR);
     if (msg) {
       GError *err;
       gst_message_parse_error (msg, &err, NULL);
@@ -185,7 +189,7 @@ main (int argc, char **argv)
   count.frames = 0;
   t0 = g_get_monotonic_time ();
   for (i = 0; i < frames; i++) {
-    GstBuffer *b = gst_buffer_copy (frame);      /* shares the memory */
+    GstBuffer *b = gst_buffer_copy (frame);     /* shares the memory */
     GST_BUFFER_PTS (b) = (i + 1) * GST_SECOND / 30;
     gst_app_src_push_buffer (GST_APP_SRC (src), b);
   }

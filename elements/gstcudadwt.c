@@ -134,15 +134,8 @@ gst_cuda_dwt_transform_caps (GstBaseTransform * trans,
     gst_caps_unref (one);
   }
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, result,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = tmp;
-  }
-  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
+  return gst_sci_filter_finish_caps (GST_SCI_FILTER (self), direction, caps,
+      result, filter);
 }
 
 static GstCaps *

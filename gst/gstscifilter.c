@@ -388,6 +388,21 @@ gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
   return result;
 }
 
+GstCaps *
+gst_sci_filter_finish_caps (GstSciFilter * self, GstPadDirection direction,
+    GstCaps * caps, GstCaps * result, GstCaps * filter)
+{
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
 gboolean
 gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
     GstCaps * outcaps)

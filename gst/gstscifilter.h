@@ -83,6 +83,12 @@ GstCaps *gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
 
 /* For subclasses' set_caps: records the memory features and checks that a
  * CUDA-memory caps can be served.  FALSE posts an error. */
+/* The end of a transform_caps: `result` (taken) narrowed by `filter` (may
+ * be NULL) and logged. */
+GstCaps *gst_sci_filter_finish_caps (GstSciFilter * self,
+    GstPadDirection direction, GstCaps * caps, GstCaps * result,
+    GstCaps * filter);
+
 gboolean gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
     GstCaps * outcaps);
 
