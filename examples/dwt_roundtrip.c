@@ -8,14 +8,13 @@
  *
  *   dwt-roundtrip [--frames N] [--backend auto|cuda|cpu] [--system-memory]
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gst/gst.h>
-#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
+#include "exampleutil.h"
 #include "tests/frameutil.h"
 
 typedef struct
@@ -38,75 +37,12 @@ static const Case cases[] = {
   {"I422_10LE", 1920, 1080, "9-7", 5, "ball", 0},
 };
 
-/* The next frame of an appsink, or NULL at EOS, on a pipeline error (then
- * *error says which) or after a minute without one.  An error upstream never
- * wakes a waiting appsink, hence the short waits with a look at the bus. */
-static GstSample *
-pull (GstElement * sink, GstBus * bus, gchar ** error)
-{
-  guint tries;
-
-  for (tries = 0; tries < 600; tries++) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        GST_SECOND / 10);
-    GstMessage *msg;
-
-    if (s)
-      return s;
-    if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
-      return NULL;
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    if (msg) {
-      GError *e = NULL;
-
-      gst_message_parse_error (msg, &e, NULL);
-      *error = g_strdup (e->message);
-      g_clear_error (&e);
-      gst_message_unref (msg);
-      return NULL;
-    }
-  }
-  *error = g_strdup ("no frame within a minute");
-  return NULL;
-}
-
-/* Whether cudaupload, when there, takes `format` in CUDA memory. */
-static gboolean
-cuda_upload_takes (GstElementFactory * upload, const gchar * format)
-{
-  const GList *t;
-  GstCaps *want;
-  gboolean ok = FALSE;
-
-  if (!upload)
-    return FALSE;
-  want = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
-      NULL);
-  gst_caps_set_features (want, 0,
-      gst_caps_features_new ("memory:CUDAMemory", NULL));
-  for (t = gst_element_factory_get_static_pad_templates (upload); t;
-      t = t->next) {
-    GstStaticPadTemplate *tmpl = t->data;
-    GstCaps *caps;
-
-    if (tmpl->direction != GST_PAD_SRC)
-      continue;
-    caps = gst_static_pad_template_get_caps (tmpl);
-    ok |= gst_caps_can_intersect (caps, want);
-    gst_caps_unref (caps);
-  }
-  gst_caps_unref (want);
-  return ok;
-}
-
 static gboolean
 run_case (const Case * c, guint frames, const gchar * backend,
     gboolean cuda_memory, guint * max_err, gdouble * psnr, guint * done,
     gchar ** error)
 {
-  GstElement *pipe, *ref, *out;
-  GstBus *bus;
-  GError *err = NULL;
+  ExamplePipeline p;
   gchar *desc;
   guint64 peak = (1u << 16) - 1;
   gdouble sq_total = 0;
@@ -122,35 +58,23 @@ run_case (const Case * c, guint frames, const gchar * backend,
       cuda_memory ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
       c->filter, c->levels, backend, backend,
       cuda_memory ? "! video/x-raw(memory:CUDAMemory) ! cudadownload" : "");
-  pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (!pipe) {
-    *error = g_strdup (err->message);
-    g_clear_error (&err);
-    return FALSE;
-  }
-  ref = gst_bin_get_by_name (GST_BIN (pipe), "ref");
-  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-
   *max_err = 0;
   *done = 0;
-  bus = gst_element_get_bus (pipe);
+  ok = example_pipeline_init (&p, desc, error);
+  g_free (desc);
+  if (!ok)
+    return FALSE;
+  gst_element_set_state (p.pipe, GST_STATE_PLAYING);
+
   while (ok && *done < frames) {
-    GstSample *a, *b = NULL;
+    GstSample *a, *b;
     GstVideoInfo ia, ib;
     GstVideoFrame fa, fb;
     gdouble sq;
     guint64 n;
 
-    a = pull (ref, bus, error);
-    if (a)
-      b = pull (out, bus, error);
-    if (!a || !b) {
-      if (a)
-        gst_sample_unref (a);
+    if (!example_pipeline_pull (&p, &a, &b, error))
       break;
-    }
     gst_video_info_from_caps (&ia, gst_sample_get_caps (a));
     gst_video_info_from_caps (&ib, gst_sample_get_caps (b));
     peak = (1u << GST_VIDEO_INFO_COMP_DEPTH (&ia, 0)) - 1;
@@ -175,14 +99,8 @@ run_case (const Case * c, guint frames, const gchar * backend,
 
   if (*error)
     ok = FALSE;
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (ref);
-  gst_object_unref (out);
-  gst_object_unref (pipe);
-
-  *psnr = sq_total > 0 ? 10 * log10 ((gdouble) peak * peak * n_total /
-      sq_total) : INFINITY;
+  example_pipeline_clear (&p);
+  *psnr = example_psnr (peak, sq_total, n_total);
   return ok && *done == frames;
 }
 
@@ -201,20 +119,12 @@ main (int argc, char **argv)
         "Do not use CUDA memory even when cudaupload is there", NULL},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("- DWT round trip check");
-  GError *err = NULL;
   GstElementFactory *dwt, *upload;
   guint i;
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    g_printerr ("%s\n", err->message);
+  if (!example_parse_args (&argc, &argv, "- DWT round trip check", entries,
+          &frames, &backend))
     return 2;
-  }
-  g_option_context_free (ctx);
-  if (!backend)
-    backend = g_strdup ("auto");
   dwt = gst_element_factory_find ("cudadwt");
   if (!dwt) {
     g_printerr ("cudadwt not found: set GST_PLUGIN_PATH to the build dir\n");
@@ -235,7 +145,7 @@ main (int argc, char **argv)
     gchar *error = NULL, *size;
     gboolean ok, lossless = !strcmp (c->filter, "5-3");
 
-    cuda_memory = cuda_upload_takes (upload, c->format);
+    cuda_memory = example_takes_cuda_memory (upload, GST_PAD_SRC, c->format);
     ok = run_case (c, n, backend, cuda_memory, &max_err, &psnr, &done, &error);
     size = g_strdup_printf ("%dx%d", c->width, c->height);
     g_print ("%-10s %-10s %-6s %-6u %-6s %-6u ", c->format, size, c->filter,

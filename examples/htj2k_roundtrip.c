@@ -17,15 +17,16 @@
  *   htj2k-roundtrip [--frames N] [--backend auto|cuda|cpu] [--system-memory]
  *                   [--output-dir DIR]
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
-#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
+
+#include "exampleutil.h"
+#include "tests/frameutil.h"
 
 typedef struct
 {
@@ -118,147 +119,6 @@ capture_backend_log (void)
   gst_debug_add_log_function (log_func, NULL, NULL);
 }
 
-/* The next frame of an appsink, or NULL at EOS, on a pipeline error (then
- * *error says which) or after a minute without one.  An error upstream never
- * wakes a waiting appsink, hence the short waits with a look at the bus. */
-static GstSample *
-pull (GstElement * sink, GstBus * bus, gchar ** error)
-{
-  guint tries;
-
-  for (tries = 0; tries < 600; tries++) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        GST_SECOND / 10);
-    GstMessage *msg;
-
-    if (s)
-      return s;
-    if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
-      return NULL;
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    if (msg) {
-      GError *e = NULL;
-
-      gst_message_parse_error (msg, &e, NULL);
-      *error = g_strdup (e->message);
-      g_clear_error (&e);
-      gst_message_unref (msg);
-      return NULL;
-    }
-  }
-  *error = g_strdup ("no frame within a minute");
-  return NULL;
-}
-
-/* Whether a pad template of `factory` in `direction` takes `format` (NULL:
- * any) in CUDA memory. */
-static gboolean
-takes_cuda_memory (GstElementFactory * factory, GstPadDirection direction,
-    const gchar * format)
-{
-  const GList *t;
-  GstCaps *want;
-  gboolean ok = FALSE;
-
-  if (!factory)
-    return FALSE;
-  want = gst_caps_new_empty_simple ("video/x-raw");
-  if (format)
-    gst_caps_set_simple (want, "format", G_TYPE_STRING, format, NULL);
-  gst_caps_set_features (want, 0,
-      gst_caps_features_new ("memory:CUDAMemory", NULL));
-  for (t = gst_element_factory_get_static_pad_templates (factory); t;
-      t = t->next) {
-    GstStaticPadTemplate *tmpl = t->data;
-    GstCaps *caps;
-
-    if (tmpl->direction != direction)
-      continue;
-    caps = gst_static_pad_template_get_caps (tmpl);
-    ok |= gst_caps_can_intersect (caps, want);
-    gst_caps_unref (caps);
-  }
-  gst_caps_unref (want);
-  return ok;
-}
-
-static guint
-sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
-{
-  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
-      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
-
-  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8)
-    return GST_READ_UINT16_LE (p);
-  return *p;
-}
-
-/* Compares an input frame with what openjpegdec made of it.  openjpegdec
- * outputs a format of its own (ARGB for 8-bit RGB, AYUV64 or ARGB64 for
- * deeper samples it has no planar format for), with component c of ours as
- * its component c, shifted up by its depth minus ours, and chroma repeated
- * where it is not subsampled and ours is.  Adds the squared errors and the
- * samples compared to *sq and *n; returns the largest error, or -1 (with
- * *why) when the frames cannot be compared. */
-static gint
-compare_decoded (GstSample * ref, GstSample * dec, gdouble * sq, guint64 * n,
-    gchar ** why)
-{
-  GstVideoInfo ia, ib;
-  GstVideoFrame a, b;
-  gint max_err = 0;
-  guint c, x, y;
-
-  if (!gst_video_info_from_caps (&ia, gst_sample_get_caps (ref)) ||
-      !gst_video_info_from_caps (&ib, gst_sample_get_caps (dec))) {
-    *why = g_strdup ("frames without video caps");
-    return -1;
-  }
-  if (GST_VIDEO_INFO_WIDTH (&ia) != GST_VIDEO_INFO_WIDTH (&ib) ||
-      GST_VIDEO_INFO_HEIGHT (&ia) != GST_VIDEO_INFO_HEIGHT (&ib) ||
-      GST_VIDEO_INFO_N_COMPONENTS (&ib) < GST_VIDEO_INFO_N_COMPONENTS (&ia)) {
-    *why = g_strdup_printf ("decoded as %s %dx%d", GST_VIDEO_INFO_NAME (&ib),
-        GST_VIDEO_INFO_WIDTH (&ib), GST_VIDEO_INFO_HEIGHT (&ib));
-    return -1;
-  }
-  if (!gst_video_frame_map (&a, &ia, gst_sample_get_buffer (ref), GST_MAP_READ)) {
-    *why = g_strdup ("cannot map the input frame");
-    return -1;
-  }
-  if (!gst_video_frame_map (&b, &ib, gst_sample_get_buffer (dec), GST_MAP_READ)) {
-    gst_video_frame_unmap (&a);
-    *why = g_strdup ("cannot map the decoded frame");
-    return -1;
-  }
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&ia); c++) {
-    gint shift = CLAMP ((gint) GST_VIDEO_FRAME_COMP_DEPTH (&b, c) -
-        (gint) GST_VIDEO_FRAME_COMP_DEPTH (&a, c), 0, 8);
-    guint xs = GST_VIDEO_FORMAT_INFO_W_SUB (a.info.finfo, c) -
-        GST_VIDEO_FORMAT_INFO_W_SUB (b.info.finfo, c);
-    guint ys = GST_VIDEO_FORMAT_INFO_H_SUB (a.info.finfo, c) -
-        GST_VIDEO_FORMAT_INFO_H_SUB (b.info.finfo, c);
-    gdouble s = 0;
-
-    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++) {
-      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&a, c); x++) {
-        gint va = sample_get (&a, c, x, y);
-        gint vb = (gint) (sample_get (&b, c, x << xs, y << ys) >> shift);
-        gint d = ABS (va - vb);
-
-        max_err = MAX (max_err, d);
-        s += (gdouble) d *d;
-      }
-    }
-    *sq += s;
-    *n += (guint64) GST_VIDEO_FRAME_COMP_WIDTH (&a, c) *
-        GST_VIDEO_FRAME_COMP_HEIGHT (&a, c);
-  }
-  gst_video_frame_unmap (&b);
-  gst_video_frame_unmap (&a);
-  return max_err;
-}
-
 /* What the pad probes gather about the encoding elements. */
 typedef struct
 {
@@ -313,7 +173,7 @@ add_probe (GstElement * pipe, const gchar * name, const gchar * pad,
 typedef struct
 {
   guint done;                   /* frames compared */
-  gint max_err;
+  guint max_err;
   gdouble psnr;
   Stats st;
 } Result;
@@ -322,9 +182,7 @@ static gboolean
 run_case (const Case * c, guint frames, const gchar * backend,
     gboolean cuda_memory, Result * r, gchar ** error)
 {
-  GstElement *pipe, *ref, *out;
-  GstBus *bus;
-  GError *err = NULL;
+  ExamplePipeline p;
   gchar *desc, *dwt;
   guint64 peak = 255, n_total = 0;
   gdouble sq_total = 0;
@@ -342,64 +200,54 @@ run_case (const Case * c, guint frames, const gchar * backend,
       cuda_memory ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
       dwt, backend, c->props);
   g_free (dwt);
-  pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (!pipe) {
-    *error = g_strdup (err->message);
-    g_clear_error (&err);
-    return FALSE;
-  }
   memset (r, 0, sizeof (*r));
-  add_probe (pipe, "qe", "src", probe_in, &r->st);
-  add_probe (pipe, "enc", "src", probe_out, &r->st);
-  ref = gst_bin_get_by_name (GST_BIN (pipe), "ref");
-  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  ok = example_pipeline_init (&p, desc, error);
+  g_free (desc);
+  if (!ok)
+    return FALSE;
+  add_probe (p.pipe, "qe", "src", probe_in, &r->st);
+  add_probe (p.pipe, "enc", "src", probe_out, &r->st);
   g_mutex_lock (&log_lock);
   log_backend[0] = '\0';
   log_fallback = FALSE;
   g_mutex_unlock (&log_lock);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  gst_element_set_state (p.pipe, GST_STATE_PLAYING);
 
-  bus = gst_element_get_bus (pipe);
   while (ok && r->done < frames) {
-    GstSample *a, *b = NULL;
+    GstSample *a, *b;
+    GstVideoInfo info;
     gchar *why = NULL;
-    gint e;
+    gdouble sq;
+    guint64 n;
+    guint e;
 
-    a = pull (ref, bus, error);
-    if (a)
-      b = pull (out, bus, error);
-    if (!a || !b) {
-      if (a)
-        gst_sample_unref (a);
+    if (!example_pipeline_pull (&p, &a, &b, error))
       break;
-    }
-    e = compare_decoded (a, b, &sq_total, &n_total, &why);
-    if (e < 0) {
-      *error = why;
+    /* openjpegdec's output in its own format (see frameutil.h) */
+    if (!gst_video_info_from_caps (&info, gst_sample_get_caps (a))) {
+      *error = g_strdup ("input frames without video caps");
+      ok = FALSE;
+    } else if (frameutil_compare_decoded (&info, gst_sample_get_buffer (a),
+            gst_sample_get_buffer (b), gst_sample_get_caps (b), &sq, &n, &e,
+            &why) < 0) {
+      *error = g_steal_pointer (&why);
       ok = FALSE;
     } else {
-      GstVideoInfo info;
-
-      gst_video_info_from_caps (&info, gst_sample_get_caps (a));
       peak = (1u << GST_VIDEO_INFO_COMP_DEPTH (&info, 0)) - 1;
+      sq_total += sq;
+      n_total += n;
       r->max_err = MAX (r->max_err, e);
       r->done++;
     }
+    g_free (why);
     gst_sample_unref (a);
     gst_sample_unref (b);
   }
 
   if (*error)
     ok = FALSE;
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (ref);
-  gst_object_unref (out);
-  gst_object_unref (pipe);
-
-  r->psnr = sq_total > 0 ? 10 * log10 ((gdouble) peak * peak * n_total /
-      sq_total) : INFINITY;
+  example_pipeline_clear (&p);
+  r->psnr = example_psnr (peak, sq_total, n_total);
   return ok && r->done == frames;
 }
 
@@ -525,31 +373,13 @@ main (int argc, char **argv)
         "Where the codestreams go (a new directory under the temp dir)", "D"},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("- HTJ2K encode and decode "
-      "check");
-  GError *err = NULL;
   GstElementFactory *enc, *dec, *upload;
   gboolean cuda_build;
   guint i;
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    g_printerr ("%s\n", err->message);
+  if (!example_parse_args (&argc, &argv, "- HTJ2K encode and decode check",
+          entries, &frames, &backend))
     return 2;
-  }
-  g_option_context_free (ctx);
-  if (!backend)
-    backend = g_strdup ("auto");
-  if (strcmp (backend, "auto") && strcmp (backend, "cuda")
-      && strcmp (backend, "cpu")) {
-    g_printerr ("--backend: auto, cuda or cpu, not %s\n", backend);
-    return 2;
-  }
-  if (frames < 1) {
-    g_printerr ("--frames: at least 1\n");
-    return 2;
-  }
   enc = gst_element_factory_find ("htj2kenc");
   if (!enc) {
     g_printerr ("htj2kenc not found: set GST_PLUGIN_PATH to the build dir\n");
@@ -563,7 +393,7 @@ main (int argc, char **argv)
   }
   gst_object_unref (dec);
   /* the plugin offers CUDA memory only when built with CUDA */
-  cuda_build = takes_cuda_memory (enc, GST_PAD_SINK, NULL);
+  cuda_build = example_takes_cuda_memory (enc, GST_PAD_SINK, NULL);
   gst_object_unref (enc);
   /* nvcodec registers cudaupload only where a CUDA driver loads */
   upload = system_memory || !strcmp (backend, "cpu") || !cuda_build ? NULL :
@@ -582,7 +412,8 @@ main (int argc, char **argv)
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     const Case *c = &cases[i];
     guint n = c->frames ? MIN ((guint) frames, c->frames) : (guint) frames;
-    gboolean cuda_memory = takes_cuda_memory (upload, GST_PAD_SRC, c->format);
+    gboolean cuda_memory =
+        example_takes_cuda_memory (upload, GST_PAD_SRC, c->format);
     gchar *error = NULL, *label, *result, *used;
     const gchar *opj = "-", *ojph = "-";
     gboolean ok, failed = FALSE;
@@ -608,7 +439,7 @@ main (int argc, char **argv)
       failed = TRUE;
     } else if (c->lossless) {
       failed = r.max_err != 0;
-      result = failed ? g_strdup_printf ("NOT EXACT (max err %d)",
+      result = failed ? g_strdup_printf ("NOT EXACT (max err %u)",
           r.max_err) : g_strdup ("exact");
     } else {
       failed = r.psnr < c->min_psnr;

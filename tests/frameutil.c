@@ -25,8 +25,8 @@ next_random (guint64 * s)
   return *s;
 }
 
-static guint
-sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
+guint
+frameutil_sample (const GstVideoFrame * f, guint c, guint x, guint y)
 {
   const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
       (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
@@ -73,8 +73,8 @@ frameutil_max_diff (const GstVideoFrame * a, const GstVideoFrame * b,
   for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (a); c++) {
     for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (a, c); y++) {
       for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (a, c); x++) {
-        gint d = (gint) sample_get (a, c, x, y) - (gint) sample_get (b, c, x,
-            y);
+        gint d = (gint) frameutil_sample (a, c, x, y) -
+            (gint) frameutil_sample (b, c, x, y);
         guint ad = (guint) ABS (d);
 
         max = MAX (max, ad);
@@ -102,7 +102,8 @@ frameutil_describe_diff (const GstVideoFrame * a, const GstVideoFrame * b)
 
     for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (a, c); y++) {
       for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (a, c); x++) {
-        guint sa = sample_get (a, c, x, y), sb = sample_get (b, c, x, y);
+        guint sa = frameutil_sample (a, c, x, y);
+        guint sb = frameutil_sample (b, c, x, y);
 
         if (sa != sb && bad++ == 0) {
           fx = x;
@@ -135,4 +136,94 @@ frameutil_random_buffer (const GstVideoInfo * info, guint64 * state)
     gst_video_frame_unmap (&frame);
   }
   return buf;
+}
+
+gint64
+frameutil_compare_decoded (const GstVideoInfo * in_info, GstBuffer * in,
+    GstBuffer * out, GstCaps * out_caps, gdouble * sq_err, guint64 * count,
+    guint * max_err, gchar ** why)
+{
+  GstVideoInfo out_info;
+  GstVideoFrame a, b;
+  gchar *first = NULL;
+  gint64 bad = 0;
+  guint64 n = 0;
+  gdouble sq = 0;
+  guint c, x, y, max = 0;
+
+  if (sq_err)
+    *sq_err = 0;
+  if (count)
+    *count = 0;
+  if (max_err)
+    *max_err = 0;
+  if (why)
+    *why = NULL;
+  if (!out_caps || !gst_video_info_from_caps (&out_info, out_caps)) {
+    if (why)
+      *why = g_strdup ("decoded frame without video caps");
+    return -1;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&out_info) != GST_VIDEO_INFO_WIDTH (in_info) ||
+      GST_VIDEO_INFO_HEIGHT (&out_info) != GST_VIDEO_INFO_HEIGHT (in_info) ||
+      GST_VIDEO_INFO_N_COMPONENTS (&out_info) <
+      GST_VIDEO_INFO_N_COMPONENTS (in_info)) {
+    if (why)
+      *why = g_strdup_printf ("%s %dx%d decoded as %s %dx%d",
+          GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_WIDTH (in_info),
+          GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_NAME (&out_info),
+          GST_VIDEO_INFO_WIDTH (&out_info), GST_VIDEO_INFO_HEIGHT (&out_info));
+    return -1;
+  }
+  if (!gst_video_frame_map (&a, in_info, in, GST_MAP_READ)) {
+    if (why)
+      *why = g_strdup ("cannot map the input frame");
+    return -1;
+  }
+  if (!gst_video_frame_map (&b, &out_info, out, GST_MAP_READ)) {
+    gst_video_frame_unmap (&a);
+    if (why)
+      *why = g_strdup ("cannot map the decoded frame");
+    return -1;
+  }
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (in_info); c++) {
+    gint shift = CLAMP ((gint) GST_VIDEO_FRAME_COMP_DEPTH (&b, c) -
+        (gint) GST_VIDEO_FRAME_COMP_DEPTH (&a, c), 0, 8);
+    /* AYUV64 output of subsampled input repeats the chroma samples */
+    guint xs = GST_VIDEO_FORMAT_INFO_W_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_W_SUB (b.info.finfo, c);
+    guint ys = GST_VIDEO_FORMAT_INFO_H_SUB (a.info.finfo, c) -
+        GST_VIDEO_FORMAT_INFO_H_SUB (b.info.finfo, c);
+
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++) {
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&a, c); x++) {
+        guint va = frameutil_sample (&a, c, x, y);
+        guint vb = frameutil_sample (&b, c, x << xs, y << ys) >> shift;
+        gint d = (gint) va - (gint) vb;
+
+        n++;
+        if (d == 0)
+          continue;
+        if (bad++ == 0)
+          first = g_strdup_printf ("component %u (%u,%u): %u, not %u (%s "
+              "decoded as %s)", c, x, y, vb, va, GST_VIDEO_INFO_NAME (in_info),
+              GST_VIDEO_INFO_NAME (&out_info));
+        max = MAX (max, (guint) ABS (d));
+        sq += (gdouble) d *d;
+      }
+    }
+  }
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+  if (sq_err)
+    *sq_err = sq;
+  if (count)
+    *count = n;
+  if (max_err)
+    *max_err = max;
+  if (why)
+    *why = first;
+  else
+    g_free (first);
+  return bad;
 }

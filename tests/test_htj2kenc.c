@@ -46,76 +46,6 @@ have_openjpegdec (void)
   fail_unless (have_openjpegdec (), "openjpegdec is missing: install " \
       "gstreamer1.0-plugins-bad (scripts/install-deps.sh)")
 
-static guint
-sample_get (const GstVideoFrame * f, guint c, guint x, guint y)
-{
-  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
-      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
-
-  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8)
-    return GST_READ_UINT16_LE (p);
-  return *p;
-}
-
-/* Compares the input frame with what openjpegdec made of it.  openjpegdec
- * outputs its own format (RGB for any 8-bit RGB input, AYUV64 or ARGB64
- * for deeper samples it has no planar format for), with component c of
- * ours as its component c, shifted up by its depth minus ours (at most 8).
- * Returns the number of samples that differ and the sum of squared
- * errors (in units of the input samples); a description of the first
- * mismatch goes to *why. */
-static guint64
-compare_decoded (const GstVideoInfo * in_info, GstBuffer * in,
-    GstBuffer * out, GstCaps * out_caps, gdouble * sq_err, gchar ** why)
-{
-  GstVideoInfo out_info;
-  GstVideoFrame a, b;
-  guint64 bad = 0;
-  gdouble sq = 0;
-  guint c, x, y;
-
-  *why = NULL;
-  fail_unless (gst_video_info_from_caps (&out_info, out_caps));
-  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&out_info),
-      GST_VIDEO_INFO_WIDTH (in_info));
-  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&out_info),
-      GST_VIDEO_INFO_HEIGHT (in_info));
-  fail_unless (GST_VIDEO_INFO_N_COMPONENTS (&out_info) >=
-      GST_VIDEO_INFO_N_COMPONENTS (in_info));
-  fail_unless (gst_video_frame_map (&a, in_info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&b, &out_info, out, GST_MAP_READ));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (in_info); c++) {
-    gint shift = CLAMP ((gint) GST_VIDEO_FRAME_COMP_DEPTH (&b, c) -
-        (gint) GST_VIDEO_FRAME_COMP_DEPTH (&a, c), 0, 8);
-    /* AYUV64 output of subsampled input repeats the chroma samples */
-    guint xs = GST_VIDEO_FORMAT_INFO_W_SUB (a.info.finfo, c) -
-        GST_VIDEO_FORMAT_INFO_W_SUB (b.info.finfo, c);
-    guint ys = GST_VIDEO_FORMAT_INFO_H_SUB (a.info.finfo, c) -
-        GST_VIDEO_FORMAT_INFO_H_SUB (b.info.finfo, c);
-
-    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++) {
-      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&a, c); x++) {
-        gint va = sample_get (&a, c, x, y);
-        gint vb = (gint) (sample_get (&b, c, x << xs, y << ys) >> shift);
-
-        if (va != vb) {
-          if (bad++ == 0)
-            *why = g_strdup_printf ("component %u (%u,%u): %d, not %d (%s "
-                "decoded as %s)", c, x, y, vb, va,
-                GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_NAME (&out_info));
-          sq += (gdouble) (va - vb) * (va - vb);
-        }
-      }
-    }
-  }
-  gst_video_frame_unmap (&b);
-  gst_video_frame_unmap (&a);
-  if (sq_err)
-    *sq_err = sq;
-  return bad;
-}
-
 /* Pushes `in` through `pipeline` (caps `caps`), returns the one output
  * buffer and its caps (NULL when nothing came out). */
 static GstBuffer *
@@ -149,7 +79,7 @@ check_lossless (const gchar * format, gint w, gint h, guint64 seed)
     GstBuffer *out;
     GstCaps *out_caps = NULL;
     gchar *why;
-    guint64 bad;
+    gint64 bad;
 
     gst_buffer_memset (in, 0, 0, info.size);
     if (k == 1) {
@@ -160,8 +90,10 @@ check_lossless (const gchar * format, gint w, gint h, guint64 seed)
     }
     out = run_one (hr, in, &out_caps);
     fail_unless (out != NULL, "%s %dx%d: no decoded frame", format, w, h);
-    bad = compare_decoded (&info, in, out, out_caps, NULL, &why);
-    fail_unless (bad == 0, "%s %dx%d frame %u: %" G_GUINT64_FORMAT
+    bad = frameutil_compare_decoded (&info, in, out, out_caps, NULL, NULL,
+        NULL, &why);
+    fail_unless (bad >= 0, "%s %dx%d frame %u: %s", format, w, h, k, why);
+    fail_unless (bad == 0, "%s %dx%d frame %u: %" G_GINT64_FORMAT
         " samples differ, first %s", format, w, h, k, bad, why);
     gst_caps_unref (out_caps);
     gst_buffer_unref (out);
@@ -307,20 +239,17 @@ GST_START_TEST (test_lossy_psnr)
     GstVideoInfo info;
     GstBuffer *in, *out;
     gdouble sq, mse, psnr, peak;
-    guint64 n = 0;
+    guint64 n;
     gchar *why;
-    guint c;
 
     fail_unless (gst_video_info_from_caps (&info, caps));
     gst_harness_set_src_caps (hr, caps);
     in = smooth_buffer (&info);
     out = run_one (hr, in, &out_caps);
     fail_unless (out != NULL, "%s: nothing decoded", formats[f]);
-    compare_decoded (&info, in, out, out_caps, &sq, &why);
+    fail_unless (frameutil_compare_decoded (&info, in, out, out_caps, &sq,
+            &n, NULL, &why) >= 0, "%s: %s", formats[f], why);
     g_free (why);
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-      n += (guint64) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
-          GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
     peak = (1u << GST_VIDEO_INFO_COMP_DEPTH (&info, 0)) - 1;
     mse = sq / n;
     psnr = mse > 0 ? 10 * log10 (peak * peak / mse) : 99;
@@ -873,9 +802,9 @@ GST_START_TEST (test_lossless_ojph_expand)
           gsize i = ((gsize) y * w + x) * ch + c;
           guint v = maxval > 255 ? GST_READ_UINT16_BE (pix + 2 * i) : pix[i];
 
-          fail_unless (v == sample_get (&frame, c, x, y),
+          fail_unless (v == frameutil_sample (&frame, c, x, y),
               "%s (%d,%d) component %d: %u, not %u", formats[f], x, y, c, v,
-              sample_get (&frame, c, x, y));
+              frameutil_sample (&frame, c, x, y));
         }
       }
     }

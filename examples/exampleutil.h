@@ -1,0 +1,45 @@
+/* What the round-trip examples share: a pipeline whose appsink "ref" gets
+ * the frames that went in and appsink "out" what came back, read frame by
+ * frame, and whether an element takes CUDA memory. */
+#ifndef SCI_EXAMPLES_EXAMPLEUTIL_H
+#define SCI_EXAMPLES_EXAMPLEUTIL_H
+
+#include <gst/gst.h>
+
+typedef struct
+{
+  GstElement *pipe, *ref, *out;
+  GstBus *bus;
+} ExamplePipeline;
+
+/* Parses the command line with `entries` and GStreamer's options (shown
+ * under `summary`), which set *frames and *backend: *backend defaults to
+ * auto and must be auto, cuda or cpu, *frames at least 1.  FALSE, having
+ * said why on stderr, when the command line is wrong. */
+gboolean example_parse_args (int *argc, char ***argv, const gchar * summary,
+    const GOptionEntry * entries, const gint * frames, gchar ** backend);
+
+/* Parses `desc` (which names appsinks "ref" and "out") into *p, not yet
+ * playing; FALSE with *error when it does not parse. */
+gboolean example_pipeline_init (ExamplePipeline * p, const gchar * desc,
+    gchar ** error);
+
+/* The next input frame and what came back of it (both or neither): FALSE
+ * at EOS, on a pipeline error (then *error says which) or after a minute
+ * without a frame. */
+gboolean example_pipeline_pull (ExamplePipeline * p, GstSample ** ref,
+    GstSample ** out, gchar ** error);
+
+/* Stops the pipeline and drops it. */
+void example_pipeline_clear (ExamplePipeline * p);
+
+/* Whether a pad template of `factory` (NULL: FALSE) in `direction` takes
+ * `format` (NULL: any) in CUDA memory. */
+gboolean example_takes_cuda_memory (GstElementFactory * factory,
+    GstPadDirection direction, const gchar * format);
+
+/* PSNR in dB of `n` samples of peak value `peak` with the squared errors
+ * `sq` (infinite when they are 0). */
+gdouble example_psnr (guint64 peak, gdouble sq, guint64 n);
+
+#endif
