@@ -154,11 +154,7 @@ int main(int argc, char **argv) {
         runs = 1;
     if (cpu_runs < 1)
         cpu_runs = 1;
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("no CUDA device\n");
-        return 77;
-    }
+    REQUIRE_CUDA_DEVICE();
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
 

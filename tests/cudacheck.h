@@ -33,4 +33,14 @@
         }                                                                   \
     } while (0)
 
+/* In main(): without a usable device, say so and exit 77 (skipped). */
+#define REQUIRE_CUDA_DEVICE()                                               \
+    do {                                                                    \
+        int n_ = 0;                                                         \
+        if (cudaGetDeviceCount(&n_) != cudaSuccess || n_ == 0) {            \
+            printf("no CUDA device: skipped\n");                           \
+            return 77;                                                      \
+        }                                                                   \
+    } while (0)
+
 #endif

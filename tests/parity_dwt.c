@@ -408,11 +408,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("no CUDA device: skipped\n");
-        return 77;
-    }
+    REQUIRE_CUDA_DEVICE();
     printf("parity-dwt: seed %llu%s\n", (unsigned long long)seed,
            quick ? " (quick)" : "");
     rng_state = seed;

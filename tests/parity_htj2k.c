@@ -332,11 +332,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("no CUDA device: skipped\n");
-        return 77;
-    }
+    REQUIRE_CUDA_DEVICE();
     rng_state = seed;
     printf("seed %llu\n", (unsigned long long)seed);
     for (size_t i = 0; i < NCASES; i++) {
