@@ -8,6 +8,10 @@
 #include "elements/gstcudadwt.h"
 #include "elements/gstcudaidwt.h"
 #include "elements/gsthtj2kenc.h"
+#if HAVE_CFITSIO
+#include "elements/gstfitsdec.h"
+#include "elements/gstfitsenc.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -17,6 +21,11 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
   ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
+#if HAVE_CFITSIO
+  ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
+  ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
+  ret |= gst_fits_type_find_register (plugin);
+#endif
   return ret;
 }
 

@@ -4,6 +4,7 @@
 # (/usr/local/cuda), the CUDA backend is built; elsewhere the CPU one only.
 # openjph-tools, libopenjp2-tools and grokj2k-tools: the three JPEG 2000
 # decoders of the conformance test (tests/conformance_htj2k.c).
+# libcfitsio-dev: the FITS elements fitsdec and fitsenc.
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -15,5 +16,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad \
-  openjph-tools libopenjp2-tools grokj2k-tools \
+  openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev \
   >/dev/null

@@ -1,0 +1,57 @@
+/*
+ * GstSciFitsMeta: the FITS header of the HDU a frame came from, carried on
+ * the frame's buffer so that the header survives fitsdec ! ... ! fitsenc
+ * (and, later, dpcmenc/dpcmdec).  docs/media-types.md describes it.
+ *
+ * `header` is the HDU's header as FITS stores it: 80-character cards one
+ * after another, without separators, without the END card and the blank
+ * padding after it (a length that is a multiple of 80).  It includes the
+ * structural cards (SIMPLE or XTENSION, BITPIX, NAXIS*, BZERO, BSCALE,
+ * ...) as read; a writer replaces those with its own.
+ * `primary_header` is, for an image read from an extension, the primary
+ * HDU's header in the same form (keywords that apply to the whole file),
+ * else NULL.  `hdu` is the 0-based number of the HDU in its file
+ * (0 = primary), -1 when unknown.
+ */
+#ifndef __GST_SCI_FITS_META_H__
+#define __GST_SCI_FITS_META_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+#define GST_SCI_FITS_CARD_LEN 80
+#define GST_SCI_FITS_META_API_TYPE (gst_sci_fits_meta_api_get_type ())
+#define GST_SCI_FITS_META_INFO (gst_sci_fits_meta_get_info ())
+typedef struct _GstSciFitsMeta GstSciFitsMeta;
+
+struct _GstSciFitsMeta
+{
+  GstMeta meta;
+
+  gchar *header;                /* cards of the HDU, NUL-terminated */
+  gchar *primary_header;        /* cards of the primary HDU, or NULL */
+  gint hdu;                     /* 0-based HDU number, -1 if unknown */
+};
+
+GType gst_sci_fits_meta_api_get_type (void);
+const GstMetaInfo *gst_sci_fits_meta_get_info (void);
+
+/* Adds a meta holding copies of `header` and `primary_header` (may be
+ * NULL).  Each string is cut to a whole number of 80-character cards (a
+ * shorter last card is padded with spaces) and ends before an END card. */
+GstSciFitsMeta *gst_buffer_add_sci_fits_meta (GstBuffer * buffer,
+    const gchar * header, const gchar * primary_header, gint hdu);
+
+#define gst_buffer_get_sci_fits_meta(b) \
+  ((GstSciFitsMeta *) gst_buffer_get_meta ((b), GST_SCI_FITS_META_API_TYPE))
+
+/* Number of cards in a header string of the meta (length / 80). */
+guint gst_sci_fits_header_n_cards (const gchar * header);
+
+/* Whether the card (80 characters) is one that a FITS writer makes itself
+ * from the data: SIMPLE, XTENSION, BITPIX, NAXIS, NAXISn, BZERO, BSCALE,
+ * EXTEND, PCOUNT, GCOUNT, END, and the now-stale CHECKSUM and DATASUM. */
+gboolean gst_sci_fits_card_is_structural (const gchar * card);
+
+G_END_DECLS
+#endif

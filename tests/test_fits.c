@@ -1,0 +1,949 @@
+/*
+ * fitsdec and fitsenc in GstHarness: the real GMOS-N file of
+ * ../shared/data/spectral16 (SCI_TEST_DATA_DIR; skipped where absent)
+ * against cfitsio read directly, its header cards, the hdu and all-hdus
+ * properties, whole-file and chunked input, round trips through fitsenc
+ * (samples and non-structural cards), synthetic GRAY8, GRAY16 and signed
+ * 16-bit frames, refusals, and truncated or byte-flipped files (an error
+ * or a valid frame, never a crash).
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <string.h>
+#include <fitsio.h>
+
+#include "gstscifitsmeta.h"
+
+#define GMOS_W 132
+#define GMOS_H 288
+
+/* ---- helpers ---- */
+
+/* The real file's bytes, or NULL (and a note) when the data is absent. */
+static GBytes *
+real_file (void)
+{
+  const gchar *dir = g_getenv ("SCI_TEST_DATA_DIR");
+  gchar *path, *data = NULL;
+  gsize len = 0;
+
+  if (!dir)
+    dir = "../shared/data";
+  path = g_build_filename (dir, "spectral16", "gmos-n-multi.fits", NULL);
+  if (!g_file_get_contents (path, &data, &len, NULL)) {
+    g_print ("%s absent: real-data checks skipped\n", path);
+    g_free (path);
+    return NULL;
+  }
+  g_free (path);
+  return g_bytes_new_take (data, len);
+}
+
+static GstBuffer *
+bytes_buffer (gconstpointer data, gsize len)
+{
+  return gst_buffer_new_memdup (data, len);
+}
+
+/* The samples of HDU `hdu` (0-based) read by cfitsio with its scaling,
+ * as unsigned 16-bit values. */
+static guint16 *
+cfitsio_read_u16 (gconstpointer data, gsize len, gint hdu, gint * w, gint * h)
+{
+  fitsfile *f;
+  void *ptr = (void *) data;
+  size_t size = len;
+  int status = 0, type, bitpix, naxis, anynul;
+  long naxes[2];
+  guint16 *out;
+
+  fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+  fits_movabs_hdu (f, hdu + 1, &type, &status);
+  fits_get_img_param (f, 2, &bitpix, &naxis, naxes, &status);
+  fail_unless (status == 0, "cfitsio: %d", status);
+  *w = naxes[0];
+  *h = naxes[1];
+  out = g_new (guint16, naxes[0] * naxes[1]);
+  fits_read_img (f, TUSHORT, 1, naxes[0] * naxes[1], NULL, out, &anynul,
+      &status);
+  fits_close_file (f, &status);
+  fail_unless (status == 0, "cfitsio read: %d", status);
+  return out;
+}
+
+/* Sample (x, y) of a GRAY8 or GRAY16_LE frame. */
+static guint
+sample (GstVideoFrame * f, gint x, gint y)
+{
+  const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, 0) +
+      y * GST_VIDEO_FRAME_PLANE_STRIDE (f, 0);
+
+  if (GST_VIDEO_FRAME_FORMAT (f) == GST_VIDEO_FORMAT_GRAY8)
+    return row[x];
+  return GST_READ_UINT16_LE (row + 2 * x);
+}
+
+/* Checks a decoded buffer against expected row-major samples. */
+static void
+check_frame (GstBuffer * buf, GstCaps * caps, const gchar * format, gint w,
+    gint h, const guint16 * expect)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  gint x, y;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_string (gst_video_format_to_string
+      (GST_VIDEO_INFO_FORMAT (&info)), format);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), w);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), h);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_READ));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      if (sample (&f, x, y) != expect[y * w + x])
+        fail ("sample (%d, %d): %u, expected %u", x, y, sample (&f, x, y),
+            expect[y * w + x]);
+  gst_video_frame_unmap (&f);
+}
+
+/* Whether two buffers hold the same samples (caps of each). */
+static gboolean
+same_samples (GstBuffer * a, GstCaps * ca, GstBuffer * b, GstCaps * cb)
+{
+  GstVideoInfo ia, ib;
+  GstVideoFrame fa, fb;
+  gint x, y;
+  gboolean same = TRUE;
+
+  fail_unless (gst_video_info_from_caps (&ia, ca));
+  fail_unless (gst_video_info_from_caps (&ib, cb));
+  if (GST_VIDEO_INFO_FORMAT (&ia) != GST_VIDEO_INFO_FORMAT (&ib)
+      || ia.width != ib.width || ia.height != ib.height)
+    return FALSE;
+  fail_unless (gst_video_frame_map (&fa, &ia, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &ib, b, GST_MAP_READ));
+  for (y = 0; y < ia.height && same; y++)
+    for (x = 0; x < ia.width && same; x++)
+      same = sample (&fa, x, y) == sample (&fb, x, y);
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return same;
+}
+
+/* The non-structural cards of a header string, as one string. */
+static gchar *
+plain_cards (const gchar * header)
+{
+  GString *s = g_string_new (NULL);
+  guint i, n = gst_sci_fits_header_n_cards (header);
+
+  for (i = 0; i < n; i++)
+    if (!gst_sci_fits_card_is_structural (header + 80 * i))
+      g_string_append_len (s, header + 80 * i, 80);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+has_card (const gchar * header, const gchar * prefix)
+{
+  guint i, n = gst_sci_fits_header_n_cards (header);
+
+  for (i = 0; i < n; i++)
+    if (strncmp (header + 80 * i, prefix, strlen (prefix)) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+} Dec;
+
+static Dec
+dec_new (const gchar * launch)
+{
+  Dec d;
+
+  d.h = gst_harness_new_parse (launch);
+  d.bus = gst_bus_new ();
+  gst_element_set_bus (d.h->element, d.bus);
+  gst_harness_set_src_caps_str (d.h, "image/fits");
+  return d;
+}
+
+/* The text of the first error posted, or NULL. */
+static gchar *
+dec_error (Dec * d)
+{
+  GstMessage *m = gst_bus_pop_filtered (d->bus, GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL, *ret;
+
+  if (!m)
+    return NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  ret = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  return ret;
+}
+
+static void
+dec_free (Dec * d)
+{
+  gst_element_set_bus (d->h->element, NULL);
+  gst_object_unref (d->bus);
+  gst_harness_teardown (d->h);
+}
+
+/* Pushes `data` as one buffer (or in `chunk`-byte pieces), then EOS, and
+ * returns the output buffers (their caps in `caps`). */
+static GPtrArray *
+decode (Dec * d, gconstpointer data, gsize len, gsize chunk, GPtrArray * caps,
+    GstFlowReturn * flow)
+{
+  GPtrArray *bufs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *b;
+  gsize off;
+
+  if (!chunk)
+    chunk = len;
+  for (off = 0; off < len && ret == GST_FLOW_OK; off += chunk) {
+    ret = gst_harness_push (d->h, bytes_buffer ((const guint8 *) data + off,
+            MIN (chunk, len - off)));
+    while ((b = gst_harness_try_pull (d->h))) {
+      g_ptr_array_add (bufs, b);
+      if (caps)
+        g_ptr_array_add (caps, gst_pad_get_current_caps (d->h->sinkpad));
+    }
+  }
+  gst_harness_push_event (d->h, gst_event_new_eos ());
+  while ((b = gst_harness_try_pull (d->h))) {
+    g_ptr_array_add (bufs, b);
+    if (caps)
+      g_ptr_array_add (caps, gst_pad_get_current_caps (d->h->sinkpad));
+  }
+  if (flow)
+    *flow = ret;
+  return bufs;
+}
+
+/* A FITS file of one primary HDU: `cards` (80 characters each, without
+ * the END card; NULL-terminated) and `data` (stored bytes). */
+static GByteArray *
+make_fits (const gchar * const *cards, gconstpointer data, gsize len)
+{
+  GByteArray *a = g_byte_array_new ();
+  gchar card[81];
+  guint i;
+
+  for (i = 0; cards[i]; i++) {
+    g_snprintf (card, sizeof (card), "%-80s", cards[i]);
+    g_byte_array_append (a, (guint8 *) card, 80);
+  }
+  g_snprintf (card, sizeof (card), "%-80s", "END");
+  g_byte_array_append (a, (guint8 *) card, 80);
+  while (a->len % 2880)
+    g_byte_array_append (a, (guint8 *) " ", 1);
+  if (len)
+    g_byte_array_append (a, data, len);
+  while (a->len % 2880)
+    g_byte_array_append (a, (guint8 *) "", 1);
+  return a;
+}
+
+/* ---- the real file ---- */
+
+GST_START_TEST (test_real_file)
+{
+  GBytes *file = real_file ();
+  gconstpointer data;
+  gsize len;
+  GPtrArray *bufs, *caps;
+  Dec d;
+  guint16 *expect;
+  gint w, h;
+  GstSciFitsMeta *meta;
+  GstStructure *s;
+  gint fn, fd;
+
+  if (!file)
+    return;
+  data = g_bytes_get_data (file, &len);
+  expect = cfitsio_read_u16 (data, len, 1, &w, &h);
+  fail_unless_equals_int (w, GMOS_W);
+  fail_unless_equals_int (h, GMOS_H);
+
+  /* one buffer: the first image HDU (1, the primary has no data) */
+  d = dec_new ("fitsdec");
+  caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, data, len, 0, caps, NULL);
+  fail_unless_equals_int (bufs->len, 1);
+  check_frame (bufs->pdata[0], caps->pdata[0], "GRAY16_LE", GMOS_W, GMOS_H,
+      expect);
+  s = gst_caps_get_structure (caps->pdata[0], 0);
+  fail_unless (gst_structure_get_fraction (s, "framerate", &fn, &fd));
+  fail_unless (fn == 0 && fd == 1);
+  fail_if (gst_structure_has_field (s, "sample-offset"));
+  /* a few samples by hand: row 0 is the first row stored */
+  {
+    GstVideoInfo info;
+    GstVideoFrame f;
+
+    gst_video_info_from_caps (&info, caps->pdata[0]);
+    gst_video_frame_map (&f, &info, bufs->pdata[0], GST_MAP_READ);
+    fail_unless_equals_int (sample (&f, 0, 0), expect[0]);
+    fail_unless_equals_int (sample (&f, 131, 0), expect[131]);
+    fail_unless_equals_int (sample (&f, 0, 1), expect[GMOS_W]);
+    fail_unless_equals_int (sample (&f, 65, 200), expect[200 * GMOS_W + 65]);
+    fail_unless_equals_int (sample (&f, 131, 287), expect[GMOS_W * GMOS_H - 1]);
+    gst_video_frame_unmap (&f);
+  }
+  meta = gst_buffer_get_sci_fits_meta ((GstBuffer *) bufs->pdata[0]);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->hdu, 1);
+  fail_unless (has_card (meta->header, "XTENSION= 'IMAGE   '"));
+  fail_unless (has_card (meta->header, "EXTNAME = 'SCI     '"));
+  fail_unless (has_card (meta->header, "BZERO   ="));
+  fail_unless (meta->primary_header != NULL);
+  fail_unless (has_card (meta->primary_header, "SIMPLE  ="));
+  fail_unless (has_card (meta->primary_header, "EXTEND  ="));
+  fail_unless_equals_int (strlen (meta->header) % 80, 0);
+  fail_if (has_card (meta->header, "END     "));
+  {
+    /* as many cards as cfitsio counts */
+    fitsfile *f;
+    void *ptr = (void *) data;
+    size_t size = len;
+    int status = 0, nkeys, more;
+
+    fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+    fits_movabs_hdu (f, 2, NULL, &status);
+    fits_get_hdrspace (f, &nkeys, &more, &status);
+    fits_close_file (f, &status);
+    fail_unless_equals_int (gst_sci_fits_header_n_cards (meta->header), nkeys);
+  }
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (caps);
+  dec_free (&d);
+
+  /* the same in filesrc's 4 KiB pieces, decoded at EOS: 184320 bytes, two
+   * HDUs, is a multiple of 4096, where the file could have ended */
+  d = dec_new ("fitsdec");
+  caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, data, len, 4096, caps, NULL);
+  fail_unless_equals_int (bufs->len, 1);
+  check_frame (bufs->pdata[0], caps->pdata[0], "GRAY16_LE", GMOS_W, GMOS_H,
+      expect);
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (caps);
+  dec_free (&d);
+  g_free (expect);
+  g_bytes_unref (file);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_real_hdus)
+{
+  GBytes *file = real_file ();
+  gconstpointer data;
+  gsize len;
+  GPtrArray *bufs, *caps;
+  Dec d;
+  gint k, w, h;
+  gchar *err;
+
+  if (!file)
+    return;
+  data = g_bytes_get_data (file, &len);
+
+  /* all-hdus: the three extensions, in order */
+  d = dec_new ("fitsdec all-hdus=true");
+  caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, data, len, 0, caps, NULL);
+  fail_unless_equals_int (bufs->len, 3);
+  for (k = 0; k < 3; k++) {
+    guint16 *expect = cfitsio_read_u16 (data, len, k + 1, &w, &h);
+    GstSciFitsMeta *m = gst_buffer_get_sci_fits_meta ((GstBuffer *)
+        bufs->pdata[k]);
+
+    check_frame (bufs->pdata[k], caps->pdata[k], "GRAY16_LE", w, h, expect);
+    fail_unless (m && m->hdu == k + 1);
+    g_free (expect);
+  }
+  fail_if (same_samples (bufs->pdata[0], caps->pdata[0], bufs->pdata[1],
+          caps->pdata[1]), "the extensions should differ");
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (caps);
+  dec_free (&d);
+
+  /* hdu=3 */
+  {
+    guint16 *expect = cfitsio_read_u16 (data, len, 3, &w, &h);
+
+    d = dec_new ("fitsdec hdu=3");
+    caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+    bufs = decode (&d, data, len, 0, caps, NULL);
+    fail_unless_equals_int (bufs->len, 1);
+    check_frame (bufs->pdata[0], caps->pdata[0], "GRAY16_LE", w, h, expect);
+    g_ptr_array_unref (bufs);
+    g_ptr_array_unref (caps);
+    dec_free (&d);
+    g_free (expect);
+  }
+
+  /* hdu=0 (no data) and hdu=4 (no such HDU): errors */
+  for (k = 0; k < 2; k++) {
+    GstFlowReturn flow;
+
+    d = dec_new (k == 0 ? "fitsdec hdu=0" : "fitsdec hdu=4");
+    bufs = decode (&d, data, len, 0, NULL, &flow);
+    fail_unless_equals_int (bufs->len, 0);
+    fail_unless_equals_int (flow, GST_FLOW_ERROR);
+    err = dec_error (&d);
+    fail_unless (err != NULL);
+    GST_INFO ("hdu error: %s", err);
+    fail_unless (strstr (err, k == 0 ? "not an image with data" :
+            "4 HDUs") != NULL, "%s", err);
+    g_free (err);
+    g_ptr_array_unref (bufs);
+    dec_free (&d);
+  }
+  g_bytes_unref (file);
+}
+
+GST_END_TEST;
+
+/* fitsdec ! fitsenc ! fitsdec gives the same samples and cards; the
+ * encoded file is read by cfitsio. */
+GST_START_TEST (test_real_round_trip)
+{
+  GBytes *file = real_file ();
+  gconstpointer data;
+  gsize len;
+  GPtrArray *a, *ca, *enc, *b, *cb;
+  Dec d;
+  gint k, ext;
+
+  if (!file)
+    return;
+  data = g_bytes_get_data (file, &len);
+  d = dec_new ("fitsdec all-hdus=true");
+  ca = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  a = decode (&d, data, len, 0, ca, NULL);
+  dec_free (&d);
+  fail_unless_equals_int (a->len, 3);
+
+  for (ext = 0; ext < 2; ext++) {
+    d = dec_new (ext ? "fitsdec all-hdus=true ! fitsenc extension=true" :
+        "fitsdec all-hdus=true ! fitsenc");
+    enc = decode (&d, data, len, 0, NULL, NULL);
+    dec_free (&d);
+    fail_unless_equals_int (enc->len, 3);
+    for (k = 0; k < 3; k++) {
+      GstBuffer *e = enc->pdata[k];
+      GstMapInfo map;
+      GstSciFitsMeta *ma, *mb;
+      gchar *pa, *pb;
+      guint16 *direct;
+      gint w, h;
+
+      gst_buffer_map (e, &map, GST_MAP_READ);
+      fail_unless_equals_int (map.size % 2880, 0);
+      fail_unless (memcmp (map.data, "SIMPLE  =                    T", 30)
+          == 0);
+      /* cfitsio reads what fitsenc wrote */
+      direct = cfitsio_read_u16 (map.data, map.size, ext, &w, &h);
+      check_frame (a->pdata[k], ca->pdata[k], "GRAY16_LE", w, h, direct);
+      g_free (direct);
+
+      d = dec_new ("fitsdec");
+      cb = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+      b = decode (&d, map.data, map.size, 0, cb, NULL);
+      dec_free (&d);
+      gst_buffer_unmap (e, &map);
+      fail_unless_equals_int (b->len, 1);
+      fail_unless (same_samples (a->pdata[k], ca->pdata[k], b->pdata[0],
+              cb->pdata[0]));
+      ma = gst_buffer_get_sci_fits_meta ((GstBuffer *) a->pdata[k]);
+      mb = gst_buffer_get_sci_fits_meta ((GstBuffer *) b->pdata[0]);
+      fail_unless (ma && mb);
+      pa = plain_cards (ma->header);
+      pb = plain_cards (mb->header);
+      fail_unless (strlen (pa) > 80 * 10);
+      fail_unless_equals_string (pa, pb);
+      g_free (pa);
+      g_free (pb);
+      if (ext) {
+        /* the primary cards too */
+        fail_unless (mb->primary_header != NULL);
+        pa = plain_cards (ma->primary_header);
+        pb = plain_cards (mb->primary_header);
+        fail_unless_equals_string (pa, pb);
+        g_free (pa);
+        g_free (pb);
+      }
+      g_ptr_array_unref (b);
+      g_ptr_array_unref (cb);
+    }
+    g_ptr_array_unref (enc);
+  }
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (ca);
+  g_bytes_unref (file);
+}
+
+GST_END_TEST;
+
+/* ---- synthetic frames ---- */
+
+static void
+synthetic_round_trip (const gchar * format, gint w, gint h, gint offset,
+    guint64 seed)
+{
+  GstHarness *enc = gst_harness_new ("fitsenc");
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GstCaps *caps;
+  GstBuffer *in, *out;
+  GPtrArray *bufs, *ocaps;
+  GstMapInfo map;
+  guint16 *expect;
+  gint x, y, cw, ch;
+  gboolean gray8 = strcmp (format, "GRAY8") == 0;
+  Dec d;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      w, h);
+  caps = gst_video_info_to_caps (&info);
+  if (offset)
+    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+  gst_harness_set_src_caps (enc, caps);
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 0xee, info.size);
+  expect = g_new (guint16, w * h);
+  gst_video_frame_map (&f, &info, in, GST_MAP_WRITE);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+      guint v;
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      v = gray8 ? seed & 0xff : seed & 0xffff;
+      if (x == 0 && y == 0)
+        v = gray8 ? 255 : 65535;
+      if (x == w - 1 && y == h - 1)
+        v = 0;
+      if (gray8)
+        row[x] = v;
+      else
+        GST_WRITE_UINT16_LE (row + 2 * x, v);
+      expect[y * w + x] = v;
+    }
+  gst_video_frame_unmap (&f);
+  fail_unless_equals_int (gst_harness_push (enc, in), GST_FLOW_OK);
+  out = gst_harness_pull (enc);
+  fail_unless (out != NULL);
+  gst_harness_teardown (enc);
+
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  fail_unless_equals_int (map.size % 2880, 0);
+  fail_unless_equals_int (map.size, 2880 + (w * h * (gray8 ? 1 : 2) + 2879)
+      / 2880 * 2880);
+  if (!gray8) {
+    /* cfitsio's view: unsigned, or signed without BZERO */
+    fitsfile *ff;
+    void *ptr = map.data;
+    size_t size = map.size;
+    int status = 0, anynul, bitpix;
+    gint16 *s16 = g_new (gint16, w * h);
+    guint16 *u16;
+
+    fits_open_memfile (&ff, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+    fits_get_img_equivtype (ff, &bitpix, &status);
+    fail_unless_equals_int (bitpix, offset ? SHORT_IMG : USHORT_IMG);
+    if (offset)
+      fits_read_img (ff, TSHORT, 1, w * h, NULL, s16, &anynul, &status);
+    fits_close_file (ff, &status);
+    fail_unless_equals_int (status, 0);
+    if (offset)
+      for (x = 0; x < w * h; x++)
+        fail_unless_equals_int (s16[x] + 32768, expect[x]);
+    g_free (s16);
+    if (!offset) {
+      u16 = cfitsio_read_u16 (map.data, map.size, 0, &cw, &ch);
+      fail_unless (cw == w && ch == h);
+      fail_unless (memcmp (u16, expect, w * h * 2) == 0);
+      g_free (u16);
+    }
+  }
+
+  d = dec_new ("fitsdec");
+  ocaps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, map.data, map.size, 0, ocaps, NULL);
+  gst_buffer_unmap (out, &map);
+  fail_unless_equals_int (bufs->len, 1);
+  check_frame (bufs->pdata[0], ocaps->pdata[0], format, w, h, expect);
+  {
+    GstStructure *s = gst_caps_get_structure (ocaps->pdata[0], 0);
+    gint o = 0;
+
+    gst_structure_get_int (s, "sample-offset", &o);
+    fail_unless_equals_int (o, offset);
+  }
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (ocaps);
+  dec_free (&d);
+  gst_buffer_unref (out);
+  g_free (expect);
+}
+
+GST_START_TEST (test_synthetic)
+{
+  const gint sizes[][2] = { {1, 1}, {7, 5}, {33, 17}, {132, 288},
+  {1500, 3}
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    synthetic_round_trip ("GRAY8", sizes[i][0], sizes[i][1], 0, i + 1);
+    synthetic_round_trip ("GRAY16_LE", sizes[i][0], sizes[i][1], 0, i + 11);
+    synthetic_round_trip ("GRAY16_LE", sizes[i][0], sizes[i][1], 32768, i + 21);
+  }
+}
+
+GST_END_TEST;
+
+/* A frame with a meta of our own: its cards come back, structural ones
+ * are replaced, invalid ones skipped; without a meta the header is
+ * minimal. */
+GST_START_TEST (test_meta_cards)
+{
+  GstHarness *h = gst_harness_new_parse ("fitsenc ! fitsdec");
+  GstBuffer *in, *out;
+  GstSciFitsMeta *m;
+  gchar *hdr;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=4,"
+      "height=2,framerate=0/1");
+  in = gst_buffer_new_allocate (NULL, 16, NULL);
+  gst_buffer_memset (in, 0, 7, 16);
+  hdr = g_strdup_printf ("%-80s%-80s%-80s%-80s%-80s%-80s",
+      "SIMPLE  =                    T", "BITPIX  =                  -32",
+      "OBJECT  = 'aurora  '           / target",
+      "HISTORY written by a test", "bad key = 1",
+      "EXPTIME =                 12.5");
+  gst_buffer_add_sci_fits_meta (in, hdr, NULL, 0);
+  g_free (hdr);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  m = gst_buffer_get_sci_fits_meta (out);
+  fail_unless (m != NULL);
+  fail_unless (has_card (m->header, "BITPIX  =                    8"));
+  fail_if (has_card (m->header, "BITPIX  =                  -32"));
+  fail_unless (has_card (m->header, "OBJECT  = 'aurora  '"));
+  fail_unless (has_card (m->header, "HISTORY written by a test"));
+  fail_unless (has_card (m->header, "EXPTIME =                 12.5"));
+  fail_if (has_card (m->header, "bad key"));
+  fail_unless (m->primary_header == NULL);
+  gst_buffer_unref (out);
+
+  /* no meta: SIMPLE, BITPIX, NAXIS, NAXIS1, NAXIS2 */
+  in = gst_buffer_new_allocate (NULL, 16, NULL);
+  gst_buffer_memset (in, 0, 7, 16);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  m = gst_buffer_get_sci_fits_meta (out);
+  fail_unless_equals_int (gst_sci_fits_header_n_cards (m->header), 5);
+  /* the meta survives a buffer copy */
+  {
+    GstBuffer *c = gst_buffer_copy (out);
+
+    fail_unless (gst_buffer_get_sci_fits_meta (c) != NULL);
+    fail_unless_equals_string (gst_buffer_get_sci_fits_meta (c)->header,
+        m->header);
+    gst_buffer_unref (c);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Whole files as single buffers are decoded when they come (multifilesrc);
+ * concatenated files in pieces give one frame each. */
+GST_START_TEST (test_streaming)
+{
+  const gchar *cards[] = { "SIMPLE  =                    T",
+    "BITPIX  =                    8", "NAXIS   =                    2",
+    "NAXIS1  =                    3", "NAXIS2  =                    2", NULL
+  };
+  guint8 px[6] = { 1, 2, 3, 4, 5, 6 };
+  GByteArray *f = make_fits (cards, px, 6);
+  GByteArray *two = g_byte_array_new ();
+  GPtrArray *bufs;
+  GstBuffer *b;
+  Dec d;
+
+  d = dec_new ("fitsdec");
+  gst_harness_set_src_caps_str (d.h, "image/fits,framerate=5/1");
+  fail_unless_equals_int (gst_harness_push (d.h, bytes_buffer (f->data,
+              f->len)), GST_FLOW_OK);
+  b = gst_harness_try_pull (d.h);
+  fail_unless (b != NULL, "a whole file should be decoded at once");
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (b), 0);
+  gst_buffer_unref (b);
+  fail_unless_equals_int (gst_harness_push (d.h, bytes_buffer (f->data,
+              f->len)), GST_FLOW_OK);
+  b = gst_harness_try_pull (d.h);
+  fail_unless (b != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (b), GST_SECOND / 5);
+  gst_buffer_unref (b);
+  dec_free (&d);
+
+  g_byte_array_append (two, f->data, f->len);
+  g_byte_array_append (two, f->data, f->len);
+  d = dec_new ("fitsdec");
+  bufs = decode (&d, two->data, two->len, 1000, NULL, NULL);
+  fail_unless_equals_int (bufs->len, 2);
+  g_ptr_array_unref (bufs);
+  dec_free (&d);
+  g_byte_array_unref (two);
+  g_byte_array_unref (f);
+}
+
+GST_END_TEST;
+
+/* ---- refusals ---- */
+
+static void
+expect_error (const gchar * const *cards, gsize data_len, const gchar * what)
+{
+  guint8 *zeros = g_malloc0 (data_len + 1);
+  GByteArray *f = make_fits (cards, zeros, data_len);
+  GPtrArray *bufs;
+  gchar *err;
+  Dec d = dec_new ("fitsdec");
+
+  bufs = decode (&d, f->data, f->len, 0, NULL, NULL);
+  fail_unless (bufs->len == 0, "%s: decoded", what);
+  err = dec_error (&d);
+  fail_unless (err != NULL, "%s: no error", what);
+  fail_unless (strstr (err, what) != NULL, "expected '%s' in: %s", what, err);
+  g_free (err);
+  g_ptr_array_unref (bufs);
+  dec_free (&d);
+  g_byte_array_unref (f);
+  g_free (zeros);
+}
+
+#define C_SIMPLE "SIMPLE  =                    T"
+#define C_NAXIS2 "NAXIS   =                    2"
+#define C_W "NAXIS1  =                    4"
+#define C_H "NAXIS2  =                    2"
+
+GST_START_TEST (test_refusals)
+{
+  const gchar *f32[] = { C_SIMPLE, "BITPIX  =                  -32", C_NAXIS2,
+    C_W, C_H, NULL
+  };
+  const gchar *i32[] = { C_SIMPLE, "BITPIX  =                   32", C_NAXIS2,
+    C_W, C_H, NULL
+  };
+  const gchar *s8[] = { C_SIMPLE, "BITPIX  =                    8", C_NAXIS2,
+    C_W, C_H, "BZERO   =                 -128", NULL
+  };
+  const gchar *scaled[] = { C_SIMPLE, "BITPIX  =                   16",
+    C_NAXIS2, C_W, C_H, "BZERO   =                32768",
+    "BSCALE  =                  2.0", NULL
+  };
+  const gchar *cube[] = { C_SIMPLE, "BITPIX  =                   16",
+    "NAXIS   =                    3", C_W, C_H,
+    "NAXIS3  =                    2", NULL
+  };
+  const gchar *huge[] = { C_SIMPLE, "BITPIX  =                   16",
+    C_NAXIS2, "NAXIS1  =              1000000",
+    "NAXIS2  =              1000000",
+    NULL
+  };
+  const gchar *wide[] = { C_SIMPLE, "BITPIX  =                    8",
+    C_NAXIS2, "NAXIS1  =               100000",
+    "NAXIS2  =                    1",
+    NULL
+  };
+  const gchar *nobitpix[] = { C_SIMPLE, C_NAXIS2, C_W, C_H, NULL };
+  const gchar *empty[] = { C_SIMPLE, "BITPIX  =                    8",
+    "NAXIS   =                    0", NULL
+  };
+  Dec d;
+  GPtrArray *bufs;
+  gchar *err, junk[5000];
+
+  expect_error (f32, 32, "BITPIX -32");
+  expect_error (i32, 32, "BITPIX 32");
+  expect_error (s8, 8, "BZERO -128");
+  expect_error (scaled, 16, "BSCALE 2");
+  expect_error (cube, 32, "NAXIS3");
+  expect_error (huge, 0, "data larger");
+  expect_error (wide, 100000, "larger than 65535");
+  expect_error (nobitpix, 8, "BITPIX");
+  expect_error (empty, 0, "no image HDU");
+
+  /* not FITS */
+  memset (junk, 'x', sizeof (junk));
+  d = dec_new ("fitsdec");
+  bufs = decode (&d, junk, sizeof (junk), 0, NULL, NULL);
+  fail_unless_equals_int (bufs->len, 0);
+  err = dec_error (&d);
+  fail_unless (err && strstr (err, "not a FITS file"), "%s", err);
+  g_free (err);
+  g_ptr_array_unref (bufs);
+  dec_free (&d);
+
+  /* no END card in a header of 2880-byte blocks of blank cards */
+  memset (junk, ' ', sizeof (junk));
+  memcpy (junk, C_SIMPLE, strlen (C_SIMPLE));
+  d = dec_new ("fitsdec");
+  bufs = decode (&d, junk, 2880, 0, NULL, NULL);
+  fail_unless_equals_int (bufs->len, 0);
+  err = dec_error (&d);
+  fail_unless (err && strstr (err, "Truncated"), "%s", err);
+  g_free (err);
+  g_ptr_array_unref (bufs);
+  dec_free (&d);
+}
+
+GST_END_TEST;
+
+/* ---- fuzz: truncations and byte flips, an error or a frame ---- */
+
+static void
+fuzz_one (const guint8 * data, gsize len, gsize chunk)
+{
+  GPtrArray *bufs, *caps;
+  Dec d = dec_new ("fitsdec all-hdus=true");
+  guint i;
+
+  caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, data, len, chunk, caps, NULL);
+  /* (the caps of each frame are not known here: the HDUs may differ) */
+  for (i = 0; i < bufs->len; i++) {
+    fail_unless (gst_buffer_get_size (bufs->pdata[i]) > 0);
+    fail_unless (gst_buffer_get_sci_fits_meta ((GstBuffer *) bufs->pdata[i])
+        != NULL);
+  }
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (caps);
+  dec_free (&d);
+}
+
+GST_START_TEST (test_fuzz)
+{
+  /* a small file of two images, or the real one */
+  const gchar *cards[] = { C_SIMPLE, "BITPIX  =                   16",
+    C_NAXIS2, "NAXIS1  =                   21",
+    "NAXIS2  =                   13",
+    "BZERO   =                32768", "BSCALE  =                    1",
+    "EXTEND  =                    T", "OBJECT  = 'test    '", NULL
+  };
+  const gchar *xcards[] = { "XTENSION= 'IMAGE   '",
+    "BITPIX  =                    8", C_NAXIS2,
+    "NAXIS1  =                   17", "NAXIS2  =                    9",
+    "PCOUNT  =                    0", "GCOUNT  =                    1", NULL
+  };
+  guint8 px[21 * 13 * 2];
+  GByteArray *f, *x;
+  GBytes *real = real_file ();
+  guint64 seed = 12345;
+  guint i, k;
+  gsize n;
+
+  for (i = 0; i < sizeof (px); i++)
+    px[i] = i * 7;
+  f = make_fits (cards, px, sizeof (px));
+  x = make_fits (xcards, px, 17 * 9);
+  g_byte_array_append (f, x->data, x->len);
+  g_byte_array_unref (x);
+
+  fuzz_one (f->data, f->len, 0);
+  /* every truncation at 37-byte steps, and at block edges */
+  for (n = 0; n < f->len; n += 37)
+    fuzz_one (f->data, n, 0);
+  for (n = 2880; n < f->len; n += 2880) {
+    fuzz_one (f->data, n - 1, 0);
+    fuzz_one (f->data, n, 0);
+    fuzz_one (f->data, n + 1, 1000);
+  }
+  /* random byte flips, most in the headers */
+  for (i = 0; i < 400; i++) {
+    guint8 *c = g_memdup2 (f->data, f->len);
+    guint flips = 1 + i % 6;
+
+    for (k = 0; k < flips; k++) {
+      gsize pos;
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      pos = (seed >> 8) % (i % 4 ? 2880 : f->len);
+      if (i % 3 == 1 && pos < 2880 - 80)
+        /* a digit of a value, where the sizes are */
+        c[(pos / 80) * 80 + 20 + pos % 10] = '0' + (seed >> 40) % 10;
+      else
+        c[pos] ^= 1 << ((seed >> 32) & 7);
+    }
+    fuzz_one (c, f->len, i % 5 == 0 ? 700 : 0);
+    g_free (c);
+  }
+  if (real) {
+    const guint8 *r = g_bytes_get_data (real, &n);
+    gsize t;
+
+    for (t = 0; t < n; t += 13001)
+      fuzz_one (r, t, 0);
+    for (i = 0; i < 40; i++) {
+      guint8 *c = g_memdup2 (r, n);
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      c[(seed >> 8) % 20000] ^= 1 << ((seed >> 32) & 7);
+      fuzz_one (c, n, 0);
+      g_free (c);
+    }
+    g_bytes_unref (real);
+  }
+  g_byte_array_unref (f);
+}
+
+GST_END_TEST;
+
+static Suite *
+fits_suite (void)
+{
+  Suite *s = suite_create ("scicodec-fits");
+  TCase *tc = tcase_create ("fits");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_real_file);
+  tcase_add_test (tc, test_real_hdus);
+  tcase_add_test (tc, test_real_round_trip);
+  tcase_add_test (tc, test_synthetic);
+  tcase_add_test (tc, test_meta_cards);
+  tcase_add_test (tc, test_streaming);
+  tcase_add_test (tc, test_refusals);
+  tcase_add_test (tc, test_fuzz);
+  return s;
+}
+
+GST_CHECK_MAIN (fits);
