@@ -1,0 +1,197 @@
+/*
+ * Fuzz target of the DPCM frame decoder (codec/dpcm.h).
+ *
+ * As a libFuzzer target (LLVMFuzzerTestOneInput), built with clang:
+ *
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
+ *     -DSCI_FUZZ_LIBFUZZER -I. tests/fuzz_dpcm.c codec/dpcm.c \
+ *     codec/range_coder.c -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
+ *
+ * Each input is decoded as it is and once more with its CRC recomputed, so
+ * that mutations reach the checks behind the CRC.  Frame sizes are bounded
+ * (at most 2^16 pixels) to keep every run short.
+ *
+ * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
+ * mutations of valid frames (bit and byte changes, insertions, deletions,
+ * truncations, header field changes), half of them with the CRC fixed, and
+ * checks that a mutated frame whose CRC was not fixed never decodes: the
+ * test 'fuzz-dpcm' of suite codec.  --iterations N, --seed S, and
+ * --write-seeds DIR to leave the valid frames there as a libFuzzer corpus.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/dpcm.h"
+#include "codec/range_coder.h"
+
+#define FUZZ_MAX_PIXELS (1u << 16)
+#define FUZZ_MAX_BYTES (1u << 20)
+
+static uint16_t fuzz_out[FUZZ_MAX_PIXELS];
+
+/* Decodes one input; returns the status (1: not tried, too large). */
+static int fuzz_decode(const uint8_t *data, size_t size) {
+    sci_dpcm_info info;
+    if (size > FUZZ_MAX_BYTES)
+        return 1;
+    int st = sci_dpcm_peek(data, size, &info);
+    if (st == SCI_DPCM_OK &&
+        (uint64_t)info.width * info.height > FUZZ_MAX_PIXELS)
+        return 1;
+    return sci_dpcm_decode(data, size, fuzz_out, info.width ? info.width : 1,
+                           FUZZ_MAX_PIXELS, NULL);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> 8 * i);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_decode(data, size);
+    if (size >= SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES &&
+        size <= FUZZ_MAX_BYTES) {
+        uint8_t *copy = malloc(size);
+        if (copy) {
+            memcpy(copy, data, size);
+            put32(copy + size - 4, sci_crc32(0, copy, size - 4));
+            fuzz_decode(copy, size);
+            free(copy);
+        }
+    }
+    return 0;
+}
+
+#ifndef SCI_FUZZ_LIBFUZZER
+#include "testutil.h"
+
+typedef struct {
+    uint8_t *bytes;
+    size_t len;
+    unsigned w, h;
+    uint16_t *px;
+} seed_frame;
+
+static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
+                      unsigned n, unsigned m, unsigned t) {
+    uint32_t maxv = (1u << depth) - 1;
+    f->w = w, f->h = h;
+    f->px = malloc((size_t)w * h * sizeof *f->px);
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++) {
+            uint32_t v = (uint32_t)((x * 37 + y * 11) % (maxv + 1)) / 2 +
+                         (uint32_t)(rng() % 5);
+            if (rng() % 40 == 0)
+                v = maxv - (uint32_t)(rng() % 2);
+            f->px[(size_t)y * w + x] = (uint16_t)(v > maxv ? maxv : v);
+        }
+    sci_dpcm_params p = {n, m, t};
+    size_t cap = sci_dpcm_max_bytes(w, h, depth);
+    f->bytes = malloc(cap);
+    f->len = sci_dpcm_encode(f->px, w, w, h, depth, &p, f->bytes, cap);
+}
+
+int main(int argc, char **argv) {
+    unsigned iterations = 100000;
+    const char *seed_dir = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--iterations"))
+            iterations = (unsigned)strtoul(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--seed"))
+            rng_state = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--write-seeds"))
+            seed_dir = argv[i + 1];
+    }
+    seed_frame seeds[6];
+    make_seed(&seeds[0], 16, 12, 16, 11, 7, 13);
+    make_seed(&seeds[1], 9, 5, 8, 3, 2, 2);
+    make_seed(&seeds[2], 1, 10, 12, 1, 1, 0);
+    make_seed(&seeds[3], 30, 4, 16, 16, 8, 1);
+    make_seed(&seeds[4], 7, 7, 1, 2, 3, 1);
+    make_seed(&seeds[5], 20, 20, 16, 11, 7, 0);
+    unsigned nseeds = sizeof seeds / sizeof *seeds;
+    for (unsigned i = 0; seed_dir && i < nseeds; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/seed%u.dpcm", seed_dir, i);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(seeds[i].bytes, 1, seeds[i].len, f);
+            fclose(f);
+        }
+    }
+    for (unsigned i = 0; i < nseeds; i++) {
+        int st = seeds[i].len ? fuzz_decode(seeds[i].bytes, seeds[i].len) : -99;
+        check(st == SCI_DPCM_OK &&
+                  !memcmp(fuzz_out, seeds[i].px, (size_t)seeds[i].w * seeds[i].h * 2),
+              "seed frame round trip");
+    }
+    static uint8_t buf[1 << 16];
+    unsigned count[32] = {0}, undetected = 0, fixed_ok = 0;
+    for (unsigned it = 0; it < iterations; it++) {
+        const seed_frame *s = &seeds[rng() % nseeds];
+        size_t len = s->len;
+        memcpy(buf, s->bytes, len);
+        unsigned muts = 1 + (unsigned)(rng() % 4);
+        for (unsigned k = 0; k < muts && len > 0; k++) {
+            size_t pos = (size_t)(rng() % len);
+            switch (rng() % 8) {
+            case 0: buf[pos] ^= (uint8_t)(1u << (rng() % 8)); break;
+            case 1: buf[pos] = (uint8_t)rng(); break;
+            case 2: /* header field */
+                buf[(size_t)(rng() % SCI_DPCM_HEADER_BYTES)] = (uint8_t)rng();
+                break;
+            case 3: len = pos; break; /* truncate */
+            case 4: /* insert a byte */
+                if (len + 1 < sizeof buf) {
+                    memmove(buf + pos + 1, buf + pos, len - pos);
+                    buf[pos] = (uint8_t)rng();
+                    len++;
+                }
+                break;
+            case 5: /* delete a byte */
+                memmove(buf + pos, buf + pos + 1, len - pos - 1);
+                len--;
+                break;
+            case 6: /* interesting values in a 32-bit field */
+                if (pos + 4 <= len) {
+                    static const uint32_t v[] = {0, 1, 6, 0x7FFFFFFF, 0x80000000u,
+                                                 0xFFFFFFFFu, 65535, 65536, 1u << 28};
+                    put32(buf + pos, v[rng() % 9]);
+                }
+                break;
+            default: buf[pos] ^= 0xFF; break;
+            }
+        }
+        int same = len == s->len && !memcmp(buf, s->bytes, len);
+        int fix = (rng() & 1) && len >= 8;
+        if (fix)
+            put32(buf + len - 4, sci_crc32(0, buf, len - 4));
+        int st = fuzz_decode(buf, len);
+        if (st <= 0 && -st < 32)
+            count[-st]++;
+        if (st == SCI_DPCM_OK && !same) {
+            if (fix)
+                fixed_ok++;
+            else
+                undetected++;
+        }
+    }
+    char what[128];
+    snprintf(what, sizeof what, "%u mutated frames: none decoded without a CRC fix-up",
+             iterations);
+    check(undetected == 0, what);
+    printf("outcomes of %u mutations:\n", iterations);
+    for (int c = 0; c < 32; c++)
+        if (count[c])
+            printf("  %-45s %u\n", sci_dpcm_error_string(-c), count[c]);
+    printf("  decoded after a CRC fix-up (other samples): %u\n", fixed_ok);
+    for (unsigned i = 0; i < nseeds; i++) {
+        free(seeds[i].bytes);
+        free(seeds[i].px);
+    }
+    printf("%u passed, %u failed\n", check_passed, check_failed);
+    return check_failed ? 1 : 0;
+}
+#endif
