@@ -576,8 +576,18 @@ static uint32_t get32(const uint8_t *p) {
 size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                        unsigned h, unsigned depth, const sci_dpcm_params *p,
                        uint8_t *out, size_t cap) {
+    return sci_dpcm_encode_meta(samples, stride, w, h, depth, p, NULL, 0, out,
+                                cap);
+}
+
+size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
+                            unsigned w, unsigned h, unsigned depth,
+                            const sci_dpcm_params *p, const uint8_t *meta,
+                            size_t meta_len, uint8_t *out, size_t cap) {
     if (sci_dpcm_check(w, h, depth, p) || !samples || !out || stride < w ||
-        cap < SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + SCI_RC_MIN_BYTES)
+        meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta) ||
+        cap < SCI_DPCM_HEADER_BYTES + meta_len + SCI_DPCM_TRAILER_BYTES +
+                  SCI_RC_MIN_BYTES)
         return 0;
     size_t count = (size_t)w * h;
     int32_t *res = malloc(count * sizeof *res);
@@ -588,8 +598,9 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                                    p->equations_m, res, NULL) == SCI_DPCM_OK) {
         int32_t t_lo, t_hi;
         sci_dpcm_thresholds(res, count, depth, p->threshold, &t_lo, &t_hi);
-        size_t room = cap - SCI_DPCM_HEADER_BYTES - SCI_DPCM_TRAILER_BYTES;
-        uint8_t *raw = out + SCI_DPCM_HEADER_BYTES;
+        size_t room = cap - SCI_DPCM_HEADER_BYTES - meta_len -
+                      SCI_DPCM_TRAILER_BYTES;
+        uint8_t *raw = out + SCI_DPCM_HEADER_BYTES + meta_len;
         size_t rc_bytes, raw_bytes;
         uint32_t esc;
         /* the raw section comes first: its length is known before coding */
@@ -603,7 +614,7 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                                     &raw_bytes, &esc) == SCI_DPCM_OK) {
             uint8_t *hd = out;
             memcpy(hd, "DPCM", 4);
-            hd[4] = SCI_DPCM_VERSION;
+            hd[4] = meta_len ? SCI_DPCM_VERSION : SCI_DPCM_VERSION_PLAIN;
             hd[5] = (uint8_t)depth;
             hd[6] = (uint8_t)p->order_n;
             hd[7] = (uint8_t)p->equations_m;
@@ -615,8 +626,10 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
             put32(hd + 28, esc);
             put32(hd + 32, (uint32_t)raw_bytes);
             put32(hd + 36, (uint32_t)rc_bytes);
-            put32(hd + 40, 0);
-            total = SCI_DPCM_HEADER_BYTES + raw_bytes + rc_bytes;
+            put32(hd + 40, (uint32_t)meta_len);
+            if (meta_len)
+                memcpy(out + SCI_DPCM_HEADER_BYTES, meta, meta_len);
+            total = SCI_DPCM_HEADER_BYTES + meta_len + raw_bytes + rc_bytes;
             put32(out + total, sci_crc32(0, out, total));
             total += SCI_DPCM_TRAILER_BYTES;
         }
@@ -632,9 +645,10 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         return SCI_DPCM_E_MAGIC;
     if (len < SCI_DPCM_HEADER_BYTES)
         return SCI_DPCM_E_TRUNCATED;
-    if (in[4] != SCI_DPCM_VERSION)
+    if (in[4] != SCI_DPCM_VERSION_PLAIN && in[4] != SCI_DPCM_VERSION)
         return SCI_DPCM_E_VERSION;
     memset(info, 0, sizeof *info);
+    info->version = in[4];
     info->depth = in[5];
     info->params.order_n = in[6];
     info->params.equations_m = in[7];
@@ -662,23 +676,26 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         (info->params.threshold == 0 &&
          (info->t_hi < info->t_lo || info->escapes != 0)))
         return SCI_DPCM_E_THRESHOLDS;
-    if (get32(in + 40) != 0)
+    /* version 1: reserved; version 2: the metadata length */
+    if (info->version == SCI_DPCM_VERSION_PLAIN && get32(in + 40) != 0)
         return SCI_DPCM_E_RESERVED;
+    if (info->version >= 2)
+        info->meta_bytes = get32(in + 40);
     uint64_t count = (uint64_t)info->width * info->height;
     if (info->escapes > count ||
         info->raw_bytes != raw_size(info->escapes, info->depth) ||
-        info->rc_bytes < SCI_RC_MIN_BYTES || info->rc_bytes > rc_bound(count))
+        info->rc_bytes < SCI_RC_MIN_BYTES || info->rc_bytes > rc_bound(count) ||
+        info->meta_bytes > SCI_DPCM_MAX_METADATA)
         return SCI_DPCM_E_LENGTHS;
-    info->frame_bytes = (size_t)SCI_DPCM_HEADER_BYTES + info->raw_bytes +
-                        info->rc_bytes + SCI_DPCM_TRAILER_BYTES;
+    info->meta_offset = SCI_DPCM_HEADER_BYTES;
+    info->frame_bytes = (size_t)SCI_DPCM_HEADER_BYTES + info->meta_bytes +
+                        info->raw_bytes + info->rc_bytes +
+                        SCI_DPCM_TRAILER_BYTES;
     return SCI_DPCM_OK;
 }
 
-int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
-                    size_t stride, size_t cap_samples, sci_dpcm_info *info) {
-    sci_dpcm_info local;
-    if (!info)
-        info = &local;
+/* The header, the frame length and the CRC. */
+static int check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     int st = sci_dpcm_peek(in, len, info);
     if (st)
         return st;
@@ -689,6 +706,34 @@ int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
     size_t body = info->frame_bytes - SCI_DPCM_TRAILER_BYTES;
     if (sci_crc32(0, in, body) != get32(in + body))
         return SCI_DPCM_E_CRC;
+    return SCI_DPCM_OK;
+}
+
+int sci_dpcm_metadata(const uint8_t *in, size_t len, const uint8_t **meta,
+                      size_t *meta_len) {
+    sci_dpcm_info info;
+    if (!meta || !meta_len)
+        return SCI_DPCM_E_ARG;
+    *meta = NULL;
+    *meta_len = 0;
+    int st = check_frame(in, len, &info);
+    if (st)
+        return st;
+    if (info.meta_bytes) {
+        *meta = in + info.meta_offset;
+        *meta_len = info.meta_bytes;
+    }
+    return SCI_DPCM_OK;
+}
+
+int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
+                    size_t stride, size_t cap_samples, sci_dpcm_info *info) {
+    sci_dpcm_info local;
+    if (!info)
+        info = &local;
+    int st = check_frame(in, len, info);
+    if (st)
+        return st;
     unsigned w = info->width, h = info->height;
     if (!samples || stride < w || stride > (SIZE_MAX - w) / h ||
         cap_samples < (size_t)(h - 1) * stride + w)
@@ -697,7 +742,7 @@ int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
     int32_t *res = malloc(count * sizeof *res);
     if (!res)
         return SCI_DPCM_E_NOMEM;
-    const uint8_t *raw = in + SCI_DPCM_HEADER_BYTES;
+    const uint8_t *raw = in + SCI_DPCM_HEADER_BYTES + info->meta_bytes;
     st = sci_dpcm_decode_residuals(raw + info->raw_bytes, info->rc_bytes, raw,
                                    info->raw_bytes, info->escapes, count,
                                    info->depth, info->t_lo, info->t_hi, res);

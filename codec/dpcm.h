@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-#define SCI_DPCM_VERSION 1
+#define SCI_DPCM_VERSION 2        /* the newest version read and written */
+#define SCI_DPCM_VERSION_PLAIN 1  /* written for frames without metadata */
 #define SCI_DPCM_HEADER_BYTES 44
 #define SCI_DPCM_TRAILER_BYTES 4         /* the CRC-32 */
 #define SCI_DPCM_MAX_DIM 65535u          /* width and height */
@@ -33,6 +34,7 @@ extern "C" {
 #define SCI_DPCM_MAX_ORDER 32u           /* N */
 #define SCI_DPCM_MAX_EQUATIONS 64u       /* M */
 #define SCI_DPCM_MAX_THRESHOLD (1u << 28)
+#define SCI_DPCM_MAX_METADATA (1u << 24) /* bytes of the metadata section */
 /* A pivot whose magnitude is at most this times the largest diagonal entry
  * of the normal matrix makes the system singular. */
 #define SCI_DPCM_PIVOT_EPS 1e-12
@@ -53,6 +55,9 @@ typedef struct {
     uint32_t escapes;       /* residuals stored verbatim */
     uint32_t rc_bytes, raw_bytes;
     size_t frame_bytes;     /* header + sections + CRC */
+    unsigned version;       /* 1, or 2 (the metadata section exists) */
+    uint32_t meta_bytes;    /* metadata section: its bytes (0: none) ... */
+    size_t meta_offset;     /* ... starting here in the frame */
 } sci_dpcm_info;
 
 enum {
@@ -83,7 +88,8 @@ const char *sci_dpcm_error_string(int code);
 const char *sci_dpcm_check(unsigned w, unsigned h, unsigned depth,
                            const sci_dpcm_params *p);
 
-/* An upper bound on the bytes of one frame; 0 for invalid sizes. */
+/* An upper bound on the bytes of one frame without metadata; 0 for
+ * invalid sizes.  A frame with m bytes of metadata takes at most m more. */
 size_t sci_dpcm_max_bytes(unsigned w, unsigned h, unsigned depth);
 
 /* Encodes w x h samples (row y at samples + y * stride, each < 2^depth).
@@ -93,6 +99,16 @@ size_t sci_dpcm_max_bytes(unsigned w, unsigned h, unsigned depth);
 size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                        unsigned h, unsigned depth, const sci_dpcm_params *p,
                        uint8_t *out, size_t cap);
+
+/* The same with an opaque metadata section of meta_len bytes (0 ..
+ * SCI_DPCM_MAX_METADATA; meta may be NULL when meta_len is 0), stored
+ * as it is and covered by the CRC: the frame is then of version 2 (see
+ * docs/dpcm-format.md).  meta_len = 0 gives sci_dpcm_encode's bytes.
+ * cap >= sci_dpcm_max_bytes + meta_len is always enough. */
+size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
+                            unsigned w, unsigned h, unsigned depth,
+                            const sci_dpcm_params *p, const uint8_t *meta,
+                            size_t meta_len, uint8_t *out, size_t cap);
 
 /* Reads and validates the header of the frame at the start of in (not its
  * CRC); fills info.  SCI_DPCM_OK or a negative code. */
@@ -105,6 +121,13 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info);
  * outside in.  info may be NULL. */
 int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
                     size_t stride, size_t cap_samples, sci_dpcm_info *info);
+
+/* The metadata section of the frame of exactly len bytes: *meta points
+ * into in (NULL when there is none) and *meta_len is its length (0 when
+ * there is none).  The header, the lengths and the CRC are checked first,
+ * as by sci_dpcm_decode (whose codes it returns), but not the samples. */
+int sci_dpcm_metadata(const uint8_t *in, size_t len, const uint8_t **meta,
+                      size_t *meta_len);
 
 /*
  * Stage 1: prediction.  residuals (and pred, if not NULL) are w * h values

@@ -95,6 +95,25 @@ gst_sci_filter_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   self->use_cuda = FALSE;
+  if (!GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend) {
+    GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (self));
+    const gchar *name = factory ? GST_OBJECT_NAME (factory) :
+        G_OBJECT_TYPE_NAME (self);
+
+    if (backend == GST_SCI_BACKEND_CUDA) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda, but %s has no CUDA backend yet", name),
+          ("only its C reference exists for now; use backend=auto or "
+              "backend=cpu"));
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (self);
+    self->offer_cuda_memory = FALSE;
+    GST_OBJECT_UNLOCK (self);
+    GST_INFO_OBJECT (self, "backend: CPU (C reference; %s has no CUDA "
+        "backend yet)", name);
+    return TRUE;
+  }
 #if HAVE_CUDA
   if (backend != GST_SCI_BACKEND_CPU) {
     /* Without libcuda every driver call would abort inside gstcuda. */
@@ -316,6 +335,7 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
 #if HAVE_CUDA
   GST_ELEMENT_CLASS (klass)->set_context = gst_sci_filter_set_context;
 #endif
+  klass->has_cuda_backend = TRUE;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sci_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_filter_stop);
@@ -360,7 +380,8 @@ gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
   gboolean cuda_first = FALSE, offer_cuda;
 
   GST_OBJECT_LOCK (self);
-  offer_cuda = self->offer_cuda_memory;
+  offer_cuda = self->offer_cuda_memory
+      && GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend;
   GST_OBJECT_UNLOCK (self);
 #if HAVE_CUDA
   cuda_first = gst_sci_caps_features_is_cuda (preferred);
@@ -412,6 +433,13 @@ gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
       gst_sci_caps_features_is_cuda (gst_caps_get_features (incaps, 0));
   self->out_cuda_memory =
       gst_sci_caps_features_is_cuda (gst_caps_get_features (outcaps, 0));
+  if ((self->in_cuda_memory || self->out_cuda_memory)
+      && !GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("CUDA memory was negotiated but this element has no CUDA backend "
+            "yet"), (NULL));
+    return FALSE;
+  }
   if (self->out_cuda_memory
       && GST_SCI_FILTER_GET_CLASS (self)->src_system_memory) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,

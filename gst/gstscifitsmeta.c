@@ -160,3 +160,94 @@ gst_sci_fits_card_is_structural (const gchar * card)
   }
   return FALSE;
 }
+
+static void
+append_record (GByteArray * a, const gchar * tag, gconstpointer data,
+    guint32 len)
+{
+  guint8 head[8];
+
+  memcpy (head, tag, 4);
+  GST_WRITE_UINT32_LE (head + 4, len);
+  g_byte_array_append (a, head, 8);
+  if (len)
+    g_byte_array_append (a, data, len);
+}
+
+GBytes *
+gst_sci_fits_meta_serialize (const GstSciFitsMeta * meta)
+{
+  GByteArray *a;
+  guint8 hdu[4];
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  a = g_byte_array_new ();
+  append_record (a, "FHDR", meta->header,
+      meta->header ? strlen (meta->header) : 0);
+  if (meta->primary_header)
+    append_record (a, "FPRI", meta->primary_header,
+        strlen (meta->primary_header));
+  GST_WRITE_UINT32_LE (hdu, (guint32) meta->hdu);
+  append_record (a, "FHDU", hdu, 4);
+  return g_byte_array_free_to_bytes (a);
+}
+
+/* Whether the payload holds no NUL (header strings are C strings). */
+static gboolean
+text_ok (const guint8 * p, guint32 len)
+{
+  return memchr (p, 0, len) == NULL;
+}
+
+gboolean
+gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
+    const guint8 * data, gsize len, gboolean * added)
+{
+  const guint8 *hdr = NULL, *pri = NULL;
+  guint32 hdr_len = 0, pri_len = 0;
+  gint hdu = -1;
+  gsize off = 0;
+  gchar *h, *p;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+  if (added)
+    *added = FALSE;
+  while (off < len) {
+    const guint8 *tag, *payload;
+    guint32 n;
+
+    if (len - off < 8)
+      return FALSE;
+    tag = data + off;
+    n = GST_READ_UINT32_LE (data + off + 4);
+    if (n > len - off - 8)
+      return FALSE;
+    payload = data + off + 8;
+    if (memcmp (tag, "FHDR", 4) == 0) {
+      if (hdr || !text_ok (payload, n))
+        return FALSE;
+      hdr = payload;
+      hdr_len = n;
+    } else if (memcmp (tag, "FPRI", 4) == 0) {
+      if (pri || !text_ok (payload, n))
+        return FALSE;
+      pri = payload;
+      pri_len = n;
+    } else if (memcmp (tag, "FHDU", 4) == 0) {
+      if (n != 4)
+        return FALSE;
+      hdu = (gint32) GST_READ_UINT32_LE (payload);
+    }
+    off += 8 + (gsize) n;
+  }
+  if (!hdr)
+    return TRUE;
+  h = g_strndup ((const gchar *) hdr, hdr_len);
+  p = pri ? g_strndup ((const gchar *) pri, pri_len) : NULL;
+  gst_buffer_add_sci_fits_meta (buffer, h, p, hdu);
+  g_free (h);
+  g_free (p);
+  if (added)
+    *added = TRUE;
+  return TRUE;
+}

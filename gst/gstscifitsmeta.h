@@ -53,5 +53,19 @@ guint gst_sci_fits_header_n_cards (const gchar * header);
  * EXTEND, PCOUNT, GCOUNT, END, and the now-stale CHECKSUM and DATASUM. */
 gboolean gst_sci_fits_card_is_structural (const gchar * card);
 
+/* Serialisation as records, for containers that carry opaque metadata
+ * bytes (the DPCM frame's metadata section, docs/dpcm-format.md): each
+ * record is a 4-character tag, a 32-bit little-endian payload length and
+ * the payload.  The meta gives "FHDR" (header cards), "FPRI" (primary
+ * header cards, only when not NULL) and "FHDU" (hdu, int32 LE). */
+GBytes *gst_sci_fits_meta_serialize (const GstSciFitsMeta * meta);
+
+/* Reads records written by gst_sci_fits_meta_serialize (unknown tags are
+ * skipped) and adds the meta to `buffer` when there is an FHDR record.
+ * TRUE when the bytes are well-formed records (*added says whether a meta
+ * was added), FALSE when they are not (nothing is added then). */
+gboolean gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
+    const guint8 * data, gsize len, gboolean * added);
+
 G_END_DECLS
 #endif

@@ -8,6 +8,8 @@
 #include "elements/gstcudadwt.h"
 #include "elements/gstcudaidwt.h"
 #include "elements/gsthtj2kenc.h"
+#include "elements/gstdpcmenc.h"
+#include "elements/gstdpcmdec.h"
 #if HAVE_CFITSIO
 #include "elements/gstfitsdec.h"
 #include "elements/gstfitsenc.h"
@@ -21,6 +23,9 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
   ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
+  ret |= gst_dpcm_type_find_register (plugin);
 #if HAVE_CFITSIO
   ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
   ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
@@ -30,6 +35,7 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, scicodec,
-    "Stages of scientific and video codecs (JPEG 2000 DWT, HTJ2K, ...) "
+    "Stages of scientific and video codecs (JPEG 2000 DWT, HTJ2K, DPCM, "
+    "...) "
     "on CUDA and the CPU", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
     GST_PACKAGE_ORIGIN)

@@ -502,7 +502,8 @@ static void test_corruption(void) {
     /* each header check, with a valid CRC so that the check itself fires */
     struct { size_t off; uint32_t val; int bytes, want; const char *what; } cases[] = {
         {0, 'X', 1, SCI_DPCM_E_MAGIC, "bad magic"},
-        {4, 2, 1, SCI_DPCM_E_VERSION, "version 2"},
+        {4, 3, 1, SCI_DPCM_E_VERSION, "version 3"},
+        {4, 0, 1, SCI_DPCM_E_VERSION, "version 0"},
         {5, 0, 1, SCI_DPCM_E_DEPTH, "depth 0"},
         {5, 17, 1, SCI_DPCM_E_DEPTH, "depth 17"},
         {6, 0, 1, SCI_DPCM_E_PARAMS, "N 0"},
@@ -526,7 +527,7 @@ static void test_corruption(void) {
         else
             put32(t + cases[c].off, cases[c].val);
         fix_crc(t, n);
-        if (c == 9) { /* width 40000 x height 20 is fine: make it 40000 x 40000 */
+        if (c == 10) { /* width 40000 x height 20 is fine: make it 40000 x 40000 */
             put32(t + 12, 40000);
             fix_crc(t, n);
         }
@@ -564,6 +565,117 @@ static void test_corruption(void) {
     }
     printf("payload byte changes under a valid CRC: %u errors, %u decoded to other samples\n",
            errors, decoded);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The metadata section (version 2 frames) */
+
+static void test_metadata(void) {
+    enum { W = 33, H = 17 };
+    uint16_t px[W * H], out[W * H];
+    fill(px, W, H, W, 16, OUTLIERS);
+    sci_dpcm_params p;
+    sci_dpcm_params_default(&p);
+    size_t cap = sci_dpcm_max_bytes(W, H, 16);
+    uint8_t *plain = malloc(cap);
+    size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
+    check(n0 > 0 && plain[4] == 1, "metadata: a frame without it is version 1");
+    size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
+    check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
+    const uint8_t *m;
+    size_t ml;
+    check(sci_dpcm_metadata(plain, n0, &m, &ml) == SCI_DPCM_OK && !m && ml == 0,
+          "metadata: none in a version-1 frame");
+
+    /* lengths from 1 byte to many FITS blocks, bytes with NULs */
+    static const size_t lens[] = {1, 2, 7, 80, 2880, 100000};
+    for (unsigned i = 0; i < sizeof lens / sizeof *lens; i++) {
+        size_t len = lens[i];
+        uint8_t *meta = malloc(len);
+        for (size_t k = 0; k < len; k++)
+            meta[k] = (uint8_t)(k * 31 + i);
+        size_t fcap = cap + len;
+        uint8_t *f = malloc(fcap);
+        size_t r = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, n0 + len - 1);
+        check(r == 0, "metadata: a buffer one byte short refused");
+        size_t n = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, fcap);
+        sci_dpcm_info info;
+        char what[120];
+        snprintf(what, sizeof what, "metadata: %zu bytes round trip", len);
+        int ok = n == n0 + len && f[4] == 2 &&
+                 sci_dpcm_decode(f, n, out, W, W * H, &info) == SCI_DPCM_OK &&
+                 info.version == 2 && info.meta_bytes == len &&
+                 memcmp(out, px, sizeof px) == 0 &&
+                 sci_dpcm_metadata(f, n, &m, &ml) == SCI_DPCM_OK && ml == len &&
+                 m == f + SCI_DPCM_HEADER_BYTES && memcmp(m, meta, len) == 0 &&
+                 /* the sections after the metadata are the plain frame's */
+                 memcmp(f + SCI_DPCM_HEADER_BYTES + len, plain + SCI_DPCM_HEADER_BYTES,
+                        n0 - SCI_DPCM_HEADER_BYTES - 4) == 0;
+        check(ok, what);
+        if (len == 80) {
+            uint8_t *t = malloc(n + 8);
+            /* the length field changed, CRC fixed: the frame no longer adds up */
+            memcpy(t, f, n);
+            put32(t + 40, 81);
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_TRUNCATED, "metadata length one too large");
+            check(sci_dpcm_metadata(t, n, &m, &ml) == SCI_DPCM_E_TRUNCATED && !m,
+                  "metadata: too large a length refused by sci_dpcm_metadata");
+            memcpy(t, f, n);
+            put32(t + 40, 79);
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_TRAILING, "metadata length one too small");
+            memcpy(t, f, n);
+            put32(t + 40, SCI_DPCM_MAX_METADATA + 1);
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length above the limit");
+            memcpy(t, f, n);
+            put32(t + 40, 0xFFFFFFFFu);
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length 2^32-1");
+            /* without the CRC fixed, every change of the metadata is caught */
+            unsigned bad = 0;
+            for (size_t k = 0; k < len + 4; k++) {
+                memcpy(t, f, n);
+                t[SCI_DPCM_HEADER_BYTES - 4 + k] ^= 0x01;
+                if (sci_dpcm_decode(t, n, out, W, W * H, NULL) >= 0 ||
+                    sci_dpcm_metadata(t, n, &m, &ml) >= 0)
+                    bad++;
+            }
+            check(bad == 0, "metadata: every flipped bit of it or its length rejected");
+            /* version 1 with the length set is a reserved-field error */
+            memcpy(t, f, n);
+            t[4] = 1;
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_RESERVED, "metadata length in a version-1 frame");
+            for (size_t k = 0; k < n; k++)
+                if (sci_dpcm_decode(f, k, out, W, W * H, NULL) >= 0 ||
+                    sci_dpcm_metadata(f, k, &m, &ml) >= 0)
+                    bad++;
+            check(bad == 0, "metadata: every truncation rejected");
+            free(t);
+        }
+        free(f);
+        free(meta);
+    }
+    check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 5, plain, cap) == 0,
+          "metadata: NULL with a length refused");
+    uint8_t one = 0;
+    check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, &one,
+                               (size_t)SCI_DPCM_MAX_METADATA + 1, plain, cap) == 0,
+          "metadata: above the limit refused");
+    /* a version-2 frame with an empty section decodes too */
+    {
+        uint8_t *t = malloc(n0);
+        memcpy(t, plain, n0);
+        t[4] = 2;
+        fix_crc(t, n0);
+        check(sci_dpcm_decode(t, n0, out, W, W * H, NULL) == SCI_DPCM_OK &&
+                  memcmp(out, px, sizeof px) == 0,
+              "metadata: version 2 with no metadata decodes");
+        free(t);
+    }
+    free(plain);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -645,6 +757,7 @@ int main(int argc, char **argv) {
     test_real(dir);
     test_synthetic();
     test_corruption();
+    test_metadata();
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -1,0 +1,534 @@
+/**
+ * SECTION:element-dpcmdec
+ * @title: dpcmdec
+ *
+ * Decoder of online-DPCM frames (application/x-dpcm, docs/dpcm-format.md)
+ * into GRAY8 (bit depth up to 8) or GRAY16_LE (9..16) video frames.
+ *
+ * The input is a byte stream of whole frames one after another: one frame
+ * per buffer (dpcmenc, multifilesrc) or any chunks of it (filesrc reading a
+ * file of one or more frames, which the typefinder recognises by the
+ * `DPCM` magic); each frame's header says its length.  The output caps
+ * come from each frame's header (size, depth), not from the input caps,
+ * which may be bare `application/x-dpcm`; framerate and `sample-offset`
+ * are taken from the input caps when they have them.
+ *
+ * Every frame is checked in full (header, lengths, CRC-32, every step of
+ * the decode) before anything is output: a corrupt frame, or bytes left
+ * at the end of the stream that do not make a whole frame, is a
+ * STREAM/DECODE error whose message says what is wrong.
+ *
+ * The frame's metadata section (dpcmenc's) gives back the #GstSciFitsMeta
+ * (FITS header cards, for fitsenc) and the `sample-offset` of signed
+ * 16-bit images.
+ *
+ * Only the C reference (CPU backend) exists so far: `backend=auto` runs it,
+ * `backend=cuda` fails at start.  Output is in system memory.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=f.dpcm ! dpcmdec ! fitsenc ! \
+ *     filesink location=f.fits
+ * gst-launch-1.0 multifilesrc location=frame_%05d.dpcm \
+ *     caps=application/x-dpcm ! dpcmdec ! fitsenc ! \
+ *     multifilesink location=frame_%05d.fits
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/base/gstadapter.h>
+
+#include "gstdpcmdec.h"
+#include "gstscifitsmeta.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_dpcm_dec_debug);
+#define GST_CAT_DEFAULT gst_dpcm_dec_debug
+
+#define DPCM_MEDIA_TYPE "application/x-dpcm"
+#define SRC_CAPS "video/x-raw, format = (string) { GRAY16_LE, GRAY8 }, " \
+  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "framerate = (fraction) [ 0/1, MAX ]"
+
+/* Caps fields carried over between the two sides unchanged. */
+static const gchar *const common_fields[] = {
+  "width", "height", "framerate", "sample-offset",
+};
+
+#define gst_dpcm_dec_parent_class parent_class
+G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
+    GST_TYPE_DPCM_DEC);
+
+/* ---- typefinder: "DPCM", a known version, a depth of 1..16 ---- */
+
+static void
+dpcm_type_find (GstTypeFind * tf, gpointer unused)
+{
+  const guint8 *d = gst_type_find_peek (tf, 0, SCI_DPCM_HEADER_BYTES);
+  sci_dpcm_info info;
+
+  if (!d) {
+    d = gst_type_find_peek (tf, 0, 6);
+    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= 1
+        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
+      gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
+          DPCM_MEDIA_TYPE);
+    return;
+  }
+  if (sci_dpcm_peek (d, SCI_DPCM_HEADER_BYTES, &info) == SCI_DPCM_OK)
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
+        DPCM_MEDIA_TYPE);
+  else if (memcmp (d, "DPCM", 4) == 0)
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
+        DPCM_MEDIA_TYPE);
+}
+
+gboolean
+gst_dpcm_type_find_register (GstPlugin * plugin)
+{
+  GstCaps *caps = gst_caps_new_empty_simple (DPCM_MEDIA_TYPE);
+  gboolean ret = gst_type_find_register (plugin, DPCM_MEDIA_TYPE,
+      GST_RANK_PRIMARY, dpcm_type_find, "dpcm", caps, NULL, NULL);
+
+  gst_caps_unref (caps);
+  return ret;
+}
+
+/* ---- negotiation ---- */
+
+static void
+copy_common (GstStructure * dst, const GstStructure * src)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (common_fields); i++) {
+    const GValue *v = gst_structure_get_value (src, common_fields[i]);
+
+    if (v)
+      gst_structure_set_value (dst, common_fields[i], v);
+  }
+}
+
+/* Input caps say little for sure (the frame headers decide): the output
+ * is any of our formats with the sizes and rate the input caps give. */
+static GstCaps *
+gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *in = gst_caps_get_structure (caps, i);
+    GstStructure *out;
+
+    if (direction == GST_PAD_SINK) {
+      GstCaps *tmpl = gst_caps_from_string (SRC_CAPS);
+      gint depth;
+
+      out = gst_structure_copy (gst_caps_get_structure (tmpl, 0));
+      gst_caps_unref (tmpl);
+      if (gst_structure_get_int (in, "depth", &depth))
+        gst_structure_set (out, "format", G_TYPE_STRING,
+            depth <= 8 ? "GRAY8" : "GRAY16_LE", NULL);
+    } else {
+      out = gst_structure_new_empty (DPCM_MEDIA_TYPE);
+    }
+    copy_common (out, in);
+    result = gst_caps_merge_structure (result, out);
+  }
+  return gst_sci_filter_finish_caps (GST_SCI_FILTER (trans), direction, caps,
+      result, filter);
+}
+
+static gboolean
+gst_dpcm_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+    return FALSE;
+  /* the caps pushed now may be a placeholder when the input caps are bare:
+   * the first frame's header sets the real ones */
+  gst_caps_replace (&self->sinkcaps, incaps);
+  self->have_out = FALSE;
+  return TRUE;
+}
+
+/* ---- frames ---- */
+
+#define DECODE_ERROR(self, code, ...) \
+  GST_ELEMENT_ERROR (self, STREAM, DECODE, \
+      ("Corrupt DPCM frame: %s", sci_dpcm_error_string (code)), (__VA_ARGS__))
+
+/* The sample-offset of the metadata section (0 without a SOFF record);
+ * FALSE when the section is not well-formed records. */
+static gboolean
+metadata_offset (const guint8 * data, gsize len, gint * offset)
+{
+  gsize off = 0;
+
+  *offset = 0;
+  while (off < len) {
+    guint32 n;
+
+    if (len - off < 8)
+      return FALSE;
+    n = GST_READ_UINT32_LE (data + off + 4);
+    if (n > len - off - 8)
+      return FALSE;
+    if (memcmp (data + off, "SOFF", 4) == 0) {
+      if (n != 4)
+        return FALSE;
+      *offset = (gint32) GST_READ_UINT32_LE (data + off + 8);
+    }
+    off += 8 + (gsize) n;
+  }
+  return TRUE;
+}
+
+/* Makes the src caps say what the frame of `info` decodes to. */
+static gboolean
+ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoFormat format = info->depth <= 8 ? GST_VIDEO_FORMAT_GRAY8 :
+      GST_VIDEO_FORMAT_GRAY16_LE;
+  gint fps_n = 0, fps_d = 1, caps_offset = 0;
+  GstVideoInfo vinfo;
+  GstCaps *caps, *cur;
+  gboolean ok = TRUE;
+
+  if (self->sinkcaps) {
+    GstStructure *s = gst_caps_get_structure (self->sinkcaps, 0);
+
+    if (!gst_structure_get_fraction (s, "framerate", &fps_n, &fps_d)) {
+      fps_n = 0;
+      fps_d = 1;
+    }
+    gst_structure_get_int (s, "sample-offset", &caps_offset);
+  }
+  if (!offset)
+    offset = caps_offset;
+  gst_video_info_set_format (&vinfo, format, info->width, info->height);
+  vinfo.fps_n = fps_n;
+  vinfo.fps_d = fps_d;
+  caps = gst_video_info_to_caps (&vinfo);
+  if (offset && format == GST_VIDEO_FORMAT_GRAY16_LE)
+    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+  cur = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+  if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+    GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
+        caps);
+    ok = gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
+        gst_event_new_caps (caps));
+    if (!ok)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+  }
+  if (ok) {
+    self->out_info = vinfo;
+    self->have_out = TRUE;
+    if (self->pending_segment) {
+      GstEvent *seg = self->pending_segment;
+
+      self->pending_segment = NULL;
+      GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, seg);
+    }
+  }
+  gst_caps_unref (caps);
+  if (cur)
+    gst_caps_unref (cur);
+  return ok;
+}
+
+/* One frame through the C reference: the whole frame `in` (len bytes,
+ * whose header is `info`) checked and decoded into `outbuf` (a frame of
+ * out_info).  The CUDA sibling (decode_frame_cuda) will take the same
+ * arguments. */
+static GstFlowReturn
+decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
+    sci_dpcm_info * info, GstBuffer * outbuf)
+{
+  guint w = info->width, h = info->height, x, y;
+  GstVideoFrame frame;
+  guint8 *plane;
+  gint stride;
+  gboolean direct;
+  int st;
+
+  if (!gst_video_frame_map (&frame, &self->out_info, outbuf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  direct = info->depth > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
+      && stride % 2 == 0 && (guintptr) plane % 2 == 0;
+  if (direct) {
+    st = sci_dpcm_decode (in, len, (guint16 *) plane, stride / 2,
+        ((gsize) (h - 1) * stride) / 2 + w, info);
+  } else {
+    gsize n = (gsize) w * h;
+
+    if (self->samples_len < n) {
+      g_free (self->samples);
+      self->samples = g_new (guint16, n);
+      self->samples_len = n;
+    }
+    st = sci_dpcm_decode (in, len, self->samples, w, n, info);
+    if (st == SCI_DPCM_OK)
+      for (y = 0; y < h; y++) {
+        guint8 *row = plane + (gssize) y * stride;
+        const guint16 *src = self->samples + (gsize) y * w;
+
+        if (info->depth <= 8)
+          for (x = 0; x < w; x++)
+            row[x] = (guint8) src[x];
+        else
+          for (x = 0; x < w; x++)
+            GST_WRITE_UINT16_LE (row + 2 * x, src[x]);
+      }
+  }
+  gst_video_frame_unmap (&frame);
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "sci_dpcm_decode of a %" G_GSIZE_FORMAT
+        "-byte frame (%ux%u, depth %u): %d", len, w, h, info->depth, st);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  gst_adapter_push (self->adapter, input);
+  return GST_FLOW_OK;
+}
+
+/* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
+ * when more bytes are needed. */
+static GstFlowReturn
+gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  gsize avail = gst_adapter_available (self->adapter);
+  const guint8 *hd, *meta = NULL;
+  sci_dpcm_info info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  GstFlowReturn ret;
+  gint offset = 0;
+  int st;
+
+  *outbuf = NULL;
+  if (avail == 0)
+    return GST_FLOW_OK;
+  hd = gst_adapter_map (self->adapter, MIN (avail, SCI_DPCM_HEADER_BYTES));
+  st = sci_dpcm_peek (hd, MIN (avail, SCI_DPCM_HEADER_BYTES), &info);
+  gst_adapter_unmap (self->adapter);
+  if (st == SCI_DPCM_E_TRUNCATED && avail < SCI_DPCM_HEADER_BYTES)
+    return GST_FLOW_OK;
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "header at byte %" G_GUINT64_FORMAT
+        " of the stream", self->offset);
+    return GST_FLOW_ERROR;
+  }
+  if (avail < info.frame_bytes)
+    return GST_FLOW_OK;
+
+  in = gst_adapter_take_buffer (self->adapter, info.frame_bytes);
+  self->offset += info.frame_bytes;
+  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
+    gst_buffer_unref (in);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* the metadata section is read only once the frame has been checked:
+   * first the CRC and lengths (sci_dpcm_metadata), then the samples */
+  {
+    gsize meta_len = 0;
+
+    st = sci_dpcm_metadata (map.data, map.size, &meta, &meta_len);
+    if (st == SCI_DPCM_OK && meta && !metadata_offset (meta, meta_len, &offset)) {
+      GST_ELEMENT_WARNING (self, STREAM, DECODE,
+          ("The DPCM frame's metadata is not in dpcmenc's form: ignored"),
+          (NULL));
+      meta = NULL;
+    }
+    info.meta_bytes = meta ? meta_len : 0;
+  }
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "%" G_GSIZE_FORMAT "-byte frame", map.size);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (!ensure_src_caps (self, &info, offset)) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+  out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->out_info),
+      NULL);
+  /* the CUDA backend, when it exists, goes here (GstSciFilter use_cuda) */
+  ret = decode_frame_cpu (self, map.data, map.size, &info, out);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (out);
+    goto done;
+  }
+  if (meta && info.meta_bytes) {
+    gboolean added = FALSE;
+
+    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta,
+            info.meta_bytes, &added))
+      GST_ELEMENT_WARNING (self, STREAM, DECODE,
+          ("The DPCM frame's FITS header records are malformed: ignored"),
+          (NULL));
+  }
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
+  *outbuf = out;
+done:
+  gst_buffer_unmap (in, &map);
+  gst_buffer_unref (in);
+  return ret;
+}
+
+/* Never called: generate_output does the work.  A transform function
+ * keeps the base class from going passthrough. */
+static GstFlowReturn
+gst_dpcm_dec_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return GST_FLOW_NOT_SUPPORTED;
+}
+
+static gboolean
+gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:{
+      gsize left = gst_adapter_available (self->adapter);
+
+      if (left > 0) {
+        DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
+            " bytes at the end of the stream are not a whole frame", left);
+        gst_adapter_clear (self->adapter);
+      }
+      gst_clear_event (&self->pending_segment);
+      break;
+    }
+    case GST_EVENT_SEGMENT:
+      /* caps must go first: without input caps they come with the first
+       * frame */
+      if (!gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
+        gst_event_replace (&self->pending_segment, event);
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_adapter_clear (self->adapter);
+      gst_clear_event (&self->pending_segment);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_dpcm_dec_start (GstBaseTransform * trans)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  gst_adapter_clear (self->adapter);
+  self->offset = 0;
+  self->have_out = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+}
+
+static gboolean
+gst_dpcm_dec_stop (GstBaseTransform * trans)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  gst_adapter_clear (self->adapter);
+  gst_clear_caps (&self->sinkcaps);
+  gst_clear_event (&self->pending_segment);
+  g_clear_pointer (&self->samples, g_free);
+  self->samples_len = 0;
+  self->have_out = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_dpcm_dec_finalize (GObject * object)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (object);
+
+  g_clear_object (&self->adapter);
+  gst_clear_caps (&self->sinkcaps);
+  gst_clear_event (&self->pending_segment);
+  g_clear_pointer (&self->samples, g_free);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
+
+  gobject_class->finalize = gst_dpcm_dec_finalize;
+
+  gst_element_class_set_static_metadata (element_class,
+      "Online-DPCM decoder", "Codec/Decoder/Image",
+      "Decodes and checks online-DPCM frames into 8- and 16-bit gray "
+      "frames, FITS header restored", "scicodec developers");
+
+  caps = gst_caps_from_string (DPCM_MEDIA_TYPE);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_set_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_dpcm_dec_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_dpcm_dec_generate_output);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dpcm_dec_sink_event);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_dpcm_dec_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_dec_stop);
+
+  GST_SCI_FILTER_CLASS (klass)->src_is_video = TRUE;
+  /* the C reference only, for now */
+  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_dpcm_dec_debug, "dpcmdec", 0,
+      "online-DPCM decoder");
+}
+
+static void
+gst_dpcm_dec_init (GstDpcmDec * self)
+{
+  self->adapter = gst_adapter_new ();
+}

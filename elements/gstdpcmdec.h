@@ -1,0 +1,38 @@
+#ifndef __GST_DPCM_DEC_H__
+#define __GST_DPCM_DEC_H__
+
+#include <gst/base/gstadapter.h>
+
+#include "gstscifilter.h"
+#include "codec/dpcm.h"
+
+G_BEGIN_DECLS
+#define GST_TYPE_DPCM_DEC (gst_dpcm_dec_get_type ())
+G_DECLARE_FINAL_TYPE (GstDpcmDec, gst_dpcm_dec, GST, DPCM_DEC, GstSciFilter);
+
+struct _GstDpcmDec
+{
+  GstSciFilter parent;
+
+  /* the input bytes not yet decoded, and how many were before them */
+  GstAdapter *adapter;
+  guint64 offset;
+
+  /* negotiated (streaming thread) */
+  GstCaps *sinkcaps;            /* as upstream gave them */
+  GstVideoInfo out_info;
+  gboolean have_out;
+  /* a segment that came before any caps (input without caps, as from
+   * filesrc): sent after the first frame's caps */
+  GstEvent *pending_segment;
+  guint16 *samples;             /* scratch when rows cannot be written in place */
+  gsize samples_len;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (dpcmdec);
+
+/* The typefinder of application/x-dpcm (a frame's magic and header). */
+gboolean gst_dpcm_type_find_register (GstPlugin * plugin);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,641 @@
+/**
+ * SECTION:element-dpcmenc
+ * @title: dpcmenc
+ *
+ * Lossless online-DPCM encoder (Li, Wu & Jeon 2019; docs/dpcm-format.md):
+ * each GRAY8 or GRAY16_LE frame becomes one DPCM frame (application/x-dpcm)
+ * in one buffer, coded with bit depth 8 (GRAY8) or 16 (GRAY16_LE).  Every
+ * pixel is predicted by a least-squares predictor of `order` weights fitted
+ * on `equations` positions of every row above; residuals seen fewer than
+ * `threshold` times are stored verbatim, the others range-coded.
+ *
+ * The #GstSciFitsMeta of a frame (fitsdec's header cards) and the caps'
+ * `sample-offset` (fitsdec's signed 16-bit images) travel in the frame's
+ * metadata section, so that `dpcmdec` restores them, even from a file.
+ *
+ * Only the C reference (CPU backend) exists so far: `backend=auto` runs it,
+ * `backend=cuda` fails at start.  Input is in system memory.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 multifilesrc location=frame_%05d.fits caps=image/fits ! \
+ *     fitsdec ! dpcmenc ! multifilesink location=frame_%05d.dpcm
+ * gst-launch-1.0 videotestsrc num-buffers=10 ! \
+ *     video/x-raw,format=GRAY16_LE,width=1024,height=1024 ! \
+ *     dpcmenc order=4 equations=4 ! filesink location=f.dpcm
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstdpcmenc.h"
+#include "gstscifitsmeta.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_dpcm_enc_debug);
+#define GST_CAT_DEFAULT gst_dpcm_enc_debug
+
+enum
+{
+  PROP_0,
+  PROP_ORDER,
+  PROP_EQUATIONS,
+  PROP_THRESHOLD,
+};
+
+#define DEFAULT_ORDER 11
+#define DEFAULT_EQUATIONS 7
+#define DEFAULT_THRESHOLD 13
+#define MAX_THRESHOLD 65535
+
+#define DPCM_MEDIA_TYPE "application/x-dpcm"
+#define SINK_CAPS "video/x-raw, format = (string) { GRAY16_LE, GRAY8 }, " \
+  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "framerate = (fraction) [ 0/1, MAX ]"
+#define SRC_CAPS DPCM_MEDIA_TYPE ", " \
+  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "depth = (int) { 8, 16 }, framerate = (fraction) [ 0/1, MAX ]"
+
+/* Caps fields carried over between the two sides unchanged. */
+static const gchar *const common_fields[] = {
+  "width", "height", "framerate", "sample-offset",
+};
+
+#define gst_dpcm_enc_parent_class parent_class
+G_DEFINE_TYPE (GstDpcmEnc, gst_dpcm_enc, GST_TYPE_SCI_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (dpcmenc, "dpcmenc", GST_RANK_NONE,
+    GST_TYPE_DPCM_ENC);
+
+static void
+gst_dpcm_enc_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ORDER:
+      self->params.order_n = g_value_get_uint (value);
+      break;
+    case PROP_EQUATIONS:
+      self->params.equations_m = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      self->params.threshold = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_dpcm_enc_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ORDER:
+      g_value_set_uint (value, self->params.order_n);
+      break;
+    case PROP_EQUATIONS:
+      g_value_set_uint (value, self->params.equations_m);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, self->params.threshold);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+copy_common (GstStructure * dst, const GstStructure * src)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (common_fields); i++) {
+    const GValue *v = gst_structure_get_value (src, common_fields[i]);
+
+    if (v)
+      gst_structure_set_value (dst, common_fields[i], v);
+  }
+}
+
+/* The coded depth of a video format, 0 if not ours. */
+static gint
+format_depth (const gchar * format)
+{
+  if (g_strcmp0 (format, "GRAY8") == 0)
+    return 8;
+  if (g_strcmp0 (format, "GRAY16_LE") == 0)
+    return 16;
+  return 0;
+}
+
+static void
+append_string (GValue * list, const gchar * s)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, s);
+  gst_value_list_append_and_take_value (list, &v);
+}
+
+static void
+append_int (GValue * list, gint i)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, i);
+  gst_value_list_append_and_take_value (list, &v);
+}
+
+/* Which of 8 and 16 a field (format or depth) allows: bit 0 for 8, bit 1
+ * for 16; both when absent. */
+static guint
+allowed_depths (const GstStructure * s, const gchar * field, gboolean video)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+  guint mask = 0, k;
+
+  if (!v)
+    return 3;
+  if (video) {
+    if (G_VALUE_HOLDS_STRING (v)) {
+      k = format_depth (g_value_get_string (v));
+      return k == 8 ? 1 : k == 16 ? 2 : 0;
+    }
+    if (GST_VALUE_HOLDS_LIST (v)) {
+      for (k = 0; k < gst_value_list_get_size (v); k++) {
+        const GValue *f = gst_value_list_get_value (v, k);
+        gint d = G_VALUE_HOLDS_STRING (f) ?
+            format_depth (g_value_get_string (f)) : 0;
+
+        mask |= d == 8 ? 1 : d == 16 ? 2 : 0;
+      }
+    }
+    return mask;
+  } else {
+    GValue eight = G_VALUE_INIT, sixteen = G_VALUE_INIT;
+
+    g_value_init (&eight, G_TYPE_INT);
+    g_value_set_int (&eight, 8);
+    g_value_init (&sixteen, G_TYPE_INT);
+    g_value_set_int (&sixteen, 16);
+    if (gst_value_can_intersect (v, &eight))
+      mask |= 1;
+    if (gst_value_can_intersect (v, &sixteen))
+      mask |= 2;
+    return mask;
+  }
+}
+
+static GstCaps *
+gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *in = gst_caps_get_structure (caps, i);
+    gboolean from_video = direction == GST_PAD_SINK;
+    guint mask = allowed_depths (in, from_video ? "format" : "depth",
+        from_video);
+    GstStructure *out;
+    GValue list = G_VALUE_INIT;
+
+    if (!mask)
+      continue;
+    out = gst_structure_new_empty (from_video ? DPCM_MEDIA_TYPE :
+        "video/x-raw");
+    copy_common (out, in);
+    if (mask == 3) {
+      gst_value_list_init (&list, 2);
+      if (from_video) {
+        append_int (&list, 16);
+        append_int (&list, 8);
+      } else {
+        append_string (&list, "GRAY16_LE");
+        append_string (&list, "GRAY8");
+      }
+      gst_structure_take_value (out, from_video ? "depth" : "format", &list);
+    } else if (from_video) {
+      gst_structure_set (out, "depth", G_TYPE_INT, mask == 1 ? 8 : 16, NULL);
+    } else {
+      gst_structure_set (out, "format", G_TYPE_STRING,
+          mask == 1 ? "GRAY8" : "GRAY16_LE", NULL);
+    }
+    result = gst_caps_merge_structure (result, out);
+  }
+  return gst_sci_filter_finish_caps (GST_SCI_FILTER (trans), direction, caps,
+      result, filter);
+}
+
+static gboolean
+gst_dpcm_enc_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+
+  /* only a bound is known: prepare_output_buffer allocates it and
+   * transform trims the buffer to the frame */
+  if (direction != GST_PAD_SINK || !self->max_bytes)
+    return FALSE;
+  *othersize = self->max_bytes;
+  return TRUE;
+}
+
+static void
+release_pool (GstDpcmEnc * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  self->pool_size = 0;
+}
+
+static gboolean
+gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  GstStructure *s = gst_caps_get_structure (incaps, 0);
+  gint offset = 0;
+  guint w, h;
+
+  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+    return FALSE;
+  if (!gst_video_info_from_caps (&self->in_info, incaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Invalid input caps %" GST_PTR_FORMAT, incaps), (NULL));
+    return FALSE;
+  }
+  self->depth = GST_VIDEO_INFO_FORMAT (&self->in_info) ==
+      GST_VIDEO_FORMAT_GRAY8 ? 8 : 16;
+  if (gst_structure_get_int (s, "sample-offset", &offset) && offset != 0
+      && self->depth != 16) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("sample-offset=%d is only meaningful with GRAY16_LE", offset), (NULL));
+    return FALSE;
+  }
+  w = GST_VIDEO_INFO_WIDTH (&self->in_info);
+  h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+  self->max_bytes = sci_dpcm_max_bytes (w, h, self->depth);
+  if (!self->max_bytes) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("DPCM cannot code %ux%u frames", w, h),
+        ("%s", sci_dpcm_check (w, h, self->depth, &self->params)));
+    return FALSE;
+  }
+  g_clear_pointer (&self->samples, g_free);
+  gst_caps_replace (&self->outcaps, outcaps);
+  GST_INFO_OBJECT (self, "%s %ux%u, depth %u, up to %" G_GSIZE_FORMAT
+      " bytes a frame, CPU backend", GST_VIDEO_INFO_NAME (&self->in_info), w,
+      h, self->depth, self->max_bytes);
+  return TRUE;
+}
+
+static gboolean
+gst_dpcm_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+
+  /* coded frames vary in size: downstream pools (fixed-size buffers) are
+   * not used, but its allocator is, for our own pool */
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+          query))
+    return FALSE;
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  gst_clear_object (&self->allocator);
+  self->allocator = allocator;
+  self->alloc_params = params;
+  release_pool (self);
+  return TRUE;
+}
+
+/* A pool of buffers of at least `size` bytes, made again when a frame
+ * needs more (its metadata grew). */
+static gboolean
+ensure_pool (GstDpcmEnc * self, gsize size)
+{
+  GstStructure *config;
+
+  if (self->pool && self->pool_size >= size)
+    return TRUE;
+  release_pool (self);
+  if (size > G_MAXUINT) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("A %" G_GSIZE_FORMAT "-byte output buffer is too large", size),
+        (NULL));
+    return FALSE;
+  }
+  self->pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (self->pool);
+  gst_buffer_pool_config_set_params (config, self->outcaps, (guint) size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, self->allocator,
+      &self->alloc_params);
+  if (!gst_buffer_pool_set_config (self->pool, config)
+      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte output buffers",
+            size), (NULL));
+    release_pool (self);
+    return FALSE;
+  }
+  self->pool_size = size;
+  GST_DEBUG_OBJECT (self, "pool of %" G_GSIZE_FORMAT "-byte buffers", size);
+  return TRUE;
+}
+
+static void
+append_record (GByteArray * a, const gchar * tag, gconstpointer data,
+    guint32 len)
+{
+  guint8 head[8];
+
+  memcpy (head, tag, 4);
+  GST_WRITE_UINT32_LE (head + 4, len);
+  g_byte_array_append (a, head, 8);
+  g_byte_array_append (a, data, len);
+}
+
+/* The metadata section of the frame of `inbuf` (docs/dpcm-format.md,
+ * "What dpcmenc stores there"), or NULL when there is nothing to keep. */
+static GBytes *
+frame_metadata (GstDpcmEnc * self, GstBuffer * inbuf)
+{
+  GstSciFitsMeta *meta = gst_buffer_get_sci_fits_meta (inbuf);
+  GByteArray *a = g_byte_array_new ();
+  gint offset = 0;
+
+  if (meta) {
+    GBytes *fits = gst_sci_fits_meta_serialize (meta);
+    gsize n;
+    gconstpointer d = g_bytes_get_data (fits, &n);
+
+    g_byte_array_append (a, d, n);
+    g_bytes_unref (fits);
+  }
+  if (self->outcaps && gst_structure_get_int (gst_caps_get_structure
+          (self->outcaps, 0), "sample-offset", &offset) && offset != 0) {
+    guint8 v[4];
+
+    GST_WRITE_UINT32_LE (v, (guint32) offset);
+    append_record (a, "SOFF", v, 4);
+  }
+  if (a->len == 0) {
+    g_byte_array_unref (a);
+    return NULL;
+  }
+  return g_byte_array_free_to_bytes (a);
+}
+
+static GstFlowReturn
+gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  gsize meta_len = 0;
+  GstFlowReturn ret;
+
+  if (!self->outcaps || !self->max_bytes)
+    return GST_FLOW_NOT_NEGOTIATED;
+  g_clear_pointer (&self->meta, g_bytes_unref);
+  self->meta = frame_metadata (self, inbuf);
+  if (self->meta)
+    meta_len = g_bytes_get_size (self->meta);
+  if (meta_len > SCI_DPCM_MAX_METADATA) {
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The frame's metadata (%" G_GSIZE_FORMAT " bytes of FITS header) "
+            "exceeds the DPCM limit of %u bytes", meta_len,
+            SCI_DPCM_MAX_METADATA), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!ensure_pool (self, self->max_bytes + meta_len))
+    return GST_FLOW_ERROR;
+  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
+          *outbuf))
+    GST_DEBUG_OBJECT (self, "could not copy the metadata of the input");
+  /* every coded frame stands alone */
+  GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return GST_FLOW_OK;
+}
+
+/* One frame through the C reference: the samples of `inbuf` (read in
+ * place where their layout allows) coded with `p` and the metadata into
+ * `out`; *written gets the frame's bytes.  A CUDA sibling
+ * (encode_frame_cuda) will take the same arguments. */
+static GstFlowReturn
+encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
+    const sci_dpcm_params * p, GBytes * meta, guint8 * out, gsize cap,
+    gsize * written)
+{
+  guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+  const guint8 *meta_data = NULL;
+  gsize meta_len = 0;
+  const guint16 *samples;
+  GstVideoFrame frame;
+  const guint8 *plane;
+  gint stride;
+  gsize sample_stride;
+  guint x, y;
+
+  if (!gst_video_frame_map (&frame, &self->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
+            "%ux%u frame", gst_buffer_get_size (inbuf),
+            GST_VIDEO_INFO_NAME (&self->in_info), w, h), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  if (self->depth == 16 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
+      && stride % 2 == 0 && (guintptr) plane % 2 == 0) {
+    samples = (const guint16 *) plane;
+    sample_stride = stride / 2;
+  } else {
+    guint16 *dst;
+
+    if (!self->samples)
+      self->samples = g_new (guint16, (gsize) w * h);
+    dst = self->samples;
+    for (y = 0; y < h; y++) {
+      const guint8 *row = plane + (gssize) y * stride;
+
+      if (self->depth == 8)
+        for (x = 0; x < w; x++)
+          dst[(gsize) y * w + x] = row[x];
+      else
+        for (x = 0; x < w; x++)
+          dst[(gsize) y * w + x] = GST_READ_UINT16_LE (row + 2 * x);
+    }
+    samples = dst;
+    sample_stride = w;
+  }
+  if (meta)
+    meta_data = g_bytes_get_data (meta, &meta_len);
+  *written = sci_dpcm_encode_meta (samples, sample_stride, w, h, self->depth,
+      p, meta_data, meta_len, out, cap);
+  gst_video_frame_unmap (&frame);
+  if (*written == 0) {
+    const gchar *why = sci_dpcm_check (w, h, self->depth, p);
+
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The DPCM encoder refused the frame"),
+        ("sci_dpcm_encode_meta returned 0 for %ux%u depth %u, N %u, M %u, "
+            "T %u with a %" G_GSIZE_FORMAT "-byte buffer: %s", w, h,
+            self->depth, p->order_n, p->equations_m, p->threshold, cap,
+            why ? why : "out of memory"));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  sci_dpcm_params p;
+  GstMapInfo out;
+  GstFlowReturn ret;
+  gsize written = 0;
+
+  GST_OBJECT_LOCK (self);
+  p = self->params;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* the CUDA backend, when it exists, goes here (GstSciFilter use_cuda) */
+  ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data, out.size,
+      &written);
+  gst_buffer_unmap (outbuf, &out);
+  g_clear_pointer (&self->meta, g_bytes_unref);
+  if (ret == GST_FLOW_OK) {
+    gst_buffer_set_size (outbuf, written);
+    GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes", written);
+  }
+  return ret;
+}
+
+static void
+release_all (GstDpcmEnc * self)
+{
+  release_pool (self);
+  gst_clear_object (&self->allocator);
+  gst_clear_caps (&self->outcaps);
+  g_clear_pointer (&self->samples, g_free);
+  g_clear_pointer (&self->meta, g_bytes_unref);
+  self->max_bytes = 0;
+}
+
+static gboolean
+gst_dpcm_enc_stop (GstBaseTransform * trans)
+{
+  release_all (GST_DPCM_ENC (trans));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_dpcm_enc_finalize (GObject * object)
+{
+  release_all (GST_DPCM_ENC (object));
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  GstCaps *caps;
+
+  gobject_class->set_property = gst_dpcm_enc_set_property;
+  gobject_class->get_property = gst_dpcm_enc_get_property;
+  gobject_class->finalize = gst_dpcm_enc_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_ORDER,
+      g_param_spec_uint ("order", "Prediction order",
+          "N: weights of the least-squares predictor (left neighbours of a "
+          "pixel in its row)", 1, SCI_DPCM_MAX_ORDER, DEFAULT_ORDER, flags));
+  g_object_class_install_property (gobject_class, PROP_EQUATIONS,
+      g_param_spec_uint ("equations", "Equations per row",
+          "M: positions of every row above that the predictor is fitted on",
+          1, SCI_DPCM_MAX_EQUATIONS, DEFAULT_EQUATIONS, flags));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Escape threshold",
+          "T: residual values occurring fewer than T times in a frame are "
+          "stored verbatim rather than range-coded; 0 = range-code all",
+          0, MAX_THRESHOLD, DEFAULT_THRESHOLD, flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Online-DPCM encoder", "Codec/Encoder/Image",
+      "Lossless online-DPCM compression (least-squares prediction, "
+      "range coding) of 8- and 16-bit gray frames, FITS header kept",
+      "scicodec developers");
+
+  caps = gst_caps_from_string (SINK_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform_caps);
+  trans_class->transform_size = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform_size);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dpcm_enc_set_caps);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_dpcm_enc_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_dpcm_enc_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_enc_stop);
+
+  GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
+  GST_SCI_FILTER_CLASS (klass)->src_system_memory = TRUE;
+  /* the C reference only, for now */
+  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_dpcm_enc_debug, "dpcmenc", 0,
+      "online-DPCM encoder");
+}
+
+static void
+gst_dpcm_enc_init (GstDpcmEnc * self)
+{
+  self->params.order_n = DEFAULT_ORDER;
+  self->params.equations_m = DEFAULT_EQUATIONS;
+  self->params.threshold = DEFAULT_THRESHOLD;
+  gst_allocation_params_init (&self->alloc_params);
+}

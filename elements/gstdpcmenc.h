@@ -1,0 +1,37 @@
+#ifndef __GST_DPCM_ENC_H__
+#define __GST_DPCM_ENC_H__
+
+#include "gstscifilter.h"
+#include "codec/dpcm.h"
+
+G_BEGIN_DECLS
+#define GST_TYPE_DPCM_ENC (gst_dpcm_enc_get_type ())
+G_DECLARE_FINAL_TYPE (GstDpcmEnc, gst_dpcm_enc, GST, DPCM_ENC, GstSciFilter);
+
+struct _GstDpcmEnc
+{
+  GstSciFilter parent;
+
+  /* properties (object lock) */
+  sci_dpcm_params params;
+
+  /* negotiated (streaming thread) */
+  GstVideoInfo in_info;
+  guint depth;                  /* coded bit depth: 8 or 16 */
+  gsize max_bytes;              /* sci_dpcm_max_bytes of the frame size */
+  guint16 *samples;             /* scratch when rows cannot be read in place */
+  GstCaps *outcaps;
+  /* the serialised GstSciFitsMeta of the frame being coded, or NULL */
+  GBytes *meta;
+
+  /* output buffers: a pool of pool_size buffers trimmed to each frame */
+  GstBufferPool *pool;
+  gsize pool_size;
+  GstAllocator *allocator;
+  GstAllocationParams alloc_params;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (dpcmenc);
+
+G_END_DECLS
+#endif
