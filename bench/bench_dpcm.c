@@ -44,6 +44,7 @@
 #endif
 
 #include "benchutil.h"
+#include "fitsread.h"
 #include "codec/dpcm.h"
 
 #if HAVE_CHARLS
@@ -94,80 +95,27 @@ static frame frame_alloc(unsigned w, unsigned h) {
     return f;
 }
 
-/* A minimal FITS reader (as tests/test_codec_dpcm.c): 2880-byte blocks of
- * 80-character cards; every 2-D HDU of BITPIX 16 (big-endian, plus BZERO;
- * BSCALE must be 1).  Returns how many frames (at most max). */
+/* The 16-bit frames of the FITS file at `path` (tests/fitsread.c); returns
+ * how many (at most max). */
 static unsigned fits_read(const char *path, frame *out, unsigned max) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = size > 0 ? malloc((size_t)size) : NULL;
-    if (!d || fread(d, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        free(d);
-        return 0;
+    fits_frame ff[8];
+    unsigned n = fits_read_u16(path, ff, max < 8 ? max : 8);
+    for (unsigned i = 0; i < n; i++) {
+        out[i] = (frame){ff[i].w, ff[i].h, ff[i].px, NULL};
+        frame_finish(&out[i]);
     }
-    fclose(f);
-    unsigned found = 0;
-    long pos = 0;
-    while (pos + 2880 <= size && found < max) {
-        long bitpix = 0, naxis = 0, n1 = 0, n2 = 0;
-        double bzero = 0, bscale = 1;
-        int end = 0;
-        while (!end && pos + 2880 <= size) {
-            for (int c = 0; c < 36; c++) {
-                const char *card = (const char *)d + pos + 80 * c;
-                if (!strncmp(card, "END     ", 8))
-                    end = 1;
-                else if (!strncmp(card, "BITPIX  =", 9))
-                    bitpix = strtol(card + 10, NULL, 10);
-                else if (!strncmp(card, "NAXIS   =", 9))
-                    naxis = strtol(card + 10, NULL, 10);
-                else if (!strncmp(card, "NAXIS1  =", 9))
-                    n1 = strtol(card + 10, NULL, 10);
-                else if (!strncmp(card, "NAXIS2  =", 9))
-                    n2 = strtol(card + 10, NULL, 10);
-                else if (!strncmp(card, "BZERO   =", 9))
-                    bzero = strtod(card + 10, NULL);
-                else if (!strncmp(card, "BSCALE  =", 9))
-                    bscale = strtod(card + 10, NULL);
-            }
-            pos += 2880;
-        }
-        long bytes = naxis == 0 ? 0 : (labs(bitpix) / 8) * n1 * (naxis >= 2 ? n2 : 1);
-        if (naxis == 2 && bitpix == 16 && bscale == 1 && pos + bytes <= size &&
-            n1 > 0 && n2 > 0) {
-            frame *fr = &out[found++];
-            *fr = frame_alloc((unsigned)n1, (unsigned)n2);
-            for (long i = 0; i < n1 * n2; i++) {
-                int16_t v = (int16_t)(d[pos + 2 * i] << 8 | d[pos + 2 * i + 1]);
-                long s = v + (long)bzero;
-                fr->px[i] = (uint16_t)(s < 0 ? 0 : s > 65535 ? 65535 : s);
-            }
-            frame_finish(fr);
-        }
-        pos += (bytes + 2879) / 2880 * 2880;
-    }
-    free(d);
-    return found;
+    return n;
 }
 
 /* test-codec-dpcm --bench's 1024 x 1024 frame, pixel for pixel. */
 static frame make_mosaic(const frame *fr, unsigned nf, unsigned S) {
     frame m = frame_alloc(S, S);
+    fits_frame ff[8];
+    for (unsigned i = 0; i < nf && i < 8; i++)
+        ff[i] = (fits_frame){fr[i].w, fr[i].h, fr[i].px};
     for (unsigned y = 0; y < S; y++)
-        for (unsigned x = 0; x < S; x++) {
-            const frame *f = &fr[(x / 300 + y / 140) % nf];
-            unsigned tx = x / f->w, ty = y / f->h, xx = x % f->w, yy = y % f->h;
-            if (tx & 1)
-                xx = f->w - 1 - xx;
-            if (ty & 1)
-                yy = f->h - 1 - yy;
-            m.px[(size_t)y * S + x] = f->px[yy * f->w + xx];
-        }
+        for (unsigned x = 0; x < S; x++)
+            m.px[(size_t)y * S + x] = fits_mosaic_sample(ff, nf < 8 ? nf : 8, x, y);
     frame_finish(&m);
     return m;
 }

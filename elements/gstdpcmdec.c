@@ -99,19 +99,6 @@ gst_dpcm_type_find_register (GstPlugin * plugin)
 
 /* ---- negotiation ---- */
 
-static void
-copy_common (GstStructure * dst, const GstStructure * src)
-{
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (common_fields); i++) {
-    const GValue *v = gst_structure_get_value (src, common_fields[i]);
-
-    if (v)
-      gst_structure_set_value (dst, common_fields[i], v);
-  }
-}
-
 /* Input caps say little for sure (the frame headers decide): the output
  * is any of our formats with the sizes and rate the input caps give. */
 static GstCaps *
@@ -137,7 +124,8 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
     } else {
       out = gst_structure_new_empty (DPCM_MEDIA_TYPE);
     }
-    copy_common (out, in);
+    gst_sci_structure_copy_fields (out, in, common_fields,
+        G_N_ELEMENTS (common_fields));
     result = gst_caps_merge_structure (result, out);
   }
   return gst_sci_filter_finish_caps (GST_SCI_FILTER (trans), direction, caps,

@@ -116,19 +116,6 @@ gst_dpcm_enc_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
-static void
-copy_common (GstStructure * dst, const GstStructure * src)
-{
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (common_fields); i++) {
-    const GValue *v = gst_structure_get_value (src, common_fields[i]);
-
-    if (v)
-      gst_structure_set_value (dst, common_fields[i], v);
-  }
-}
-
 /* The coded depth of a video format, 0 if not ours. */
 static gint
 format_depth (const gchar * format)
@@ -219,7 +206,8 @@ gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
       continue;
     out = gst_structure_new_empty (from_video ? DPCM_MEDIA_TYPE :
         "video/x-raw");
-    copy_common (out, in);
+    gst_sci_structure_copy_fields (out, in, common_fields,
+        G_N_ELEMENTS (common_fields));
     if (mask == 3) {
       gst_value_list_init (&list, 2);
       if (from_video) {
@@ -255,16 +243,6 @@ gst_dpcm_enc_transform_size (GstBaseTransform * trans,
     return FALSE;
   *othersize = self->max_bytes;
   return TRUE;
-}
-
-static void
-release_pool (GstDpcmEnc * self)
-{
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
-  self->pool_size = 0;
 }
 
 static gboolean
@@ -311,71 +289,8 @@ gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 static gboolean
 gst_dpcm_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  GstDpcmEnc *self = GST_DPCM_ENC (trans);
-  GstAllocator *allocator = NULL;
-  GstAllocationParams params;
-
-  /* coded frames vary in size: downstream pools (fixed-size buffers) are
-   * not used, but its allocator is, for our own pool */
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
-          query))
-    return FALSE;
-  gst_allocation_params_init (&params);
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
-  gst_clear_object (&self->allocator);
-  self->allocator = allocator;
-  self->alloc_params = params;
-  release_pool (self);
-  return TRUE;
-}
-
-/* A pool of buffers of at least `size` bytes, made again when a frame
- * needs more (its metadata grew). */
-static gboolean
-ensure_pool (GstDpcmEnc * self, gsize size)
-{
-  GstStructure *config;
-
-  if (self->pool && self->pool_size >= size)
-    return TRUE;
-  release_pool (self);
-  if (size > G_MAXUINT) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("A %" G_GSIZE_FORMAT "-byte output buffer is too large", size),
-        (NULL));
-    return FALSE;
-  }
-  self->pool = gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (self->pool);
-  gst_buffer_pool_config_set_params (config, self->outcaps, (guint) size, 0, 0);
-  gst_buffer_pool_config_set_allocator (config, self->allocator,
-      &self->alloc_params);
-  if (!gst_buffer_pool_set_config (self->pool, config)
-      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte output buffers",
-            size), (NULL));
-    release_pool (self);
-    return FALSE;
-  }
-  self->pool_size = size;
-  GST_DEBUG_OBJECT (self, "pool of %" G_GSIZE_FORMAT "-byte buffers", size);
-  return TRUE;
-}
-
-static void
-append_record (GByteArray * a, const gchar * tag, gconstpointer data,
-    guint32 len)
-{
-  guint8 head[8];
-
-  memcpy (head, tag, 4);
-  GST_WRITE_UINT32_LE (head + 4, len);
-  g_byte_array_append (a, head, 8);
-  g_byte_array_append (a, data, len);
+  return gst_sci_coded_pool_decide_allocation (&GST_DPCM_ENC (trans)->out,
+      trans, query, GST_BASE_TRANSFORM_CLASS (parent_class));
 }
 
 /* The metadata section of the frame of `inbuf` (docs/dpcm-format.md,
@@ -400,7 +315,7 @@ frame_metadata (GstDpcmEnc * self, GstBuffer * inbuf)
     guint8 v[4];
 
     GST_WRITE_UINT32_LE (v, (guint32) offset);
-    append_record (a, "SOFF", v, 4);
+    gst_sci_meta_append_record (a, "SOFF", v, 4);
   }
   if (a->len == 0) {
     g_byte_array_unref (a);
@@ -415,7 +330,6 @@ gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
 {
   GstDpcmEnc *self = GST_DPCM_ENC (trans);
   gsize meta_len = 0;
-  GstFlowReturn ret;
 
   if (!self->outcaps || !self->max_bytes)
     return GST_FLOW_NOT_NEGOTIATED;
@@ -430,17 +344,12 @@ gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
             SCI_DPCM_MAX_METADATA), (NULL));
     return GST_FLOW_ERROR;
   }
-  if (!ensure_pool (self, self->max_bytes + meta_len))
+  /* a pool of buffers of at least that size, made again when a frame
+   * needs more (its metadata grew) */
+  if (!gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
+          self->outcaps, self->max_bytes + meta_len, self->out.allocator))
     return GST_FLOW_ERROR;
-  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
-          *outbuf))
-    GST_DEBUG_OBJECT (self, "could not copy the metadata of the input");
-  /* every coded frame stands alone */
-  GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
-  return GST_FLOW_OK;
+  return gst_sci_coded_pool_acquire (&self->out, trans, inbuf, outbuf);
 }
 
 /* One frame through the C reference: the samples of `inbuf` (read in
@@ -547,8 +456,7 @@ gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static void
 release_all (GstDpcmEnc * self)
 {
-  release_pool (self);
-  gst_clear_object (&self->allocator);
+  gst_sci_coded_pool_clear (&self->out);
   gst_clear_caps (&self->outcaps);
   g_clear_pointer (&self->samples, g_free);
   g_clear_pointer (&self->meta, g_bytes_unref);
@@ -637,5 +545,5 @@ gst_dpcm_enc_init (GstDpcmEnc * self)
   self->params.order_n = DEFAULT_ORDER;
   self->params.equations_m = DEFAULT_EQUATIONS;
   self->params.threshold = DEFAULT_THRESHOLD;
-  gst_allocation_params_init (&self->alloc_params);
+  gst_sci_coded_pool_init (&self->out, FALSE);
 }

@@ -2,6 +2,7 @@
 #define __GST_DPCM_ENC_H__
 
 #include "gstscifilter.h"
+#include "gstscicodedpool.h"
 #include "codec/dpcm.h"
 
 G_BEGIN_DECLS
@@ -24,11 +25,8 @@ struct _GstDpcmEnc
   /* the serialised GstSciFitsMeta of the frame being coded, or NULL */
   GBytes *meta;
 
-  /* output buffers: a pool of pool_size buffers trimmed to each frame */
-  GstBufferPool *pool;
-  gsize pool_size;
-  GstAllocator *allocator;
-  GstAllocationParams alloc_params;
+  /* output buffers, trimmed to each frame */
+  GstSciCodedPool out;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (dpcmenc);

@@ -185,18 +185,6 @@ sampling_from_format (GstVideoFormat format, Htj2kSampling * out)
   return TRUE;
 }
 
-static void
-copy_fields (GstStructure * dst, const GstStructure * src)
-{
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (passthrough_fields); i++) {
-    const GValue *v = gst_structure_get_value (src, passthrough_fields[i]);
-    if (v)
-      gst_structure_set_value (dst, passthrough_fields[i], v);
-  }
-}
-
 /* The coded structure for input structure `in` whose format (or
  * video-format) is `format`, or NULL when we cannot code it. */
 static GstStructure *
@@ -210,7 +198,8 @@ coded_structure (const GstStructure * in, const gchar * media_type,
           &si))
     return NULL;
   out = gst_structure_new_empty (media_type);
-  copy_fields (out, in);
+  gst_sci_structure_copy_fields (out, in, passthrough_fields,
+      G_N_ELEMENTS (passthrough_fields));
   if (format)
     gst_structure_set (out, "num-components", G_TYPE_INT, si.components,
         "colorspace", G_TYPE_STRING, si.colorspace,
@@ -414,10 +403,12 @@ gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
         continue;
       }
       video = gst_structure_new_empty ("video/x-raw");
-      copy_fields (video, in);
+      gst_sci_structure_copy_fields (video, in, passthrough_fields,
+          G_N_ELEMENTS (passthrough_fields));
       gst_structure_set_value (video, "format", &formats);
       wavelet = gst_structure_new_empty (GST_WAVELET_MEDIA_TYPE);
-      copy_fields (wavelet, in);
+      gst_sci_structure_copy_fields (wavelet, in, passthrough_fields,
+          G_N_ELEMENTS (passthrough_fields));
       gst_structure_take_value (wavelet, "video-format", &formats);
       one = gst_caps_new_full (video, wavelet, NULL);
       /* the input may be in CUDA memory while the kernels run */
@@ -477,16 +468,6 @@ release_encoder (GstHtj2kEnc * self)
   g_clear_pointer (&self->enc, sci_htj2k_enc_free);
   g_clear_pointer (&self->coeffs, g_free);
   self->max_bytes = 0;
-}
-
-static void
-release_pool (GstHtj2kEnc * self)
-{
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
-  self->pool_size = 0;
 }
 
 #define NEGOTIATION_ERROR(self, ...) \
@@ -686,25 +667,8 @@ gst_htj2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 static gboolean
 gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
-  GstAllocator *allocator = NULL;
-  GstAllocationParams params;
-
-  /* Coded frames vary in size: pools of downstream (fixed-size buffers)
-   * are not used, but its allocator is, for our own pool. */
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
-          query))
-    return FALSE;
-  gst_allocation_params_init (&params);
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
-  gst_clear_object (&self->allocator);
-  self->allocator = allocator;
-  self->alloc_params = params;
-  release_pool (self);
-  return TRUE;
+  return gst_sci_coded_pool_decide_allocation (&GST_HTJ2K_ENC (trans)->out,
+      trans, query, GST_BASE_TRANSFORM_CLASS (parent_class));
 }
 
 /* A pool of max_bytes buffers, made again when that bound or the backend
@@ -713,9 +677,7 @@ gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 static gboolean
 ensure_pool (GstHtj2kEnc * self)
 {
-  GstAllocator *allocator = self->allocator;
-  GstStructure *config;
-  gboolean pinned = FALSE;
+  GstAllocator *allocator = self->out.allocator;
 
 #if HAVE_CUDA
   {
@@ -726,32 +688,11 @@ ensure_pool (GstHtj2kEnc * self)
         self->host_allocator =
             gst_sci_cuda_host_allocator_new (base->cuda.context);
       allocator = self->host_allocator;
-      pinned = TRUE;
     }
   }
 #endif
-  if (self->pool && self->pool_size == self->max_bytes
-      && self->pool_pinned == pinned)
-    return TRUE;
-  release_pool (self);
-  self->pool = gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (self->pool);
-  gst_buffer_pool_config_set_params (config, self->outcaps,
-      (guint) self->max_bytes, 0, 0);
-  gst_buffer_pool_config_set_allocator (config, allocator, &self->alloc_params);
-  if (self->max_bytes > G_MAXUINT || !gst_buffer_pool_set_config (self->pool,
-          config) || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte output buffers",
-            self->max_bytes), (NULL));
-    release_pool (self);
-    return FALSE;
-  }
-  self->pool_size = self->max_bytes;
-  self->pool_pinned = pinned;
-  GST_DEBUG_OBJECT (self, "pool of %" G_GSIZE_FORMAT "-byte %s buffers",
-      self->max_bytes, pinned ? "page-locked" : "pageable");
-  return TRUE;
+  return gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
+      self->outcaps, self->max_bytes, allocator);
 }
 
 static GstFlowReturn
@@ -759,7 +700,6 @@ gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
-  GstFlowReturn ret;
   gboolean dirty;
 
   GST_OBJECT_LOCK (self);
@@ -771,15 +711,7 @@ gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
   if (!ensure_pool (self))
     return GST_FLOW_ERROR;
-  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
-          *outbuf))
-    GST_DEBUG_OBJECT (self, "could not copy the metadata of the input");
-  /* every coded frame stands alone */
-  GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
-  return GST_FLOW_OK;
+  return gst_sci_coded_pool_acquire (&self->out, trans, inbuf, outbuf);
 }
 
 static gboolean
@@ -1036,8 +968,7 @@ gst_htj2k_enc_stop (GstBaseTransform * trans)
 
   /* before the base class drops the CUDA context */
   release_encoder (self);
-  release_pool (self);
-  gst_clear_object (&self->allocator);
+  gst_sci_coded_pool_clear (&self->out);
 #if HAVE_CUDA
   gst_clear_object (&self->host_allocator);
 #endif
@@ -1053,8 +984,7 @@ gst_htj2k_enc_finalize (GObject * object)
   GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
 
   release_encoder (self);
-  release_pool (self);
-  gst_clear_object (&self->allocator);
+  gst_sci_coded_pool_clear (&self->out);
 #if HAVE_CUDA
   gst_clear_object (&self->host_allocator);
 #endif
@@ -1173,5 +1103,5 @@ gst_htj2k_enc_init (GstHtj2kEnc * self)
   self->colour = DEFAULT_COLOUR;
   self->bitrate = DEFAULT_BITRATE;
   self->jph = DEFAULT_JPH;
-  gst_allocation_params_init (&self->alloc_params);
+  gst_sci_coded_pool_init (&self->out, TRUE);
 }

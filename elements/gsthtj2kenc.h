@@ -2,6 +2,7 @@
 #define __GST_HTJ2K_ENC_H__
 
 #include "gstscifilter.h"
+#include "gstscicodedpool.h"
 #include "gstwavelet.h"
 #include "codec/htj2k.h"
 #if HAVE_CUDA
@@ -55,12 +56,9 @@ struct _GstHtj2kEnc
   /* a coded frame has left since start: no CPU fallback after that */
   gboolean sent;
 
-  /* output buffers: a pool of max_bytes buffers trimmed to each frame */
-  GstBufferPool *pool;
-  gsize pool_size;
-  gboolean pool_pinned;         /* its buffers are page-locked */
-  GstAllocator *allocator;
-  GstAllocationParams alloc_params;
+  /* output buffers: a pool of max_bytes buffers trimmed to each frame
+   * (page-locked ones, from host_allocator, with the CUDA backend) */
+  GstSciCodedPool out;
 #if HAVE_CUDA
   GstAllocator *host_allocator; /* page-locked memory, CUDA backend */
 #endif

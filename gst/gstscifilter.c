@@ -409,6 +409,22 @@ gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
   return result;
 }
 
+void
+gst_sci_structure_copy_fields (GstStructure * dst, const GstStructure * src,
+    const gchar * const *names, guint n_names)
+{
+  guint i;
+
+  if (!src)
+    return;
+  for (i = 0; i < n_names; i++) {
+    const GValue *v = gst_structure_get_value (src, names[i]);
+
+    if (v)
+      gst_structure_set_value (dst, names[i], v);
+  }
+}
+
 GstCaps *
 gst_sci_filter_finish_caps (GstSciFilter * self, GstPadDirection direction,
     GstCaps * caps, GstCaps * result, GstCaps * filter)

@@ -89,6 +89,10 @@ GstCaps *gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
 
 /* For subclasses' set_caps: records the memory features and checks that a
  * CUDA-memory caps can be served.  FALSE posts an error. */
+/* Copies the fields of `names` that `src` (may be NULL) has to `dst`. */
+void gst_sci_structure_copy_fields (GstStructure * dst,
+    const GstStructure * src, const gchar * const *names, guint n_names);
+
 /* The end of a transform_caps: `result` (taken) narrowed by `filter` (may
  * be NULL) and logged. */
 GstCaps *gst_sci_filter_finish_caps (GstSciFilter * self,

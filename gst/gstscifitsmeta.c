@@ -161,9 +161,9 @@ gst_sci_fits_card_is_structural (const gchar * card)
   return FALSE;
 }
 
-static void
-append_record (GByteArray * a, const gchar * tag, gconstpointer data,
-    guint32 len)
+void
+gst_sci_meta_append_record (GByteArray * a, const gchar * tag,
+    gconstpointer data, guint32 len)
 {
   guint8 head[8];
 
@@ -182,13 +182,13 @@ gst_sci_fits_meta_serialize (const GstSciFitsMeta * meta)
 
   g_return_val_if_fail (meta != NULL, NULL);
   a = g_byte_array_new ();
-  append_record (a, "FHDR", meta->header,
+  gst_sci_meta_append_record (a, "FHDR", meta->header,
       meta->header ? strlen (meta->header) : 0);
   if (meta->primary_header)
-    append_record (a, "FPRI", meta->primary_header,
+    gst_sci_meta_append_record (a, "FPRI", meta->primary_header,
         strlen (meta->primary_header));
   GST_WRITE_UINT32_LE (hdu, (guint32) meta->hdu);
-  append_record (a, "FHDU", hdu, 4);
+  gst_sci_meta_append_record (a, "FHDU", hdu, 4);
   return g_byte_array_free_to_bytes (a);
 }
 

@@ -60,6 +60,10 @@ gboolean gst_sci_fits_card_is_structural (const gchar * card);
  * header cards, only when not NULL) and "FHDU" (hdu, int32 LE). */
 GBytes *gst_sci_fits_meta_serialize (const GstSciFitsMeta * meta);
 
+/* Appends one such record (`len` bytes of `data` under `tag`) to `a`. */
+void gst_sci_meta_append_record (GByteArray * a, const gchar * tag,
+    gconstpointer data, guint32 len);
+
 /* Reads records written by gst_sci_fits_meta_serialize (unknown tags are
  * skipped) and adds the meta to `buffer` when there is an FHDR record.
  * TRUE when the bytes are well-formed records (*added says whether a meta

@@ -3,6 +3,7 @@
 #endif
 
 #include "gstwavelet.h"
+#include "gstscifilter.h"
 
 #include <string.h>
 
@@ -206,20 +207,6 @@ gst_wavelet_info_from_caps (GstWaveletInfo * info, const GstCaps * caps)
   return NULL;
 }
 
-static void
-copy_passthrough_fields (GstStructure * dst, const GstStructure * src)
-{
-  guint i;
-
-  if (!src)
-    return;
-  for (i = 0; i < G_N_ELEMENTS (passthrough_fields); i++) {
-    const GValue *v = gst_structure_get_value (src, passthrough_fields[i]);
-    if (v)
-      gst_structure_set_value (dst, passthrough_fields[i], v);
-  }
-}
-
 GstStructure *
 gst_wavelet_info_to_structure (const GstWaveletInfo * info,
     const GstStructure * video)
@@ -238,7 +225,8 @@ gst_wavelet_info_to_structure (const GstWaveletInfo * info,
       "format", G_TYPE_STRING, g->filter == SCI_DWT_53 ? "S32" : "F32",
       "video-format", G_TYPE_STRING,
       gst_video_format_to_string (info->video_format), NULL);
-  copy_passthrough_fields (s, video);
+  gst_sci_structure_copy_fields (s, video, passthrough_fields,
+      G_N_ELEMENTS (passthrough_fields));
   return s;
 }
 
@@ -254,7 +242,8 @@ gst_wavelet_structure_from_video (const GstStructure * video)
     gst_structure_set_value (s, "height", v);
   if ((v = gst_structure_get_value (video, "format")))
     gst_structure_set_value (s, "video-format", v);
-  copy_passthrough_fields (s, video);
+  gst_sci_structure_copy_fields (s, video, passthrough_fields,
+      G_N_ELEMENTS (passthrough_fields));
   return s;
 }
 
@@ -275,7 +264,8 @@ gst_wavelet_structure_to_video (const GstStructure * s)
     if (val)
       gst_structure_set_value (v, fields[i], val);
   }
-  copy_passthrough_fields (v, s);
+  gst_sci_structure_copy_fields (v, s, passthrough_fields,
+      G_N_ELEMENTS (passthrough_fields));
   return v;
 }
 

@@ -22,79 +22,8 @@
 
 #include "codec/dpcm.h"
 #include "codec/range_coder.h"
+#include "fitsread.h"
 #include "testutil.h"
-
-/* ---------------------------------------------------------------------- */
-/* A minimal FITS reader: 2880-byte blocks of 80-character cards, 16-bit
- * big-endian image data with BZERO. */
-
-typedef struct {
-    unsigned w, h;
-    uint16_t *px;
-} frame;
-
-static long card_int(const char *card) {
-    return strtol(card + 10, NULL, 10);
-}
-
-static double card_real(const char *card) {
-    return strtod(card + 10, NULL);
-}
-
-/* Reads every 16-bit 2-D HDU; returns how many (at most max). */
-static unsigned fits_read(const char *path, frame *out, unsigned max) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = malloc((size_t)size);
-    if (!d || fread(d, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        free(d);
-        return 0;
-    }
-    fclose(f);
-    unsigned found = 0;
-    long pos = 0;
-    while (pos + 2880 <= size && found < max) {
-        long bitpix = 0, naxis = 0, n1 = 0, n2 = 0;
-        double bzero = 0;
-        int end = 0;
-        while (!end && pos + 2880 <= size) {
-            for (int c = 0; c < 36; c++) {
-                const char *card = (const char *)d + pos + 80 * c;
-                if (!strncmp(card, "END     ", 8))
-                    end = 1;
-                else if (!strncmp(card, "BITPIX  =", 9))
-                    bitpix = card_int(card);
-                else if (!strncmp(card, "NAXIS   =", 9))
-                    naxis = card_int(card);
-                else if (!strncmp(card, "NAXIS1  =", 9))
-                    n1 = card_int(card);
-                else if (!strncmp(card, "NAXIS2  =", 9))
-                    n2 = card_int(card);
-                else if (!strncmp(card, "BZERO   =", 9))
-                    bzero = card_real(card);
-            }
-            pos += 2880;
-        }
-        long bytes = naxis == 0 ? 0 : (labs(bitpix) / 8) * n1 * (naxis >= 2 ? n2 : 1);
-        if (naxis == 2 && bitpix == 16 && pos + bytes <= size && n1 > 0 && n2 > 0) {
-            frame *fr = &out[found++];
-            fr->w = (unsigned)n1, fr->h = (unsigned)n2;
-            fr->px = malloc((size_t)n1 * n2 * sizeof *fr->px);
-            for (long i = 0; i < n1 * n2; i++) {
-                int16_t v = (int16_t)(d[pos + 2 * i] << 8 | d[pos + 2 * i + 1]);
-                fr->px[i] = (uint16_t)(v + (long)bzero);
-            }
-        }
-        pos += (bytes + 2879) / 2880 * 2880;
-    }
-    free(d);
-    return found;
-}
 
 /* ---------------------------------------------------------------------- */
 
@@ -275,8 +204,8 @@ static size_t baseline_bytes(const uint16_t *px, unsigned w, unsigned h, unsigne
 static unsigned test_real(const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/spectral16/gmos-n-multi.fits", dir);
-    frame fr[8];
-    unsigned n = fits_read(path, fr, 8);
+    fits_frame fr[8];
+    unsigned n = fits_read_u16(path, fr, 8);
     if (n == 0) {
         printf("SKIP real frames: cannot read %s\n", path);
         return 0;
@@ -689,8 +618,8 @@ static double now(void) {
 static void bench(const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/spectral16/gmos-n-multi.fits", dir);
-    frame fr[3];
-    unsigned nf = fits_read(path, fr, 3);
+    fits_frame fr[3];
+    unsigned nf = fits_read_u16(path, fr, 3);
     enum { S = 1024 };
     uint16_t *img = malloc((size_t)S * S * sizeof *img);
     /* tiles of the real frames, mirrored so that edges stay smooth */
@@ -700,13 +629,7 @@ static void bench(const char *dir) {
                 img[y * S + x] = (uint16_t)(1000 + (x * 7 + y * 3) % 500 + rng() % 8);
                 continue;
             }
-            const frame *f = &fr[(x / 300 + y / 140) % nf];
-            unsigned tx = x / f->w, ty = y / f->h, xx = x % f->w, yy = y % f->h;
-            if (tx & 1)
-                xx = f->w - 1 - xx;
-            if (ty & 1)
-                yy = f->h - 1 - yy;
-            img[y * S + x] = f->px[yy * f->w + xx];
+            img[y * S + x] = fits_mosaic_sample(fr, nf, x, y);
         }
     sci_dpcm_params p;
     sci_dpcm_params_default(&p);

@@ -17,6 +17,7 @@
 #include <fitsio.h>
 
 #include "gstscifitsmeta.h"
+#include "fitsutil.h"
 
 /* ---- helpers ---- */
 
@@ -104,50 +105,6 @@ check_video (GstBuffer * b, GstCaps * caps, const gchar * format, gint w,
   gst_video_frame_unmap (&f);
 }
 
-typedef struct
-{
-  GstHarness *h;
-  GstBus *bus;
-} Run;
-
-static Run
-run_new (const gchar * launch, const gchar * src_caps)
-{
-  Run r;
-
-  r.h = gst_harness_new_parse (launch);
-  r.bus = gst_bus_new ();
-  gst_element_set_bus (r.h->element, r.bus);
-  gst_harness_set_src_caps_str (r.h, src_caps);
-  return r;
-}
-
-/* The text (message and debug) of the first error posted, or NULL. */
-static gchar *
-run_error (Run * r)
-{
-  GstMessage *m = gst_bus_pop_filtered (r->bus, GST_MESSAGE_ERROR);
-  GError *err = NULL;
-  gchar *dbg = NULL, *ret;
-
-  if (!m)
-    return NULL;
-  gst_message_parse_error (m, &err, &dbg);
-  ret = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (m);
-  return ret;
-}
-
-static void
-run_free (Run * r)
-{
-  gst_element_set_bus (r->h->element, NULL);
-  gst_object_unref (r->bus);
-  gst_harness_teardown (r->h);
-}
-
 static gchar *
 video_caps (const gchar * format, gint w, gint h)
 {
@@ -163,7 +120,7 @@ encode (const gchar * props, const gchar * format, gint w, gint h,
 {
   gchar *launch = g_strdup_printf ("dpcmenc %s", props);
   gchar *vc = video_caps (format, w, h);
-  Run r = run_new (launch, vc);
+  TestRun r = test_run_new (launch, vc);
   GstBuffer *b;
   GstMapInfo map;
   GBytes *out;
@@ -177,7 +134,7 @@ encode (const gchar * props, const gchar * format, gint w, gint h,
   out = g_bytes_new (map.data, map.size);
   gst_buffer_unmap (b, &map);
   gst_buffer_unref (b);
-  run_free (&r);
+  test_run_free (&r);
   g_free (launch);
   g_free (vc);
   return out;
@@ -196,7 +153,7 @@ round_trip (const gchar * props, const gchar * format, gint w, gint h)
   guint16 *s = make_samples (w, h, depth);
   gchar *launch = g_strdup_printf ("dpcmenc %s ! dpcmdec", props);
   gchar *vc = video_caps (format, w, h);
-  Run r = run_new (launch, vc);
+  TestRun r = test_run_new (launch, vc);
   GstBuffer *b;
   GstCaps *caps;
 
@@ -208,7 +165,7 @@ round_trip (const gchar * props, const gchar * format, gint w, gint h)
   fail_if (gst_buffer_get_sci_fits_meta (b));
   gst_caps_unref (caps);
   gst_buffer_unref (b);
-  run_free (&r);
+  test_run_free (&r);
   g_free (launch);
   g_free (vc);
   g_free (s);
@@ -283,7 +240,7 @@ GST_END_TEST;
 GST_START_TEST (test_sample_offset)
 {
   guint16 *s = make_samples (33, 17, 16);
-  Run r = run_new ("dpcmenc ! dpcmdec",
+  TestRun r = test_run_new ("dpcmenc ! dpcmdec",
       "video/x-raw, format=GRAY16_LE, width=33, height=17, framerate=5/1, "
       "sample-offset=32768");
   GstBuffer *b;
@@ -302,12 +259,13 @@ GST_START_TEST (test_sample_offset)
           "framerate", &fn, &fd) && fn == 5 && fd == 1);
   gst_caps_unref (caps);
   gst_buffer_unref (b);
-  run_free (&r);
+  test_run_free (&r);
 
   /* from the frame alone (bare caps): the metadata section says it */
   {
     GstCaps *ec;
-    Run e = run_new ("dpcmenc", "video/x-raw, format=GRAY16_LE, width=33, "
+    TestRun e = test_run_new ("dpcmenc",
+        "video/x-raw, format=GRAY16_LE, width=33, "
         "height=17, framerate=0/1, sample-offset=32768");
     GstMapInfo map;
 
@@ -322,9 +280,9 @@ GST_START_TEST (test_sample_offset)
     f = g_bytes_new (map.data, map.size);
     gst_buffer_unmap (b, &map);
     gst_buffer_unref (b);
-    run_free (&e);
+    test_run_free (&e);
   }
-  r = run_new ("dpcmdec", "application/x-dpcm");
+  r = test_run_new ("dpcmdec", "application/x-dpcm");
   fail_unless_equals_int (gst_harness_push (r.h,
           gst_buffer_new_wrapped_bytes (f)), GST_FLOW_OK);
   b = gst_harness_pull (r.h);
@@ -334,7 +292,7 @@ GST_START_TEST (test_sample_offset)
           "sample-offset", &off) && off == 32768);
   gst_caps_unref (caps);
   gst_buffer_unref (b);
-  run_free (&r);
+  test_run_free (&r);
   g_bytes_unref (f);
   g_free (s);
 }
@@ -357,7 +315,7 @@ GST_START_TEST (test_stream)
   g_byte_array_append (all, d2, n2);
   g_byte_array_append (all, d1, n1);
   for (chunk = 0; chunk <= 7; chunk += 7) {
-    Run r = run_new ("dpcmdec", "application/x-dpcm");
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
     gsize off, step = chunk ? chunk : all->len;
     GstBuffer *b;
     GstCaps *caps;
@@ -395,8 +353,8 @@ GST_START_TEST (test_stream)
     }
     gst_caps_unref (caps);
     fail_unless (gst_harness_try_pull (r.h) == NULL);
-    fail_unless (run_error (&r) == NULL);
-    run_free (&r);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
   }
   g_byte_array_unref (all);
   g_bytes_unref (f1);
@@ -414,18 +372,18 @@ GST_END_TEST;
 static void
 expect_decode_error (const guint8 * data, gsize len, const gchar * what)
 {
-  Run r = run_new ("dpcmdec", "application/x-dpcm");
+  TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
   gchar *err;
 
   gst_harness_push (r.h, gst_buffer_new_memdup (data, len));
   gst_harness_push_event (r.h, gst_event_new_eos ());
   fail_unless (gst_harness_try_pull (r.h) == NULL, "%s: output", what);
-  err = run_error (&r);
+  err = test_run_error (&r);
   fail_unless (err != NULL, "%s: no error", what);
   fail_unless (strstr (err, "Corrupt DPCM frame") != NULL, "%s: %s", what, err);
   fail_unless (strstr (err, what) != NULL, "expected '%s' in: %s", what, err);
   g_free (err);
-  run_free (&r);
+  test_run_free (&r);
 }
 
 GST_START_TEST (test_corrupt)
@@ -462,7 +420,7 @@ GST_START_TEST (test_corrupt)
   expect_decode_error (d, 1, "truncated");
   /* a whole frame then a partial one: one frame out, then the error */
   {
-    Run r = run_new ("dpcmdec", "application/x-dpcm");
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
     GstBuffer *b;
     gchar *err;
 
@@ -473,10 +431,10 @@ GST_START_TEST (test_corrupt)
     b = gst_harness_pull (r.h);
     gst_buffer_unref (b);
     fail_unless (gst_harness_try_pull (r.h) == NULL);
-    err = run_error (&r);
+    err = test_run_error (&r);
     fail_unless (err && strstr (err, "truncated"), "%s", err);
     g_free (err);
-    run_free (&r);
+    test_run_free (&r);
   }
   g_free (t);
   g_bytes_unref (f);
@@ -651,68 +609,11 @@ GST_END_TEST;
 
 /* ---- the real file ---- */
 
-static GBytes *
-real_file (void)
-{
-  const gchar *dir = g_getenv ("SCI_TEST_DATA_DIR");
-  gchar *path, *data = NULL;
-  gsize len = 0;
-
-  if (!dir)
-    dir = "../shared/data";
-  path = g_build_filename (dir, "spectral16", "gmos-n-multi.fits", NULL);
-  if (!g_file_get_contents (path, &data, &len, NULL)) {
-    g_print ("%s absent: real-data checks skipped\n", path);
-    g_free (path);
-    return NULL;
-  }
-  g_free (path);
-  return g_bytes_new_take (data, len);
-}
-
-/* HDU `hdu` (0-based) of a FITS file in memory read by cfitsio: its
- * samples as unsigned 16-bit values and its non-structural cards. */
-static guint16 *
-cfitsio_read (gconstpointer data, gsize len, gint hdu, gint * w, gint * h,
-    gchar ** cards)
-{
-  fitsfile *f;
-  void *ptr = (void *) data;
-  size_t size = len;
-  int status = 0, type, bitpix, naxis, anynul, n, i;
-  long naxes[2] = { 0, 0 };
-  guint16 *out = NULL;
-  GString *c = g_string_new (NULL);
-  char card[FLEN_CARD];
-
-  fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
-  fits_movabs_hdu (f, hdu + 1, &type, &status);
-  fits_get_hdrspace (f, &n, NULL, &status);
-  for (i = 1; i <= n && status == 0; i++) {
-    fits_read_record (f, i, card, &status);
-    if (!gst_sci_fits_card_is_structural (card))
-      g_string_append_printf (c, "%-80s", card);
-  }
-  fits_get_img_param (f, 2, &bitpix, &naxis, naxes, &status);
-  fail_unless (status == 0, "cfitsio: %d", status);
-  if (naxis == 2) {
-    *w = naxes[0];
-    *h = naxes[1];
-    out = g_new (guint16, naxes[0] * naxes[1]);
-    fits_read_img (f, TUSHORT, 1, naxes[0] * naxes[1], NULL, out, &anynul,
-        &status);
-  }
-  fits_close_file (f, &status);
-  fail_unless (status == 0, "cfitsio read: %d", status);
-  *cards = g_string_free (c, FALSE);
-  return out;
-}
-
 /* Pushes the whole file, then EOS; returns the output buffers. */
 static GPtrArray *
 run_file (const gchar * launch, gconstpointer data, gsize len)
 {
-  Run r = run_new (launch, "image/fits");
+  TestRun r = test_run_new (launch, "image/fits");
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
   GstBuffer *b;
@@ -723,15 +624,15 @@ run_file (const gchar * launch, gconstpointer data, gsize len)
   gst_harness_push_event (r.h, gst_event_new_eos ());
   while ((b = gst_harness_try_pull (r.h)))
     g_ptr_array_add (out, b);
-  err = run_error (&r);
+  err = test_run_error (&r);
   fail_unless (err == NULL, "%s", err);
-  run_free (&r);
+  test_run_free (&r);
   return out;
 }
 
 GST_START_TEST (test_real_file)
 {
-  GBytes *file = real_file ();
+  GBytes *file = fitsutil_real_file ();
   gconstpointer data;
   gsize len;
   GPtrArray *direct, *coded, *back;
@@ -749,7 +650,7 @@ GST_START_TEST (test_real_file)
 
   for (ext = 0; ext < 2; ext++) {
     GByteArray *cat = g_byte_array_new ();
-    Run r;
+    TestRun r;
     GstBuffer *b;
 
     for (k = 0; k < coded->len; k++) {
@@ -760,7 +661,7 @@ GST_START_TEST (test_real_file)
       g_byte_array_append (cat, map.data, map.size);
       gst_buffer_unmap (coded->pdata[k], &map);
     }
-    r = run_new (ext ? "dpcmdec ! fitsenc extension=true" :
+    r = test_run_new (ext ? "dpcmdec ! fitsenc extension=true" :
         "dpcmdec ! fitsenc", "application/x-dpcm");
     fail_unless_equals_int (gst_harness_push (r.h,
             gst_buffer_new_memdup (cat->data, cat->len)), GST_FLOW_OK);
@@ -768,8 +669,8 @@ GST_START_TEST (test_real_file)
     back = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
     while ((b = gst_harness_try_pull (r.h)))
       g_ptr_array_add (back, b);
-    fail_unless (run_error (&r) == NULL);
-    run_free (&r);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
     g_byte_array_unref (cat);
     fail_unless_equals_int (back->len, 3);
 
@@ -782,9 +683,9 @@ GST_START_TEST (test_real_file)
       gint w, h, w2, h2;
 
       fail_unless (meta != NULL);
-      want = cfitsio_read (data, len, meta->hdu, &w, &h, &cw);
+      want = fitsutil_cfitsio_read (data, len, meta->hdu, &w, &h, &cw);
       gst_buffer_map (back->pdata[k], &map, GST_MAP_READ);
-      got = cfitsio_read (map.data, map.size, ext, &w2, &h2, &cg);
+      got = fitsutil_cfitsio_read (map.data, map.size, ext, &w2, &h2, &cg);
       fail_unless_equals_int (w, w2);
       fail_unless_equals_int (h, h2);
       fail_unless (memcmp (want, got, (gsize) w * h * 2) == 0,
@@ -793,8 +694,8 @@ GST_START_TEST (test_real_file)
       fail_unless_equals_string (cg, cw);
       if (ext) {
         /* the primary header's cards came through too */
-        g_free (cfitsio_read (data, len, 0, &w, &h, &pw));
-        g_free (cfitsio_read (map.data, map.size, 0, &w2, &h2, &pg));
+        g_free (fitsutil_cfitsio_read (data, len, 0, &w, &h, &pw));
+        g_free (fitsutil_cfitsio_read (map.data, map.size, 0, &w2, &h2, &pg));
         fail_unless (strlen (pw) > 80);
         fail_unless_equals_string (pg, pw);
         g_free (pw);

@@ -14,62 +14,17 @@
 #include <fitsio.h>
 
 #include "gstscifitsmeta.h"
+#include "fitsutil.h"
 
 #define GMOS_W 132
 #define GMOS_H 288
 
 /* ---- helpers ---- */
 
-/* The real file's bytes, or NULL (and a note) when the data is absent. */
-static GBytes *
-real_file (void)
-{
-  const gchar *dir = g_getenv ("SCI_TEST_DATA_DIR");
-  gchar *path, *data = NULL;
-  gsize len = 0;
-
-  if (!dir)
-    dir = "../shared/data";
-  path = g_build_filename (dir, "spectral16", "gmos-n-multi.fits", NULL);
-  if (!g_file_get_contents (path, &data, &len, NULL)) {
-    g_print ("%s absent: real-data checks skipped\n", path);
-    g_free (path);
-    return NULL;
-  }
-  g_free (path);
-  return g_bytes_new_take (data, len);
-}
-
 static GstBuffer *
 bytes_buffer (gconstpointer data, gsize len)
 {
   return gst_buffer_new_memdup (data, len);
-}
-
-/* The samples of HDU `hdu` (0-based) read by cfitsio with its scaling,
- * as unsigned 16-bit values. */
-static guint16 *
-cfitsio_read_u16 (gconstpointer data, gsize len, gint hdu, gint * w, gint * h)
-{
-  fitsfile *f;
-  void *ptr = (void *) data;
-  size_t size = len;
-  int status = 0, type, bitpix, naxis, anynul;
-  long naxes[2];
-  guint16 *out;
-
-  fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
-  fits_movabs_hdu (f, hdu + 1, &type, &status);
-  fits_get_img_param (f, 2, &bitpix, &naxis, naxes, &status);
-  fail_unless (status == 0, "cfitsio: %d", status);
-  *w = naxes[0];
-  *h = naxes[1];
-  out = g_new (guint16, naxes[0] * naxes[1]);
-  fits_read_img (f, TUSHORT, 1, naxes[0] * naxes[1], NULL, out, &anynul,
-      &status);
-  fits_close_file (f, &status);
-  fail_unless (status == 0, "cfitsio read: %d", status);
-  return out;
 }
 
 /* Sample (x, y) of a GRAY8 or GRAY16_LE frame. */
@@ -155,55 +110,11 @@ has_card (const gchar * header, const gchar * prefix)
   return FALSE;
 }
 
-typedef struct
-{
-  GstHarness *h;
-  GstBus *bus;
-} Dec;
-
-static Dec
-dec_new (const gchar * launch)
-{
-  Dec d;
-
-  d.h = gst_harness_new_parse (launch);
-  d.bus = gst_bus_new ();
-  gst_element_set_bus (d.h->element, d.bus);
-  gst_harness_set_src_caps_str (d.h, "image/fits");
-  return d;
-}
-
-/* The text of the first error posted, or NULL. */
-static gchar *
-dec_error (Dec * d)
-{
-  GstMessage *m = gst_bus_pop_filtered (d->bus, GST_MESSAGE_ERROR);
-  GError *err = NULL;
-  gchar *dbg = NULL, *ret;
-
-  if (!m)
-    return NULL;
-  gst_message_parse_error (m, &err, &dbg);
-  ret = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (m);
-  return ret;
-}
-
-static void
-dec_free (Dec * d)
-{
-  gst_element_set_bus (d->h->element, NULL);
-  gst_object_unref (d->bus);
-  gst_harness_teardown (d->h);
-}
-
 /* Pushes `data` as one buffer (or in `chunk`-byte pieces), then EOS, and
  * returns the output buffers (their caps in `caps`). */
 static GPtrArray *
-decode (Dec * d, gconstpointer data, gsize len, gsize chunk, GPtrArray * caps,
-    GstFlowReturn * flow)
+decode (TestRun * d, gconstpointer data, gsize len, gsize chunk,
+    GPtrArray * caps, GstFlowReturn * flow)
 {
   GPtrArray *bufs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
@@ -261,11 +172,11 @@ make_fits (const gchar * const *cards, gconstpointer data, gsize len)
 
 GST_START_TEST (test_real_file)
 {
-  GBytes *file = real_file ();
+  GBytes *file = fitsutil_real_file ();
   gconstpointer data;
   gsize len;
   GPtrArray *bufs, *caps;
-  Dec d;
+  TestRun d;
   guint16 *expect;
   gint w, h;
   GstSciFitsMeta *meta;
@@ -275,12 +186,12 @@ GST_START_TEST (test_real_file)
   if (!file)
     return;
   data = g_bytes_get_data (file, &len);
-  expect = cfitsio_read_u16 (data, len, 1, &w, &h);
+  expect = fitsutil_cfitsio_read (data, len, 1, &w, &h, NULL);
   fail_unless_equals_int (w, GMOS_W);
   fail_unless_equals_int (h, GMOS_H);
 
   /* one buffer: the first image HDU (1, the primary has no data) */
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
   bufs = decode (&d, data, len, 0, caps, NULL);
   fail_unless_equals_int (bufs->len, 1);
@@ -330,11 +241,11 @@ GST_START_TEST (test_real_file)
   }
   g_ptr_array_unref (bufs);
   g_ptr_array_unref (caps);
-  dec_free (&d);
+  test_run_free (&d);
 
   /* the same in filesrc's 4 KiB pieces, decoded at EOS: 184320 bytes, two
    * HDUs, is a multiple of 4096, where the file could have ended */
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
   bufs = decode (&d, data, len, 4096, caps, NULL);
   fail_unless_equals_int (bufs->len, 1);
@@ -342,7 +253,7 @@ GST_START_TEST (test_real_file)
       expect);
   g_ptr_array_unref (bufs);
   g_ptr_array_unref (caps);
-  dec_free (&d);
+  test_run_free (&d);
   g_free (expect);
   g_bytes_unref (file);
 }
@@ -351,11 +262,11 @@ GST_END_TEST;
 
 GST_START_TEST (test_real_hdus)
 {
-  GBytes *file = real_file ();
+  GBytes *file = fitsutil_real_file ();
   gconstpointer data;
   gsize len;
   GPtrArray *bufs, *caps;
-  Dec d;
+  TestRun d;
   gint k, w, h;
   gchar *err;
 
@@ -364,12 +275,12 @@ GST_START_TEST (test_real_hdus)
   data = g_bytes_get_data (file, &len);
 
   /* all-hdus: the three extensions, in order */
-  d = dec_new ("fitsdec all-hdus=true");
+  d = test_run_new ("fitsdec all-hdus=true", "image/fits");
   caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
   bufs = decode (&d, data, len, 0, caps, NULL);
   fail_unless_equals_int (bufs->len, 3);
   for (k = 0; k < 3; k++) {
-    guint16 *expect = cfitsio_read_u16 (data, len, k + 1, &w, &h);
+    guint16 *expect = fitsutil_cfitsio_read (data, len, k + 1, &w, &h, NULL);
     GstSciFitsMeta *m = gst_buffer_get_sci_fits_meta ((GstBuffer *)
         bufs->pdata[k]);
 
@@ -381,20 +292,20 @@ GST_START_TEST (test_real_hdus)
           caps->pdata[1]), "the extensions should differ");
   g_ptr_array_unref (bufs);
   g_ptr_array_unref (caps);
-  dec_free (&d);
+  test_run_free (&d);
 
   /* hdu=3 */
   {
-    guint16 *expect = cfitsio_read_u16 (data, len, 3, &w, &h);
+    guint16 *expect = fitsutil_cfitsio_read (data, len, 3, &w, &h, NULL);
 
-    d = dec_new ("fitsdec hdu=3");
+    d = test_run_new ("fitsdec hdu=3", "image/fits");
     caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
     bufs = decode (&d, data, len, 0, caps, NULL);
     fail_unless_equals_int (bufs->len, 1);
     check_frame (bufs->pdata[0], caps->pdata[0], "GRAY16_LE", w, h, expect);
     g_ptr_array_unref (bufs);
     g_ptr_array_unref (caps);
-    dec_free (&d);
+    test_run_free (&d);
     g_free (expect);
   }
 
@@ -402,18 +313,18 @@ GST_START_TEST (test_real_hdus)
   for (k = 0; k < 2; k++) {
     GstFlowReturn flow;
 
-    d = dec_new (k == 0 ? "fitsdec hdu=0" : "fitsdec hdu=4");
+    d = test_run_new (k == 0 ? "fitsdec hdu=0" : "fitsdec hdu=4", "image/fits");
     bufs = decode (&d, data, len, 0, NULL, &flow);
     fail_unless_equals_int (bufs->len, 0);
     fail_unless_equals_int (flow, GST_FLOW_ERROR);
-    err = dec_error (&d);
+    err = test_run_error (&d);
     fail_unless (err != NULL);
     GST_INFO ("hdu error: %s", err);
     fail_unless (strstr (err, k == 0 ? "not an image with data" :
             "4 HDUs") != NULL, "%s", err);
     g_free (err);
     g_ptr_array_unref (bufs);
-    dec_free (&d);
+    test_run_free (&d);
   }
   g_bytes_unref (file);
 }
@@ -424,27 +335,27 @@ GST_END_TEST;
  * encoded file is read by cfitsio. */
 GST_START_TEST (test_real_round_trip)
 {
-  GBytes *file = real_file ();
+  GBytes *file = fitsutil_real_file ();
   gconstpointer data;
   gsize len;
   GPtrArray *a, *ca, *enc, *b, *cb;
-  Dec d;
+  TestRun d;
   gint k, ext;
 
   if (!file)
     return;
   data = g_bytes_get_data (file, &len);
-  d = dec_new ("fitsdec all-hdus=true");
+  d = test_run_new ("fitsdec all-hdus=true", "image/fits");
   ca = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
   a = decode (&d, data, len, 0, ca, NULL);
-  dec_free (&d);
+  test_run_free (&d);
   fail_unless_equals_int (a->len, 3);
 
   for (ext = 0; ext < 2; ext++) {
-    d = dec_new (ext ? "fitsdec all-hdus=true ! fitsenc extension=true" :
-        "fitsdec all-hdus=true ! fitsenc");
+    d = test_run_new (ext ? "fitsdec all-hdus=true ! fitsenc extension=true" :
+        "fitsdec all-hdus=true ! fitsenc", "image/fits");
     enc = decode (&d, data, len, 0, NULL, NULL);
-    dec_free (&d);
+    test_run_free (&d);
     fail_unless_equals_int (enc->len, 3);
     for (k = 0; k < 3; k++) {
       GstBuffer *e = enc->pdata[k];
@@ -459,14 +370,14 @@ GST_START_TEST (test_real_round_trip)
       fail_unless (memcmp (map.data, "SIMPLE  =                    T", 30)
           == 0);
       /* cfitsio reads what fitsenc wrote */
-      direct = cfitsio_read_u16 (map.data, map.size, ext, &w, &h);
+      direct = fitsutil_cfitsio_read (map.data, map.size, ext, &w, &h, NULL);
       check_frame (a->pdata[k], ca->pdata[k], "GRAY16_LE", w, h, direct);
       g_free (direct);
 
-      d = dec_new ("fitsdec");
+      d = test_run_new ("fitsdec", "image/fits");
       cb = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
       b = decode (&d, map.data, map.size, 0, cb, NULL);
-      dec_free (&d);
+      test_run_free (&d);
       gst_buffer_unmap (e, &map);
       fail_unless_equals_int (b->len, 1);
       fail_unless (same_samples (a->pdata[k], ca->pdata[k], b->pdata[0],
@@ -517,7 +428,7 @@ synthetic_round_trip (const gchar * format, gint w, gint h, gint offset,
   guint16 *expect;
   gint x, y, cw, ch;
   gboolean gray8 = strcmp (format, "GRAY8") == 0;
-  Dec d;
+  TestRun d;
 
   gst_video_info_set_format (&info, gst_video_format_from_string (format),
       w, h);
@@ -580,14 +491,14 @@ synthetic_round_trip (const gchar * format, gint w, gint h, gint offset,
         fail_unless_equals_int (s16[x] + 32768, expect[x]);
     g_free (s16);
     if (!offset) {
-      u16 = cfitsio_read_u16 (map.data, map.size, 0, &cw, &ch);
+      u16 = fitsutil_cfitsio_read (map.data, map.size, 0, &cw, &ch, NULL);
       fail_unless (cw == w && ch == h);
       fail_unless (memcmp (u16, expect, w * h * 2) == 0);
       g_free (u16);
     }
   }
 
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   ocaps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
   bufs = decode (&d, map.data, map.size, 0, ocaps, NULL);
   gst_buffer_unmap (out, &map);
@@ -602,7 +513,7 @@ synthetic_round_trip (const gchar * format, gint w, gint h, gint offset,
   }
   g_ptr_array_unref (bufs);
   g_ptr_array_unref (ocaps);
-  dec_free (&d);
+  test_run_free (&d);
   gst_buffer_unref (out);
   g_free (expect);
 }
@@ -692,9 +603,9 @@ GST_START_TEST (test_streaming)
   GByteArray *two = g_byte_array_new ();
   GPtrArray *bufs;
   GstBuffer *b;
-  Dec d;
+  TestRun d;
 
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   gst_harness_set_src_caps_str (d.h, "image/fits,framerate=5/1");
   fail_unless_equals_int (gst_harness_push (d.h, bytes_buffer (f->data,
               f->len)), GST_FLOW_OK);
@@ -708,15 +619,15 @@ GST_START_TEST (test_streaming)
   fail_unless (b != NULL);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (b), GST_SECOND / 5);
   gst_buffer_unref (b);
-  dec_free (&d);
+  test_run_free (&d);
 
   g_byte_array_append (two, f->data, f->len);
   g_byte_array_append (two, f->data, f->len);
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   bufs = decode (&d, two->data, two->len, 1000, NULL, NULL);
   fail_unless_equals_int (bufs->len, 2);
   g_ptr_array_unref (bufs);
-  dec_free (&d);
+  test_run_free (&d);
   g_byte_array_unref (two);
   g_byte_array_unref (f);
 }
@@ -732,16 +643,16 @@ expect_error (const gchar * const *cards, gsize data_len, const gchar * what)
   GByteArray *f = make_fits (cards, zeros, data_len);
   GPtrArray *bufs;
   gchar *err;
-  Dec d = dec_new ("fitsdec");
+  TestRun d = test_run_new ("fitsdec", "image/fits");
 
   bufs = decode (&d, f->data, f->len, 0, NULL, NULL);
   fail_unless (bufs->len == 0, "%s: decoded", what);
-  err = dec_error (&d);
+  err = test_run_error (&d);
   fail_unless (err != NULL, "%s: no error", what);
   fail_unless (strstr (err, what) != NULL, "expected '%s' in: %s", what, err);
   g_free (err);
   g_ptr_array_unref (bufs);
-  dec_free (&d);
+  test_run_free (&d);
   g_byte_array_unref (f);
   g_free (zeros);
 }
@@ -784,7 +695,7 @@ GST_START_TEST (test_refusals)
   const gchar *empty[] = { C_SIMPLE, "BITPIX  =                    8",
     "NAXIS   =                    0", NULL
   };
-  Dec d;
+  TestRun d;
   GPtrArray *bufs;
   gchar *err, junk[5000];
 
@@ -800,26 +711,26 @@ GST_START_TEST (test_refusals)
 
   /* not FITS */
   memset (junk, 'x', sizeof (junk));
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   bufs = decode (&d, junk, sizeof (junk), 0, NULL, NULL);
   fail_unless_equals_int (bufs->len, 0);
-  err = dec_error (&d);
+  err = test_run_error (&d);
   fail_unless (err && strstr (err, "not a FITS file"), "%s", err);
   g_free (err);
   g_ptr_array_unref (bufs);
-  dec_free (&d);
+  test_run_free (&d);
 
   /* no END card in a header of 2880-byte blocks of blank cards */
   memset (junk, ' ', sizeof (junk));
   memcpy (junk, C_SIMPLE, strlen (C_SIMPLE));
-  d = dec_new ("fitsdec");
+  d = test_run_new ("fitsdec", "image/fits");
   bufs = decode (&d, junk, 2880, 0, NULL, NULL);
   fail_unless_equals_int (bufs->len, 0);
-  err = dec_error (&d);
+  err = test_run_error (&d);
   fail_unless (err && strstr (err, "Truncated"), "%s", err);
   g_free (err);
   g_ptr_array_unref (bufs);
-  dec_free (&d);
+  test_run_free (&d);
 }
 
 GST_END_TEST;
@@ -830,7 +741,7 @@ static void
 fuzz_one (const guint8 * data, gsize len, gsize chunk)
 {
   GPtrArray *bufs, *caps;
-  Dec d = dec_new ("fitsdec all-hdus=true");
+  TestRun d = test_run_new ("fitsdec all-hdus=true", "image/fits");
   guint i;
 
   caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
@@ -843,7 +754,7 @@ fuzz_one (const guint8 * data, gsize len, gsize chunk)
   }
   g_ptr_array_unref (bufs);
   g_ptr_array_unref (caps);
-  dec_free (&d);
+  test_run_free (&d);
 }
 
 GST_START_TEST (test_fuzz)
@@ -862,7 +773,7 @@ GST_START_TEST (test_fuzz)
   };
   guint8 px[21 * 13 * 2];
   GByteArray *f, *x;
-  GBytes *real = real_file ();
+  GBytes *real = fitsutil_real_file ();
   guint64 seed = 12345;
   guint i, k;
   gsize n;
