@@ -518,56 +518,6 @@ static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
 
 /* --- tier 2 -------------------------------------------------------------- */
 
-/* Packet header bits (B.10.1), a byte at a time: up to 57 bits a put, the
- * bits pending right-aligned in a 64-bit accumulator; after a 0xFF the next
- * byte takes 7 bits (its top bit a stuffed 0).  The same bytes as
- * sci_t2_bits (t2_bits.c), without per-bit work or capacity checks: the
- * caller guarantees room (hdr_cap bounds a packet header). */
-typedef struct {
-    uint8_t *p;
-    uint64_t acc;
-    unsigned n;     /* bits pending in acc, < room between puts */
-    unsigned room;  /* 8, or 7 after 0xFF */
-} hdr_bits;
-
-static inline void hb_put(hdr_bits *w, uint64_t v, unsigned n) {
-    w->acc = (w->acc << n) | v;
-    w->n += n;
-    while (w->n >= w->room) {
-        w->n -= w->room;
-        unsigned byte = (unsigned)(w->acc >> w->n) & ((1u << w->room) - 1);
-        *w->p++ = (uint8_t)byte;
-        w->room = byte == 0xFF ? 7 : 8;
-    }
-}
-
-static inline void hb_ones(hdr_bits *w, unsigned n) {
-    while (n > 32) {
-        hb_put(w, 0xFFFFFFFFu, 32);
-        n -= 32;
-    }
-    hb_put(w, (UINT64_C(1) << n) - 1, n);
-}
-
-static inline void hb_zeros(hdr_bits *w, unsigned n) {
-    while (n > 32) {
-        hb_put(w, 0, 32);
-        n -= 32;
-    }
-    hb_put(w, 0, n);
-}
-
-static uint8_t *hb_finish(hdr_bits *w) {
-    if (w->n) {
-        unsigned byte = (unsigned)(w->acc << (w->room - w->n)) & ((1u << w->room) - 1);
-        *w->p++ = (uint8_t)byte;
-        w->room = 8;
-    }
-    if (w->room == 7) /* the header ended on 0xFF (B.10.1) */
-        *w->p++ = 0x00;
-    return w->p;
-}
-
 static unsigned bit_length(unsigned long v) {
     return v ? (unsigned)(8 * sizeof(unsigned long)) - (unsigned)__builtin_clzl(v) : 0;
 }
@@ -576,8 +526,8 @@ static unsigned bit_length(unsigned long v) {
  * 0), the Lblock increments (comma code, Lblock starts at 3) and the
  * length in Lblock bits, after `pre` bits of value `pre_v` (prefix of this
  * block's tag-tree ones, or 0 bits). */
-static inline void hb_block_tail(hdr_bits *w, uint64_t pre_v, unsigned pre,
-                                 unsigned long len) {
+static inline void block_tail(sci_t2_bits *w, uint64_t pre_v, unsigned pre,
+                              unsigned long len) {
     unsigned need = bit_length(len), lblock = need > 3 ? need : 3;
     unsigned inc = lblock - 3;
     /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
@@ -585,13 +535,13 @@ static inline void hb_block_tail(hdr_bits *w, uint64_t pre_v, unsigned pre,
     if (pre + tail <= 57) {
         uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
         v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
-        hb_put(w, v, pre + tail);
+        sci_t2_bits_put(w, v, pre + tail);
     } else {
-        hb_put(w, pre_v, pre);
-        hb_put(w, 0, 1);
-        hb_ones(w, inc);
-        hb_put(w, 0, 1);
-        hb_put(w, len, lblock);
+        sci_t2_bits_put(w, pre_v, pre);
+        sci_t2_bits_put(w, 0, 1);
+        sci_t2_bits_run(w, 1, inc);
+        sci_t2_bits_put(w, 0, 1);
+        sci_t2_bits_put(w, len, lblock);
     }
 }
 
@@ -601,7 +551,7 @@ static inline void hb_block_tail(hdr_bits *w, uint64_t pre_v, unsigned pre,
  * as zeros before the first; in raster order the path of block (x, y)
  * visits first exactly the nodes of the levels l with x and y multiples of
  * 2^l. */
-static void band_all_included(const band *b, const long *len, hdr_bits *w) {
+static void band_all_included(const band *b, const long *len, sci_t2_bits *w) {
     unsigned top = b->incl.levels - 1; /* levels above the leaves */
     unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
     const long *l = len + b->first_block;
@@ -613,11 +563,11 @@ static void band_all_included(const band *b, const long *len, hdr_bits *w) {
             if (!xy) {
                 /* first block: inclusion path, then the zero bit-plane
                  * root's value */
-                hb_ones(w, nn);
-                hb_zeros(w, zeros);
-                hb_block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+                sci_t2_bits_run(w, 1, nn);
+                sci_t2_bits_run(w, 0, zeros);
+                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
             } else {
-                hb_block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
+                block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
                               (unsigned long)*l);
             }
         }
@@ -630,7 +580,7 @@ static void band_all_included(const band *b, const long *len, hdr_bits *w) {
  * zero bit-plane tree is constant (M_b - 1 at every leaf, left-out blocks
  * included), so its bits are as in band_all_included, with the first
  * visits tracked per node. */
-static void band_mixed(band *b, const long *len, hdr_bits *w) {
+static void band_mixed(band *b, const long *len, sci_t2_bits *w) {
     sci_tagtree *ti = &b->incl, *tz = &b->zbp;
     unsigned levels = ti->levels;
     int32_t *v = ti->value;
@@ -687,7 +637,7 @@ static void band_mixed(band *b, const long *len, hdr_bits *w) {
                 }
             }
             if (!in) {
-                hb_put(w, bits, nb);
+                sci_t2_bits_put(w, bits, nb);
                 continue;
             }
             /* zero bit-planes: the unknown nodes are the bottom of the path */
@@ -700,20 +650,21 @@ static void band_mixed(band *b, const long *len, hdr_bits *w) {
                 nn++;
             }
             if (nn == levels) {
-                hb_put(w, bits, nb);
-                hb_zeros(w, zeros);
-                hb_block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+                sci_t2_bits_put(w, bits, nb);
+                sci_t2_bits_run(w, 0, zeros);
+                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
             } else {
-                hb_block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
+                block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
                               (unsigned long)*l);
             }
         }
 }
 
 /* Writes the header of packet k to dst (room for e->hdr_cap bytes);
- * returns its end, and the bytes of its bodies in *body. */
-static uint8_t *packet_header(sci_htj2k_enc *e, const packet *k, const long *len,
-                              uint8_t *dst, size_t *body) {
+ * returns its length (0: it would not fit, or a length beyond what 32
+ * Lblock bits say), and the bytes of its bodies in *body. */
+static size_t packet_header(sci_htj2k_enc *e, const packet *k, const long *len,
+                            uint8_t *dst, size_t *body) {
     size_t inc[3 + 1] = {0};
     size_t sum = 0;
     unsigned long most = 0;
@@ -732,10 +683,11 @@ static uint8_t *packet_header(sci_htj2k_enc *e, const packet *k, const long *len
         any |= n > 0;
     }
     if (most > 0xFFFFFFFFul)
-        return NULL; /* a length beyond what 32 Lblock bits say */
+        return 0;
     *body = sum;
-    hdr_bits w = {dst, 0, 0, 8};
-    hb_put(&w, (uint64_t)any, 1);
+    sci_t2_bits w;
+    sci_t2_bits_init(&w, dst, e->hdr_cap);
+    sci_t2_bits_put(&w, (uint64_t)any, 1);
     for (unsigned i = 0; i < k->nbands && any; i++) {
         band *b = &e->bands[k->first_band + i];
         size_t nbk = (size_t)b->nbx * b->nby;
@@ -744,11 +696,11 @@ static uint8_t *packet_header(sci_htj2k_enc *e, const packet *k, const long *len
         if (inc[i] == nbk)
             band_all_included(b, len, &w);
         else if (!inc[i])
-            hb_put(&w, 0, 1); /* the inclusion root: 1, on the first block */
+            sci_t2_bits_put(&w, 0, 1); /* the inclusion root: 1, on the first block */
         else
             band_mixed(b, len, &w);
     }
-    return hb_finish(&w);
+    return sci_t2_bits_finish(&w);
 }
 
 /* Writes every packet's header, leaving room for its bodies; the bodies
@@ -765,16 +717,16 @@ static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
             const packet *k = &e->packets[c * R + r];
             size_t body;
             if (o->p && o->len <= o->cap && o->cap - o->len >= e->hdr_cap) {
-                uint8_t *end = packet_header(e, k, len, o->p + o->len, &body);
-                if (!end)
+                size_t n = packet_header(e, k, len, o->p + o->len, &body);
+                if (!n)
                     return -1;
-                o->len = (size_t)(end - o->p);
+                o->len += n;
             } else {
                 /* near the end of out, or only counting */
-                uint8_t *end = packet_header(e, k, len, e->hdr, &body);
-                if (!end)
+                size_t n = packet_header(e, k, len, e->hdr, &body);
+                if (!n)
                     return -1;
-                put_bytes(o, e->hdr, (size_t)(end - e->hdr));
+                put_bytes(o, e->hdr, n);
             }
             if (body) {
                 if (spans) {

@@ -22,22 +22,32 @@ static void emit_byte(sci_t2_bits *b, unsigned byte) {
         b->overflow = 1;
     /* B.10.1: a 0xFF is followed by a byte whose top bit is a stuffed 0 */
     b->room = byte == 0xFF ? 7 : 8;
-    b->acc = 0;
-    b->used = 0;
 }
 
-void sci_t2_bits_put(sci_t2_bits *b, uint32_t v, unsigned n) {
-    while (n--) {
-        b->acc = (b->acc << 1) | ((v >> n) & 1);
-        if (++b->used == b->room)
-            emit_byte(b, b->acc);
+void sci_t2_bits_put(sci_t2_bits *b, uint64_t v, unsigned n) {
+    if (n < 64)
+        v &= (UINT64_C(1) << n) - 1;
+    b->acc = (b->acc << n) | v;
+    b->used += n;
+    while (b->used >= b->room) {
+        b->used -= b->room;
+        emit_byte(b, (unsigned)(b->acc >> b->used) & ((1u << b->room) - 1));
     }
 }
 
+void sci_t2_bits_run(sci_t2_bits *b, unsigned bit, unsigned n) {
+    for (; n > 32; n -= 32)
+        sci_t2_bits_put(b, bit ? 0xFFFFFFFFu : 0, 32);
+    sci_t2_bits_put(b, bit ? (UINT64_C(1) << n) - 1 : 0, n);
+}
+
 size_t sci_t2_bits_finish(sci_t2_bits *b) {
-    if (b->used)
-        emit_byte(b, b->acc << (b->room - b->used));
-    if (b->len && b->buf[b->len - 1] == 0xFF)
+    if (b->used) {
+        emit_byte(b, (unsigned)(b->acc << (b->room - b->used)) &
+                         ((1u << b->room) - 1));
+        b->used = 0;
+    }
+    if (b->room == 7) /* the header ended on 0xFF */
         emit_byte(b, 0x00);
     return b->overflow ? 0 : b->len;
 }

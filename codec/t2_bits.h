@@ -22,15 +22,17 @@ typedef struct {
     uint8_t *buf;
     size_t cap;      /* bytes available at buf */
     size_t len;      /* whole bytes written */
-    unsigned acc;    /* bits of the byte being filled */
-    unsigned room;   /* bits still free in it: 8, or 7 after 0xFF */
-    unsigned used;   /* bits placed in it */
+    uint64_t acc;    /* pending bits, right-aligned */
+    unsigned room;   /* bits the next byte takes: 8, or 7 after 0xFF */
+    unsigned used;   /* bits pending in acc, fewer than room between puts */
     int overflow;    /* set when a byte did not fit in cap */
 } sci_t2_bits;
 
 void sci_t2_bits_init(sci_t2_bits *b, uint8_t *buf, size_t cap);
-/* The low `n` bits of `v` (n <= 32), most significant first. */
-void sci_t2_bits_put(sci_t2_bits *b, uint32_t v, unsigned n);
+/* The low `n` bits of `v` (n <= 57), most significant first. */
+void sci_t2_bits_put(sci_t2_bits *b, uint64_t v, unsigned n);
+/* n copies of one bit (0 or 1), any n. */
+void sci_t2_bits_run(sci_t2_bits *b, unsigned bit, unsigned n);
 /* Pads, stuffs if needed; returns the header length in bytes, or 0 with
  * b->overflow set when the buffer was too small. */
 size_t sci_t2_bits_finish(sci_t2_bits *b);
