@@ -2,20 +2,16 @@
  * HT block coding on the GPU (cuda/htj2k.h).
  *
  * Kernels, one frame:
- *   ht_code     one thread a code-block: quantization (the reference's
- *               float operations, -fmad=false) fused with reading the
- *               coefficient buffer, an all-zero test, then the HT cleanup
- *               encoder of codec/ht_block.c re-implemented with every
- *               writer in registers (MagSgn, MEL, VLC with their stuffing,
- *               the MEL/VLC fusion at the end, Scup).  It writes into the
- *               block's own slot of a device arena:
+ *   ht_code     a warp a code-block (cuda/ht_warp.cuh): quantization (the
+ *               reference's float operations, -fmad=false) fused with
+ *               reading the coefficient buffer, an all-zero test, then the
+ *               HT cleanup encoder of codec/ht_block.c with a quad a lane.
+ *               It writes into the block's own slot of a device arena:
  *                   [MagSgn ->        |MEL ->          <- VLC]
  *               the tail (MEL + VLC) sized by a bound on their bytes (at
  *               most 4079), then moves MEL and VLC down behind MagSgn, so
  *               the segment ends up contiguous at the slot's start; its
  *               length goes to len[] (0: all zero, -1: cannot be coded).
- *               The context of the row above is recomputed from the
- *               coefficients in a rolling window (no per-thread arrays).
  *   ht_scan     exclusive scan of the lengths (one CTA), and their sum.
  *   ht_compact  one warp a block: its bytes to the scan's offset in one
  *               contiguous buffer, which alone crosses to the host.
