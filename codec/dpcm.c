@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "range_coder.h"
+#include "crc32.h"
+#include "dpcm_core.h"
 
 #define MAXN SCI_DPCM_MAX_ORDER
 
@@ -45,8 +46,8 @@ const char *sci_dpcm_error_string(int code) {
     case SCI_DPCM_E_LENGTHS: return "inconsistent section lengths";
     case SCI_DPCM_E_TRAILING: return "bytes after the end of the frame";
     case SCI_DPCM_E_CRC: return "CRC mismatch";
-    case SCI_DPCM_E_ENTROPY: return "corrupt range-coded section";
-    case SCI_DPCM_E_ESCAPES: return "corrupt escape section";
+    case SCI_DPCM_E_ENTROPY: return "corrupt coded segment";
+    case SCI_DPCM_E_ESCAPES: return "wrong escaped value or escape count";
     case SCI_DPCM_E_SAMPLE: return "reconstructed sample out of range";
     case SCI_DPCM_E_BUFFER: return "buffer too small";
     default: return "unknown error";
@@ -75,89 +76,23 @@ const char *sci_dpcm_check(unsigned w, unsigned h, unsigned depth,
 /* ---------------------------------------------------------------------- */
 /* Solve */
 
-static unsigned packed_index(unsigned n, unsigned i, unsigned j) {
-    return i * n - i * (i - 1) / 2 + (j - i); /* i <= j */
-}
-
-/* Gauss-Jordan elimination with partial pivoting, in the one order of
- * operations of docs/dpcm-format.md.  A is n x (n + 1), b in column n. */
-static int solve_core(unsigned n, double A[MAXN][MAXN + 1], double *a) {
-    double scale = 0.0;
-    for (unsigned i = 0; i < n; i++)
-        if (A[i][i] > scale)
-            scale = A[i][i];
-    if (!(scale > 0.0))
-        return 0;
-    double thr = scale * SCI_DPCM_PIVOT_EPS;
-    for (unsigned c = 0; c < n; c++) {
-        unsigned p = c;
-        double best = fabs(A[c][c]);
-        for (unsigned r = c + 1; r < n; r++)
-            if (fabs(A[r][c]) > best) {
-                best = fabs(A[r][c]);
-                p = r;
-            }
-        if (!(best > thr))
-            return 0;
-        if (p != c)
-            for (unsigned k = c; k <= n; k++) {
-                double t = A[c][k];
-                A[c][k] = A[p][k];
-                A[p][k] = t;
-            }
-        double piv = A[c][c];
-        for (unsigned r = 0; r < n; r++) {
-            if (r == c)
-                continue;
-            double f = A[r][c] / piv;
-            for (unsigned k = c + 1; k <= n; k++)
-                A[r][k] = A[r][k] - f * A[c][k];
-        }
-    }
-    for (unsigned i = 0; i < n; i++)
-        a[i] = A[i][n] / A[i][i];
-    return 1;
-}
-
-/* The leading n x n block (and n entries of b) of sums packed for order
- * big_n: P = big_n (big_n + 1) / 2 matrix entries, then big_n of b. */
-static int solve_packed(unsigned big_n, unsigned n, const int64_t *sums,
-                        double *a) {
-    double A[MAXN][MAXN + 1];
-    unsigned pn = big_n * (big_n + 1) / 2;
-    for (unsigned i = 0; i < n; i++) {
-        for (unsigned j = i; j < n; j++) {
-            double v = (double)sums[packed_index(big_n, i, j)];
-            A[i][j] = v;
-            A[j][i] = v;
-        }
-        A[i][n] = (double)sums[pn + i];
-    }
-    return solve_core(n, A, a);
-}
-
 int sci_dpcm_solve(unsigned n, const int64_t *g, const int64_t *b, double *a) {
     if (n < 1 || n > MAXN)
         return 0;
-    double A[MAXN][MAXN + 1];
+    double A[MAXN * (MAXN + 1)];
     for (unsigned i = 0; i < n; i++) {
         for (unsigned j = i; j < n; j++) {
-            double v = (double)g[packed_index(n, i, j)];
-            A[i][j] = v;
-            A[j][i] = v;
+            double v = (double)g[sci_dpcm_packed(n, i, j)];
+            A[i * (n + 1) + j] = v;
+            A[j * (n + 1) + i] = v;
         }
-        A[i][n] = (double)b[i];
+        A[i * (n + 1) + n] = (double)b[i];
     }
-    return solve_core(n, A, a);
+    return sci_dpcm_solve_core(n, A, 1, a);
 }
 
 uint32_t sci_dpcm_round_prediction(double p, uint32_t maxval) {
-    double q = floor(p + 0.5);
-    if (!(q >= 0.0))
-        return 0;
-    if (q >= (double)maxval)
-        return maxval;
-    return (uint32_t)q;
+    return sci_dpcm_round(p, maxval);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -171,16 +106,12 @@ typedef struct {
     uint8_t *ok;            /* per column: solved (else left neighbour) */
 } lsq;
 
-/* Weights of column x >= 2: min(N, x), every sample to the left. */
 static unsigned neff(const lsq *s, unsigned x) {
-    return x < s->n ? x : s->n;
+    return sci_dpcm_order_at(s->n, x);
 }
 
-/* First equation position of column x's window. */
 static unsigned jlo(const lsq *s, unsigned x) {
-    unsigned a = neff(s, x);
-    unsigned b = x + 1 >= s->m ? x + 1 - s->m : 0;
-    return a > b ? a : b;
+    return sci_dpcm_window_lo(s->n, s->m, x);
 }
 
 static void lsq_free(lsq *s) {
@@ -213,6 +144,9 @@ static int lsq_init(lsq *s, unsigned w, unsigned h, unsigned n, unsigned m) {
  * pay for waking the team (and many small parallel regions, one per row,
  * are slow where the cores are shared). */
 #define PAR_MIN_WIDTH 256
+/* The same for the segments of a frame: below this many residuals they
+ * code and decode on one thread. */
+#define PAR_MIN_SAMPLES (1u << 16)
 
 /* Adds row r (final samples) to every column's sums. */
 static void lsq_add_row(lsq *s, const uint16_t *row) {
@@ -268,10 +202,12 @@ static void lsq_solve_row(lsq *s) {
     const int par = w >= PAR_MIN_WIDTH;
     (void)par;
 #pragma omp parallel for schedule(dynamic, 16) if (par)
-    for (unsigned x = 2; x < w; x++)
-        s->ok[x] = (uint8_t)solve_packed(s->n, neff(s, x),
-                                         s->sums + (size_t)x * s->e,
-                                         s->wt + (size_t)x * s->n);
+    for (unsigned x = 2; x < w; x++) {
+        double A[MAXN * (MAXN + 1)];
+        unsigned n = neff(s, x);
+        sci_dpcm_load_system(s->n, n, s->sums + (size_t)x * s->e, 1, A, 1);
+        s->ok[x] = (uint8_t)sci_dpcm_solve_core(n, A, 1, s->wt + (size_t)x * s->n);
+    }
 }
 
 /* Prediction of pixel x of row y >= 1 (row: its samples left of x, up:
@@ -282,12 +218,9 @@ static uint32_t predict(const lsq *s, unsigned x, const uint16_t *row,
         return up[0];
     if (x == 1 || !s->ok[x])
         return row[x - 1];
-    const double *a = s->wt + (size_t)x * s->n;
-    unsigned n = neff(s, x);
-    double p = 0.0;
-    for (unsigned k = 0; k < n; k++)
-        p = p + a[k] * (double)row[x - 1 - k];
-    return sci_dpcm_round_prediction(p, maxval);
+    return sci_dpcm_round(sci_dpcm_dot(neff(s, x), s->wt + (size_t)x * s->n,
+                                       row + x),
+                          maxval);
 }
 
 static int check_stage(unsigned w, unsigned h, unsigned depth, unsigned n,
@@ -424,122 +357,160 @@ void sci_dpcm_thresholds(const int32_t *res, size_t count, unsigned depth,
     free(hist);
 }
 
+
 static int thresholds_valid(unsigned depth, int32_t t_lo, int32_t t_hi) {
     const int32_t maxval = (int32_t)((1u << depth) - 1);
     return t_lo >= -maxval && t_lo <= maxval && t_hi <= maxval &&
            t_hi >= t_lo - 1;
 }
 
-static size_t raw_size(uint64_t escapes, unsigned depth) {
-    return (size_t)((escapes * (depth + 1) + 7) / 8);
+unsigned sci_dpcm_segment_rows(unsigned w, unsigned h) {
+    if (w < 1 || h < 1)
+        return 1;
+    unsigned r = (SCI_DPCM_SEGMENT_SAMPLES + w - 1) / w;
+    return r < h ? r : h;
 }
 
-int sci_dpcm_code_residuals(const int32_t *res, size_t count, unsigned depth,
-                            int32_t t_lo, int32_t t_hi, uint8_t *rc,
-                            size_t rc_cap, size_t *rc_bytes, uint8_t *raw,
-                            size_t raw_cap, size_t *raw_bytes,
-                            uint32_t *escapes) {
-    if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi))
-        return SCI_DPCM_E_ARG;
+/* A symbol costs at most 17 bits (a class of frequency 1 out of at most
+ * 2^16 + 32, the coder's rounding included) and its verbatim bits at most
+ * 17: 5 bytes a residual, plus the coder's start and flush. */
+size_t sci_dpcm_segment_bound(size_t samples) {
+    return SCI_RC_MIN_BYTES + 5 * samples;
+}
+
+size_t sci_dpcm_coded_bound(unsigned w, unsigned h, unsigned seg_rows) {
+    if (seg_rows < 1)
+        return 0;
+    size_t segs = (h + seg_rows - 1) / seg_rows;
+    return segs * SCI_RC_MIN_BYTES + 5 * (size_t)w * h;
+}
+
+static int residuals_valid(const int32_t *res, size_t count, unsigned depth) {
     const int32_t maxval = (int32_t)((1u << depth) - 1);
-    uint32_t k = (uint32_t)(t_hi - t_lo + 1), esc = 0;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++)
         if (res[i] < -maxval || res[i] > maxval)
-            return SCI_DPCM_E_ARG;
-        if (res[i] < t_lo || res[i] > t_hi)
-            esc++;
-    }
-    size_t rb = raw_size(esc, depth);
-    if (rb > raw_cap)
-        return SCI_DPCM_E_BUFFER;
-    sci_rc_model m;
-    if (sci_rc_model_init(&m, k + 1))
-        return SCI_DPCM_E_NOMEM;
-    sci_rc_enc enc;
-    sci_rc_enc_init(&enc, rc, rc_cap);
-    uint64_t acc = 0;
-    unsigned nacc = 0;
-    size_t rp = 0;
-    for (size_t i = 0; i < count; i++) {
-        int32_t e = res[i];
-        if (e >= t_lo && e <= t_hi) {
-            sci_rc_encode(&enc, &m, (uint32_t)(e - t_lo));
-            continue;
-        }
-        sci_rc_encode(&enc, &m, k);
-        acc = (acc << (depth + 1)) | (uint32_t)(e + maxval);
-        nacc += depth + 1;
-        while (nacc >= 8) {
-            nacc -= 8;
-            raw[rp++] = (uint8_t)(acc >> nacc);
-        }
-    }
-    if (nacc)
-        raw[rp++] = (uint8_t)(acc << (8 - nacc));
-    sci_rc_model_free(&m);
-    size_t n = sci_rc_enc_finish(&enc);
-    if (n > rc_cap)
-        return SCI_DPCM_E_BUFFER;
-    *rc_bytes = n;
-    *raw_bytes = rp;
-    *escapes = esc;
-    return SCI_DPCM_OK;
+            return 0;
+    return 1;
 }
 
-int sci_dpcm_decode_residuals(const uint8_t *rc, size_t rc_bytes,
-                              const uint8_t *raw, size_t raw_bytes,
-                              uint32_t escapes, size_t count, unsigned depth,
-                              int32_t t_lo, int32_t t_hi, int32_t *res) {
-    if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi))
+int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
+                            unsigned depth, int32_t t_lo, int32_t t_hi,
+                            unsigned seg_rows, uint8_t *out, size_t cap,
+                            uint32_t *seg_bytes, size_t *out_bytes,
+                            uint32_t *escapes) {
+    if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi) ||
+        w < 1 || h < 1 || seg_rows < 1 || !res || !out || !seg_bytes)
         return SCI_DPCM_E_ARG;
-    if (escapes > count || raw_bytes != raw_size(escapes, depth))
-        return SCI_DPCM_E_LENGTHS;
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
-    const unsigned bits = depth + 1;
-    uint32_t k = (uint32_t)(t_hi - t_lo + 1), used = 0;
-    sci_rc_model m;
-    if (sci_rc_model_init(&m, k + 1))
-        return SCI_DPCM_E_NOMEM;
-    sci_rc_dec dec;
+    size_t count = (size_t)w * h;
+    if (!residuals_valid(res, count, depth))
+        return SCI_DPCM_E_ARG;
+    const unsigned segs = (h + seg_rows - 1) / seg_rows;
+    /* Segments code in parallel into slots of their bound, then close up;
+     * with a cap below the whole bound they code one after another. */
+    size_t need = sci_dpcm_coded_bound(w, h, seg_rows);
+    int parallel = cap >= need && segs > 1;
+    uint32_t esc = 0;
+    size_t pos = 0;
     int status = SCI_DPCM_OK;
-    if (sci_rc_dec_init(&dec, rc, rc_bytes))
-        status = SCI_DPCM_E_ENTROPY;
-    uint64_t acc = 0;
-    unsigned nacc = 0;
-    size_t rp = 0;
-    for (size_t i = 0; i < count && status == SCI_DPCM_OK; i++) {
-        uint32_t sym = sci_rc_decode(&dec, &m);
-        if (dec.error) {
-            status = SCI_DPCM_E_ENTROPY;
-            break;
+    size_t *slot = parallel ? malloc(segs * sizeof *slot) : NULL;
+    if (parallel && !slot)
+        parallel = 0;
+    if (parallel) {
+        size_t o = 0;
+        for (unsigned i = 0; i < segs; i++) {
+            slot[i] = o;
+            unsigned rows = h - i * seg_rows < seg_rows ? h - i * seg_rows
+                                                        : seg_rows;
+            o += sci_dpcm_segment_bound((size_t)w * rows);
         }
-        if (sym < k) {
-            res[i] = t_lo + (int32_t)sym;
-            continue;
+        const int par = count >= PAR_MIN_SAMPLES;
+        (void)par;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
+        for (unsigned i = 0; i < segs; i++) {
+            unsigned y0 = i * seg_rows;
+            unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+            sci_dpcm_models m;
+            sci_rc_enc e;
+            uint32_t ei = 0;
+            sci_rc_enc_init(&e, out + slot[i],
+                            sci_dpcm_segment_bound((size_t)w * rows));
+            sci_dpcm_code_segment(res + (size_t)y0 * w, w, rows, depth, t_lo,
+                                  t_hi, &m, &e, &ei);
+            seg_bytes[i] = (uint32_t)sci_rc_enc_finish(&e);
+            esc += ei;
         }
-        if (used == escapes) {
-            status = SCI_DPCM_E_ESCAPES;
-            break;
+        for (unsigned i = 0; i < segs; i++) {
+            memmove(out + pos, out + slot[i], seg_bytes[i]);
+            pos += seg_bytes[i];
         }
-        used++;
-        while (nacc < bits) { /* rp < raw_bytes: raw_bytes fits escapes */
-            acc = (acc << 8) | raw[rp++];
-            nacc += 8;
+        free(slot);
+    } else {
+        for (unsigned i = 0; i < segs && status == SCI_DPCM_OK; i++) {
+            unsigned y0 = i * seg_rows;
+            unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+            sci_dpcm_models m;
+            sci_rc_enc e;
+            sci_rc_enc_init(&e, out + pos, cap - pos);
+            sci_dpcm_code_segment(res + (size_t)y0 * w, w, rows, depth, t_lo,
+                                  t_hi, &m, &e, &esc);
+            size_t n = sci_rc_enc_finish(&e);
+            if (n > cap - pos)
+                status = SCI_DPCM_E_BUFFER;
+            else {
+                seg_bytes[i] = (uint32_t)n;
+                pos += n;
+            }
         }
-        nacc -= bits;
-        int32_t u = (int32_t)((acc >> nacc) & ((1u << bits) - 1));
-        int32_t e = u - maxval;
-        if (e > maxval || (e >= t_lo && e <= t_hi)) {
-            status = SCI_DPCM_E_ESCAPES;
-            break;
-        }
-        res[i] = e;
     }
-    sci_rc_model_free(&m);
-    if (status == SCI_DPCM_OK && (dec.error || dec.pos != rc_bytes))
-        status = SCI_DPCM_E_ENTROPY;
-    if (status == SCI_DPCM_OK &&
-        (used != escapes || (nacc && (acc & ((1u << nacc) - 1)))))
+    if (status == SCI_DPCM_OK) {
+        *out_bytes = pos;
+        *escapes = esc;
+    }
+    return status;
+}
+
+int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
+                              unsigned w, unsigned h, unsigned depth,
+                              int32_t t_lo, int32_t t_hi, unsigned seg_rows,
+                              uint32_t escapes, int32_t *res) {
+    if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi) ||
+        w < 1 || h < 1 || seg_rows < 1 || !in || !seg_bytes || !res)
+        return SCI_DPCM_E_ARG;
+    const unsigned segs = (h + seg_rows - 1) / seg_rows;
+    size_t *off = malloc(segs * sizeof *off);
+    if (!off)
+        return SCI_DPCM_E_NOMEM;
+    size_t o = 0;
+    for (unsigned i = 0; i < segs; i++) {
+        off[i] = o;
+        o += seg_bytes[i];
+    }
+    unsigned bad = segs; /* the first failing segment reports */
+    int status = SCI_DPCM_OK;
+    uint32_t esc = 0;
+    const int par = segs > 1 && (size_t)w * h >= PAR_MIN_SAMPLES;
+    (void)par;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
+    for (unsigned i = 0; i < segs; i++) {
+        unsigned y0 = i * seg_rows;
+        unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+        sci_dpcm_models m;
+        uint32_t ei = 0;
+        int st = sci_dpcm_decode_segment(in + off[i], seg_bytes[i], w, rows,
+                                         depth, t_lo, t_hi, &m,
+                                         res + (size_t)y0 * w, &ei);
+        esc += ei;
+        if (st)
+#pragma omp critical(dpcm_status)
+            {
+                if (i < bad) {
+                    bad = i;
+                    status = st;
+                }
+            }
+    }
+    free(off);
+    if (status == SCI_DPCM_OK && esc != escapes)
         status = SCI_DPCM_E_ESCAPES;
     return status;
 }
@@ -547,18 +518,15 @@ int sci_dpcm_decode_residuals(const uint8_t *rc, size_t rc_bytes,
 /* ---------------------------------------------------------------------- */
 /* Frames */
 
-static size_t rc_bound(size_t count) {
-    return SCI_RC_MIN_BYTES + 3 * count;
-}
-
 size_t sci_dpcm_max_bytes(unsigned w, unsigned h, unsigned depth) {
     sci_dpcm_params p;
     sci_dpcm_params_default(&p);
     if (sci_dpcm_check(w, h, depth, &p))
         return 0;
-    size_t count = (size_t)w * h;
-    return SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + rc_bound(count) +
-           raw_size(count, depth);
+    unsigned r = sci_dpcm_segment_rows(w, h);
+    size_t segs = (h + r - 1) / r;
+    return SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + 4 * segs +
+           sci_dpcm_coded_bound(w, h, r);
 }
 
 static void put32(uint8_t *p, uint32_t v) {
@@ -580,61 +548,76 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                                 cap);
 }
 
+size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
+                             unsigned depth, const sci_dpcm_params *p,
+                             int32_t t_lo, int32_t t_hi, uint32_t escapes,
+                             unsigned seg_rows, size_t coded_bytes,
+                             const uint8_t *meta, size_t meta_len,
+                             const uint32_t *seg_bytes) {
+    uint8_t *hd = out;
+    memcpy(hd, "DPCM", 4);
+    hd[4] = SCI_DPCM_VERSION;
+    hd[5] = (uint8_t)depth;
+    hd[6] = (uint8_t)p->order_n;
+    hd[7] = (uint8_t)p->equations_m;
+    put32(hd + 8, w);
+    put32(hd + 12, h);
+    put32(hd + 16, p->threshold);
+    put32(hd + 20, (uint32_t)t_lo);
+    put32(hd + 24, (uint32_t)t_hi);
+    put32(hd + 28, escapes);
+    put32(hd + 32, seg_rows);
+    put32(hd + 36, (uint32_t)coded_bytes);
+    put32(hd + 40, (uint32_t)meta_len);
+    size_t pos = SCI_DPCM_HEADER_BYTES;
+    if (meta_len)
+        memcpy(out + pos, meta, meta_len);
+    pos += meta_len;
+    unsigned segs = (h + seg_rows - 1) / seg_rows;
+    for (unsigned i = 0; i < segs; i++, pos += 4)
+        put32(out + pos, seg_bytes[i]);
+    return pos;
+}
+
+size_t sci_dpcm_finish_frame(uint8_t *out, size_t body) {
+    put32(out + body, sci_crc32(0, out, body));
+    return body + SCI_DPCM_TRAILER_BYTES;
+}
+
 size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
                             unsigned w, unsigned h, unsigned depth,
                             const sci_dpcm_params *p, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap) {
     if (sci_dpcm_check(w, h, depth, p) || !samples || !out || stride < w ||
-        meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta) ||
-        cap < SCI_DPCM_HEADER_BYTES + meta_len + SCI_DPCM_TRAILER_BYTES +
-                  SCI_RC_MIN_BYTES)
+        meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta))
+        return 0;
+    const unsigned seg_rows = sci_dpcm_segment_rows(w, h);
+    const unsigned segs = (h + seg_rows - 1) / seg_rows;
+    size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * (size_t)segs;
+    if (cap < pre + SCI_DPCM_TRAILER_BYTES + segs * SCI_RC_MIN_BYTES)
         return 0;
     size_t count = (size_t)w * h;
     int32_t *res = malloc(count * sizeof *res);
-    if (!res)
-        return 0;
+    uint32_t *seg_bytes = malloc(segs * sizeof *seg_bytes);
     size_t total = 0;
-    if (sci_dpcm_predict_residuals(samples, stride, w, h, depth, p->order_n,
+    if (res && seg_bytes &&
+        sci_dpcm_predict_residuals(samples, stride, w, h, depth, p->order_n,
                                    p->equations_m, res, NULL) == SCI_DPCM_OK) {
         int32_t t_lo, t_hi;
-        sci_dpcm_thresholds(res, count, depth, p->threshold, &t_lo, &t_hi);
-        size_t room = cap - SCI_DPCM_HEADER_BYTES - meta_len -
-                      SCI_DPCM_TRAILER_BYTES;
-        uint8_t *raw = out + SCI_DPCM_HEADER_BYTES + meta_len;
-        size_t rc_bytes, raw_bytes;
+        size_t coded;
         uint32_t esc;
-        /* the raw section comes first: its length is known before coding */
-        uint32_t pre = 0;
-        for (size_t i = 0; i < count; i++)
-            pre += res[i] < t_lo || res[i] > t_hi;
-        size_t rb = raw_size(pre, depth);
-        if (rb <= room &&
-            sci_dpcm_code_residuals(res, count, depth, t_lo, t_hi, raw + rb,
-                                    room - rb, &rc_bytes, raw, rb,
-                                    &raw_bytes, &esc) == SCI_DPCM_OK) {
-            uint8_t *hd = out;
-            memcpy(hd, "DPCM", 4);
-            hd[4] = meta_len ? SCI_DPCM_VERSION : SCI_DPCM_VERSION_PLAIN;
-            hd[5] = (uint8_t)depth;
-            hd[6] = (uint8_t)p->order_n;
-            hd[7] = (uint8_t)p->equations_m;
-            put32(hd + 8, w);
-            put32(hd + 12, h);
-            put32(hd + 16, p->threshold);
-            put32(hd + 20, (uint32_t)t_lo);
-            put32(hd + 24, (uint32_t)t_hi);
-            put32(hd + 28, esc);
-            put32(hd + 32, (uint32_t)raw_bytes);
-            put32(hd + 36, (uint32_t)rc_bytes);
-            put32(hd + 40, (uint32_t)meta_len);
-            if (meta_len)
-                memcpy(out + SCI_DPCM_HEADER_BYTES, meta, meta_len);
-            total = SCI_DPCM_HEADER_BYTES + meta_len + raw_bytes + rc_bytes;
-            put32(out + total, sci_crc32(0, out, total));
-            total += SCI_DPCM_TRAILER_BYTES;
+        sci_dpcm_thresholds(res, count, depth, p->threshold, &t_lo, &t_hi);
+        if (sci_dpcm_code_residuals(res, w, h, depth, t_lo, t_hi, seg_rows,
+                                    out + pre,
+                                    cap - pre - SCI_DPCM_TRAILER_BYTES,
+                                    seg_bytes, &coded, &esc) == SCI_DPCM_OK) {
+            sci_dpcm_write_header(out, w, h, depth, p, t_lo, t_hi, esc,
+                                  seg_rows, coded, meta, meta_len, seg_bytes);
+            total = sci_dpcm_finish_frame(out, pre + coded);
         }
     }
     free(res);
+    free(seg_bytes);
     return total;
 }
 
@@ -645,7 +628,7 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         return SCI_DPCM_E_MAGIC;
     if (len < SCI_DPCM_HEADER_BYTES)
         return SCI_DPCM_E_TRUNCATED;
-    if (in[4] != SCI_DPCM_VERSION_PLAIN && in[4] != SCI_DPCM_VERSION)
+    if (in[4] != SCI_DPCM_VERSION)
         return SCI_DPCM_E_VERSION;
     memset(info, 0, sizeof *info);
     info->version = in[4];
@@ -658,8 +641,9 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     info->t_lo = (int32_t)get32(in + 20);
     info->t_hi = (int32_t)get32(in + 24);
     info->escapes = get32(in + 28);
-    info->raw_bytes = get32(in + 32);
-    info->rc_bytes = get32(in + 36);
+    info->seg_rows = get32(in + 32);
+    info->coded_bytes = get32(in + 36);
+    info->meta_bytes = get32(in + 40);
     if (info->width < 1 || info->height < 1 ||
         info->width > SCI_DPCM_MAX_DIM || info->height > SCI_DPCM_MAX_DIM ||
         (uint64_t)info->width * info->height > SCI_DPCM_MAX_PIXELS)
@@ -676,25 +660,26 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         (info->params.threshold == 0 &&
          (info->t_hi < info->t_lo || info->escapes != 0)))
         return SCI_DPCM_E_THRESHOLDS;
-    /* version 1: reserved; version 2: the metadata length */
-    if (info->version == SCI_DPCM_VERSION_PLAIN && get32(in + 40) != 0)
-        return SCI_DPCM_E_RESERVED;
-    if (info->version >= 2)
-        info->meta_bytes = get32(in + 40);
     uint64_t count = (uint64_t)info->width * info->height;
+    if (info->seg_rows < 1 || info->seg_rows > info->height)
+        return SCI_DPCM_E_LENGTHS;
+    info->segments = (info->height + info->seg_rows - 1) / info->seg_rows;
     if (info->escapes > count ||
-        info->raw_bytes != raw_size(info->escapes, info->depth) ||
-        info->rc_bytes < SCI_RC_MIN_BYTES || info->rc_bytes > rc_bound(count) ||
+        info->coded_bytes <
+            (uint64_t)info->segments * SCI_RC_MIN_BYTES ||
+        info->coded_bytes > sci_dpcm_coded_bound(info->width, info->height,
+                                                 info->seg_rows) ||
         info->meta_bytes > SCI_DPCM_MAX_METADATA)
         return SCI_DPCM_E_LENGTHS;
     info->meta_offset = SCI_DPCM_HEADER_BYTES;
-    info->frame_bytes = (size_t)SCI_DPCM_HEADER_BYTES + info->meta_bytes +
-                        info->raw_bytes + info->rc_bytes +
+    info->table_offset = info->meta_offset + info->meta_bytes;
+    info->coded_offset = info->table_offset + 4 * (size_t)info->segments;
+    info->frame_bytes = info->coded_offset + info->coded_bytes +
                         SCI_DPCM_TRAILER_BYTES;
     return SCI_DPCM_OK;
 }
 
-/* The header, the frame length and the CRC. */
+/* The header, the frame length, the CRC and the segment table. */
 static int check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     int st = sci_dpcm_peek(in, len, info);
     if (st)
@@ -706,7 +691,33 @@ static int check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     size_t body = info->frame_bytes - SCI_DPCM_TRAILER_BYTES;
     if (sci_crc32(0, in, body) != get32(in + body))
         return SCI_DPCM_E_CRC;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < info->segments; i++) {
+        uint32_t n = get32(in + info->table_offset + 4 * (size_t)i);
+        unsigned y0 = i * info->seg_rows;
+        unsigned rows = info->height - y0 < info->seg_rows
+                            ? info->height - y0 : info->seg_rows;
+        if (n < SCI_RC_MIN_BYTES ||
+            n > sci_dpcm_segment_bound((size_t)info->width * rows))
+            return SCI_DPCM_E_LENGTHS;
+        sum += n;
+    }
+    if (sum != info->coded_bytes)
+        return SCI_DPCM_E_LENGTHS;
     return SCI_DPCM_OK;
+}
+
+int sci_dpcm_segment_table(const uint8_t *in, const sci_dpcm_info *info,
+                           uint32_t *seg_bytes) {
+    for (uint32_t i = 0; i < info->segments; i++)
+        seg_bytes[i] = get32(in + info->table_offset + 4 * (size_t)i);
+    return SCI_DPCM_OK;
+}
+
+int sci_dpcm_check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
+    if (!in || !info)
+        return SCI_DPCM_E_ARG;
+    return check_frame(in, len, info);
 }
 
 int sci_dpcm_metadata(const uint8_t *in, size_t len, const uint8_t **meta,
@@ -740,16 +751,21 @@ int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
         return SCI_DPCM_E_BUFFER;
     size_t count = (size_t)w * h;
     int32_t *res = malloc(count * sizeof *res);
-    if (!res)
+    uint32_t *seg_bytes = malloc(info->segments * sizeof *seg_bytes);
+    if (!res || !seg_bytes) {
+        free(res);
+        free(seg_bytes);
         return SCI_DPCM_E_NOMEM;
-    const uint8_t *raw = in + SCI_DPCM_HEADER_BYTES + info->meta_bytes;
-    st = sci_dpcm_decode_residuals(raw + info->raw_bytes, info->rc_bytes, raw,
-                                   info->raw_bytes, info->escapes, count,
-                                   info->depth, info->t_lo, info->t_hi, res);
+    }
+    sci_dpcm_segment_table(in, info, seg_bytes);
+    st = sci_dpcm_decode_residuals(in + info->coded_offset, seg_bytes, w, h,
+                                   info->depth, info->t_lo, info->t_hi,
+                                   info->seg_rows, info->escapes, res);
     if (st == SCI_DPCM_OK)
         st = sci_dpcm_reconstruct(res, w, h, info->depth,
                                   info->params.order_n,
                                   info->params.equations_m, samples, stride);
     free(res);
+    free(seg_bytes);
     return st;
 }

@@ -25,8 +25,7 @@
 extern "C" {
 #endif
 
-#define SCI_DPCM_VERSION 2        /* the newest version read and written */
-#define SCI_DPCM_VERSION_PLAIN 1  /* written for frames without metadata */
+#define SCI_DPCM_VERSION 3        /* the version read and written */
 #define SCI_DPCM_HEADER_BYTES 44
 #define SCI_DPCM_TRAILER_BYTES 4         /* the CRC-32 */
 #define SCI_DPCM_MAX_DIM 65535u          /* width and height */
@@ -35,6 +34,8 @@ extern "C" {
 #define SCI_DPCM_MAX_EQUATIONS 64u       /* M */
 #define SCI_DPCM_MAX_THRESHOLD (1u << 28)
 #define SCI_DPCM_MAX_METADATA (1u << 24) /* bytes of the metadata section */
+/* Encoders cut frames into segments of ceil(this / width) rows. */
+#define SCI_DPCM_SEGMENT_SAMPLES 4096u
 /* A pivot whose magnitude is at most this times the largest diagonal entry
  * of the normal matrix makes the system singular. */
 #define SCI_DPCM_PIVOT_EPS 1e-12
@@ -53,11 +54,15 @@ typedef struct {
     sci_dpcm_params params;
     int32_t t_lo, t_hi;     /* coded residuals [t_lo, t_hi]; t_hi = t_lo - 1: none */
     uint32_t escapes;       /* residuals stored verbatim */
-    uint32_t rc_bytes, raw_bytes;
+    uint32_t seg_rows;      /* rows per segment */
+    uint32_t segments;      /* ceil(height / seg_rows) */
+    uint32_t coded_bytes;   /* the segments together */
     size_t frame_bytes;     /* header + sections + CRC */
-    unsigned version;       /* 1, or 2 (the metadata section exists) */
+    unsigned version;
     uint32_t meta_bytes;    /* metadata section: its bytes (0: none) ... */
     size_t meta_offset;     /* ... starting here in the frame */
+    size_t table_offset;    /* segments' byte counts (uint32 LE) here */
+    size_t coded_offset;    /* the first segment here */
 } sci_dpcm_info;
 
 enum {
@@ -71,12 +76,12 @@ enum {
     SCI_DPCM_E_DEPTH = -7,
     SCI_DPCM_E_PARAMS = -8,     /* N, M or T out of bounds */
     SCI_DPCM_E_THRESHOLDS = -9, /* T-, T+ impossible for the depth */
-    SCI_DPCM_E_RESERVED = -10,  /* reserved header bits set */
+    SCI_DPCM_E_RESERVED = -10,  /* (no longer produced) */
     SCI_DPCM_E_LENGTHS = -11,   /* section lengths inconsistent */
     SCI_DPCM_E_TRAILING = -12,  /* bytes after the frame */
     SCI_DPCM_E_CRC = -13,
-    SCI_DPCM_E_ENTROPY = -14,   /* range-coded section invalid */
-    SCI_DPCM_E_ESCAPES = -15,   /* raw section disagrees with the coded one */
+    SCI_DPCM_E_ENTROPY = -14,   /* a segment does not decode */
+    SCI_DPCM_E_ESCAPES = -15,   /* an escaped value or the escape count wrong */
     SCI_DPCM_E_SAMPLE = -16,    /* a reconstructed sample out of range */
     SCI_DPCM_E_BUFFER = -17,    /* the caller's sample buffer is too small */
 };
@@ -102,7 +107,7 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
 
 /* The same with an opaque metadata section of meta_len bytes (0 ..
  * SCI_DPCM_MAX_METADATA; meta may be NULL when meta_len is 0), stored
- * as it is and covered by the CRC: the frame is then of version 2 (see
+ * as it is and covered by the CRC: (see
  * docs/dpcm-format.md).  meta_len = 0 gives sci_dpcm_encode's bytes.
  * cap >= sci_dpcm_max_bytes + meta_len is always enough. */
 size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
@@ -154,23 +159,57 @@ int sci_dpcm_solve(unsigned n, const int64_t *g, const int64_t *b, double *a);
 uint32_t sci_dpcm_round_prediction(double p, uint32_t maxval);
 
 /*
- * Stage 2: entropy coding of residuals (any predictor's).  T- and T+ follow
- * from the histogram and the threshold (sci_dpcm_thresholds); the range
- * coder's bytes go to rc (capacity rc_cap), the escaped residuals to raw.
- * Returns 0 (and the lengths and counts), or a negative code
- * (SCI_DPCM_E_BUFFER when a capacity is too small).
+ * Stage 2: entropy coding of residuals (any predictor's), w x h in raster
+ * order.  T- and T+ follow from the histogram and the threshold
+ * (sci_dpcm_thresholds).  The frame is cut into segments of seg_rows rows
+ * (the last may be shorter), each coded alone: their bytes go one after
+ * another to out (capacity cap), segment i's count to seg_bytes[i]
+ * (ceil(h / seg_rows) entries).  0 (and the total and escape count), or a
+ * negative code (SCI_DPCM_E_BUFFER when cap is too small; never when
+ * cap >= sci_dpcm_coded_bound).
  */
 void sci_dpcm_thresholds(const int32_t *res, size_t count, unsigned depth,
                          unsigned threshold, int32_t *t_lo, int32_t *t_hi);
-int sci_dpcm_code_residuals(const int32_t *res, size_t count, unsigned depth,
-                            int32_t t_lo, int32_t t_hi, uint8_t *rc,
-                            size_t rc_cap, size_t *rc_bytes, uint8_t *raw,
-                            size_t raw_cap, size_t *raw_bytes,
+/* Rows per segment that encoders pick: ceil(SCI_DPCM_SEGMENT_SAMPLES / w),
+ * at most h. */
+unsigned sci_dpcm_segment_rows(unsigned w, unsigned h);
+/* Bytes one segment of `samples` residuals can take at most. */
+size_t sci_dpcm_segment_bound(size_t samples);
+/* The same for all segments of a w x h frame cut into seg_rows rows. */
+size_t sci_dpcm_coded_bound(unsigned w, unsigned h, unsigned seg_rows);
+int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
+                            unsigned depth, int32_t t_lo, int32_t t_hi,
+                            unsigned seg_rows, uint8_t *out, size_t cap,
+                            uint32_t *seg_bytes, size_t *out_bytes,
                             uint32_t *escapes);
-int sci_dpcm_decode_residuals(const uint8_t *rc, size_t rc_bytes,
-                              const uint8_t *raw, size_t raw_bytes,
-                              uint32_t escapes, size_t count, unsigned depth,
-                              int32_t t_lo, int32_t t_hi, int32_t *res);
+/* The inverse: in holds the segments of seg_bytes[] bytes one after
+ * another; checks that exactly `escapes` residuals were escaped. */
+int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
+                              unsigned w, unsigned h, unsigned depth,
+                              int32_t t_lo, int32_t t_hi, unsigned seg_rows,
+                              uint32_t escapes, int32_t *res);
+
+/*
+ * Framing for other backends (cuda/dpcm.cu), which produce the segments
+ * themselves.  sci_dpcm_write_header writes the header, the metadata and
+ * the segment table (the frame's first
+ * 44 + meta_len + 4 ceil(h / seg_rows) bytes) and returns their length;
+ * the segments follow; sci_dpcm_finish_frame appends the CRC of the
+ * first `body` bytes and returns the frame's length.
+ */
+size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
+                             unsigned depth, const sci_dpcm_params *p,
+                             int32_t t_lo, int32_t t_hi, uint32_t escapes,
+                             unsigned seg_rows, size_t coded_bytes,
+                             const uint8_t *meta, size_t meta_len,
+                             const uint32_t *seg_bytes);
+size_t sci_dpcm_finish_frame(uint8_t *out, size_t body);
+/* Every check sci_dpcm_decode makes before decoding (header, lengths, CRC,
+ * segment table); then sci_dpcm_segment_table reads the info->segments
+ * byte counts. */
+int sci_dpcm_check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info);
+int sci_dpcm_segment_table(const uint8_t *in, const sci_dpcm_info *info,
+                           uint32_t *seg_bytes);
 
 #ifdef __cplusplus
 }

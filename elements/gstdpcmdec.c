@@ -62,7 +62,7 @@ G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
     GST_TYPE_DPCM_DEC);
 
-/* ---- typefinder: "DPCM", a known version, a depth of 1..16 ---- */
+/* ---- typefinder: "DPCM", the version read (3), a depth of 1..16 ---- */
 
 static void
 dpcm_type_find (GstTypeFind * tf, gpointer unused)
@@ -72,8 +72,8 @@ dpcm_type_find (GstTypeFind * tf, gpointer unused)
 
   if (!d) {
     d = gst_type_find_peek (tf, 0, 6);
-    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= 1
-        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
+    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] == SCI_DPCM_VERSION
+        && d[5] >= 1 && d[5] <= 16)
       gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
           DPCM_MEDIA_TYPE);
     return;

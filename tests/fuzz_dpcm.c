@@ -5,15 +5,17 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
  *     -DSCI_FUZZ_LIBFUZZER -I. tests/fuzz_dpcm.c codec/dpcm.c \
- *     codec/range_coder.c -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
+ *     codec/crc32.c -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
  *
  * Each input is decoded as it is and once more with its CRC recomputed, so
  * that mutations reach the checks behind the CRC.  Frame sizes are bounded
  * (at most 2^16 pixels) to keep every run short.
  *
  * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
- * mutations of valid frames (bit and byte changes, insertions, deletions,
- * truncations, header field changes), half of them with the CRC fixed, and
+ * mutations of valid version-3 frames (one segment or several, with and
+ * without metadata: bit and byte changes, insertions, deletions,
+ * truncations, header field and segment table changes), half of them with
+ * the CRC fixed, and
  * checks that a mutated frame whose CRC was not fixed never decodes: the
  * test 'fuzz-dpcm' of suite codec.  --iterations N, --seed S, and
  * --write-seeds DIR to leave the valid frames there as a libFuzzer corpus.
@@ -22,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/crc32.h"
 #include "codec/dpcm.h"
-#include "codec/range_coder.h"
 
 #define FUZZ_MAX_PIXELS (1u << 16)
 #define FUZZ_MAX_BYTES (1u << 20)
@@ -72,10 +74,16 @@ typedef struct {
     size_t len;
     unsigned w, h;
     uint16_t *px;
+    size_t table; /* the segment table's offset */
+    unsigned segments;
 } seed_frame;
 
+/* A valid frame: sci_dpcm_encode's (seg_rows 0, no metadata) or, with
+ * seg_rows > 0 or metadata, one framed from the stages with segments of
+ * seg_rows rows (0: the encoder's) and meta_len bytes of metadata. */
 static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
-                      unsigned n, unsigned m, unsigned t) {
+                      unsigned n, unsigned m, unsigned t, unsigned seg_rows,
+                      size_t meta_len) {
     uint32_t maxv = (1u << depth) - 1;
     f->w = w, f->h = h;
     f->px = malloc((size_t)w * h * sizeof *f->px);
@@ -88,9 +96,47 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
             f->px[(size_t)y * w + x] = (uint16_t)(v > maxv ? maxv : v);
         }
     sci_dpcm_params p = {n, m, t};
-    size_t cap = sci_dpcm_max_bytes(w, h, depth);
-    f->bytes = malloc(cap);
-    f->len = sci_dpcm_encode(f->px, w, w, h, depth, &p, f->bytes, cap);
+    uint8_t meta[64];
+    for (size_t k = 0; k < sizeof meta; k++)
+        meta[k] = (uint8_t)(k * 7 + 1);
+    if (meta_len > sizeof meta)
+        meta_len = sizeof meta;
+    size_t cap = sci_dpcm_max_bytes(w, h, depth) + meta_len;
+    if (!seg_rows) {
+        f->bytes = malloc(cap);
+        f->len = sci_dpcm_encode_meta(f->px, w, w, h, depth, &p, meta, meta_len,
+                                      f->bytes, cap);
+    } else {
+        size_t count = (size_t)w * h, segs = (h + seg_rows - 1) / seg_rows;
+        size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs;
+        size_t ccap = sci_dpcm_coded_bound(w, h, seg_rows);
+        int32_t *res = malloc(count * sizeof *res);
+        uint32_t *sb = malloc(segs * sizeof *sb);
+        int32_t lo, hi;
+        size_t coded;
+        uint32_t esc;
+        f->bytes = malloc(pre + ccap + SCI_DPCM_TRAILER_BYTES);
+        f->len = 0;
+        if (sci_dpcm_predict_residuals(f->px, w, w, h, depth, n, m, res, NULL) == 0) {
+            sci_dpcm_thresholds(res, count, depth, t, &lo, &hi);
+            if (sci_dpcm_code_residuals(res, w, h, depth, lo, hi, seg_rows,
+                                        f->bytes + pre, ccap, sb, &coded,
+                                        &esc) == 0) {
+                sci_dpcm_write_header(f->bytes, w, h, depth, &p, lo, hi, esc,
+                                      seg_rows, coded, meta, meta_len, sb);
+                f->len = sci_dpcm_finish_frame(f->bytes, pre + coded);
+            }
+        }
+        free(res);
+        free(sb);
+    }
+    sci_dpcm_info info;
+    f->table = SCI_DPCM_HEADER_BYTES;
+    f->segments = 0;
+    if (f->len && sci_dpcm_peek(f->bytes, f->len, &info) == SCI_DPCM_OK) {
+        f->table = info.table_offset;
+        f->segments = info.segments;
+    }
 }
 
 int main(int argc, char **argv) {
@@ -104,13 +150,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--write-seeds"))
             seed_dir = argv[i + 1];
     }
-    seed_frame seeds[6];
-    make_seed(&seeds[0], 16, 12, 16, 11, 7, 13);
-    make_seed(&seeds[1], 9, 5, 8, 3, 2, 2);
-    make_seed(&seeds[2], 1, 10, 12, 1, 1, 0);
-    make_seed(&seeds[3], 30, 4, 16, 16, 8, 1);
-    make_seed(&seeds[4], 7, 7, 1, 2, 3, 1);
-    make_seed(&seeds[5], 20, 20, 16, 11, 7, 0);
+    seed_frame seeds[9];
+    make_seed(&seeds[0], 16, 12, 16, 11, 7, 13, 0, 0);
+    make_seed(&seeds[1], 9, 5, 8, 3, 2, 2, 0, 0);
+    make_seed(&seeds[2], 1, 10, 12, 1, 1, 0, 0, 0);
+    make_seed(&seeds[3], 30, 4, 16, 16, 8, 1, 0, 0);
+    make_seed(&seeds[4], 7, 7, 1, 2, 3, 1, 0, 0);
+    make_seed(&seeds[5], 20, 20, 16, 11, 7, 0, 0, 0);
+    /* several segments (the encoder cuts only frames above 4096 pixels) */
+    make_seed(&seeds[6], 16, 12, 16, 11, 7, 13, 3, 0);
+    make_seed(&seeds[7], 11, 9, 8, 4, 4, 2, 1, 0);
+    /* metadata, with segments and without */
+    make_seed(&seeds[8], 12, 10, 16, 11, 7, 3, 4, 23);
     unsigned nseeds = sizeof seeds / sizeof *seeds;
     for (unsigned i = 0; seed_dir && i < nseeds; i++) {
         char path[1024];
@@ -123,10 +174,13 @@ int main(int argc, char **argv) {
     }
     for (unsigned i = 0; i < nseeds; i++) {
         int st = seeds[i].len ? fuzz_decode(seeds[i].bytes, seeds[i].len) : -99;
-        check(st == SCI_DPCM_OK &&
+        check(st == SCI_DPCM_OK && seeds[i].bytes[4] == 3 && seeds[i].segments > 0 &&
                   !memcmp(fuzz_out, seeds[i].px, (size_t)seeds[i].w * seeds[i].h * 2),
               "seed frame round trip");
     }
+    check(seeds[6].segments == 4 && seeds[7].segments == 9 &&
+              seeds[8].segments == 3 && seeds[8].table == SCI_DPCM_HEADER_BYTES + 23,
+          "seed frames: several segments, metadata");
     static uint8_t buf[1 << 16];
     unsigned count[32] = {0}, undetected = 0, fixed_ok = 0;
     for (unsigned it = 0; it < iterations; it++) {
@@ -136,7 +190,7 @@ int main(int argc, char **argv) {
         unsigned muts = 1 + (unsigned)(rng() % 4);
         for (unsigned k = 0; k < muts && len > 0; k++) {
             size_t pos = (size_t)(rng() % len);
-            switch (rng() % 8) {
+            switch (rng() % 10) {
             case 0: buf[pos] ^= (uint8_t)(1u << (rng() % 8)); break;
             case 1: buf[pos] = (uint8_t)rng(); break;
             case 2: /* header field */
@@ -154,13 +208,33 @@ int main(int argc, char **argv) {
                 memmove(buf + pos, buf + pos + 1, len - pos - 1);
                 len--;
                 break;
-            case 6: /* interesting values in a 32-bit field */
+            case 6: /* interesting values in a 32-bit field, often one of
+                     * the header's E, R, C, L (offsets 28, 32, 36, 40) */
+                if (rng() & 1)
+                    pos = 28 + 4 * (size_t)(rng() % 4);
                 if (pos + 4 <= len) {
                     static const uint32_t v[] = {0, 1, 6, 0x7FFFFFFF, 0x80000000u,
                                                  0xFFFFFFFFu, 65535, 65536, 1u << 28};
                     put32(buf + pos, v[rng() % 9]);
                 }
                 break;
+            case 7: /* a segment count: a little more or less, or moved */
+            case 8: {
+                size_t e = s->table + 4 * (size_t)(rng() % (s->segments + !s->segments));
+                if (s->segments && e + 4 <= len) {
+                    uint32_t c = (uint32_t)buf[e] | (uint32_t)buf[e + 1] << 8 |
+                                 (uint32_t)buf[e + 2] << 16 | (uint32_t)buf[e + 3] << 24;
+                    int32_t d = (int32_t)(rng() % 7) - 3;
+                    put32(buf + e, c + (uint32_t)d);
+                    /* the other way in the next one: the sum kept */
+                    if (rng() & 1 && e + 8 <= len && e + 8 <= s->table + 4 * s->segments) {
+                        c = (uint32_t)buf[e + 4] | (uint32_t)buf[e + 5] << 8 |
+                            (uint32_t)buf[e + 6] << 16 | (uint32_t)buf[e + 7] << 24;
+                        put32(buf + e + 4, c - (uint32_t)d);
+                    }
+                }
+                break;
+            }
             default: buf[pos] ^= 0xFF; break;
             }
         }

@@ -1,8 +1,10 @@
 /*
- * Unit tests of the online-DPCM codec (codec/dpcm.h, codec/range_coder.h):
- * the CRC, the range coder, the solve, bit-exact round trips of the real
- * GMOS-N frames (bits per pixel against a left-neighbour baseline) and of
- * synthetic frames at every corner of sizes, depths and parameters, and
+ * Unit tests of the online-DPCM codec (codec/dpcm.h, codec/dpcm_core.h,
+ * codec/crc32.h): the CRC, the range coder, the residual classes and
+ * contexts, the segment coder, the entropy stage, the solve, bit-exact
+ * round trips of the real GMOS-N frames (bits per pixel against a
+ * left-neighbour baseline) and of synthetic frames at every corner of
+ * sizes, depths and parameters, frames put together from the stages, and
  * the rejection of every corrupted and truncated stream.
  *
  *   test-codec-dpcm [--seed S] [--data DIR] [--bench]
@@ -12,6 +14,7 @@
  * says SKIP and the synthetic and corruption parts still run.  --bench times
  * a 1024 x 1024 16-bit frame tiled from the real ones (encode, decode).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +23,9 @@
 #include <omp.h>
 #endif
 
+#include "codec/crc32.h"
 #include "codec/dpcm.h"
-#include "codec/range_coder.h"
+#include "codec/dpcm_core.h"
 #include "fitsread.h"
 #include "testutil.h"
 
@@ -35,51 +39,416 @@ static void test_crc(void) {
           "CRC-32 in pieces");
 }
 
+/* One message of the range coder: count values, each (cum, freq, total). */
+typedef struct {
+    uint32_t cum, freq, total;
+} rc_sym;
+
+/* A random total of 2^k-ish size, k up to 24, and a (cum, freq) in it:
+ * kind 0 anything, 1 a likely value (freq close to total, long runs of
+ * 0xFF and carries), 2 an unlikely one (freq 1), 3 a power-of-two total
+ * (verbatim bits). */
+static rc_sym rc_random_sym(unsigned kind) {
+    rc_sym s;
+    unsigned k = (unsigned)(rng() % 25);
+    uint32_t total = kind == 3 ? 1u << k
+                               : (uint32_t)(1 + rng() % ((1u << k) + (rng() & 1 ? 0 : 1)));
+    if (total > 1u << 24)
+        total = 1u << 24;
+    if (rng() % 16 == 0)
+        total = 1u << 24; /* the largest total often */
+    switch (kind) {
+    case 1: s.freq = total - (uint32_t)(rng() % (total < 4 ? total : 4)); break;
+    case 2: s.freq = 1; break;
+    default: s.freq = 1 + (uint32_t)(rng() % total); break;
+    }
+    if (kind == 3)
+        s.freq = 1;
+    s.cum = (uint32_t)(rng() % (total - s.freq + 1));
+    s.total = total;
+    return s;
+}
+
 static void test_range_coder(void) {
-    static const uint32_t sizes[] = {1, 2, 3, 17, 256, 4097, 131072, 262144};
-    static uint8_t buf[1 << 20];
-    static uint32_t syms[100000];
-    unsigned bad = 0;
-    for (unsigned t = 0; t < sizeof sizes / sizeof *sizes; t++) {
-        uint32_t n = sizes[t];
-        for (int skew = 0; skew < 3; skew++) {
-            size_t count = skew == 2 ? 0 : 100000;
+    enum { COUNT = 20000 };
+    static rc_sym syms[COUNT];
+    static uint8_t buf[6 + 5 * COUNT + 64];
+    static const unsigned counts[] = {0, 1, 2, 5, 100, COUNT};
+    unsigned bad = 0, bound_bad = 0, zero_bad = 0, messages = 0;
+    for (unsigned c = 0; c < sizeof counts / sizeof *counts; c++)
+        for (unsigned kind = 0; kind < 6; kind++) {
+            size_t count = counts[c];
+            double bits = 0;
             for (size_t i = 0; i < count; i++) {
-                uint64_t r = rng();
-                /* skew 1: mostly near 0, some anywhere */
-                syms[i] = skew == 1 && (r & 7) ? (uint32_t)((r >> 8) % (n < 8 ? n : 8))
-                                               : (uint32_t)((r >> 8) % n);
+                /* kinds 4 and 5: a mix; 5 mostly likely values */
+                unsigned k = kind < 4 ? kind : kind == 4 ? (unsigned)(rng() % 4)
+                                                         : (rng() % 8 ? 1u : 2u);
+                syms[i] = rc_random_sym(k);
+                bits += log2((double)syms[i].total / syms[i].freq);
             }
-            sci_rc_model m;
             sci_rc_enc e;
-            if (sci_rc_model_init(&m, n)) {
-                bad++;
-                continue;
-            }
             sci_rc_enc_init(&e, buf, sizeof buf);
             for (size_t i = 0; i < count; i++)
-                sci_rc_encode(&e, &m, syms[i]);
+                sci_rc_encode(&e, syms[i].cum, syms[i].freq, syms[i].total);
             size_t len = sci_rc_enc_finish(&e);
-            sci_rc_model_free(&m);
-            if (len > sizeof buf || len > 6 + 3 * count) {
-                bad++;
+            messages++;
+            /* a value costs log2(total / freq) bits and at most 2^-8 of its
+             * interval to the rounding of r: < 0.006 bits */
+            if (len > sizeof buf || len < SCI_RC_MIN_BYTES ||
+                (double)len > 7 + (bits + 0.006 * count) / 8) {
+                bound_bad++;
                 continue;
             }
+            if (buf[0] != 0)
+                zero_bad++;
             sci_rc_dec d;
-            sci_rc_model_init(&m, n);
             int err = sci_rc_dec_init(&d, buf, len);
-            for (size_t i = 0; i < count && !err; i++)
-                if (sci_rc_decode(&d, &m) != syms[i] || d.error)
+            for (size_t i = 0; i < count && !err; i++) {
+                uint64_t r;
+                uint32_t v = sci_rc_peek(&d, syms[i].total, &r);
+                if (d.error || v < syms[i].cum || v >= syms[i].cum + syms[i].freq)
                     err = 1;
-            if (err || d.pos != len)
+                else
+                    sci_rc_consume(&d, r, syms[i].cum, syms[i].freq);
+            }
+            if (err || d.error || d.pos != len)
                 bad++;
-            sci_rc_model_free(&m);
+            /* one byte short: the decoder reads past its end */
+            if (!err) {
+                err = sci_rc_dec_init(&d, buf, len - 1);
+                for (size_t i = 0; i < count && !err; i++) {
+                    uint64_t r;
+                    uint32_t v = sci_rc_peek(&d, syms[i].total, &r);
+                    (void)v;
+                    if (d.error)
+                        break;
+                    sci_rc_consume(&d, r, syms[i].cum, syms[i].freq);
+                }
+                if (!d.error)
+                    bad++;
+            }
         }
+    char what[200];
+    snprintf(what, sizeof what,
+             "range coder: %u random messages (totals up to 2^24) decode back, reading "
+             "exactly their bytes, and not one byte short", messages);
+    check(bad == 0, what);
+    check(bound_bad == 0, "range coder: messages within 7 bytes + the information content");
+    check(zero_bad == 0, "range coder: every message starts with a 0 byte");
+
+    /* an empty message is 6 zero bytes */
+    {
+        sci_rc_enc e;
+        uint8_t b[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        sci_rc_enc_init(&e, b, sizeof b);
+        size_t n = sci_rc_enc_finish(&e);
+        static const uint8_t z[6] = {0};
+        check(n == SCI_RC_MIN_BYTES && !memcmp(b, z, 6) && b[6] == 1,
+              "range coder: an empty message is 6 zero bytes");
     }
-    check(bad == 0, "range coder: random messages over 1..2^18 symbols decode back, within bound");
-    sci_rc_model m;
-    check(sci_rc_model_init(&m, 0) != 0 && sci_rc_model_init(&m, SCI_RC_MAX_SYMBOLS + 1) != 0,
-          "range coder: model sizes 0 and 2^18 + 1 refused");
+    /* too small a buffer: the full length is still returned, the bytes that
+     * fit are the message's first ones, nothing past cap is written */
+    {
+        size_t count = 3000;
+        for (size_t i = 0; i < count; i++)
+            syms[i] = rc_random_sym((unsigned)(rng() % 4));
+        sci_rc_enc e;
+        sci_rc_enc_init(&e, buf, sizeof buf);
+        for (size_t i = 0; i < count; i++)
+            sci_rc_encode(&e, syms[i].cum, syms[i].freq, syms[i].total);
+        size_t full = sci_rc_enc_finish(&e);
+        uint8_t *small = malloc(full + 16);
+        size_t caps[] = {0, 1, 5, full / 2, full - 1};
+        int ok = full > 16 && full <= sizeof buf;
+        for (unsigned c = 0; ok && c < sizeof caps / sizeof *caps; c++) {
+            memset(small, 0xA5, full + 16);
+            sci_rc_enc_init(&e, small, caps[c]);
+            for (size_t i = 0; i < count; i++)
+                sci_rc_encode(&e, syms[i].cum, syms[i].freq, syms[i].total);
+            size_t n = sci_rc_enc_finish(&e);
+            if (n != full || memcmp(small, buf, caps[c]))
+                ok = 0;
+            for (size_t k = caps[c]; k < full + 16; k++)
+                if (small[k] != 0xA5)
+                    ok = 0;
+        }
+        free(small);
+        check(ok, "range coder: too small a buffer: its full length returned, nothing "
+                  "written past the end");
+    }
+    /* an impossible code: a value at or past the total */
+    {
+        uint8_t b[6] = {0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+        sci_rc_dec d;
+        uint64_t r;
+        int ok = sci_rc_dec_init(&d, b, 6) == 0;
+        uint32_t v = sci_rc_peek(&d, 1u << 24, &r); /* code 2^40-1 / r >= 2^24 */
+        ok = ok && v == 1u << 24 && d.error;
+        uint8_t nz[6] = {1, 0, 0, 0, 0, 0};
+        ok = ok && sci_rc_dec_init(&d, nz, 6) != 0;
+        ok = ok && sci_rc_dec_init(&d, b, 5) != 0;
+        check(ok, "range coder: a code past the total, a nonzero first byte and a message "
+                  "under 6 bytes flagged");
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Classes, contexts, segments */
+
+static void test_classes(void) {
+    unsigned bad = 0, seen[SCI_DPCM_CLASSES] = {0}, prev = 0;
+    for (uint32_t u = 0; u < 1u << 17; u++) {
+        unsigned nb, nb2;
+        unsigned c = sci_dpcm_class(u, &nb);
+        if (c >= SCI_DPCM_ESCAPE || c < prev) {
+            bad++;
+            continue;
+        }
+        prev = c;
+        seen[c]++;
+        uint32_t base = sci_dpcm_class_base(c, &nb2);
+        /* the spec's definition, written out again */
+        unsigned b = 0;
+        while (b < 32 && (u >> b))
+            b++;
+        unsigned want = u < 8 ? u : 8 + 2 * (b - 4) + ((u >> (b - 2)) & 1);
+        unsigned want_nb = u < 8 ? 0 : b - 2;
+        if (c != want || nb != want_nb || nb2 != nb || base > u ||
+            u - base >= (1u << nb) || (u & ~((1u << nb) - 1)) != base)
+            bad++;
+    }
+    unsigned missing = 0;
+    for (unsigned c = 0; c < SCI_DPCM_ESCAPE; c++)
+        if (!seen[c] || seen[c] != (c < 8 ? 1u : 1u << ((c - 8) / 2 + 2)))
+            missing++;
+    check(bad == 0, "classes: sci_dpcm_class / sci_dpcm_class_base invert each other for "
+                    "every u < 2^17, as the spec says");
+    check(missing == 0 && prev == 35,
+          "classes: 0..35 all used, each with 2^(its verbatim bits) values");
+}
+
+/* The spec's context: min(7, max(0, floor(log2(a + 1)) - 2)). */
+static unsigned ref_context(uint64_t a) {
+    int l = (int)floor(log2((double)a + 1.0));
+    int c = l - 2;
+    return c < 0 ? 0 : c > 7 ? 7 : (unsigned)c;
+}
+
+static void test_contexts(void) {
+    unsigned bad = 0;
+    for (uint32_t a = 0; a < 1u << 20; a++)
+        if (sci_dpcm_context(a) != ref_context(a))
+            bad++;
+    static const uint32_t big[] = {6 * 65535u, 1u << 24, 0x7FFFFFFFu, 0xFFFFFFFEu};
+    for (unsigned i = 0; i < sizeof big / sizeof *big; i++)
+        if (sci_dpcm_context(big[i]) != 7)
+            bad++;
+    check(bad == 0 && sci_dpcm_context(6) == 0 && sci_dpcm_context(7) == 1 &&
+              sci_dpcm_context(14) == 1 && sci_dpcm_context(15) == 2 &&
+              sci_dpcm_context(510) == 6 && sci_dpcm_context(511) == 7,
+          "contexts: floor(log2(a + 1)) - 2 within 0..7");
+    /* the neighbourhood inside a segment: left, up, up-left, up-right,
+     * 0 outside (the frame's edges and the rows above the segment) */
+    enum { W = 7, R = 5 };
+    int32_t seg[W * R];
+    unsigned nb = 0;
+    for (unsigned rep = 0; rep < 50; rep++) {
+        for (unsigned i = 0; i < W * R; i++)
+            seg[i] = (int32_t)(rng() % 131071) - 65535;
+        if (rep % 3 == 0)
+            for (unsigned i = 0; i < W * R; i++)
+                seg[i] = (int32_t)(rng() % 9) - 4;
+        for (unsigned yy = 0; yy < R; yy++)
+            for (unsigned x = 0; x < W; x++) {
+#define A(xx, y2) ((xx) < 0 || (xx) >= W || (y2) < 0 ? 0 : llabs(seg[(y2) * W + (xx)]))
+                int ix = (int)x, iy = (int)yy;
+                uint64_t a = 2 * A(ix - 1, iy) + 2 * A(ix, iy - 1) + A(ix - 1, iy - 1) +
+                             A(ix + 1, iy - 1);
+#undef A
+                if (sci_dpcm_context_at(seg, W, x, yy) != ref_context(a))
+                    nb++;
+            }
+    }
+    check(nb == 0, "contexts: a = 2|left| + 2|up| + |up-left| + |up-right|, 0 outside the "
+                   "segment");
+}
+
+/* Random residuals in [-maxval, maxval]: mostly small, some of any size. */
+static void random_residuals(int32_t *res, size_t count, unsigned depth, unsigned spread) {
+    int32_t maxval = (int32_t)((1u << depth) - 1);
+    for (size_t i = 0; i < count; i++) {
+        int32_t v;
+        if (rng() % 32 == 0)
+            v = (int32_t)(rng() % (2 * (uint32_t)maxval + 1)) - maxval;
+        else
+            v = (int32_t)(rng() % (2 * spread + 1)) - (int32_t)spread;
+        if (v > maxval)
+            v = maxval;
+        if (v < -maxval)
+            v = -maxval;
+        res[i] = v;
+    }
+}
+
+static void test_segments(void) {
+    static const unsigned shapes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 5},
+                                         {64, 8}, {300, 2}, {5, 200}};
+    static const unsigned depths[] = {1, 8, 12, 16};
+    unsigned bad = 0, runs = 0, bound_bad = 0;
+    int32_t *res = malloc(1200 * sizeof *res), *back = malloc(1200 * sizeof *back);
+    uint8_t *buf = malloc(sci_dpcm_segment_bound(1200));
+    sci_dpcm_models m;
+    for (unsigned s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (unsigned d = 0; d < sizeof depths / sizeof *depths; d++)
+            for (unsigned tsel = 0; tsel < 4; tsel++) {
+                unsigned w = shapes[s][0], rows = shapes[s][1], depth = depths[d];
+                size_t count = (size_t)w * rows;
+                int32_t maxval = (int32_t)((1u << depth) - 1);
+                random_residuals(res, count, depth, depth > 4 ? 20 : 1);
+                int32_t lo = -maxval, hi = maxval; /* tsel 0: all coded */
+                if (tsel == 1)
+                    lo = -3, hi = 4;
+                else if (tsel == 2)
+                    lo = 0, hi = -1; /* all escaped */
+                else if (tsel == 3)
+                    sci_dpcm_thresholds(res, count, depth, 2, &lo, &hi);
+                if (lo < -maxval)
+                    lo = -maxval;
+                if (hi > maxval)
+                    hi = maxval;
+                uint32_t want_esc = 0;
+                for (size_t i = 0; i < count; i++)
+                    want_esc += res[i] < lo || res[i] > hi;
+                sci_rc_enc e;
+                size_t cap = sci_dpcm_segment_bound(count);
+                uint32_t esc = 7; /* counts are added */
+                sci_rc_enc_init(&e, buf, cap);
+                sci_dpcm_code_segment(res, w, rows, depth, lo, hi, &m, &e, &esc);
+                size_t n = sci_rc_enc_finish(&e);
+                runs++;
+                if (n > cap || n < SCI_RC_MIN_BYTES) {
+                    bound_bad++;
+                    continue;
+                }
+                uint32_t desc = 3;
+                memset(back, 0x5A, count * sizeof *back);
+                int st = sci_dpcm_decode_segment(buf, n, w, rows, depth, lo, hi, &m, back, &desc);
+                if (esc != 7 + want_esc || st != 0 || desc != 3 + want_esc ||
+                    memcmp(back, res, count * sizeof *res))
+                    bad++;
+            }
+    char what[160];
+    snprintf(what, sizeof what,
+             "segments: %u segments (1..16 bits, all coded, all escaped, mixed) round trip", runs);
+    check(bad == 0, what);
+    check(bound_bad == 0, "segments: within sci_dpcm_segment_bound");
+
+    /* the worst case: full-range noise, everything escaped or everything coded */
+    {
+        enum { N = 1000 };
+        unsigned worst = 0;
+        for (int mode = 0; mode < 2; mode++) {
+            for (size_t i = 0; i < N; i++)
+                res[i] = (int32_t)(rng() % 131071) - 65535;
+            sci_rc_enc e;
+            uint32_t esc = 0;
+            sci_rc_enc_init(&e, buf, sci_dpcm_segment_bound(N));
+            sci_dpcm_code_segment(res, 50, N / 50, 16, mode ? -65535 : 0, mode ? 65535 : -1, &m,
+                                  &e, &esc);
+            size_t n = sci_rc_enc_finish(&e);
+            if (n > sci_dpcm_segment_bound(N))
+                worst++;
+        }
+        check(worst == 0, "segments: 16-bit noise within the bound");
+    }
+
+    /* corruption of one segment (no CRC here): truncation, a byte more,
+     * a nonzero first byte and thresholds the residuals break */
+    {
+        enum { W = 40, R = 6, N = W * R };
+        random_residuals(res, N, 16, 6);
+        res[5] = -5;
+        res[6] = 5;
+        res[7] = -9; /* escaped below */
+        int32_t lo = -5, hi = 5;
+        sci_rc_enc e;
+        uint32_t esc = 0;
+        sci_rc_enc_init(&e, buf, sci_dpcm_segment_bound(N));
+        sci_dpcm_code_segment(res, W, R, 16, lo, hi, &m, &e, &esc);
+        size_t n = sci_rc_enc_finish(&e);
+        uint8_t *t = malloc(n + 1);
+        unsigned trunc_bad = 0;
+        for (size_t len = 0; len < n; len++) {
+            uint8_t *u = malloc(len ? len : 1); /* exactly len bytes readable */
+            memcpy(u, buf, len);
+            uint32_t de = 0;
+            if (sci_dpcm_decode_segment(u, len, W, R, 16, lo, hi, &m, back, &de) !=
+                SCI_DPCM_E_ENTROPY)
+                trunc_bad++;
+            free(u);
+        }
+        check(trunc_bad == 0, "segments: every truncation is E_ENTROPY");
+        memcpy(t, buf, n);
+        t[n] = 0;
+        uint32_t de = 0;
+        check(sci_dpcm_decode_segment(t, n + 1, W, R, 16, lo, hi, &m, back, &de) ==
+                  SCI_DPCM_E_ENTROPY,
+              "segments: a byte appended is E_ENTROPY (not all bytes read)");
+        t[0] = 1;
+        check(sci_dpcm_decode_segment(t, n, W, R, 16, lo, hi, &m, back, &de) ==
+                  SCI_DPCM_E_ENTROPY,
+              "segments: a nonzero first byte is E_ENTROPY");
+        check(sci_dpcm_decode_segment(buf, n, W, R, 16, lo + 1, hi, &m, back, &de) ==
+                  SCI_DPCM_E_ENTROPY,
+              "segments: a coded value outside narrower thresholds is E_ENTROPY");
+        check(sci_dpcm_decode_segment(buf, n, W, R, 16, lo - 4, hi, &m, back, &de) ==
+                  SCI_DPCM_E_ESCAPES,
+              "segments: an escaped value inside wider thresholds is E_ESCAPES");
+        check(sci_dpcm_decode_segment(buf, n, W, R - 1, 16, lo, hi, &m, back, &de) ==
+                  SCI_DPCM_E_ENTROPY,
+              "segments: decoding fewer residuals than coded is E_ENTROPY");
+        /* changed bytes: an error or other residuals, never a read outside
+         * (the buffer is exactly n bytes) */
+        unsigned errors = 0, other = 0, same = 0, same_early = 0;
+        for (size_t i = 0; i < n; i++)
+            for (unsigned b = 0; b < 8; b++) {
+                uint8_t *u = malloc(n);
+                memcpy(u, buf, n);
+                u[i] ^= (uint8_t)(1u << b);
+                de = 0;
+                int st = sci_dpcm_decode_segment(u, n, W, R, 16, lo, hi, &m, back, &de);
+                if (st)
+                    errors++;
+                else if (memcmp(back, res, N * sizeof *res))
+                    other++;
+                else {
+                    same++;
+                    /* only the last 5 bytes (the coder's final 40-bit
+                     * window) can leave the decoded values as they were */
+                    if (i + 5 < n)
+                        same_early++;
+                }
+                free(u);
+            }
+        printf("segment bit flips (no CRC): %u errors, %u other residuals, %u the same\n",
+               errors, other, same);
+        check(errors + other + same == 8 * n && same_early == 0,
+              "segments: a changed bit changes the residuals or fails, except in the last "
+              "5 bytes");
+        free(t);
+    }
+    free(res);
+    free(back);
+    free(buf);
+}
+
+/* The dot product's order: oldest sample first (a sum that only this order
+ * gets exactly right). */
+static void test_dot(void) {
+    const uint16_t row[4] = {1, 1, 1, 0};
+    const double a[3] = {1.0, 1e16, -1e16}; /* a[0]: newest, row[2] */
+    check(sci_dpcm_dot(3, a, row + 3) == 1.0,
+          "predictor: the dot product adds the oldest sample first");
 }
 
 static void test_solve(void) {
@@ -118,6 +487,37 @@ static void test_solve(void) {
 
 static size_t roundtrip_bytes;
 
+/* A frame put together from the stages, as another backend does: the
+ * thresholds of p->threshold, the residuals coded in segments of seg_rows
+ * rows, sci_dpcm_write_header, the segments, sci_dpcm_finish_frame.  A
+ * malloc'd frame of *len bytes, or NULL. */
+static uint8_t *frame_from_residuals(const int32_t *res, unsigned w, unsigned h,
+                                     unsigned depth, const sci_dpcm_params *p,
+                                     unsigned seg_rows, const uint8_t *meta, size_t meta_len,
+                                     size_t *len) {
+    size_t count = (size_t)w * h, segs = (h + seg_rows - 1) / seg_rows;
+    size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs;
+    size_t cap = sci_dpcm_coded_bound(w, h, seg_rows);
+    uint8_t *f = malloc(pre + cap + SCI_DPCM_TRAILER_BYTES);
+    uint32_t *seg_bytes = malloc(segs * sizeof *seg_bytes);
+    int32_t lo, hi;
+    size_t coded = 0;
+    uint32_t esc = 0;
+    sci_dpcm_thresholds(res, count, depth, p->threshold, &lo, &hi);
+    int st = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, seg_rows, f + pre, cap,
+                                     seg_bytes, &coded, &esc);
+    if (st == SCI_DPCM_OK &&
+        sci_dpcm_write_header(f, w, h, depth, p, lo, hi, esc, seg_rows, coded, meta, meta_len,
+                              seg_bytes) == pre)
+        *len = sci_dpcm_finish_frame(f, pre + coded);
+    else {
+        free(f);
+        f = NULL;
+    }
+    free(seg_bytes);
+    return f;
+}
+
 /* Encodes and decodes, checking every step.  Returns the frame's bytes (0
  * on failure, after reporting). */
 static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned h,
@@ -138,6 +538,14 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
     ok = ok && info.width == w && info.height == h && info.depth == depth &&
          info.params.order_n == p->order_n && info.params.equations_m == p->equations_m &&
          info.params.threshold == p->threshold && info.frame_bytes == n;
+    /* version 3, the encoder's segments, the sections one after another */
+    unsigned seg_rows = sci_dpcm_segment_rows(w, h), segs = (h + seg_rows - 1) / seg_rows;
+    ok = ok && info.version == SCI_DPCM_VERSION && buf[4] == 3 && info.seg_rows == seg_rows &&
+         info.segments == segs && info.meta_bytes == 0 &&
+         info.meta_offset == SCI_DPCM_HEADER_BYTES &&
+         info.table_offset == SCI_DPCM_HEADER_BYTES &&
+         info.coded_offset == SCI_DPCM_HEADER_BYTES + 4 * (size_t)segs &&
+         n == info.coded_offset + info.coded_bytes + SCI_DPCM_TRAILER_BYTES;
     for (unsigned y = 0; ok && y < h; y++) {
         if (memcmp(dec + y * dstride, px + y * stride, w * sizeof *dec))
             ok = 0;
@@ -162,6 +570,11 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
                     s1 = -1;
             }
         ok = s1 == 0 && s2 == 0;
+        /* and, framed from the stages, the encoder's very bytes */
+        size_t fl = 0;
+        uint8_t *f = ok ? frame_from_residuals(res, w, h, depth, p, seg_rows, NULL, 0, &fl) : NULL;
+        ok = ok && f && fl == n && !memcmp(f, buf, n);
+        free(f);
         free(res);
         free(pred);
         free(back);
@@ -187,18 +600,123 @@ static size_t baseline_bytes(const uint16_t *px, unsigned w, unsigned h, unsigne
             int32_t p = x ? px[y * w + x - 1] : y ? px[(y - 1) * w] : 0;
             res[(size_t)y * w + x] = (int32_t)px[y * w + x] - p;
         }
-    int32_t lo, hi;
-    sci_dpcm_thresholds(res, count, depth, threshold, &lo, &hi);
-    size_t cap = 6 + 3 * count + count * 3;
-    uint8_t *rc = malloc(cap), *raw = malloc(count * 3);
-    size_t rcb = 0, rawb = 0;
-    uint32_t esc;
-    int st = sci_dpcm_code_residuals(res, count, depth, lo, hi, rc, cap, &rcb, raw,
-                                     count * 3, &rawb, &esc);
+    sci_dpcm_params p;
+    sci_dpcm_params_default(&p);
+    p.threshold = threshold;
+    size_t len = 0;
+    uint8_t *f = frame_from_residuals(res, w, h, depth, &p, sci_dpcm_segment_rows(w, h), NULL,
+                                      0, &len);
     free(res);
-    free(rc);
-    free(raw);
-    return st ? 0 : SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + rcb + rawb;
+    if (!f)
+        return 0;
+    free(f);
+    return len;
+}
+
+/* The entropy stage alone: segments of several heights, the buffer checks,
+ * the escape count. */
+static void test_entropy(void) {
+    static const unsigned shapes[][2] = {{1, 1}, {1, 50}, {50, 1}, {13, 11}, {100, 64},
+                                         {300, 37}};
+    unsigned runs = 0, bad = 0;
+    for (unsigned s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        unsigned w = shapes[s][0], h = shapes[s][1];
+        size_t count = (size_t)w * h;
+        int32_t *res = malloc(count * sizeof *res), *back = malloc(count * sizeof *back);
+        for (unsigned depth = 8; depth <= 16; depth += 8) {
+            random_residuals(res, count, depth, 12);
+            int32_t lo, hi;
+            sci_dpcm_thresholds(res, count, depth, s & 1 ? 0 : 3, &lo, &hi);
+            uint32_t want_esc = 0;
+            for (size_t i = 0; i < count; i++)
+                want_esc += res[i] < lo || res[i] > hi;
+            unsigned rows[] = {1, 2, 3, 7, h, sci_dpcm_segment_rows(w, h), h > 1 ? h - 1 : 1};
+            for (unsigned r = 0; r < sizeof rows / sizeof *rows; r++) {
+                unsigned R = rows[r], segs = (h + R - 1) / R;
+                if (R > h)
+                    continue;
+                size_t bound = sci_dpcm_coded_bound(w, h, R);
+                uint8_t *out = malloc(bound), *out2 = malloc(bound + 1);
+                uint32_t *sb = malloc(segs * sizeof *sb), *sb2 = malloc(segs * sizeof *sb2);
+                size_t nb = 0, nb2 = 0;
+                uint32_t esc = 0, esc2 = 0;
+                int ok = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out, bound, sb, &nb,
+                                                 &esc) == SCI_DPCM_OK &&
+                         esc == want_esc && nb <= bound && bound == segs * 6 + 5 * count;
+                size_t sum = 0;
+                for (unsigned i = 0; ok && i < segs; i++) {
+                    unsigned n_rows = h - i * R < R ? h - i * R : R;
+                    if (sb[i] < SCI_RC_MIN_BYTES ||
+                        sb[i] > sci_dpcm_segment_bound((size_t)w * n_rows))
+                        ok = 0;
+                    sum += sb[i];
+                }
+                ok = ok && sum == nb;
+                memset(back, 0x5A, count * sizeof *back);
+                ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R, esc, back) ==
+                               SCI_DPCM_OK &&
+                     !memcmp(back, res, count * sizeof *res);
+                ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R, esc + 1,
+                                                     back) == SCI_DPCM_E_ESCAPES;
+                if (esc)
+                    ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R,
+                                                         esc - 1, back) == SCI_DPCM_E_ESCAPES;
+                /* exactly enough room (the one-by-one path): the same bytes;
+                 * a byte less: E_BUFFER */
+                if (ok) {
+                    out2[nb] = 0xEE;
+                    ok = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, nb, sb2, &nb2,
+                                                 &esc2) == SCI_DPCM_OK &&
+                         nb2 == nb && esc2 == esc && !memcmp(out2, out, nb) &&
+                         !memcmp(sb2, sb, segs * sizeof *sb) && out2[nb] == 0xEE;
+                    ok = ok && sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, nb - 1,
+                                                       sb2, &nb2, &esc2) == SCI_DPCM_E_BUFFER;
+                    ok = ok && sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, 0, sb2,
+                                                       &nb2, &esc2) == SCI_DPCM_E_BUFFER;
+                }
+                runs++;
+                if (!ok) {
+                    bad++;
+                    printf("  entropy stage failed: %ux%u depth %u rows %u\n", w, h, depth, R);
+                }
+                free(out);
+                free(out2);
+                free(sb);
+                free(sb2);
+            }
+        }
+        free(res);
+        free(back);
+    }
+    char what[160];
+    snprintf(what, sizeof what,
+             "entropy stage: %u frames x segment heights (1, h, ...) round trip; exact "
+             "buffers give the same bytes, a byte less E_BUFFER", runs);
+    check(bad == 0, what);
+
+    /* arguments */
+    int32_t r4[4] = {0, 1, -1, 2};
+    uint8_t o[64];
+    uint32_t sb[4];
+    size_t nb;
+    uint32_t esc;
+    check(sci_dpcm_code_residuals(r4, 2, 2, 8, -1, 2, 0, o, sizeof o, sb, &nb, &esc) ==
+                  SCI_DPCM_E_ARG &&
+              sci_dpcm_code_residuals(r4, 2, 2, 8, -1, 2, 1, NULL, sizeof o, sb, &nb, &esc) ==
+                  SCI_DPCM_E_ARG &&
+              sci_dpcm_code_residuals(r4, 2, 2, 1, -1, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+                  SCI_DPCM_E_ARG && /* 2 above maxval 1 */
+              sci_dpcm_code_residuals(r4, 2, 2, 8, 3, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+                  SCI_DPCM_E_ARG && /* T+ < T- - 1 */
+              sci_dpcm_decode_residuals(o, sb, 2, 2, 8, -1, 2, 0, 0, r4) == SCI_DPCM_E_ARG,
+          "entropy stage: zero segment rows, no buffer, residuals and thresholds out of range "
+          "refused");
+    check(sci_dpcm_segment_rows(1024, 1024) == 4 && sci_dpcm_segment_rows(288, 132) == 15 &&
+              sci_dpcm_segment_rows(5000, 3) == 1 && sci_dpcm_segment_rows(1, 100) == 100 &&
+              sci_dpcm_segment_rows(1, 5000) == 4096 && sci_dpcm_segment_rows(3, 1) == 1 &&
+              sci_dpcm_segment_bound(0) == 6 && sci_dpcm_segment_bound(10) == 56 &&
+              sci_dpcm_coded_bound(10, 10, 3) == 4 * 6 + 500 && sci_dpcm_coded_bound(10, 10, 0) == 0,
+          "entropy stage: segment rows ceil(4096 / w) at most h, the bounds");
 }
 
 static unsigned test_real(const char *dir) {
@@ -326,7 +844,11 @@ static void test_synthetic(void) {
     uint16_t *px = malloc(256 * 256 * sizeof *px);
     fill(px, 256, 256, 256, 16, CONSTANT);
     size_t n = roundtrip(px, 256, 256, 256, 16, &p, "constant 256");
-    check(n > 0 && n < 200, "constant 256x256 codes to < 200 bytes");
+    /* 16 segments of 16 rows: the header, the table, the CRC and 16 empty
+     * segments take 48 + 16 (4 + 6) = 208 bytes; the zeros cost almost
+     * nothing on top */
+    check(n > 0 && n < 48 + 16 * (4 + 6 + 4),
+          "constant 256x256 codes to < 4 bytes a segment above the framing");
     fill(px, 256, 256, 256, 16, RAMP_XY);
     n = roundtrip(px, 256, 256, 256, 16, &p, "ramp 256");
     check(n > 0 && n < 2000, "ramp 256x256 codes to < 2000 bytes");
@@ -374,6 +896,10 @@ static void put32(uint8_t *p, uint32_t v) {
         p[i] = (uint8_t)(v >> 8 * i);
 }
 
+static uint32_t get32(const uint8_t *p) {
+    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static void fix_crc(uint8_t *s, size_t n) {
     put32(s + n - 4, sci_crc32(0, s, n - 4));
 }
@@ -388,19 +914,62 @@ static void expect(const uint8_t *s, size_t n, int want, const char *what) {
 }
 
 static void test_corruption(void) {
-    /* a small frame with escapes and coded residuals */
-    enum { W = 24, H = 20 };
+    /* a small frame with escapes and coded residuals, in four segments of
+     * 6, 6, 6 and 2 rows (framed from the stages: encoders would pick one
+     * segment for so small a frame) */
+    enum { W = 24, H = 20, R = 6, S = 4 };
     uint16_t px[W * H];
     fill(px, W, H, W, 16, OUTLIERS);
     sci_dpcm_params p;
     sci_dpcm_params_default(&p);
     p.threshold = 3;
     uint8_t s[8192], t[8192];
-    size_t n = sci_dpcm_encode(px, W, W, H, 16, &p, s, sizeof s);
+    int32_t res[W * H];
+    size_t n = 0;
+    uint8_t *f = NULL;
+    if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m, res, NULL) == 0)
+        f = frame_from_residuals(res, W, H, 16, &p, R, NULL, 0, &n);
+    check(f && n + 1 <= sizeof s, "corruption: a frame of four segments framed from the stages");
+    if (!f || n + 1 > sizeof s) {
+        free(f);
+        return;
+    }
+    memcpy(s, f, n);
+    free(f);
     sci_dpcm_info info;
-    check(n > 0 && sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0,
-          "corruption: the test frame has escapes");
     static uint16_t out[W * H];
+    check(sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0 && info.version == 3 &&
+              info.seg_rows == R && info.segments == S && info.meta_bytes == 0 &&
+              info.table_offset == SCI_DPCM_HEADER_BYTES &&
+              info.coded_offset == SCI_DPCM_HEADER_BYTES + 4 * S && info.frame_bytes == n &&
+              get32(s + 28) == info.escapes && get32(s + 32) == R &&
+              get32(s + 36) == info.coded_bytes && get32(s + 40) == 0,
+          "corruption: the test frame's header (version 3, escapes, R, C, L = 0)");
+    check(sci_dpcm_decode(s, n, out, W, W * H, NULL) == SCI_DPCM_OK && !memcmp(out, px, sizeof px),
+          "corruption: a frame of segments other than the encoder's decodes");
+    {
+        sci_dpcm_info ci;
+        uint32_t sb[S];
+        int32_t back[W * H];
+        int ok = sci_dpcm_check_frame(s, n, &ci) == SCI_DPCM_OK && ci.segments == S &&
+                 sci_dpcm_segment_table(s, &ci, sb) == SCI_DPCM_OK;
+        uint64_t sum = 0;
+        for (unsigned i = 0; ok && i < S; i++) {
+            ok = sb[i] == get32(s + SCI_DPCM_HEADER_BYTES + 4 * i);
+            sum += sb[i];
+        }
+        ok = ok && sum == ci.coded_bytes &&
+             sci_dpcm_decode_residuals(s + ci.coded_offset, sb, W, H, 16, ci.t_lo, ci.t_hi, R,
+                                       ci.escapes, back) == SCI_DPCM_OK &&
+             !memcmp(back, res, sizeof res);
+        check(ok, "corruption: sci_dpcm_check_frame and sci_dpcm_segment_table give the "
+                  "segments");
+        ok = 1;
+        for (size_t len = 0; len < n; len++)
+            if (sci_dpcm_check_frame(s, len, &ci) >= 0)
+                ok = 0;
+        check(ok, "corruption: sci_dpcm_check_frame refuses every truncation");
+    }
     unsigned flips = 0, flip_bad = 0, trunc_bad = 0;
     for (size_t i = 0; i < n; i++)
         for (unsigned m = 0; m < 9; m++) {
@@ -431,59 +1000,145 @@ static void test_corruption(void) {
     /* each header check, with a valid CRC so that the check itself fires */
     struct { size_t off; uint32_t val; int bytes, want; const char *what; } cases[] = {
         {0, 'X', 1, SCI_DPCM_E_MAGIC, "bad magic"},
-        {4, 3, 1, SCI_DPCM_E_VERSION, "version 3"},
         {4, 0, 1, SCI_DPCM_E_VERSION, "version 0"},
+        {4, 1, 1, SCI_DPCM_E_VERSION, "version 1"},
+        {4, 2, 1, SCI_DPCM_E_VERSION, "version 2"},
+        {4, 4, 1, SCI_DPCM_E_VERSION, "version 4"},
+        {4, 0xFF, 1, SCI_DPCM_E_VERSION, "version 255"},
         {5, 0, 1, SCI_DPCM_E_DEPTH, "depth 0"},
         {5, 17, 1, SCI_DPCM_E_DEPTH, "depth 17"},
         {6, 0, 1, SCI_DPCM_E_PARAMS, "N 0"},
         {6, 33, 1, SCI_DPCM_E_PARAMS, "N 33"},
+        {7, 0, 1, SCI_DPCM_E_PARAMS, "M 0"},
         {7, 65, 1, SCI_DPCM_E_PARAMS, "M 65"},
         {8, 0, 4, SCI_DPCM_E_DIMENSIONS, "width 0"},
+        {12, 0, 4, SCI_DPCM_E_DIMENSIONS, "height 0"},
         {12, 70000, 4, SCI_DPCM_E_DIMENSIONS, "height 70000"},
-        {8, 40000, 4, SCI_DPCM_E_DIMENSIONS, "width x height above 2^28"},
+        {8, 40000, 4, SCI_DPCM_E_DIMENSIONS, "width x height above 2^28"}, /* and height */
         {16, (1u << 28) + 1, 4, SCI_DPCM_E_PARAMS, "T above 2^28"},
+        {16, 0, 4, SCI_DPCM_E_THRESHOLDS, "T 0 with escapes"},
         {20, (uint32_t)-70000, 4, SCI_DPCM_E_THRESHOLDS, "T- below -(2^16-1)"},
         {24, 70000, 4, SCI_DPCM_E_THRESHOLDS, "T+ above 2^16-1"},
-        {40, 1, 4, SCI_DPCM_E_RESERVED, "reserved bits"},
-        {28, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "escape count above the pixels"},
-        {32, 0, 4, SCI_DPCM_E_LENGTHS, "raw length inconsistent"},
-        {36, 3, 4, SCI_DPCM_E_LENGTHS, "coded length below 6"},
+        {24, (uint32_t)-70000, 4, SCI_DPCM_E_THRESHOLDS, "T+ below T- - 1"},
+        {28, W * H + 1, 4, SCI_DPCM_E_LENGTHS, "escape count above the pixels"},
+        {28, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "escape count 2^32-1"},
+        {32, 0, 4, SCI_DPCM_E_LENGTHS, "R 0"},
+        {32, H + 1, 4, SCI_DPCM_E_LENGTHS, "R above the height"},
+        {32, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "R 2^32-1"},
+        {36, 6 * S - 1, 4, SCI_DPCM_E_LENGTHS, "segment bytes below 6 a segment"},
+        {36, 6 * S + 5 * W * H + 1, 4, SCI_DPCM_E_LENGTHS, "segment bytes above the bound"},
+        {36, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "segment bytes 2^32-1"},
+        {40, SCI_DPCM_MAX_METADATA + 1, 4, SCI_DPCM_E_LENGTHS, "metadata above 2^24"},
+        {40, 1, 4, SCI_DPCM_E_TRUNCATED, "metadata length 1 (the frame is short)"},
+        {36, 0, 0, SCI_DPCM_E_TRUNCATED, "segment bytes one more (the frame is short)"},
+        {36, 0, -1, SCI_DPCM_E_TRAILING, "segment bytes one fewer (bytes left over)"},
+        {32, R + 1, 4, 1, "R of 7 (other segments)"},
     };
     for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
         memcpy(t, s, n);
         if (cases[c].bytes == 1)
             t[cases[c].off] = (uint8_t)cases[c].val;
-        else
+        else if (cases[c].bytes == 4)
             put32(t + cases[c].off, cases[c].val);
-        fix_crc(t, n);
-        if (c == 10) { /* width 40000 x height 20 is fine: make it 40000 x 40000 */
+        else /* 0: one more, -1: one fewer */
+            put32(t + cases[c].off, get32(t + cases[c].off) + (cases[c].bytes ? -1u : 1u));
+        if (cases[c].off == 8 && cases[c].val == 40000) /* 40000 x 20 is fine: 40000 x 40000 */
             put32(t + 12, 40000);
-            fix_crc(t, n);
-        }
+        fix_crc(t, n);
         expect(t, n, cases[c].want, cases[c].what);
+        if (cases[c].want != 1) {
+            sci_dpcm_info ci;
+            int st = sci_dpcm_check_frame(t, n, &ci);
+            snprintf(what, sizeof what, "check_frame: %s: %s", cases[c].what,
+                     sci_dpcm_error_string(st));
+            check(st == cases[c].want, what);
+        }
     }
+    /* the version byte before everything after the magic: an old frame of
+     * any length is E_VERSION, also too short for the new header */
+    memcpy(t, s, n);
+    t[4] = 2;
+    expect(t, 44, SCI_DPCM_E_VERSION, "version 2, 44 bytes");
+    expect(t, 43, SCI_DPCM_E_TRUNCATED, "43 bytes");
+    expect(t, 3, SCI_DPCM_E_TRUNCATED, "3 bytes");
     memcpy(t, s, n);
     t[n - 1] ^= 1;
     expect(t, n, SCI_DPCM_E_CRC, "CRC flipped");
-    /* one escape fewer than the coded section uses */
     memcpy(t, s, n);
+    t[SCI_DPCM_HEADER_BYTES] ^= 1;
+    expect(t, n, SCI_DPCM_E_CRC, "a segment count changed, CRC not fixed");
+    memcpy(t, s, n);
+    t[n - 5] ^= 0x80;
+    expect(t, n, SCI_DPCM_E_CRC, "the last segment byte changed, CRC not fixed");
+
+    /* the segment table, the CRC recomputed */
     {
-        uint32_t esc = info.escapes - 1, raw = (uint32_t)((esc * 17 + 7) / 8);
-        size_t rc_off = SCI_DPCM_HEADER_BYTES + info.raw_bytes;
-        uint8_t *u = malloc(n);
-        memcpy(u, t, SCI_DPCM_HEADER_BYTES + raw);
-        memcpy(u + SCI_DPCM_HEADER_BYTES + raw, t + rc_off, info.rc_bytes);
-        put32(u + 28, esc);
-        put32(u + 32, raw);
-        size_t m = SCI_DPCM_HEADER_BYTES + raw + info.rc_bytes + 4;
-        fix_crc(u, m);
-        expect(u, m, SCI_DPCM_E_ESCAPES, "escape count one short");
-        free(u);
+        size_t tab = info.table_offset;
+        uint32_t c0 = get32(s + tab), c1 = get32(s + tab + 4);
+        memcpy(t, s, n);
+        put32(t + tab, c0 + 1);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_LENGTHS, "a segment count one more (their sum off)");
+        memcpy(t, s, n);
+        put32(t + tab + 8, get32(s + tab + 8) - 1);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_LENGTHS, "a segment count one fewer (their sum off)");
+        memcpy(t, s, n);
+        put32(t + tab, 5);
+        put32(t + tab + 4, c1 + c0 - 5);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_LENGTHS, "a segment count of 5 (the sum kept)");
+        memcpy(t, s, n);
+        put32(t + tab + 12, 0);
+        put32(t + tab + 8, get32(s + tab + 8) + get32(s + tab + 12));
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_LENGTHS, "a segment count of 0 (the sum kept)");
+        memcpy(t, s, n);
+        put32(t + tab, 0xFFFFFFFFu);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_LENGTHS, "a segment count of 2^32-1");
+        /* a byte moved from one segment to the next: each reads exactly
+         * its own bytes, so the first ends early */
+        memcpy(t, s, n);
+        put32(t + tab, c0 + 1);
+        put32(t + tab + 4, c1 - 1);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_ENTROPY, "a byte moved between segments (the sum kept)");
+        memcpy(t, s, n);
+        put32(t + tab, c0 - 1);
+        put32(t + tab + 4, c1 + 1);
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_ENTROPY, "a byte moved the other way");
+        /* segments swapped, table and all: another frame's residuals, or an
+         * error, never a crash */
+        memcpy(t, s, n);
+        put32(t + tab, c1);
+        put32(t + tab + 4, c0);
+        memcpy(t + info.coded_offset, s + info.coded_offset + c0, c1);
+        memcpy(t + info.coded_offset + c1, s + info.coded_offset, c0);
+        fix_crc(t, n);
+        int st = sci_dpcm_decode(t, n, out, W, W * H, NULL);
+        check(st != SCI_DPCM_OK || memcmp(out, px, sizeof px),
+              "corruption: the first two segments swapped do not decode to the frame");
     }
+    /* the escape count one off: the segments escape another number */
+    memcpy(t, s, n);
+    put32(t + 28, info.escapes - 1);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_ESCAPES, "escape count one short");
+    memcpy(t, s, n);
+    put32(t + 28, info.escapes + 1);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_ESCAPES, "escape count one more");
+    /* thresholds that the coded residuals break */
+    memcpy(t, s, n);
+    put32(t + 20, (uint32_t)(info.t_lo + 1));
+    fix_crc(t, n);
+    expect(t, n, 1, "T- one higher");
     /* coded data changed under a valid CRC: an error or, at worst, other
      * samples, never a crash (the fuzz test goes further) */
     unsigned decoded = 0, errors = 0;
-    for (size_t i = SCI_DPCM_HEADER_BYTES; i < n - 4; i++) {
+    for (size_t i = info.coded_offset; i < n - 4; i++) {
         memcpy(t, s, n);
         t[i] ^= 0x10;
         fix_crc(t, n);
@@ -492,15 +1147,17 @@ static void test_corruption(void) {
         else
             decoded++;
     }
-    printf("payload byte changes under a valid CRC: %u errors, %u decoded to other samples\n",
+    printf("segment byte changes under a valid CRC: %u errors, %u decoded to other samples\n",
            errors, decoded);
+    check(errors > decoded, "corruption: most segment byte changes under a valid CRC are "
+                            "errors");
 }
 
 /* ---------------------------------------------------------------------- */
-/* The metadata section (version 2 frames) */
+/* The metadata section (L bytes after the header; L = 0: none) */
 
 static void test_metadata(void) {
-    enum { W = 33, H = 17 };
+    enum { W = 64, H = 100 }; /* two segments of 64 and 36 rows */
     uint16_t px[W * H], out[W * H];
     fill(px, W, H, W, 16, OUTLIERS);
     sci_dpcm_params p;
@@ -508,13 +1165,18 @@ static void test_metadata(void) {
     size_t cap = sci_dpcm_max_bytes(W, H, 16);
     uint8_t *plain = malloc(cap);
     size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
-    check(n0 > 0 && plain[4] == 1, "metadata: a frame without it is version 1");
+    sci_dpcm_info info0;
+    check(n0 > 0 && plain[4] == 3 && get32(plain + 40) == 0 &&
+              sci_dpcm_peek(plain, n0, &info0) == SCI_DPCM_OK && info0.meta_bytes == 0 &&
+              info0.segments == 2 && info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
+              info0.table_offset == SCI_DPCM_HEADER_BYTES,
+          "metadata: a frame without it is version 3 with L = 0");
     size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
     check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
     const uint8_t *m;
     size_t ml;
     check(sci_dpcm_metadata(plain, n0, &m, &ml) == SCI_DPCM_OK && !m && ml == 0,
-          "metadata: none in a version-1 frame");
+          "metadata: none in a frame with L = 0");
 
     /* lengths from 1 byte to many FITS blocks, bytes with NULs */
     static const size_t lens[] = {1, 2, 7, 80, 2880, 100000};
@@ -531,16 +1193,36 @@ static void test_metadata(void) {
         sci_dpcm_info info;
         char what[120];
         snprintf(what, sizeof what, "metadata: %zu bytes round trip", len);
-        int ok = n == n0 + len && f[4] == 2 &&
+        int ok = n == n0 + len && f[4] == 3 && get32(f + 40) == len &&
                  sci_dpcm_decode(f, n, out, W, W * H, &info) == SCI_DPCM_OK &&
-                 info.version == 2 && info.meta_bytes == len &&
+                 info.version == 3 && info.meta_bytes == len &&
+                 info.meta_offset == SCI_DPCM_HEADER_BYTES &&
+                 info.table_offset == SCI_DPCM_HEADER_BYTES + len &&
+                 info.coded_offset == info0.coded_offset + len &&
                  memcmp(out, px, sizeof px) == 0 &&
                  sci_dpcm_metadata(f, n, &m, &ml) == SCI_DPCM_OK && ml == len &&
                  m == f + SCI_DPCM_HEADER_BYTES && memcmp(m, meta, len) == 0 &&
-                 /* the sections after the metadata are the plain frame's */
+                 /* the header but L, and the table and segments after the
+                  * metadata are the plain frame's */
+                 memcmp(f, plain, 40) == 0 &&
                  memcmp(f + SCI_DPCM_HEADER_BYTES + len, plain + SCI_DPCM_HEADER_BYTES,
                         n0 - SCI_DPCM_HEADER_BYTES - 4) == 0;
         check(ok, what);
+        /* the same frame framed from the stages */
+        {
+            int32_t *res = malloc(sizeof px / sizeof *px * sizeof *res);
+            size_t fl = 0;
+            uint8_t *g = NULL;
+            if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m, res,
+                                           NULL) == 0)
+                g = frame_from_residuals(res, W, H, 16, &p, sci_dpcm_segment_rows(W, H), meta,
+                                         len, &fl);
+            snprintf(what, sizeof what, "metadata: %zu bytes: sci_dpcm_write_header's frame is "
+                                        "encode_meta's", len);
+            check(g && fl == n && !memcmp(g, f, n), what);
+            free(g);
+            free(res);
+        }
         if (len == 80) {
             uint8_t *t = malloc(n + 8);
             /* the length field changed, CRC fixed: the frame no longer adds up */
@@ -562,6 +1244,12 @@ static void test_metadata(void) {
             put32(t + 40, 0xFFFFFFFFu);
             fix_crc(t, n);
             expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length 2^32-1");
+            /* L = 0 but the bytes still there: the table is read from the
+             * metadata and the frame is too long */
+            memcpy(t, f, n);
+            put32(t + 40, 0);
+            fix_crc(t, n);
+            expect(t, n, SCI_DPCM_E_TRAILING, "metadata length 0 with the bytes there");
             /* without the CRC fixed, every change of the metadata is caught */
             unsigned bad = 0;
             for (size_t k = 0; k < len + 4; k++) {
@@ -572,11 +1260,16 @@ static void test_metadata(void) {
                     bad++;
             }
             check(bad == 0, "metadata: every flipped bit of it or its length rejected");
-            /* version 1 with the length set is a reserved-field error */
-            memcpy(t, f, n);
-            t[4] = 1;
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_RESERVED, "metadata length in a version-1 frame");
+            /* the old versions (1: none, 2: with metadata) are refused */
+            for (uint8_t v = 1; v <= 2; v++) {
+                memcpy(t, f, n);
+                t[4] = v;
+                fix_crc(t, n);
+                expect(t, n, SCI_DPCM_E_VERSION, v == 1 ? "metadata frame as version 1"
+                                                        : "metadata frame as version 2");
+                check(sci_dpcm_metadata(t, n, &m, &ml) == SCI_DPCM_E_VERSION && !m && !ml,
+                      "metadata: sci_dpcm_metadata refuses versions 1 and 2");
+            }
             for (size_t k = 0; k < n; k++)
                 if (sci_dpcm_decode(f, k, out, W, W * H, NULL) >= 0 ||
                     sci_dpcm_metadata(f, k, &m, &ml) >= 0)
@@ -593,15 +1286,17 @@ static void test_metadata(void) {
     check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, &one,
                                (size_t)SCI_DPCM_MAX_METADATA + 1, plain, cap) == 0,
           "metadata: above the limit refused");
-    /* a version-2 frame with an empty section decodes too */
+    /* the plain frame marked with an old version */
     {
         uint8_t *t = malloc(n0);
-        memcpy(t, plain, n0);
-        t[4] = 2;
-        fix_crc(t, n0);
-        check(sci_dpcm_decode(t, n0, out, W, W * H, NULL) == SCI_DPCM_OK &&
-                  memcmp(out, px, sizeof px) == 0,
-              "metadata: version 2 with no metadata decodes");
+        for (unsigned v = 0; v <= 4; v++) {
+            if (v == 3)
+                continue;
+            memcpy(t, plain, n0);
+            t[4] = (uint8_t)v;
+            fix_crc(t, n0);
+            expect(t, n0, SCI_DPCM_E_VERSION, "a frame without metadata as another version");
+        }
         free(t);
     }
     free(plain);
@@ -676,7 +1371,12 @@ int main(int argc, char **argv) {
     }
     test_crc();
     test_range_coder();
+    test_classes();
+    test_contexts();
+    test_segments();
+    test_dot();
     test_solve();
+    test_entropy();
     test_real(dir);
     test_synthetic();
     test_corruption();

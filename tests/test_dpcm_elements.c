@@ -224,7 +224,8 @@ GST_START_TEST (test_coded_frames)
   fail_unless (gst_structure_get_fraction (st, "framerate", &fn, &fd));
   d = g_bytes_get_data (f, &n);
   fail_unless (n > 48 && memcmp (d, "DPCM", 4) == 0);
-  fail_unless_equals_int (d[4], 1);     /* no metadata: version 1 */
+  fail_unless_equals_int (d[4], 3);     /* version 3 ... */
+  fail_unless_equals_int (GST_READ_UINT32_LE (d + 40), 0);  /* no metadata */
   fail_unless_equals_int (d[5], 8);
   fail_unless_equals_int (d[6], 5);
   fail_unless_equals_int (d[7], 9);
@@ -276,7 +277,11 @@ GST_START_TEST (test_sample_offset)
             "sample-offset", &off) && off == 32768);
     gst_caps_unref (ec);
     gst_buffer_map (b, &map, GST_MAP_READ);
-    fail_unless_equals_int (map.data[4], 2);
+    fail_unless_equals_int (map.data[4], 3);
+    /* a SOFF record: tag, length 4, the offset */
+    fail_unless_equals_int (GST_READ_UINT32_LE (map.data + 40), 12);
+    fail_unless (memcmp (map.data + 44, "SOFF", 4) == 0);
+    fail_unless_equals_int (GST_READ_UINT32_LE (map.data + 52), 32768);
     f = g_bytes_new (map.data, map.size);
     gst_buffer_unmap (b, &map);
     gst_buffer_unref (b);
@@ -410,6 +415,9 @@ GST_START_TEST (test_corrupt)
   expect_decode_error (t, n, "invalid bit depth");
   memcpy (t, d, n);
   t[4] = 9;
+  expect_decode_error (t, n, "unsupported format version");
+  memcpy (t, d, n);
+  t[4] = 2;                     /* the former version with metadata */
   expect_decode_error (t, n, "unsupported format version");
   memcpy (t, d, n);
   GST_WRITE_UINT32_LE (t + 8, 0);
@@ -572,6 +580,23 @@ GST_START_TEST (test_typefind_filesrc)
           "application/x-dpcm"));
   fail_unless_equals_int (prob, GST_TYPE_FIND_MAXIMUM);
   gst_caps_unref (caps);
+  /* only the start of a frame: possible for version 3, nothing for the
+   * former versions 1 and 2 */
+  {
+    guint8 head[6];
+
+    memcpy (head, d, 6);
+    caps = gst_type_find_helper_for_data (NULL, head, 6, &prob);
+    fail_unless (caps != NULL);
+    fail_unless_equals_int (prob, GST_TYPE_FIND_POSSIBLE);
+    gst_caps_unref (caps);
+    head[4] = 2;
+    caps = gst_type_find_helper_for_data (NULL, head, 6, &prob);
+    fail_unless (caps == NULL || !gst_structure_has_name
+        (gst_caps_get_structure (caps, 0), "application/x-dpcm"));
+    if (caps)
+      gst_caps_unref (caps);
+  }
 
   /* filesrc reads 4 KiB blocks: dpcmdec gathers the frame */
   fail_unless (g_file_set_contents (path, (const gchar *) d, n, NULL));
@@ -657,7 +682,8 @@ GST_START_TEST (test_real_file)
       GstMapInfo map;
 
       gst_buffer_map (coded->pdata[k], &map, GST_MAP_READ);
-      fail_unless_equals_int (map.data[4], 2);  /* with metadata */
+      fail_unless_equals_int (map.data[4], 3);
+      fail_unless (GST_READ_UINT32_LE (map.data + 40) > 0);     /* metadata */
       g_byte_array_append (cat, map.data, map.size);
       gst_buffer_unmap (coded->pdata[k], &map);
     }
