@@ -28,6 +28,7 @@
 #endif
 
 #include "dwt.h"
+#include "../codec/dpcm.h"
 #include "htj2k.h"
 #include "dwt_tile.cuh"
 #include "dwt_tune.h"
@@ -450,6 +451,9 @@ extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
 }
 
 extern "C" const char *sci_cuda_error_string(int err) {
+    /* the DPCM codec's frame and argument codes (cuda/dpcm.h) */
+    if (err < 0)
+        return sci_dpcm_error_string(err);
     /* the HT block coder's own codes (cuda/htj2k.h) */
     if (err == SCI_CUDA_HT_ERR_BLOCK)
         return "a code-block could not be coded (magnitude out of range)";

@@ -10,7 +10,8 @@
  * queued on `stream` (a cudaStream_t, passed as void * so C callers need no
  * CUDA headers); nothing synchronises, the caller does.
  *
- * Errors are cudaError_t values (0 = success); sci_cuda_error_string tells.
+ * Errors are cudaError_t values (0 = success); sci_cuda_error_string tells
+ * them, and the other cuda/ APIs' own codes (negative: codec/dpcm.h's).
  */
 #ifndef SCI_CUDA_DWT_H
 #define SCI_CUDA_DWT_H

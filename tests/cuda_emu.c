@@ -228,3 +228,23 @@ cudaEventCreateWithFlags (cudaEvent_t * e, unsigned int flags)
   (void) flags;
   return cudaEventCreate (e);
 }
+
+/* For cuda/dpcm.cu. */
+cudaError_t
+cudaMemsetAsync (void *d, int v, size_t n, cudaStream_t st)
+{
+  (void) st;
+  memset (d, v, n);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMemcpy2DAsync (void *d, size_t dpitch, const void *s, size_t spitch,
+    size_t width, size_t height, enum cudaMemcpyKind k, cudaStream_t st)
+{
+  (void) k;
+  (void) st;
+  for (size_t y = 0; y < height; y++)
+    memcpy ((char *) d + y * dpitch, (const char *) s + y * spitch, width);
+  return cudaSuccess;
+}

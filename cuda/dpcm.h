@@ -1,0 +1,84 @@
+/*
+ * Online-DPCM frames (codec/dpcm.h, docs/dpcm-format.md) coded and decoded
+ * on the GPU, byte for byte and sample for sample what the C reference
+ * writes and reads: both compile the rules of codec/dpcm_core.h.
+ *
+ * Encoder: every pixel's least-squares system is built and solved at once
+ * (running column sums from per-block sums and a scan over blocks), the
+ * residuals, the thresholds and every segment's range coding stay on the
+ * device; the host writes the header around the segments.
+ *
+ * Decoder: segments decode in parallel into residuals; then each frame is
+ * one thread block walking its rows: a row's systems are updated and solved
+ * by all threads at once, then one thread runs the row's recursion.  A
+ * batch of frames decodes in one launch, a block per frame.
+ *
+ * Everything runs on the CUDA context current on the calling thread, on
+ * `stream` (a cudaStream_t passed as void *); the calls return once the
+ * results are in place (they synchronize the stream).  Device buffers grow
+ * to the largest frames seen and are kept.
+ *
+ * Returns 0, a negative SCI_DPCM_E_* code of codec/dpcm.h (the frame, or
+ * the arguments), or a positive cudaError_t; sci_cuda_error_string
+ * (cuda/dwt.h) tells the latter.
+ */
+#ifndef SCI_CUDA_DPCM_H
+#define SCI_CUDA_DPCM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../codec/dpcm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sci_cuda_dpcm sci_cuda_dpcm;
+
+int sci_cuda_dpcm_create(sci_cuda_dpcm **out);
+void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c);
+
+/* Device memory held now, in bytes. */
+size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
+
+/* Encodes w x h samples (row y at samples + y * stride; device memory when
+ * on_device, else host memory) with meta_len bytes of metadata (0: none)
+ * into the host buffer out; cap >= sci_dpcm_max_bytes(w, h, depth) +
+ * meta_len is always enough.  The frame's length goes to *out_len. */
+int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
+                         size_t stride, int on_device, unsigned w, unsigned h,
+                         unsigned depth, const sci_dpcm_params *p,
+                         const uint8_t *meta, size_t meta_len, uint8_t *out,
+                         size_t cap, size_t *out_len, void *stream);
+
+/* Decodes n frames (frame i: len[i] bytes at in[i], host memory) into
+ * out[i] (row y at out[i] + y * stride[i]; device memory when
+ * out_on_device, else host memory; cap[i] samples there).  Every frame is
+ * checked as sci_dpcm_decode checks it; status[i] gets its result (0 or a
+ * negative code; its samples are unspecified then).  Returns 0 when every
+ * frame decoded, else the first failing frame's code (or a CUDA error,
+ * which fails the whole batch). */
+int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
+                         const uint8_t *const *in, const size_t *len,
+                         uint16_t *const *out, const size_t *stride,
+                         const size_t *cap, int out_on_device, int *status,
+                         void *stream);
+
+/* Stage times of the last call, in ms, when timing is on (events around
+ * each stage; off by default since they cost a little). */
+typedef struct {
+    float upload_ms;   /* samples or frames to the device */
+    float predict_ms;  /* encoder: sums, scan, solves, residuals */
+    float entropy_ms;  /* thresholds and segment coding, or decoding */
+    float rebuild_ms;  /* decoder: the row recursion */
+    float download_ms; /* the segments or samples back */
+} sci_cuda_dpcm_times;
+
+void sci_cuda_dpcm_set_timing(sci_cuda_dpcm *c, int on);
+void sci_cuda_dpcm_get_times(const sci_cuda_dpcm *c, sci_cuda_dpcm_times *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
