@@ -419,8 +419,7 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
         size_t o = 0;
         for (unsigned i = 0; i < segs; i++) {
             slot[i] = o;
-            unsigned rows = h - i * seg_rows < seg_rows ? h - i * seg_rows
-                                                        : seg_rows;
+            unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
             o += sci_dpcm_segment_bound((size_t)w * rows);
         }
         const int par = count >= PAR_MIN_SAMPLES;
@@ -428,7 +427,7 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
         for (unsigned i = 0; i < segs; i++) {
             unsigned y0 = i * seg_rows;
-            unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+            unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
             sci_dpcm_models m;
             sci_rc_enc e;
             uint32_t ei = 0;
@@ -447,7 +446,7 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
     } else {
         for (unsigned i = 0; i < segs && status == SCI_DPCM_OK; i++) {
             unsigned y0 = i * seg_rows;
-            unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+            unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
             sci_dpcm_models m;
             sci_rc_enc e;
             sci_rc_enc_init(&e, out + pos, cap - pos);
@@ -493,7 +492,7 @@ int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
     for (unsigned i = 0; i < segs; i++) {
         unsigned y0 = i * seg_rows;
-        unsigned rows = h - y0 < seg_rows ? h - y0 : seg_rows;
+        unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
         sci_dpcm_models m;
         uint32_t ei = 0;
         int st = sci_dpcm_decode_segment(in + off[i], seg_bytes[i], w, rows,
@@ -694,9 +693,8 @@ static int check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < info->segments; i++) {
         uint32_t n = get32(in + info->table_offset + 4 * (size_t)i);
-        unsigned y0 = i * info->seg_rows;
-        unsigned rows = info->height - y0 < info->seg_rows
-                            ? info->height - y0 : info->seg_rows;
+        unsigned rows = sci_dpcm_segment_height(info->height, info->seg_rows,
+                                                i);
         if (n < SCI_RC_MIN_BYTES ||
             n > sci_dpcm_segment_bound((size_t)info->width * rows))
             return SCI_DPCM_E_LENGTHS;

@@ -366,6 +366,14 @@ static inline SCI_DPCM_HD void sci_rc_consume(sci_rc_dec *d, uint64_t r,
  * alone (fresh models and coder), so segments code and decode in
  * parallel. */
 
+/* Rows of segment i of a frame h high cut into segments of seg_rows. */
+static inline SCI_DPCM_HD unsigned sci_dpcm_segment_height(unsigned h,
+                                                           unsigned seg_rows,
+                                                           unsigned i) {
+    unsigned y0 = i * seg_rows;
+    return h - y0 < seg_rows ? h - y0 : seg_rows;
+}
+
 static inline SCI_DPCM_HD uint32_t sci_dpcm_abs(int32_t v) {
     return v < 0 ? (uint32_t)(-(int64_t)v) : (uint32_t)v;
 }

@@ -238,7 +238,7 @@ DK void thresholds_final(const enc_params &p) {
 /* 5. Segment s into its slot. */
 DK void code_item(const enc_params &p, unsigned s) {
     unsigned y0 = s * p.seg_rows;
-    unsigned rows = p.h - y0 < p.seg_rows ? p.h - y0 : p.seg_rows;
+    unsigned rows = sci_dpcm_segment_height(p.h, p.seg_rows, s);
     sci_dpcm_models m;
     sci_rc_enc e;
     uint32_t esc = 0;
@@ -295,8 +295,8 @@ struct dec_frame {
     size_t coded_off;  /* its segments in the batch's input */
     size_t res_off;    /* its residuals in the batch's residuals */
     size_t sums_off;   /* w * e int64 */
-    size_t wt_off;     /* w * n doubles, and w flags at ok + res_off... */
-    size_t ok_off;
+    size_t wt_off;     /* w * n weights */
+    size_t ok_off;     /* w flags: the column's system was solved */
     uint16_t *out;     /* device */
     size_t stride;
     unsigned first_seg; /* in the batch's segment list */
@@ -327,7 +327,7 @@ DK void decode_seg_item(const dec_params &p, unsigned k) {
     const dec_segment sg = p.segs[k];
     const dec_frame &f = p.frames[sg.frame];
     unsigned y0 = sg.index * f.seg_rows;
-    unsigned rows = f.h - y0 < f.seg_rows ? f.h - y0 : f.seg_rows;
+    unsigned rows = sci_dpcm_segment_height(f.h, f.seg_rows, sg.index);
     sci_dpcm_models m;
     uint32_t esc = 0;
     int st = sci_dpcm_decode_segment(p.in + sg.off, sg.len, f.w, rows,
@@ -989,7 +989,6 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         if (d->n > maxn)
             maxn = d->n;
     }
-    free(info);
     int err = 0;
     size_t seg_bytes = (size_t)nsegs * sizeof(dec_segment);
     size_t host_need = in_bytes + seg_bytes + n * sizeof(dec_frame) +
@@ -1007,6 +1006,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         (!out_on_device && (err = grow(&c->out, out_n * 2))) ||
         (err = grow_host(c, host_need))) {
         free(frames);
+        free(info);
         return err;
     }
     /* Stage everything in pinned memory: input, segment list, frames,
@@ -1016,6 +1016,12 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     dec_frame *hfr = (dec_frame *)((uint8_t *)hseg + seg_bytes);
     int *hst = (int *)(hfr + n), *hbad = hst + n;
     uint32_t *hesc = (uint32_t *)(hbad + n);
+    uint32_t *lens = (uint32_t *)malloc((nsegs ? nsegs : 1) * sizeof *lens);
+    if (!lens) {
+        free(frames);
+        free(info);
+        return SCI_DPCM_E_NOMEM;
+    }
     size_t out_off = 0;
     unsigned k = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -1025,25 +1031,24 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         if (status[i])
             continue;
         dec_frame *d = &frames[i];
-        sci_dpcm_info fi;
-        sci_dpcm_peek(in[i], len[i], &fi);
-        memcpy(h + d->coded_off, in[i] + fi.coded_offset, fi.coded_bytes);
+        const sci_dpcm_info *fi = &info[i];
+        memcpy(h + d->coded_off, in[i] + fi->coded_offset, fi->coded_bytes);
+        sci_dpcm_segment_table(in[i], fi, lens + k);
         size_t off = d->coded_off;
         for (unsigned s = 0; s < d->segs; s++, k++) {
-            const uint8_t *t = in[i] + fi.table_offset + 4 * (size_t)s;
-            uint32_t l = t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
-                         (uint32_t)t[3] << 24;
             hseg[k].frame = i;
             hseg[k].index = s;
             hseg[k].off = off;
-            hseg[k].len = l;
-            off += l;
+            hseg[k].len = lens[k];
+            off += lens[k];
         }
         if (!out_on_device) {
             d->out = (uint16_t *)c->out.p + out_off;
             out_off += (size_t)d->w * d->h;
         }
     }
+    free(info);
+    free(lens);
     memcpy(hfr, frames, n * sizeof(dec_frame));
     dec_params p;
     p.frames = (const dec_frame *)c->frames.p;
