@@ -3,6 +3,9 @@
  */
 #include "crc32.h"
 
+#include <pthread.h>
+#include <string.h>
+
 static const uint32_t crc_table[256] = {
     0x00000000u, 0x77073096u, 0xEE0E612Cu, 0x990951BAu, 0x076DC419u, 0x706AF48Fu,
     0xE963A535u, 0x9E6495A3u, 0x0EDB8832u, 0x79DCB8A4u, 0xE0D5E91Eu, 0x97D2D988u,
@@ -49,8 +52,44 @@ static const uint32_t crc_table[256] = {
     0xB40BBE37u, 0xC30C8EA1u, 0x5A05DF1Bu, 0x2D02EF8Du,
 };
 
+/* Slicing by 8 (eight bytes a step through eight derived tables, about
+ * six times the speed of a byte a step): frames of a few hundred
+ * kilobytes are checked on every decode and sealed on every encode, and a
+ * byte a step cost a GPU decoder about 1 ms a frame. */
+static uint32_t slice_table[8][256];
+static pthread_once_t slice_once = PTHREAD_ONCE_INIT;
+
+static void make_slice_table(void) {
+    for (unsigned b = 0; b < 256; b++) {
+        uint32_t v = crc_table[b];
+        slice_table[0][b] = v;
+        for (unsigned k = 1; k < 8; k++) {
+            v = crc_table[v & 0xFF] ^ (v >> 8);
+            slice_table[k][b] = v;
+        }
+    }
+}
+
 uint32_t sci_crc32(uint32_t crc, const uint8_t *p, size_t n) {
     crc = ~crc;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n >= 64) {
+        pthread_once(&slice_once, make_slice_table);
+        const uint32_t(*t)[256] = (const uint32_t(*)[256])slice_table;
+        while (n >= 8) {
+            uint32_t lo, hi;
+            memcpy(&lo, p, 4);
+            memcpy(&hi, p + 4, 4);
+            lo ^= crc;
+            crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^
+                  t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+                  t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^
+                  t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+            p += 8;
+            n -= 8;
+        }
+    }
+#endif
     for (size_t i = 0; i < n; i++)
         crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
     return ~crc;

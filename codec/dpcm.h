@@ -25,12 +25,13 @@
 extern "C" {
 #endif
 
-#define SCI_DPCM_VERSION 3        /* the version read and written */
+#define SCI_DPCM_VERSION 4        /* the version read and written */
 #define SCI_DPCM_HEADER_BYTES 44
 #define SCI_DPCM_TRAILER_BYTES 4         /* the CRC-32 */
 #define SCI_DPCM_MAX_DIM 65535u          /* width and height */
 #define SCI_DPCM_MAX_PIXELS (1u << 28)   /* width * height */
 #define SCI_DPCM_MAX_ORDER 32u           /* N */
+#define SCI_DPCM_DEFAULT_ORDER 11u       /* N that encoders pick unless told */
 #define SCI_DPCM_MAX_EQUATIONS 64u       /* M */
 #define SCI_DPCM_MAX_THRESHOLD (1u << 28)
 #define SCI_DPCM_MAX_METADATA (1u << 24) /* bytes of the metadata section */

@@ -51,25 +51,32 @@ static inline SCI_DPCM_HD unsigned sci_dpcm_packed(unsigned n, unsigned i,
 /* Adds row r's window sums of column x (docs/dpcm-format.md: the outer
  * products v_j v_j^T and v_j s(j, r) over the window's positions j, with
  * v_j = (s(j-1, r), ..., s(j-N, r)) and 0 left of the row) to the packed
- * sums of order N (entry t at sums[t * stride]). */
-static inline SCI_DPCM_HD void sci_dpcm_add_window(unsigned order_n,
-                                                   unsigned eq_m,
-                                                   const uint16_t *row,
-                                                   unsigned x, int64_t *sums,
-                                                   size_t stride) {
+ * sums of order N (entry t at sums[t * stride]).  row[i] holds column
+ * base + i: a caller may pass only columns x - N - M + 1 .. x. */
+static inline SCI_DPCM_HD void sci_dpcm_add_window_at(
+    unsigned order_n, unsigned eq_m, const uint16_t *row, unsigned base,
+    unsigned x, int64_t *sums, size_t stride) {
     const unsigned pn = order_n * (order_n + 1) / 2;
     for (unsigned j = sci_dpcm_window_lo(order_n, eq_m, x); j <= x; j++) {
         uint32_t v[32];
         for (unsigned k = 0; k < order_n; k++)
-            v[k] = j >= k + 1 ? row[j - 1 - k] : 0;
+            v[k] = j >= k + 1 ? row[j - 1 - k - base] : 0;
         unsigned t = 0;
         for (unsigned i = 0; i < order_n; i++)
             for (unsigned k = i; k < order_n; k++)
                 sums[(size_t)(t++) * stride] += (int64_t)((uint64_t)v[i] * v[k]);
         for (unsigned i = 0; i < order_n; i++)
             sums[(size_t)(pn + i) * stride] +=
-                (int64_t)((uint64_t)v[i] * row[j]);
+                (int64_t)((uint64_t)v[i] * row[j - base]);
     }
+}
+
+static inline SCI_DPCM_HD void sci_dpcm_add_window(unsigned order_n,
+                                                   unsigned eq_m,
+                                                   const uint16_t *row,
+                                                   unsigned x, int64_t *sums,
+                                                   size_t stride) {
+    sci_dpcm_add_window_at(order_n, eq_m, row, 0, x, sums, stride);
 }
 
 /* Gauss-Jordan elimination with partial pivoting in the one order of
@@ -105,12 +112,27 @@ static inline SCI_DPCM_HD int sci_dpcm_solve_core(unsigned n, double *A,
                 SCI_DPCM_A(c, k) = SCI_DPCM_A(p, k);
                 SCI_DPCM_A(p, k) = t;
             }
-        double piv = SCI_DPCM_A(c, c);
+        /* one division a column: the rows scale by its reciprocal */
+        double inv = 1.0 / SCI_DPCM_A(c, c);
         for (unsigned r = 0; r < n; r++) {
             if (r == c)
                 continue;
-            double f = SCI_DPCM_A(r, c) / piv;
-            for (unsigned k = c + 1; k <= n; k++)
+            double f = SCI_DPCM_A(r, c) * inv;
+            unsigned k = c + 1;
+            /* four entries' loads before their stores: the compiler cannot
+             * tell that row r and row c never overlap, and a device thread
+             * would otherwise wait out every load */
+            for (; k + 4 <= n + 1; k += 4) {
+                double p0 = SCI_DPCM_A(c, k), p1 = SCI_DPCM_A(c, k + 1);
+                double p2 = SCI_DPCM_A(c, k + 2), p3 = SCI_DPCM_A(c, k + 3);
+                double q0 = SCI_DPCM_A(r, k), q1 = SCI_DPCM_A(r, k + 1);
+                double q2 = SCI_DPCM_A(r, k + 2), q3 = SCI_DPCM_A(r, k + 3);
+                SCI_DPCM_A(r, k) = q0 - f * p0;
+                SCI_DPCM_A(r, k + 1) = q1 - f * p1;
+                SCI_DPCM_A(r, k + 2) = q2 - f * p2;
+                SCI_DPCM_A(r, k + 3) = q3 - f * p3;
+            }
+            for (; k <= n; k++)
                 SCI_DPCM_A(r, k) = SCI_DPCM_A(r, k) - f * SCI_DPCM_A(c, k);
         }
     }
@@ -172,12 +194,11 @@ static inline SCI_DPCM_HD uint32_t sci_dpcm_round(double p, uint32_t maxval) {
 #define SCI_DPCM_MODEL_LIMIT (1u << 16)
 
 static inline SCI_DPCM_HD unsigned sci_dpcm_bitlen(uint32_t v) {
-    unsigned b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
+#if defined(__CUDA_ARCH__)
+    return 32 - (unsigned)__clz((int)v);
+#else
+    return v ? 32 - (unsigned)__builtin_clz(v) : 0;
+#endif
 }
 
 /* Context of a residual from the magnitudes of its coded neighbours
@@ -266,6 +287,22 @@ typedef struct {
     int error; /* read past the end, or an impossible code */
 } sci_rc_dec;
 
+/* floor(a / b) for a < 2^42, b >= 1.  A device divides 64-bit integers in
+ * a long subroutine; the double quotient is within one of the result, and
+ * a step either way makes it exact. */
+static inline SCI_DPCM_HD uint64_t sci_rc_div(uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    uint64_t q = (uint64_t)((double)a * __drcp_rn((double)b));
+    if (q * b > a)
+        q--;
+    else if ((q + 1) * b <= a)
+        q++;
+    return q;
+#else
+    return a / b;
+#endif
+}
+
 static inline SCI_DPCM_HD void sci_rc_enc_init(sci_rc_enc *e, uint8_t *buf,
                                                size_t cap) {
     e->buf = buf;
@@ -297,7 +334,7 @@ static inline SCI_DPCM_HD void sci_rc_shift_low(sci_rc_enc *e) {
 
 static inline SCI_DPCM_HD void sci_rc_encode(sci_rc_enc *e, uint32_t cum,
                                              uint32_t freq, uint32_t total) {
-    uint64_t r = e->range / total;
+    uint64_t r = sci_rc_div(e->range, total);
     e->low += r * cum;
     e->range = r * freq;
     while (e->range < SCI_RC_TOP) {
@@ -342,8 +379,8 @@ static inline SCI_DPCM_HD int sci_rc_dec_init(sci_rc_dec *d,
  * when the code is impossible (then d->error is set). */
 static inline SCI_DPCM_HD uint32_t sci_rc_peek(sci_rc_dec *d, uint32_t total,
                                                uint64_t *r) {
-    *r = d->range / total;
-    uint64_t v = d->code / *r;
+    *r = sci_rc_div(d->range, total);
+    uint64_t v = sci_rc_div(d->code, *r);
     if (v >= total) {
         d->error = 1;
         return total;

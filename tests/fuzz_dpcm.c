@@ -12,7 +12,7 @@
  * (at most 2^16 pixels) to keep every run short.
  *
  * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
- * mutations of valid version-3 frames (one segment or several, with and
+ * mutations of valid version-4 frames (one segment or several, with and
  * without metadata: bit and byte changes, insertions, deletions,
  * truncations, header field and segment table changes), half of them with
  * the CRC fixed, and
@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
     }
     for (unsigned i = 0; i < nseeds; i++) {
         int st = seeds[i].len ? fuzz_decode(seeds[i].bytes, seeds[i].len) : -99;
-        check(st == SCI_DPCM_OK && seeds[i].bytes[4] == 3 && seeds[i].segments > 0 &&
+        check(st == SCI_DPCM_OK && seeds[i].bytes[4] == SCI_DPCM_VERSION && seeds[i].segments > 0 &&
                   !memcmp(fuzz_out, seeds[i].px, (size_t)seeds[i].w * seeds[i].h * 2),
               "seed frame round trip");
     }

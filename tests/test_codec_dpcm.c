@@ -538,9 +538,9 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
     ok = ok && info.width == w && info.height == h && info.depth == depth &&
          info.params.order_n == p->order_n && info.params.equations_m == p->equations_m &&
          info.params.threshold == p->threshold && info.frame_bytes == n;
-    /* version 3, the encoder's segments, the sections one after another */
+    /* version 4, the encoder's segments, the sections one after another */
     unsigned seg_rows = sci_dpcm_segment_rows(w, h), segs = (h + seg_rows - 1) / seg_rows;
-    ok = ok && info.version == SCI_DPCM_VERSION && buf[4] == 3 && info.seg_rows == seg_rows &&
+    ok = ok && info.version == SCI_DPCM_VERSION && buf[4] == 4 && info.seg_rows == seg_rows &&
          info.segments == segs && info.meta_bytes == 0 &&
          info.meta_offset == SCI_DPCM_HEADER_BYTES &&
          info.table_offset == SCI_DPCM_HEADER_BYTES &&
@@ -938,13 +938,13 @@ static void test_corruption(void) {
     free(f);
     sci_dpcm_info info;
     static uint16_t out[W * H];
-    check(sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0 && info.version == 3 &&
+    check(sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0 && info.version == 4 &&
               info.seg_rows == R && info.segments == S && info.meta_bytes == 0 &&
               info.table_offset == SCI_DPCM_HEADER_BYTES &&
               info.coded_offset == SCI_DPCM_HEADER_BYTES + 4 * S && info.frame_bytes == n &&
               get32(s + 28) == info.escapes && get32(s + 32) == R &&
               get32(s + 36) == info.coded_bytes && get32(s + 40) == 0,
-          "corruption: the test frame's header (version 3, escapes, R, C, L = 0)");
+          "corruption: the test frame's header (version 4, escapes, R, C, L = 0)");
     check(sci_dpcm_decode(s, n, out, W, W * H, NULL) == SCI_DPCM_OK && !memcmp(out, px, sizeof px),
           "corruption: a frame of segments other than the encoder's decodes");
     {
@@ -1003,7 +1003,8 @@ static void test_corruption(void) {
         {4, 0, 1, SCI_DPCM_E_VERSION, "version 0"},
         {4, 1, 1, SCI_DPCM_E_VERSION, "version 1"},
         {4, 2, 1, SCI_DPCM_E_VERSION, "version 2"},
-        {4, 4, 1, SCI_DPCM_E_VERSION, "version 4"},
+        {4, 3, 1, SCI_DPCM_E_VERSION, "version 3"},
+        {4, 5, 1, SCI_DPCM_E_VERSION, "version 5"},
         {4, 0xFF, 1, SCI_DPCM_E_VERSION, "version 255"},
         {5, 0, 1, SCI_DPCM_E_DEPTH, "depth 0"},
         {5, 17, 1, SCI_DPCM_E_DEPTH, "depth 17"},
@@ -1166,11 +1167,11 @@ static void test_metadata(void) {
     uint8_t *plain = malloc(cap);
     size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
     sci_dpcm_info info0;
-    check(n0 > 0 && plain[4] == 3 && get32(plain + 40) == 0 &&
+    check(n0 > 0 && plain[4] == 4 && get32(plain + 40) == 0 &&
               sci_dpcm_peek(plain, n0, &info0) == SCI_DPCM_OK && info0.meta_bytes == 0 &&
               info0.segments == 2 && info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
               info0.table_offset == SCI_DPCM_HEADER_BYTES,
-          "metadata: a frame without it is version 3 with L = 0");
+          "metadata: a frame without it is version 4 with L = 0");
     size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
     check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
     const uint8_t *m;
@@ -1193,9 +1194,9 @@ static void test_metadata(void) {
         sci_dpcm_info info;
         char what[120];
         snprintf(what, sizeof what, "metadata: %zu bytes round trip", len);
-        int ok = n == n0 + len && f[4] == 3 && get32(f + 40) == len &&
+        int ok = n == n0 + len && f[4] == 4 && get32(f + 40) == len &&
                  sci_dpcm_decode(f, n, out, W, W * H, &info) == SCI_DPCM_OK &&
-                 info.version == 3 && info.meta_bytes == len &&
+                 info.version == 4 && info.meta_bytes == len &&
                  info.meta_offset == SCI_DPCM_HEADER_BYTES &&
                  info.table_offset == SCI_DPCM_HEADER_BYTES + len &&
                  info.coded_offset == info0.coded_offset + len &&
@@ -1289,8 +1290,8 @@ static void test_metadata(void) {
     /* the plain frame marked with an old version */
     {
         uint8_t *t = malloc(n0);
-        for (unsigned v = 0; v <= 4; v++) {
-            if (v == 3)
+        for (unsigned v = 0; v <= 5; v++) {
+            if (v == SCI_DPCM_VERSION)
                 continue;
             memcpy(t, plain, n0);
             t[4] = (uint8_t)v;
