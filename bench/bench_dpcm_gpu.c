@@ -166,30 +166,30 @@ int main(int argc, char **argv) {
         if (!ncpu || memcmp(back, f->px, count * 2))
             fail("CPU round trip", f);
         TIME_MEDIAN(t_genc_h,
-                    CKW(sci_cuda_dpcm_encode(g, f->px, f->w, 0, f->w, f->h,
+                    CKW(sci_cuda_dpcm_encode(g, f->px, f->w, 2, 0, f->w, f->h,
                                              16, &p, NULL, 0, gpu, cap,
                                              &ngpu, NULL)));
         if (ngpu != ncpu || memcmp(cpu, gpu, ncpu))
             fail("GPU frame differs from the CPU frame", f);
         TIME_MEDIAN(t_genc_d,
-                    CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 1, f->w, f->h, 16,
+                    CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 2, 1, f->w, f->h, 16,
                                              &p, NULL, 0, gpu, cap, &ngpu,
                                              NULL)));
         if (ngpu != ncpu || memcmp(cpu, gpu, ncpu))
             fail("GPU frame (device input) differs", f);
         sci_cuda_dpcm_times te;
         sci_cuda_dpcm_set_timing(g, 1);
-        CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 1, f->w, f->h, 16, &p, NULL,
+        CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 2, 1, f->w, f->h, 16, &p, NULL,
                                  0, gpu, cap, &ngpu, NULL));
         sci_cuda_dpcm_get_times(g, &te);
         sci_cuda_dpcm_set_timing(g, 0);
         const uint8_t *in = cpu;
         size_t stride = f->w;
         int st;
-        uint16_t *dst = dback;
+        void *dst = dback;
         TIME_MEDIAN(t_gdec_d,
                     CKW(sci_cuda_dpcm_decode(g, 1, &in, &ncpu, &dst, &stride,
-                                             &count, 1, &st, NULL)));
+                                             &count, 2, 1, &st, NULL)));
         CK(cudaMemcpy(back, dback, count * 2, cudaMemcpyDeviceToHost));
         if (memcmp(back, f->px, count * 2))
             fail("GPU decode (device)", f);
@@ -197,14 +197,14 @@ int main(int argc, char **argv) {
         memset(back, 0, count * 2);
         TIME_MEDIAN(t_gdec_h,
                     CKW(sci_cuda_dpcm_decode(g, 1, &in, &ncpu, &dst, &stride,
-                                             &count, 0, &st, NULL)));
+                                             &count, 2, 0, &st, NULL)));
         if (memcmp(back, f->px, count * 2))
             fail("GPU decode (host)", f);
         sci_cuda_dpcm_times td;
         sci_cuda_dpcm_set_timing(g, 1);
         dst = dback;
-        CKW(sci_cuda_dpcm_decode(g, 1, &in, &ncpu, &dst, &stride, &count, 1,
-                                 &st, NULL));
+        CKW(sci_cuda_dpcm_decode(g, 1, &in, &ncpu, &dst, &stride, &count, 2,
+                                 1, &st, NULL));
         sci_cuda_dpcm_get_times(g, &td);
         sci_cuda_dpcm_set_timing(g, 0);
         double jbpp = -1, t_jenc = -1, t_jdec = -1;
@@ -259,7 +259,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc((void **)&dall, count * 2 * MAXB));
     const uint8_t *in[MAXB];
     size_t len[MAXB], stride[MAXB], capn[MAXB];
-    uint16_t *dst[MAXB];
+    void *dst[MAXB];
     int status[MAXB];
     for (unsigned i = 0; i < MAXB; i++) {
         in[i] = enc[i % 3];
@@ -274,7 +274,7 @@ int main(int argc, char **argv) {
     for (unsigned k = 0; k < sizeof nb / sizeof nb[0]; k++) {
         double t;
         TIME_MEDIAN(t, CKW(sci_cuda_dpcm_decode(g, nb[k], in, len, dst,
-                                                stride, capn, 1, status,
+                                                stride, capn, 2, 1, status,
                                                 NULL)));
         uint16_t *back = malloc(count * 2);
         CK(cudaMemcpy(back, dall + count * (nb[k] - 1), count * 2,

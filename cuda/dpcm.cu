@@ -1,7 +1,9 @@
 /*
  * Online-DPCM on the GPU (see dpcm.h).  Every rule that must agree with the
- * C reference to the bit comes from codec/dpcm_core.h; this file only
- * decides who computes what, where.
+ * C reference to the bit comes from codec/dpcm_core.h (or, where the work
+ * is spread over threads, follows its operations in its order: solve_coop,
+ * window_entry, the warp segment coders); this file only decides who
+ * computes what, where.
  *
  * Encoder, per frame:
  *   1. blocksum: the rows are cut into nb blocks; a thread per (block,
@@ -9,22 +11,24 @@
  *      block (sums[blk][t][x], coalesced over x);
  *   2. scan: a thread per (entry, column) turns the block sums into sums
  *      over the rows before each block;
- *   3. predict: a thread per (block, column) walks its block's rows from
- *      those sums, solving each pixel's system and writing the residual;
+ *   3. predict: a group of threads per (block, column) walks its block's
+ *      rows from those sums, the group sharing each pixel's window products
+ *      and elimination, and writes the residuals;
  *   4. thresholds from a histogram (shared-memory bins near 0, global
  *      ones beyond), read back by the segment coder on the device;
- *   5. a thread per segment codes it into a slot of its bound;
+ *   5. a warp per segment codes it into a slot of its bound;
  *   6. a scan of the lengths and a copy close the slots up, and only the
  *      coded bytes go to the host.
- * Decoder, per batch: a thread per segment of every frame decodes the
- * residuals; then a block per frame rebuilds its rows (all threads update
- * and solve the row's systems, then thread 0 runs the row, reading the row
- * from shared memory when it fits).
+ * Decoder, per batch: a warp per segment of every frame decodes the
+ * residuals; then the frames are rebuilt in strips of 32 columns, a block
+ * per strip, the strips of a frame a row apart (rebuild_strip).
  *
- * Built with SCI_DPCM_EMU, each kernel becomes a host call of the same
- * function with one block of one thread (the strided loops then cover
- * everything and barriers are no-ops): tests/dpcm_emu.cpp checks the
- * kernels' logic against the C reference without a GPU.
+ * Built with SCI_DPCM_EMU, each kernel becomes a host loop over the same
+ * device functions with one thread (groups of one lane, warps of one lane,
+ * barriers no-ops, strips one after another): tests/dpcm_emu.cpp checks
+ * the kernels' logic against the C reference without a GPU; the lane-
+ * parallel searches (warp_cum, warp_find) run only on the device and are
+ * checked there by parity-dpcm.
  */
 #include <cuda_runtime.h>
 
@@ -34,12 +38,25 @@
 #include "dpcm.h"
 #include "../codec/dpcm_core.h"
 
+#ifdef __CUDACC__
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
 #ifdef SCI_DPCM_EMU
 #define DK static inline
 #define SYNC() ((void)0)
+#define WARP_SYNC() ((void)0)
+#define FENCE() ((void)0)
+#define LDCG(p) (*(p))
 #else
 #define DK __device__ __forceinline__
 #define SYNC() __syncthreads()
+#define WARP_SYNC() __syncwarp()
+#define FENCE() __threadfence()
+/* samples another block wrote after this one may have cached the line */
+#define LDCG(p) __ldcg(p)
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -71,14 +88,173 @@ DK void max_i32(int *p, int v) {
 #endif
 }
 
-/* A thread's room for one system: A (N (N+1) doubles) and the running
- * sums S (e int64), either interleaved with the block's other threads in
- * shared memory (step = threads) or in local memory (step 1). */
-struct scratch {
-    double *A;
-    int64_t *S;
-    size_t step;
-};
+/* *p = v unless an error is there already. */
+DK void first_error(int *p, int v) {
+#ifdef SCI_DPCM_EMU
+    if (!*p)
+        *p = v;
+#else
+    atomicCAS(p, 0, v);
+#endif
+}
+
+/* A strip's finished rows, published to the strips of other blocks. */
+DK unsigned load_acquire(const unsigned *p) {
+#ifdef SCI_DPCM_EMU
+    return *p;
+#else
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+#endif
+}
+
+DK void store_release(unsigned *p, unsigned v) {
+#ifdef SCI_DPCM_EMU
+    *p = v;
+#else
+    asm volatile("st.release.gpu.global.u32 [%0], %1;"
+                 :
+                 : "l"(p), "r"(v)
+                 : "memory");
+#endif
+}
+
+/* sci_dpcm_solve_core's operations in its order, spread over the G lanes
+ * of a group: lane r eliminates row r, lane k swaps column k, every lane
+ * reads the pivot column alike.  Entry (r, k) at A[k N + r] (lanes read
+ * consecutive words), N the frame's order: NC when it is known at compile
+ * time (the loops over columns unroll and the pivot row sits in
+ * registers), else n_rt.  All lanes of a warp call it with the same N, so
+ * that their barriers line up; n = 0 does nothing and returns 0. */
+template <unsigned NC>
+DK int solve_coop_n(unsigned n, unsigned n_rt, double *A, unsigned lane,
+                    unsigned G, double *a) {
+    const unsigned N = NC ? NC : n_rt;
+#define AC(r, k) A[(size_t)(k) * N + (r)]
+    double scale = 0.0;
+    for (unsigned i = 0; i < n; i++)
+        if (AC(i, i) > scale)
+            scale = AC(i, i);
+    int ok = scale > 0.0;
+    double thr = scale * SCI_DPCM_PIVOT_EPS;
+UNROLL
+    for (unsigned c = 0; c < N; c++) {
+        const int live = ok && c < n;
+        unsigned p = c;
+        if (live) {
+            double best = fabs(AC(c, c));
+            for (unsigned r = c + 1; r < N; r++)
+                if (r < n && fabs(AC(r, c)) > best) {
+                    best = fabs(AC(r, c));
+                    p = r;
+                }
+            if (!(best > thr))
+                ok = 0;
+        }
+        WARP_SYNC();
+        if (live && ok && p != c)
+            for (unsigned k = c + lane; k <= n; k += G) {
+                double t = AC(c, k);
+                AC(c, k) = AC(p, k);
+                AC(p, k) = t;
+            }
+        WARP_SYNC();
+        if (live && ok) {
+            double inv = 1.0 / AC(c, c);
+            if (NC) {
+                double pv[NC ? NC + 1 : 1] = {0};
+UNROLL
+                for (unsigned k = 0; k <= NC; k++)
+                    if (k > c && k <= n)
+                        pv[k] = AC(c, k);
+                for (unsigned r = lane; r < n; r += G) {
+                    if (r == c)
+                        continue;
+                    double f = AC(r, c) * inv;
+UNROLL
+                    for (unsigned k = 0; k <= NC; k++)
+                        if (k > c && k <= n)
+                            AC(r, k) = AC(r, k) - f * pv[k];
+                }
+            } else {
+                for (unsigned r = lane; r < n; r += G) {
+                    if (r == c)
+                        continue;
+                    double f = AC(r, c) * inv;
+                    unsigned k = c + 1;
+                    /* loads before stores: the compiler cannot tell that
+                     * rows r and c never overlap */
+                    for (; k + 4 <= n + 1; k += 4) {
+                        double p0 = AC(c, k), p1 = AC(c, k + 1);
+                        double p2 = AC(c, k + 2), p3 = AC(c, k + 3);
+                        double q0 = AC(r, k), q1 = AC(r, k + 1);
+                        double q2 = AC(r, k + 2), q3 = AC(r, k + 3);
+                        AC(r, k) = q0 - f * p0;
+                        AC(r, k + 1) = q1 - f * p1;
+                        AC(r, k + 2) = q2 - f * p2;
+                        AC(r, k + 3) = q3 - f * p3;
+                    }
+                    for (; k <= n; k++)
+                        AC(r, k) = AC(r, k) - f * AC(c, k);
+                }
+            }
+        }
+        WARP_SYNC();
+    }
+    if (ok)
+        for (unsigned i = lane; i < n; i += G)
+            a[i] = AC(i, n) / AC(i, i);
+#undef AC
+    return ok;
+}
+
+/* The default order N = 11 unrolled, any other at run time. */
+DK int solve_coop(unsigned n, unsigned order_n, double *A, unsigned lane,
+                  unsigned G, double *a) {
+    if (order_n == SCI_DPCM_DEFAULT_ORDER)
+        return solve_coop_n<SCI_DPCM_DEFAULT_ORDER>(n, order_n, A, lane, G, a);
+    return solve_coop_n<0>(n, order_n, A, lane, G, a);
+}
+
+/* The packed sums' entry t of order n as (i, k): i | k << 8, k = 255 for
+ * b's entry i; by threads tid, tid + nt, ... */
+DK void build_pairs(unsigned n, uint16_t *pairs, unsigned tid, unsigned nt) {
+    const unsigned pn = n * (n + 1) / 2, e = pn + n;
+    for (unsigned t = tid; t < e; t += nt) {
+        unsigned i = 0, k;
+        if (t >= pn) {
+            i = t - pn;
+            k = 255;
+        } else {
+            unsigned r = t;
+            while (r >= n - i) {
+                r -= n - i;
+                i++;
+            }
+            k = i + r;
+        }
+        pairs[t] = (uint16_t)(i | k << 8);
+    }
+}
+
+/* One entry of sci_dpcm_add_window_at's sums, alone: the threads of a group
+ * or block take an entry each.  row[i] holds column base + i. */
+DK int64_t window_entry(unsigned order_n, unsigned eq_m, const uint16_t *row,
+                        unsigned base, unsigned x, uint16_t pair) {
+    unsigned i = pair & 255, k = pair >> 8;
+    int64_t acc = 0;
+    for (unsigned j = sci_dpcm_window_lo(order_n, eq_m, x); j <= x; j++) {
+        uint32_t va = j >= i + 1 ? row[j - 1 - i - base] : 0;
+        uint32_t vb = k == 255 ? row[j - base]
+                               : (j >= k + 1 ? row[j - 1 - k - base] : 0);
+        acc += (int64_t)((uint64_t)va * vb);
+    }
+    return acc;
+}
 
 /* Per-frame results the encoder's kernels leave for the host. */
 enum {
@@ -155,39 +331,101 @@ DK void scan_item(const enc_params &p, size_t i) {
     }
 }
 
-/* 3. The residuals of column x in block blk. */
-DK void predict_item(const enc_params &p, scratch sc, size_t i) {
-    unsigned x = (unsigned)(i % p.w), blk = (unsigned)(i / p.w);
+/* 3. The residuals of column x in block blk (group i = blk w + x), by a
+ * group of G threads (G = 1 emulated): they share the column's running
+ * sums, the window products and the elimination (solve_coop), and lane 0
+ * predicts.  Every group runs blk_rows rows (valid = 0: none of them real)
+ * so that the barriers of a warp's groups line up. */
+struct group_room {
+    int64_t *S;            /* e running sums */
+    double *A;             /* the system, solve_coop's layout */
+    double *a;             /* N weights */
+    uint16_t *row;         /* the row's samples x - (N + M - 1) .. x */
+    const uint16_t *pairs; /* build_pairs' table */
+};
+
+DK void predict_group(const enc_params &p, group_room gr, size_t i,
+                      int valid, unsigned lane, unsigned G) {
+    const unsigned x = valid ? (unsigned)(i % p.w) : 0;
+    const unsigned blk = valid ? (unsigned)(i / p.w) : 0;
     const uint32_t maxval = (1u << p.depth) - 1;
-    unsigned y0 = blk * p.blk_rows;
-    unsigned y1 = y0 + p.blk_rows < p.h ? y0 + p.blk_rows : p.h;
-    const int lsq = x >= 2 && p.w >= 3 && p.h >= 2;
-    int64_t *S = sc.S;
+    const unsigned pn = p.n * (p.n + 1) / 2, reach = p.n + p.m - 1;
+    const unsigned base = x > reach ? x - reach : 0;
+    const unsigned y0 = blk * p.blk_rows;
+    const unsigned y1 = !valid ? y0
+                      : y0 + p.blk_rows < p.h ? y0 + p.blk_rows : p.h;
+    const int lsq = valid && x >= 2 && p.w >= 3 && p.h >= 2;
     if (lsq)
-        for (unsigned t = 0; t < p.e; t++)
-            S[t * sc.step] = p.sums[((size_t)blk * p.e + t) * p.w + x];
-    for (unsigned y = y0; y < y1; y++) {
+        for (unsigned t = lane; t < p.e; t += G)
+            gr.S[t] = p.sums[((size_t)blk * p.e + t) * p.w + x];
+    for (unsigned k = 0; k < p.blk_rows; k++) {
+        const unsigned y = y0 + k;
+        const int live = y < y1;
         const uint16_t *row = p.samples + (size_t)y * p.stride;
-        uint32_t pred;
-        if (y == 0)
-            pred = x ? row[x - 1] : 0;
-        else if (x == 0)
-            pred = row[(ptrdiff_t)0 - (ptrdiff_t)p.stride];
-        else if (!lsq)
-            pred = row[x - 1];
-        else {
-            double a[SCI_DPCM_MAX_ORDER];
-            unsigned n = sci_dpcm_order_at(p.n, x);
-            sci_dpcm_load_system(p.n, n, S, sc.step, sc.A, sc.step);
-            if (sci_dpcm_solve_core(n, sc.A, sc.step, a))
-                pred = sci_dpcm_round(sci_dpcm_dot(n, a, row + x), maxval);
-            else
-                pred = row[x - 1];
+        if (live && lsq)
+            for (unsigned j = base + lane; j <= x; j += G)
+                gr.row[j - base] = row[j];
+        const unsigned n = live && lsq && y ? sci_dpcm_order_at(p.n, x) : 0;
+        for (unsigned r = lane; r < n; r += G) {
+            for (unsigned c = 0; c < n; c++) {
+                unsigned lo = r < c ? r : c, hi = r < c ? c : r;
+                gr.A[(size_t)c * p.n + r] =
+                    (double)gr.S[sci_dpcm_packed(p.n, lo, hi)];
+            }
+            gr.A[(size_t)n * p.n + r] = (double)gr.S[pn + r];
         }
-        p.res[(size_t)y * p.w + x] = (int32_t)row[x] - (int32_t)pred;
-        if (lsq)
-            sci_dpcm_add_window(p.n, p.m, row, x, S, sc.step);
+        WARP_SYNC();
+        int ok = solve_coop(n, p.n, gr.A, lane, G, gr.a);
+        WARP_SYNC();
+        if (live && lane == 0) {
+            uint32_t pred;
+            if (y == 0)
+                pred = x ? row[x - 1] : 0;
+            else if (x == 0)
+                pred = row[(ptrdiff_t)0 - (ptrdiff_t)p.stride];
+            else if (!lsq || !ok)
+                pred = row[x - 1];
+            else
+                pred = sci_dpcm_round(
+                    sci_dpcm_dot(n, gr.a, gr.row + (x - base)), maxval);
+            p.res[(size_t)y * p.w + x] = (int32_t)row[x] - (int32_t)pred;
+        }
+        if (live && lsq)
+            for (unsigned t = lane; t < p.e; t += G)
+                gr.S[t] += window_entry(p.n, p.m, gr.row, base, x,
+                                        gr.pairs[t]);
+        WARP_SYNC();
     }
+}
+
+/* A group's room in predict_kernel's shared memory, in bytes. */
+struct group_layout {
+    unsigned G;
+    size_t s_off, a_off, w_off, r_off, group_bytes, pairs_off, total;
+};
+
+static inline void group_plan(unsigned n, unsigned m,
+                                          unsigned threads,
+                                          group_layout *gl) {
+    size_t e = (size_t)n * (n + 1) / 2 + n;
+    gl->G = 1;
+    while (gl->G < n)
+        gl->G *= 2;
+    gl->s_off = 0;
+    gl->a_off = e * 8;
+    gl->w_off = gl->a_off + (size_t)(n + 1) * n * 8;
+    gl->r_off = gl->w_off + (size_t)n * 8;
+    gl->group_bytes = (gl->r_off + (size_t)(n + m) * 2 + 7) / 8 * 8;
+    gl->pairs_off = (size_t)(threads / gl->G) * gl->group_bytes;
+    gl->total = gl->pairs_off + (e * 2 + 7) / 8 * 8;
+}
+
+DK group_room group_at(uint8_t *base, const group_layout &gl, unsigned g) {
+    uint8_t *q = base + (size_t)g * gl.group_bytes;
+    group_room gr = {(int64_t *)(q + gl.s_off), (double *)(q + gl.a_off),
+                     (double *)(q + gl.w_off), (uint16_t *)(q + gl.r_off),
+                     (const uint16_t *)(base + gl.pairs_off)};
+    return gr;
 }
 
 /* 4. Histogram of the residuals (T > 0), or their range (T = 0). */
@@ -235,19 +473,193 @@ DK void thresholds_final(const enc_params &p) {
     }
 }
 
-/* 5. Segment s into its slot. */
-DK void code_item(const enc_params &p, unsigned s) {
+/* ------------------------------------------------------------------ */
+/* Segments by a warp: every lane runs the same range coder (the same
+ * state; only lane 0's encoder writes bytes), the lanes share the class
+ * models in shared memory and find a class's cumulative frequency at once
+ * instead of one class after another.  The values, and so the bytes, are
+ * sci_dpcm_code_segment's and sci_dpcm_decode_segment's; emulated (one
+ * lane) the searches are theirs. */
+
+#ifdef SCI_DPCM_EMU
+#define LANE() 0u
+#else
+#define LANE() (threadIdx.x & 31u)
+#define FULL_MASK 0xFFFFFFFFu
+#endif
+
+/* The sum of the frequencies of the classes below s. */
+DK uint32_t warp_cum(const uint32_t *freq, unsigned s) {
+#ifdef SCI_DPCM_EMU
+    uint32_t cum = 0;
+    for (unsigned i = 0; i < s; i++)
+        cum += freq[i];
+    return cum;
+#else
+    unsigned l = LANE();
+    uint32_t a = l < s ? freq[l] : 0;
+    if (l + 32 < SCI_DPCM_CLASSES && l + 32 < s)
+        a += freq[l + 32];
+    return __reduce_add_sync(FULL_MASK, a);
+#endif
+}
+
+/* The class s with cum(s) <= v < cum(s) + freq(s) (v < the total), and
+ * cum(s). */
+DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
+#ifdef SCI_DPCM_EMU
+    unsigned s = 0;
+    uint32_t c = 0;
+    while (c + freq[s] <= v)
+        c += freq[s++];
+    *cum = c;
+    return s;
+#else
+    unsigned l = LANE();
+    uint32_t below = 0;
+    for (unsigned half = 0; half < SCI_DPCM_CLASSES; half += 32) {
+        unsigned i = half + l;
+        uint32_t f = i < SCI_DPCM_CLASSES ? freq[i] : 0, incl = f;
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            uint32_t t = __shfl_up_sync(FULL_MASK, incl, d);
+            if (l >= d)
+                incl += t;
+        }
+        incl += below;
+        unsigned hit = __ballot_sync(FULL_MASK,
+                                     i < SCI_DPCM_CLASSES && incl > v);
+        if (hit) {
+            unsigned src = __ffs(hit) - 1;
+            *cum = __shfl_sync(FULL_MASK, incl - f, src);
+            return half + src;
+        }
+        below = __shfl_sync(FULL_MASK, incl, 31);
+    }
+    *cum = below; /* not reached: v < the total */
+    return SCI_DPCM_CLASSES - 1;
+#endif
+}
+
+/* sci_dpcm_code_segment by a warp; m in shared memory. */
+DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
+                          unsigned depth, int32_t t_lo, int32_t t_hi,
+                          sci_dpcm_models *m, sci_rc_enc *e,
+                          uint32_t *escapes) {
+    const int32_t maxval = (int32_t)((1u << depth) - 1);
+    uint32_t esc = 0;
+    if (LANE() == 0)
+        sci_dpcm_models_init(m);
+    WARP_SYNC();
+    for (unsigned yy = 0; yy < rows; yy++)
+        for (unsigned x = 0; x < w; x++) {
+            int32_t v = seg[(size_t)yy * w + x];
+            unsigned c = sci_dpcm_context_at(seg, w, x, yy);
+            unsigned s, nraw;
+            uint32_t raw, rtotal;
+            if (v < t_lo || v > t_hi) {
+                s = SCI_DPCM_ESCAPE;
+                raw = (uint32_t)(v + maxval);
+                rtotal = 2u << depth;
+                esc++;
+            } else {
+                uint32_t u = v >= 0 ? 2u * (uint32_t)v
+                                    : 2u * (uint32_t)(-(int64_t)v) - 1;
+                s = sci_dpcm_class(u, &nraw);
+                raw = u & ((1u << nraw) - 1);
+                rtotal = 1u << nraw;
+            }
+            uint32_t cum = warp_cum(m->freq[c], s);
+            sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
+            if (rtotal > 1)
+                sci_rc_encode(e, raw, 1, rtotal);
+            WARP_SYNC();
+            if (LANE() == 0)
+                sci_dpcm_models_update(m, c, s);
+            WARP_SYNC();
+        }
+    *escapes += esc;
+}
+
+/* sci_dpcm_decode_segment by a warp; m in shared memory, lane 0 writes
+ * seg. */
+DK int decode_segment_warp(const uint8_t *in, size_t len, unsigned w,
+                           unsigned rows, unsigned depth, int32_t t_lo,
+                           int32_t t_hi, sci_dpcm_models *m, int32_t *seg,
+                           uint32_t *escapes) {
+    const int32_t maxval = (int32_t)((1u << depth) - 1);
+    sci_rc_dec d;
+    if (sci_rc_dec_init(&d, in, len))
+        return SCI_DPCM_E_ENTROPY;
+    if (LANE() == 0)
+        sci_dpcm_models_init(m);
+    WARP_SYNC();
+    uint32_t esc = 0;
+    for (unsigned yy = 0; yy < rows; yy++)
+        for (unsigned x = 0; x < w; x++) {
+            unsigned c = sci_dpcm_context_at(seg, w, x, yy);
+            uint64_t r;
+            uint32_t v = sci_rc_peek(&d, m->total[c], &r);
+            if (d.error)
+                return SCI_DPCM_E_ENTROPY;
+            uint32_t cum;
+            unsigned s = warp_find(m->freq[c], v, &cum);
+            sci_rc_consume(&d, r, cum, m->freq[c][s]);
+            int32_t val;
+            if (s == SCI_DPCM_ESCAPE) {
+                uint32_t rtotal = 2u << depth;
+                uint32_t raw = sci_rc_peek(&d, rtotal, &r);
+                if (d.error)
+                    return SCI_DPCM_E_ENTROPY;
+                sci_rc_consume(&d, r, raw, 1);
+                val = (int32_t)raw - maxval;
+                if (val > maxval || (val >= t_lo && val <= t_hi))
+                    return SCI_DPCM_E_ESCAPES;
+                esc++;
+            } else {
+                unsigned nraw;
+                uint32_t u = sci_dpcm_class_base(s, &nraw);
+                if (nraw) {
+                    uint32_t raw = sci_rc_peek(&d, 1u << nraw, &r);
+                    if (d.error)
+                        return SCI_DPCM_E_ENTROPY;
+                    sci_rc_consume(&d, r, raw, 1);
+                    u |= raw;
+                }
+                val = (u & 1) ? -(int32_t)((u + 1) >> 1) : (int32_t)(u >> 1);
+                if (val < t_lo || val > t_hi)
+                    return SCI_DPCM_E_ENTROPY;
+            }
+            if (d.error)
+                return SCI_DPCM_E_ENTROPY;
+            WARP_SYNC();
+            if (LANE() == 0) {
+                seg[(size_t)yy * w + x] = val;
+                sci_dpcm_models_update(m, c, s);
+            }
+            WARP_SYNC();
+        }
+    if (d.pos != len)
+        return SCI_DPCM_E_ENTROPY;
+    *escapes += esc;
+    return 0;
+}
+
+/* 5. Segment s into its slot, by a warp. */
+DK void code_item(const enc_params &p, sci_dpcm_models *m, unsigned s) {
     unsigned y0 = s * p.seg_rows;
     unsigned rows = sci_dpcm_segment_height(p.h, p.seg_rows, s);
-    sci_dpcm_models m;
     sci_rc_enc e;
     uint32_t esc = 0;
-    sci_rc_enc_init(&e, p.slots + (size_t)s * p.slot_bytes, p.slot_bytes);
-    sci_dpcm_code_segment(p.res + (size_t)y0 * p.w, p.w, rows, p.depth,
-                          p.info[INFO_T_LO], p.info[INFO_T_HI], &m, &e, &esc);
-    p.seg_len[s] = (uint32_t)sci_rc_enc_finish(&e);
-    if (esc)
-        add_u32((uint32_t *)&p.info[INFO_ESC], esc);
+    sci_rc_enc_init(&e, p.slots + (size_t)s * p.slot_bytes,
+                    LANE() == 0 ? p.slot_bytes : 0);
+    code_segment_warp(p.res + (size_t)y0 * p.w, p.w, rows, p.depth,
+                      p.info[INFO_T_LO], p.info[INFO_T_HI], m, &e, &esc);
+    size_t len = sci_rc_enc_finish(&e);
+    if (LANE() == 0) {
+        p.seg_len[s] = (uint32_t)len;
+        if (esc)
+            add_u32((uint32_t *)&p.info[INFO_ESC], esc);
+    }
 }
 
 /* 6. Offsets of the segments (one block: each thread a run of them). */
@@ -295,11 +707,16 @@ struct dec_frame {
     size_t coded_off;  /* its segments in the batch's input */
     size_t res_off;    /* its residuals in the batch's residuals */
     size_t sums_off;   /* w * e int64 */
-    size_t wt_off;     /* w * n weights */
-    size_t ok_off;     /* w flags: the column's system was solved */
+    size_t prog_off;   /* ceil(w / STRIP) rows-done counters */
     uint16_t *out;     /* device */
     size_t stride;
+    uint8_t *out8;     /* device, 8-bit output: out narrowed into it */
+    size_t stride8;
     unsigned first_seg; /* in the batch's segment list */
+};
+
+struct dec_item {
+    unsigned frame, strip;
 };
 
 struct dec_segment {
@@ -314,26 +731,29 @@ struct dec_params {
     unsigned nsegs;
     const uint8_t *in;
     int32_t *res;
-    int64_t *sums;
-    double *wt;
-    uint8_t *ok;
+    int64_t *sums;     /* where they are not in shared memory */
+    const dec_item *items; /* the strips, frame by frame, left to right */
+    unsigned nitems;
+    unsigned *ticket;  /* the next item to take */
+    unsigned *progress;
     int *status;       /* per frame: 0, or the code */
     int *bad_seg;      /* per frame: the first failing segment */
     int *seg_status;   /* per segment */
     uint32_t *escapes; /* per frame */
 };
 
-DK void decode_seg_item(const dec_params &p, unsigned k) {
+/* Segment k of the batch, by a warp. */
+DK void decode_seg_item(const dec_params &p, sci_dpcm_models *m, unsigned k) {
     const dec_segment sg = p.segs[k];
     const dec_frame &f = p.frames[sg.frame];
     unsigned y0 = sg.index * f.seg_rows;
     unsigned rows = sci_dpcm_segment_height(f.h, f.seg_rows, sg.index);
-    sci_dpcm_models m;
     uint32_t esc = 0;
-    int st = sci_dpcm_decode_segment(p.in + sg.off, sg.len, f.w, rows,
-                                     f.depth, f.t_lo, f.t_hi, &m,
-                                     p.res + f.res_off + (size_t)y0 * f.w,
-                                     &esc);
+    int st = decode_segment_warp(p.in + sg.off, sg.len, f.w, rows, f.depth,
+                                 f.t_lo, f.t_hi, m,
+                                 p.res + f.res_off + (size_t)y0 * f.w, &esc);
+    if (LANE() != 0)
+        return;
     p.seg_status[k] = st;
     if (st)
         min_i32(&p.bad_seg[sg.frame], (int)sg.index);
@@ -353,96 +773,220 @@ DK int frame_status(const dec_params &p, unsigned fi) {
     return 0;
 }
 
-/* Frame fi's rows, by a block of nt threads; row: shared memory for the
- * row being rebuilt (NULL: work in the output). */
-DK void rebuild_block(const dec_params &p, unsigned fi, unsigned tid,
-                      unsigned nt, scratch sc, uint16_t *rowbuf, int *flag) {
+/* Frame fi's columns x0 .. x0 + STRIP - 1 (strip `strip`), all rows, by
+ * the nt threads of one block (nt = 1 when emulated).  Per row:
+ *   1. the threads add the row above's window products to the strip's
+ *      running sums, a thread per (sum entry, column);
+ *   2. groups of G threads solve the strip's systems, one system a group,
+ *      the rows of the elimination spread over the group (solve_coop);
+ *   3. once the strip to the left has finished the row, one warp runs the
+ *      row's recursion: at step t every lane whose predictor reads s(t)
+ *      adds that term (in the format's order, oldest first), and the lane
+ *      at t + 1 finishes its sample;
+ *   4. the row goes out and the strip's count of finished rows with it.
+ * So the strips of a frame work on successive rows at once, a wavefront.
+ * A strip that fails sets the count to ROWS_ABORT, and strips to its right
+ * stop instead of waiting. */
+#define STRIP 32
+#define ROWS_ABORT 0xFFFFFFFFu
+
+struct strip_room {
+    int64_t *S;           /* entry t of column L at S[t s_step + L] */
+    size_t s_step;
+    double *A;            /* the groups' systems (solve_coop's layout) */
+    size_t a_group;       /* doubles a group */
+    unsigned G;           /* threads a group */
+    double *wt;           /* STRIP x N weights */
+    int *ok;              /* STRIP flags: the system was solved */
+    uint16_t *buf0, *buf1; /* a row's halo and strip, two rows */
+    uint16_t *pairs;      /* the sum entries' (i, k): i | k << 8, k = 255: b */
+    int *flag;
+};
+
+/* Step 3's per-lane state: the predictor's running sum. */
+struct rec_lane {
+    double acc;
+    unsigned n; /* weights; 0: the left neighbour predicts */
+};
+
+/* Threads of a warp when compiled for the device; the emulation runs the
+ * lanes of a step one after another in one thread. */
+#ifdef SCI_DPCM_EMU
+#define REC_SLOT(L) (L)
+#define REC_SLOTS STRIP
+#else
+#define REC_SLOT(L) 0
+#define REC_SLOTS 1
+#endif
+
+DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
+                      unsigned tid, unsigned nt, strip_room rm) {
     const dec_frame &f = p.frames[fi];
-    if (p.status[fi])
-        return; /* checked on the host already */
+    unsigned *prog = p.progress + f.prog_off;
     int st = frame_status(p, fi);
     if (st) {
-        if (tid == 0)
+        if (strip == 0 && tid == 0)
             p.status[fi] = st;
         return;
     }
     const int32_t maxval = (int32_t)((1u << f.depth) - 1);
-    const int32_t *res = p.res + f.res_off;
-    int64_t *sums = p.sums + f.sums_off;
-    double *wt = p.wt + f.wt_off;
-    uint8_t *ok = p.ok + f.ok_off;
+    const unsigned x0 = strip * STRIP;
+    const unsigned cols = f.w - x0 < STRIP ? f.w - x0 : STRIP;
+    const unsigned reach = f.n + f.m - 1; /* the window's first sample */
+    const unsigned halo = x0 < reach ? x0 : reach;
+    const unsigned base = x0 - halo;
     const int lsq = f.w >= 3 && f.h >= 2;
+    const unsigned pn = f.n * (f.n + 1) / 2;
+    const int32_t *res = p.res + f.res_off;
+    const unsigned G = rm.G, groups = nt / G, g = tid / G, lane = tid % G;
+    int64_t *S = rm.S;
+    size_t s_step = rm.s_step;
+    if (!S) {
+        S = p.sums + f.sums_off + x0;
+        s_step = f.w;
+    }
+    build_pairs(f.n, rm.pairs, tid, nt);
     if (lsq)
-        for (size_t k = tid; k < (size_t)f.e * f.w; k += nt)
-            sums[k] = 0;
+        for (unsigned q = tid; q < f.e * cols; q += nt)
+            S[(q / cols) * s_step + q % cols] = 0;
     if (tid == 0)
-        *flag = 0;
+        *rm.flag = 0;
+    SYNC();
+    uint16_t *prev = rm.buf0, *cur = rm.buf1;
     for (unsigned y = 0; y < f.h; y++) {
         uint16_t *out = f.out + (size_t)y * f.stride;
-        const uint16_t *up = y ? out - f.stride : NULL;
         if (y && lsq) {
-            for (unsigned x = 2 + tid; x < f.w; x += nt) {
-                /* the column's sums in the thread's scratch while the
-                 * window's products go in: one pass over L2 */
-                int64_t *S = sc.S;
-                unsigned n = sci_dpcm_order_at(f.n, x);
-                for (unsigned t = 0; t < f.e; t++)
-                    S[t * sc.step] = sums[(size_t)t * f.w + x];
-                sci_dpcm_add_window(f.n, f.m, up, x, S, sc.step);
-                for (unsigned t = 0; t < f.e; t++)
-                    sums[(size_t)t * f.w + x] = S[t * sc.step];
-                sci_dpcm_load_system(f.n, n, S, sc.step, sc.A, sc.step);
-                ok[x] = (uint8_t)sci_dpcm_solve_core(n, sc.A, sc.step,
-                                                     wt + (size_t)x * f.n);
+            /* 1. the row above's window products */
+            for (unsigned q = tid; q < f.e * cols; q += nt) {
+                unsigned t = q / cols, L = q % cols, x = x0 + L;
+                if (x >= 2)
+                    S[t * s_step + L] +=
+                        window_entry(f.n, f.m, prev, base, x, rm.pairs[t]);
             }
-        }
-        SYNC();
-        if (tid == 0) {
-            uint16_t *row = rowbuf ? rowbuf : out;
-            const int32_t *r = res + (size_t)y * f.w;
-            for (unsigned x = 0; x < f.w; x++) {
-                int32_t pred;
-                if (y == 0)
-                    pred = x ? row[x - 1] : 0;
-                else if (x == 0)
-                    pred = up[0];
-                else if (x == 1 || !lsq || !ok[x])
-                    pred = row[x - 1];
-                else
-                    pred = (int32_t)sci_dpcm_round(
-                        sci_dpcm_dot(sci_dpcm_order_at(f.n, x),
-                                     wt + (size_t)x * f.n, row + x),
-                        (uint32_t)maxval);
-                int32_t v = pred + r[x];
-                if (v < 0 || v > maxval) {
-                    *flag = SCI_DPCM_E_SAMPLE;
-                    break;
+            SYNC();
+            /* 2. the systems, a group each */
+            for (unsigned r0 = 0; r0 < cols; r0 += groups) {
+                unsigned L = r0 + g, x = x0 + L;
+                unsigned n = L < cols && x >= 2 ? sci_dpcm_order_at(f.n, x)
+                                                : 0;
+                double *A = rm.A + (size_t)g * rm.a_group;
+                for (unsigned r = lane; r < n; r += G) {
+                    for (unsigned k = 0; k < n; k++) {
+                        unsigned lo = r < k ? r : k, hi = r < k ? k : r;
+                        A[(size_t)k * f.n + r] = (double)
+                            S[sci_dpcm_packed(f.n, lo, hi) * s_step + L];
+                    }
+                    A[(size_t)n * f.n + r] = (double)S[(pn + r) * s_step + L];
                 }
-                row[x] = (uint16_t)v;
+                WARP_SYNC();
+                int ok = solve_coop(n, f.n, A, lane, G,
+                                    rm.wt + (size_t)L * f.n);
+                if (lane == 0 && L < cols)
+                    rm.ok[L] = ok;
+                WARP_SYNC(); /* the next round's loads overwrite A */
             }
         }
+        /* the strip to the left has finished this row */
+        if (strip > 0 && tid == 0)
+            while (load_acquire(&prog[strip - 1]) <= y)
+                ;
         SYNC();
-        if (*flag) {
-            if (tid == 0)
-                p.status[fi] = *flag;
+        FENCE();
+        if (strip > 0) {
+            if (load_acquire(&prog[strip - 1]) == ROWS_ABORT) {
+                if (tid == 0)
+                    store_release(&prog[strip], ROWS_ABORT);
+                return;
+            }
+            for (unsigned i = tid; i < halo; i += nt)
+                cur[i] = LDCG(out + base + i);
+        }
+        SYNC();
+        /* 3. the row's recursion, by one warp */
+        if (tid < STRIP) {
+            const int32_t *r = res + (size_t)y * f.w;
+            const unsigned back = x0 < f.n ? x0 : f.n;
+            rec_lane ls[REC_SLOTS];
+            int bad = 0;
+            for (unsigned L = tid; L < STRIP; L += nt) {
+                rec_lane &q = ls[REC_SLOT(L)];
+                unsigned x = x0 + L;
+                q.acc = 0.0;
+                q.n = 0;
+                if (L >= cols || x == 0) {
+                    if (x == 0) {
+                        int32_t v = (y ? prev[0] : 0) + r[0];
+                        bad |= v < 0 || v > maxval;
+                        cur[halo] = (uint16_t)v;
+                    }
+                } else if (y && lsq && x >= 2 && rm.ok[L]) {
+                    q.n = sci_dpcm_order_at(f.n, x);
+                }
+            }
+            WARP_SYNC();
+            for (unsigned t = x0 - back; t + 1 < x0 + cols; t++) {
+                double st_t = (double)cur[halo + t - x0];
+                for (unsigned L = tid; L < STRIP; L += nt) {
+                    rec_lane &q = ls[REC_SLOT(L)];
+                    unsigned x = x0 + L;
+                    if (L >= cols || x <= t)
+                        continue;
+                    unsigned d = x - t;
+                    if (d <= q.n)
+                        q.acc = q.acc + rm.wt[(size_t)L * f.n + d - 1] * st_t;
+                    if (d == 1) {
+                        int32_t pred =
+                            q.n ? (int32_t)sci_dpcm_round(q.acc, (uint32_t)maxval)
+                                : (int32_t)cur[halo + t - x0];
+                        int32_t v = pred + r[x];
+                        bad |= v < 0 || v > maxval;
+                        cur[halo + L] = (uint16_t)v;
+                    }
+                }
+                WARP_SYNC();
+            }
+            if (bad)
+                *rm.flag = SCI_DPCM_E_SAMPLE;
+        }
+        SYNC();
+        if (*rm.flag) {
+            if (tid == 0) {
+                first_error(&p.status[fi], *rm.flag);
+                FENCE();
+                store_release(&prog[strip], ROWS_ABORT);
+            }
             return;
         }
-        if (rowbuf) {
-            for (unsigned x = tid; x < f.w; x += nt)
-                out[x] = rowbuf[x];
-            SYNC();
-        }
+        /* 4. the row out, then the count */
+        for (unsigned L = tid; L < cols; L += nt)
+            out[x0 + L] = cur[halo + L];
+        FENCE();
+        SYNC();
+        if (tid == 0)
+            store_release(&prog[strip], y + 1);
+        uint16_t *t = prev;
+        prev = cur;
+        cur = t;
     }
+}
+
+/* 8-bit output: frame fi's samples narrowed into out8. */
+DK void narrow_item(const dec_params &p, unsigned fi, size_t i) {
+    const dec_frame &f = p.frames[fi];
+    size_t y = i / f.w, x = i % f.w;
+    f.out8[y * f.stride8 + x] = (uint8_t)f.out[y * f.stride + x];
 }
 
 /* ------------------------------------------------------------------ */
 /* Launches */
 
+#define REBUILD_THREADS 512
+#define PREDICT_THREADS 256
+#define SEG_WARPS 4 /* segments a block, a warp each */
+
 #define ENC_THREADS 128
 #define HIST_THREADS 256
 #define OFF_THREADS 256
-#define REBUILD_THREADS 256
-#define ROWBUF_MAX 16384 /* widest row kept in shared memory */
 
 #ifndef SCI_DPCM_EMU
 __global__ void __launch_bounds__(ENC_THREADS) blocksum_kernel(enc_params p,
@@ -459,28 +1003,17 @@ __global__ void __launch_bounds__(ENC_THREADS) scan_kernel(enc_params p,
         scan_item(p, i);
 }
 
-/* The threads' scratch: in dynamic shared memory when the launch gave
- * room for it (shared = 1), else in local memory. */
-#define MAXA (SCI_DPCM_MAX_ORDER * (SCI_DPCM_MAX_ORDER + 1))
-#define MAXE (SCI_DPCM_MAX_ORDER * (SCI_DPCM_MAX_ORDER + 1) / 2 + SCI_DPCM_MAX_ORDER)
-
-__global__ void predict_kernel(enc_params p, size_t n, int shared) {
+__global__ void __launch_bounds__(PREDICT_THREADS) predict_kernel(
+    enc_params p, size_t ngroups, group_layout gl) {
     extern __shared__ double smem[];
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    if (shared) {
-        scratch sc = {smem + threadIdx.x,
-                      (int64_t *)(smem + (size_t)blockDim.x * p.n * (p.n + 1)) +
-                          threadIdx.x,
-                      blockDim.x};
-        predict_item(p, sc, i);
-    } else {
-        double A[MAXA];
-        int64_t S[MAXE];
-        scratch sc = {A, S, 1};
-        predict_item(p, sc, i);
-    }
+    uint8_t *base = (uint8_t *)smem;
+    const unsigned G = gl.G, groups = PREDICT_THREADS / G;
+    build_pairs(p.n, (uint16_t *)(base + gl.pairs_off), threadIdx.x,
+                PREDICT_THREADS);
+    __syncthreads();
+    size_t i = (size_t)blockIdx.x * groups + threadIdx.x / G;
+    predict_group(p, group_at(base, gl, threadIdx.x / G), i, i < ngroups,
+                  threadIdx.x % G, G);
 }
 
 __global__ void range_kernel(enc_params p, size_t n) {
@@ -513,10 +1046,11 @@ __global__ void thresholds_kernel(enc_params p) {
     thresholds_final(p);
 }
 
-__global__ void code_kernel(enc_params p) {
-    unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(SEG_WARPS * 32) code_kernel(enc_params p) {
+    __shared__ sci_dpcm_models m[SEG_WARPS];
+    unsigned s = blockIdx.x * SEG_WARPS + threadIdx.x / 32;
     if (s < p.segs)
-        code_item(p, s);
+        code_item(p, &m[threadIdx.x / 32], s);
 }
 
 __global__ void __launch_bounds__(OFF_THREADS) offsets_kernel(enc_params p) {
@@ -529,38 +1063,81 @@ __global__ void pack_kernel(enc_params p) {
         pack_item(p, s, threadIdx.x, blockDim.x);
 }
 
-__global__ void decode_seg_kernel(dec_params p) {
-    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(SEG_WARPS * 32) decode_seg_kernel(
+    dec_params p) {
+    __shared__ sci_dpcm_models m[SEG_WARPS];
+    unsigned k = blockIdx.x * SEG_WARPS + threadIdx.x / 32;
     if (k < p.nsegs)
-        decode_seg_item(p, k);
+        decode_seg_item(p, &m[threadIdx.x / 32], k);
 }
 
-/* Dynamic shared memory: the threads' scratch (when shared), then the row
- * being rebuilt (when rowbuf). */
-__global__ void rebuild_kernel(dec_params p, unsigned order_n, int shared,
-                               int use_rowbuf) {
+/* The layout of rebuild_kernel's dynamic shared memory for a batch. */
+struct strip_layout {
+    unsigned maxn, halo, G; /* largest N, largest N + M - 1, group size */
+    int s_shared;
+    size_t s_bytes, a_bytes, wt_bytes, pair_bytes, buf_bytes, total;
+};
+
+/* A strip a block; blocks take strips in ticket order, so every strip a
+ * block waits for is held by a block already running (no deadlock however
+ * many blocks fit).  Shared memory: the sums (s_shared; else global), the
+ * groups' systems, weights, the entries' pairs, two row buffers. */
+__global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
+    dec_params p, strip_layout lay) {
     extern __shared__ double smem[];
     __shared__ int flag;
-    size_t room = shared ? (size_t)blockDim.x *
-                               (order_n * (order_n + 1) +
-                                order_n * (order_n + 1) / 2 + order_n)
-                         : 0;
-    uint16_t *rowbuf = use_rowbuf ? (uint16_t *)(smem + room) : NULL;
-    if (shared) {
-        scratch sc = {smem + threadIdx.x,
-                      (int64_t *)(smem + (size_t)blockDim.x * order_n *
-                                             (order_n + 1)) +
-                          threadIdx.x,
-                      blockDim.x};
-        rebuild_block(p, blockIdx.x, threadIdx.x, blockDim.x, sc, rowbuf,
-                      &flag);
-    } else {
-        double A[MAXA];
-        int64_t S[MAXE];
-        scratch sc = {A, S, 1};
-        rebuild_block(p, blockIdx.x, threadIdx.x, blockDim.x, sc, rowbuf,
-                      &flag);
+    __shared__ int ok[STRIP];
+    __shared__ unsigned item;
+    uint8_t *q = (uint8_t *)smem;
+    strip_room rm;
+    rm.S = lay.s_shared ? (int64_t *)q : NULL;
+    rm.s_step = STRIP + 1; /* a group's loads hit distinct banks */
+    q += lay.s_bytes;
+    rm.A = (double *)q;
+    rm.G = lay.G;
+    rm.a_group = (size_t)(lay.maxn + 1) * lay.maxn;
+    q += lay.a_bytes;
+    rm.wt = (double *)q;
+    q += lay.wt_bytes;
+    rm.pairs = (uint16_t *)q;
+    q += lay.pair_bytes;
+    rm.buf0 = (uint16_t *)q;
+    rm.buf1 = rm.buf0 + lay.buf_bytes / 4;
+    rm.ok = ok;
+    rm.flag = &flag;
+    for (;;) {
+        if (threadIdx.x == 0)
+            item = atomicAdd(p.ticket, 1u);
+        __syncthreads();
+        unsigned it = item;
+        __syncthreads();
+        if (it >= p.nitems)
+            break;
+        rebuild_strip(p, p.items[it].frame, p.items[it].strip, threadIdx.x,
+                      REBUILD_THREADS, rm);
+        __syncthreads();
     }
+}
+
+__global__ void narrow_kernel(dec_params p, unsigned n) {
+    for (unsigned fi = 0; fi < n; fi++) {
+        const dec_frame &f = p.frames[fi];
+        if (!f.out8 || p.status[fi])
+            continue;
+        size_t count = (size_t)f.w * f.h;
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+             i < count; i += (size_t)gridDim.x * blockDim.x)
+            narrow_item(p, fi, i);
+    }
+}
+
+/* 8-bit input widened for the encoder. */
+__global__ void widen_kernel(const uint8_t *in, size_t stride, unsigned w,
+                             unsigned h, uint16_t *out) {
+    size_t count = (size_t)w * h;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = in[(i / w) * stride + i % w];
 }
 #endif
 
@@ -573,9 +1150,11 @@ struct dbuf {
 };
 
 struct sci_cuda_dpcm {
-    dbuf samples, sums, res, hist, info, slots, packed, seg_len, seg_off;
-    dbuf in, frames, segs, dres, dsums, wt, ok, status, bad, seg_status,
-        escapes, out;
+    dbuf samples, in8, sums, res, hist, info, slots, packed, seg_len, seg_off;
+    /* decoder: in holds the input, the segment and the strip lists; frames
+     * the frames and three int per frame (status, first bad segment,
+     * escapes): one copy each */
+    dbuf in, frames, dres, dsums, prog, seg_status, out, out8;
     /* pinned host staging */
     void *h_stage;
     size_t h_cap;
@@ -637,10 +1216,10 @@ extern "C" int sci_cuda_dpcm_create(sci_cuda_dpcm **out) {
 extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     if (!c)
         return;
-    dbuf *all[] = {&c->samples, &c->sums, &c->res, &c->hist, &c->info,
-                   &c->slots, &c->packed, &c->seg_len, &c->seg_off, &c->in,
-                   &c->frames, &c->segs, &c->dres, &c->dsums, &c->wt, &c->ok,
-                   &c->status, &c->bad, &c->seg_status, &c->escapes, &c->out};
+    dbuf *all[] = {&c->samples, &c->in8, &c->sums, &c->res, &c->hist,
+                   &c->info, &c->slots, &c->packed, &c->seg_len, &c->seg_off,
+                   &c->in, &c->frames, &c->dres, &c->dsums, &c->prog,
+                   &c->seg_status, &c->out, &c->out8};
     for (dbuf *b : all)
         cudaFree(b->p);
     cudaFreeHost(c->h_stage);
@@ -650,11 +1229,11 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
-    const dbuf *all[] = {&c->samples, &c->sums, &c->res, &c->hist, &c->info,
-                         &c->slots, &c->packed, &c->seg_len, &c->seg_off,
-                         &c->in, &c->frames, &c->segs, &c->dres, &c->dsums,
-                         &c->wt, &c->ok, &c->status, &c->bad, &c->seg_status,
-                         &c->escapes, &c->out};
+    const dbuf *all[] = {&c->samples, &c->in8, &c->sums, &c->res,
+                         &c->hist, &c->info, &c->slots, &c->packed,
+                         &c->seg_len, &c->seg_off, &c->in, &c->frames,
+                         &c->dres, &c->dsums, &c->prog, &c->seg_status,
+                         &c->out, &c->out8};
     size_t n = 0;
     for (const dbuf *b : all)
         n += b->cap;
@@ -690,37 +1269,7 @@ static float span(sci_cuda_dpcm *c, int a, int b) {
         fn(__VA_ARGS__, i_)
 #endif
 
-#define MAXA_HOST (SCI_DPCM_MAX_ORDER * (SCI_DPCM_MAX_ORDER + 1))
-#define MAXE_HOST (SCI_DPCM_MAX_ORDER * (SCI_DPCM_MAX_ORDER + 1) / 2 + SCI_DPCM_MAX_ORDER)
-
 #ifndef SCI_DPCM_EMU
-/* Threads per block whose scratch for order n fits in shared memory next
- * to `other` bytes: at most `most`, a multiple of 32; 1 and *room set when
- * at least 32 fit, else 0 (local memory, `most` threads, no room). */
-static int scratch_threads(unsigned n, unsigned most, size_t other,
-                           unsigned *threads, size_t *room) {
-    int dev = 0, optin = 48 * 1024;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                               dev) != cudaSuccess) {
-        cudaGetLastError();
-        optin = 48 * 1024;
-    }
-    size_t per = ((size_t)n * (n + 1) + (size_t)n * (n + 1) / 2 + n) * 8;
-    size_t avail = (size_t)optin > other + 1024 ? optin - other - 1024 : 0;
-    size_t t = avail / per / 32 * 32;
-    if (t > most)
-        t = most;
-    if (t < 32) {
-        *threads = most;
-        *room = 0;
-        return 0;
-    }
-    *threads = (unsigned)t;
-    *room = t * per;
-    return 1;
-}
-
 static unsigned grid_for(size_t n, unsigned threads) {
     size_t g = (n + threads - 1) / threads;
     return (unsigned)(g < 1 ? 1 : g > 65535u * 32 ? 65535u * 32 : g);
@@ -741,9 +1290,10 @@ static unsigned pick_blocks(unsigned w, unsigned h, unsigned e) {
     return (unsigned)want;
 }
 
-extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
-                                    size_t stride, int on_device, unsigned w,
-                                    unsigned h, unsigned depth,
+extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
+                                    size_t stride, unsigned sample_bytes,
+                                    int on_device, unsigned w, unsigned h,
+                                    unsigned depth,
                                     const sci_dpcm_params *prm,
                                     const uint8_t *meta, size_t meta_len,
                                     uint8_t *out, size_t cap, size_t *out_len,
@@ -751,8 +1301,10 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
     cudaStream_t st = (cudaStream_t)stream;
     if (!c || sci_dpcm_check(w, h, depth, prm) || !samples || !out ||
         !out_len || stride < w || meta_len > SCI_DPCM_MAX_METADATA ||
-        (meta_len && !meta))
+        (meta_len && !meta) || (sample_bytes != 1 && sample_bytes != 2) ||
+        (sample_bytes == 1 && depth > 8))
         return SCI_DPCM_E_ARG;
+    const int widen = sample_bytes == 1;
     const uint32_t maxval = (1u << depth) - 1;
     enc_params p;
     memset(&p, 0, sizeof p);
@@ -774,7 +1326,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
     if (cap < pre + SCI_DPCM_TRAILER_BYTES + p.segs * SCI_RC_MIN_BYTES)
         return SCI_DPCM_E_BUFFER;
     int err;
-    if ((!on_device && (err = grow(&c->samples, count * 2))) ||
+    if (((!on_device || widen) && (err = grow(&c->samples, count * 2))) ||
+        (widen && !on_device && (err = grow(&c->in8, count))) ||
         (err = grow(&c->sums, (size_t)p.nb * p.e * w * 8)) ||
         (err = grow(&c->res, count * 4)) ||
         (err = grow(&c->hist, (2 * (size_t)maxval + 1) * 4)) ||
@@ -794,8 +1347,28 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
     p.seg_len = (uint32_t *)c->seg_len.p;
     p.seg_off = (uint32_t *)c->seg_off.p;
     mark(c, 0, st);
-    if (on_device) {
-        p.samples = samples;
+    if (widen) {
+        const uint8_t *src = (const uint8_t *)samples;
+        size_t src_stride = stride;
+        if (!on_device) {
+            cudaMemcpy2DAsync(c->in8.p, w, samples, stride, w, h,
+                              cudaMemcpyHostToDevice, st);
+            src = (const uint8_t *)c->in8.p;
+            src_stride = w;
+        }
+#ifdef SCI_DPCM_EMU
+        for (size_t i = 0; i < count; i++)
+            ((uint16_t *)c->samples.p)[i] = src[(i / w) * src_stride + i % w];
+#else
+        widen_kernel<<<grid_for(count, 256) < 1024 ? grid_for(count, 256)
+                                                    : 1024,
+                       256, 0, st>>>(src, src_stride, w, h,
+                                     (uint16_t *)c->samples.p);
+#endif
+        p.samples = (const uint16_t *)c->samples.p;
+        p.stride = w;
+    } else if (on_device) {
+        p.samples = (const uint16_t *)samples;
         p.stride = stride;
     } else {
         cudaMemcpy2DAsync(c->samples.p, (size_t)w * 2, samples, stride * 2,
@@ -820,34 +1393,37 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
     LAUNCH_ITEMS(blocksum_item, nsum, p);
     LAUNCH_ITEMS(scan_item, (size_t)p.e * w, p);
     {
-        double *A = (double *)malloc(MAXA_HOST * sizeof(double));
-        int64_t *S = (int64_t *)malloc(MAXE_HOST * sizeof(int64_t));
-        if (!A || !S) {
-            free(A);
-            free(S);
+        group_layout gl;
+        group_plan(p.n, p.m, 1, &gl);
+        gl.G = 1;
+        gl.pairs_off = gl.group_bytes;
+        gl.total = gl.pairs_off + (p.e * 2 + 7) / 8 * 8;
+        uint8_t *room = (uint8_t *)malloc(gl.total);
+        if (!room)
             return SCI_DPCM_E_NOMEM;
-        }
-        scratch sc = {A, S, 1};
-        LAUNCH_ITEMS(predict_item, ncol, p, sc);
-        free(A);
-        free(S);
+        build_pairs(p.n, (uint16_t *)(room + gl.pairs_off), 0, 1);
+        group_room gr = group_at(room, gl, 0);
+        for (size_t i = 0; i < ncol; i++)
+            predict_group(p, gr, i, 1, 0, 1);
+        free(room);
     }
 #else
     blocksum_kernel<<<grid_for(nsum, ENC_THREADS), ENC_THREADS, 0, st>>>(p, nsum);
     scan_kernel<<<grid_for((size_t)p.e * w, ENC_THREADS), ENC_THREADS, 0, st>>>(
         p, (size_t)p.e * w);
     {
-        unsigned th;
-        size_t room;
-        int sh = scratch_threads(p.n, ENC_THREADS, 0, &th, &room);
-        if (sh && (err = (int)cudaFuncSetAttribute(
-                       predict_kernel,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       (int)room))) {
+        group_layout gl;
+        group_plan(p.n, p.m, PREDICT_THREADS, &gl);
+        unsigned groups = PREDICT_THREADS / gl.G;
+        if (gl.total > 48 * 1024 &&
+            (err = (int)cudaFuncSetAttribute(
+                 predict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                 (int)gl.total))) {
             cudaGetLastError();
             return err;
         }
-        predict_kernel<<<grid_for(ncol, th), th, room, st>>>(p, ncol, sh);
+        predict_kernel<<<(unsigned)((ncol + groups - 1) / groups),
+                         PREDICT_THREADS, gl.total, st>>>(p, ncol, gl);
     }
 #endif
     mark(c, 2, st);
@@ -865,7 +1441,10 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
         LAUNCH_ITEMS(bins_item, 2 * (size_t)maxval + 1, p);
     }
     thresholds_final(p);
-    LAUNCH_ITEMS(code_item, p.segs, p);
+    {
+        sci_dpcm_models m;
+        LAUNCH_ITEMS(code_item, p.segs, p, &m);
+    }
     {
         uint32_t *part = (uint32_t *)malloc(sizeof(uint32_t));
         if (!part)
@@ -885,7 +1464,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
             p, 2 * maxval + 1);
     }
     thresholds_kernel<<<1, 1, 0, st>>>(p);
-    code_kernel<<<(p.segs + 31) / 32, 32, 0, st>>>(p);
+    code_kernel<<<(p.segs + SEG_WARPS - 1) / SEG_WARPS, SEG_WARPS * 32, 0,
+                  st>>>(p);
     offsets_kernel<<<1, OFF_THREADS, 0, st>>>(p);
     pack_kernel<<<p.segs < 4096 ? p.segs : 4096, 128, 0, st>>>(p);
 #endif
@@ -922,17 +1502,77 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
     return 0;
 }
 
+#ifndef SCI_DPCM_EMU
+/* rebuild_kernel's shared memory for the batch's largest N and N + M:
+ * the sums there too when they fit. */
+static void strip_plan(unsigned maxn, unsigned halo, strip_layout *lay) {
+    int dev = 0, optin = 48 * 1024;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               dev) != cudaSuccess) {
+        cudaGetLastError();
+        optin = 48 * 1024;
+    }
+    size_t e = (size_t)maxn * (maxn + 1) / 2 + maxn;
+    memset(lay, 0, sizeof *lay);
+    lay->maxn = maxn;
+    lay->halo = halo;
+    lay->G = 1;
+    while (lay->G < maxn)
+        lay->G *= 2;
+    size_t groups = REBUILD_THREADS / lay->G;
+    lay->a_bytes = groups * (maxn + 1) * maxn * 8;
+    lay->wt_bytes = (size_t)STRIP * maxn * 8;
+    lay->pair_bytes = (e * 2 + 15) / 16 * 16;
+    lay->buf_bytes = ((size_t)(halo + STRIP) * 2 + 15) / 16 * 16 * 2;
+    size_t fixed = lay->a_bytes + lay->wt_bytes + lay->pair_bytes +
+                   lay->buf_bytes + 1024; /* + static */
+    size_t sb = (size_t)(STRIP + 1) * e * 8;
+    lay->s_shared = fixed + sb <= (size_t)optin;
+    lay->s_bytes = lay->s_shared ? sb : 0;
+    lay->total = lay->s_bytes + lay->a_bytes + lay->wt_bytes +
+                 lay->pair_bytes + lay->buf_bytes;
+}
+
+/* As many blocks as fit at once (more would only wait for a ticket). */
+static int launch_rebuild(const dec_params &p, const strip_layout &lay,
+                          unsigned nitems, cudaStream_t st) {
+    int dev = 0, sms = 1, per = 1;
+    cudaError_t e;
+    if ((e = cudaFuncSetAttribute(rebuild_kernel,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)lay.total)) != cudaSuccess ||
+        (e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                    dev)) != cudaSuccess ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+             &per, rebuild_kernel, REBUILD_THREADS, lay.total)) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return (int)e;
+    }
+    size_t grid = (size_t)(per > 0 ? per : 1) * sms;
+    if (grid > nitems)
+        grid = nitems;
+    rebuild_kernel<<<(unsigned)grid, REBUILD_THREADS, lay.total, st>>>(p,
+                                                                        lay);
+    return 0;
+}
+#endif
+
 extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
                                     const uint8_t *const *in,
-                                    const size_t *len, uint16_t *const *out,
+                                    const size_t *len, void *const *out,
                                     const size_t *stride, const size_t *cap,
-                                    int out_on_device, int *status,
-                                    void *stream) {
+                                    unsigned sample_bytes, int out_on_device,
+                                    int *status, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
-    if (!c || !in || !len || !out || !stride || !cap || !status)
+    if (!c || !in || !len || !out || !stride || !cap || !status ||
+        (sample_bytes != 1 && sample_bytes != 2))
         return SCI_DPCM_E_ARG;
     if (n == 0)
         return 0;
+    const int narrow = sample_bytes == 1;
     /* Host checks; the layout of the batch. */
     dec_frame *frames = (dec_frame *)calloc(n, sizeof *frames);
     sci_dpcm_info *info = (sci_dpcm_info *)calloc(n, sizeof *info);
@@ -941,15 +1581,16 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         free(info);
         return SCI_DPCM_E_NOMEM;
     }
-    size_t in_bytes = 0, res_n = 0, sums_n = 0, wt_n = 0, ok_n = 0,
-           out_n = 0;
-    unsigned nsegs = 0, maxw = 0, maxn = 1;
+    size_t in_bytes = 0, res_n = 0, sums_n = 0, prog_n = 0, out_n = 0,
+           out8_n = 0;
+    unsigned nsegs = 0, nitems = 0, maxn = 1, halo = 0;
     for (unsigned i = 0; i < n; i++) {
         status[i] = sci_dpcm_check_frame(in[i], len[i], &info[i]);
         const sci_dpcm_info *f = &info[i];
         if (!status[i] &&
             (!out[i] || stride[i] < f->width ||
-             cap[i] < (size_t)(f->height - 1) * stride[i] + f->width))
+             cap[i] < (size_t)(f->height - 1) * stride[i] + f->width ||
+             (narrow && f->depth > 8)))
             status[i] = SCI_DPCM_E_BUFFER;
         if (status[i])
             continue;
@@ -968,52 +1609,60 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         d->coded_off = in_bytes;
         d->res_off = res_n;
         d->sums_off = sums_n;
-        d->wt_off = wt_n;
-        d->ok_off = ok_n;
+        d->prog_off = prog_n;
         d->first_seg = nsegs;
+        unsigned strips = (d->w + STRIP - 1) / STRIP;
         in_bytes += f->coded_bytes;
         res_n += (size_t)d->w * d->h;
         sums_n += (size_t)d->w * d->e;
-        wt_n += (size_t)d->w * d->n;
-        ok_n += d->w;
+        prog_n += strips;
+        nitems += strips;
         nsegs += d->segs;
-        if (!out_on_device) {
+        if (!out_on_device || narrow) {
             d->stride = d->w;
             out_n += (size_t)d->w * d->h;
         } else {
-            d->out = out[i];
+            d->out = (uint16_t *)out[i];
             d->stride = stride[i];
         }
-        if (d->w > maxw)
-            maxw = d->w;
+        if (narrow && !out_on_device)
+            out8_n += (size_t)d->w * d->h;
         if (d->n > maxn)
             maxn = d->n;
+        if (d->n + d->m - 1 > halo)
+            halo = d->n + d->m - 1;
     }
     int err = 0;
+    int sums_global = 1;
+#ifndef SCI_DPCM_EMU
+    strip_layout lay;
+    strip_plan(maxn, halo, &lay);
+    sums_global = !lay.s_shared;
+#endif
+    size_t in_pad = (in_bytes + 15) / 16 * 16;
     size_t seg_bytes = (size_t)nsegs * sizeof(dec_segment);
-    size_t host_need = in_bytes + seg_bytes + n * sizeof(dec_frame) +
-                       n * 3 * sizeof(int);
-    if ((err = grow(&c->in, in_bytes)) ||
-        (err = grow(&c->segs, seg_bytes)) ||
-        (err = grow(&c->frames, n * sizeof(dec_frame))) ||
+    size_t item_bytes = (size_t)nitems * sizeof(dec_item);
+    size_t list_bytes = in_pad + seg_bytes + item_bytes;
+    size_t frame_bytes = n * sizeof(dec_frame) + n * 3 * sizeof(int);
+    if ((err = grow(&c->in, list_bytes)) ||
+        (err = grow(&c->frames, frame_bytes)) ||
         (err = grow(&c->dres, res_n * 4)) ||
-        (err = grow(&c->dsums, sums_n * 8)) ||
-        (err = grow(&c->wt, wt_n * 8)) || (err = grow(&c->ok, ok_n)) ||
-        (err = grow(&c->status, n * sizeof(int))) ||
-        (err = grow(&c->bad, n * sizeof(int))) ||
-        (err = grow(&c->escapes, n * sizeof(int))) ||
+        (sums_global && (err = grow(&c->dsums, sums_n * 8))) ||
+        (err = grow(&c->prog, (prog_n + 1) * sizeof(unsigned))) ||
         (err = grow(&c->seg_status, nsegs * sizeof(int))) ||
-        (!out_on_device && (err = grow(&c->out, out_n * 2))) ||
-        (err = grow_host(c, host_need))) {
+        (err = grow(&c->out, out_n * 2)) ||
+        (err = grow(&c->out8, out8_n)) ||
+        (err = grow_host(c, list_bytes + frame_bytes))) {
         free(frames);
         free(info);
         return err;
     }
-    /* Stage everything in pinned memory: input, segment list, frames,
-     * statuses; one copy each. */
+    /* Stage everything in pinned memory: input, segment and strip lists,
+     * frames, statuses; one copy each. */
     uint8_t *h = (uint8_t *)c->h_stage;
-    dec_segment *hseg = (dec_segment *)(h + in_bytes);
-    dec_frame *hfr = (dec_frame *)((uint8_t *)hseg + seg_bytes);
+    dec_segment *hseg = (dec_segment *)(h + in_pad);
+    dec_item *hitem = (dec_item *)((uint8_t *)hseg + seg_bytes);
+    dec_frame *hfr = (dec_frame *)(h + list_bytes);
     int *hst = (int *)(hfr + n), *hbad = hst + n;
     uint32_t *hesc = (uint32_t *)(hbad + n);
     uint32_t *lens = (uint32_t *)malloc((nsegs ? nsegs : 1) * sizeof *lens);
@@ -1022,8 +1671,8 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         free(info);
         return SCI_DPCM_E_NOMEM;
     }
-    size_t out_off = 0;
-    unsigned k = 0;
+    size_t out_off = 0, out8_off = 0;
+    unsigned k = 0, it = 0;
     for (unsigned i = 0; i < n; i++) {
         hst[i] = status[i];
         hbad[i] = 0x7fffffff;
@@ -1042,9 +1691,23 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
             hseg[k].len = lens[k];
             off += lens[k];
         }
-        if (!out_on_device) {
+        for (unsigned s = 0; s * STRIP < d->w; s++, it++) {
+            hitem[it].frame = i;
+            hitem[it].strip = s;
+        }
+        if (!out_on_device || narrow) {
             d->out = (uint16_t *)c->out.p + out_off;
             out_off += (size_t)d->w * d->h;
+        }
+        if (narrow) {
+            if (out_on_device) {
+                d->out8 = (uint8_t *)out[i];
+                d->stride8 = stride[i];
+            } else {
+                d->out8 = (uint8_t *)c->out8.p + out8_off;
+                d->stride8 = d->w;
+                out8_off += (size_t)d->w * d->h;
+            }
         }
     }
     free(info);
@@ -1052,84 +1715,95 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     memcpy(hfr, frames, n * sizeof(dec_frame));
     dec_params p;
     p.frames = (const dec_frame *)c->frames.p;
-    p.segs = (const dec_segment *)c->segs.p;
+    p.segs = (const dec_segment *)((uint8_t *)c->in.p + in_pad);
     p.nsegs = nsegs;
     p.in = (const uint8_t *)c->in.p;
     p.res = (int32_t *)c->dres.p;
     p.sums = (int64_t *)c->dsums.p;
-    p.wt = (double *)c->wt.p;
-    p.ok = (uint8_t *)c->ok.p;
-    p.status = (int *)c->status.p;
-    p.bad_seg = (int *)c->bad.p;
+    p.items = (const dec_item *)((uint8_t *)c->in.p + in_pad + seg_bytes);
+    p.nitems = nitems;
+    p.progress = (unsigned *)c->prog.p;
+    p.ticket = p.progress + prog_n;
+    p.status = (int *)((dec_frame *)c->frames.p + n);
+    p.bad_seg = p.status + n;
     p.seg_status = (int *)c->seg_status.p;
-    p.escapes = (uint32_t *)c->escapes.p;
+    p.escapes = (uint32_t *)(p.bad_seg + n);
     mark(c, 0, st);
-    cudaMemcpyAsync(c->in.p, h, in_bytes, cudaMemcpyHostToDevice, st);
-    cudaMemcpyAsync(c->segs.p, hseg, seg_bytes, cudaMemcpyHostToDevice, st);
-    cudaMemcpyAsync(c->frames.p, hfr, n * sizeof(dec_frame),
-                    cudaMemcpyHostToDevice, st);
-    cudaMemcpyAsync(c->status.p, hst, n * sizeof(int),
-                    cudaMemcpyHostToDevice, st);
-    cudaMemcpyAsync(c->bad.p, hbad, n * sizeof(int), cudaMemcpyHostToDevice,
-                    st);
-    cudaMemcpyAsync(c->escapes.p, hesc, n * sizeof(int),
-                    cudaMemcpyHostToDevice, st);
+    cudaMemcpyAsync(c->in.p, h, list_bytes, cudaMemcpyHostToDevice, st);
+    cudaMemcpyAsync(c->frames.p, hfr, frame_bytes, cudaMemcpyHostToDevice, st);
+    cudaMemsetAsync(c->prog.p, 0, (prog_n + 1) * sizeof(unsigned), st);
     mark(c, 1, st);
 #ifdef SCI_DPCM_EMU
-    (void)maxw;
-    (void)maxn;
-    for (unsigned s = 0; s < nsegs; s++)
-        decode_seg_item(p, s);
+    {
+        sci_dpcm_models m;
+        for (unsigned s = 0; s < nsegs; s++)
+            decode_seg_item(p, &m, s);
+    }
     mark(c, 2, st);
     {
-        double *A = (double *)malloc(MAXA_HOST * sizeof(double));
-        int64_t *S = (int64_t *)malloc(MAXE_HOST * sizeof(int64_t));
-        if (!A || !S) {
+        size_t e_max = (size_t)maxn * (maxn + 1) / 2 + maxn;
+        double *A = (double *)malloc((size_t)(maxn + 1) * maxn * sizeof(double));
+        double *wt = (double *)malloc((size_t)STRIP * maxn * sizeof(double));
+        int *ok = (int *)malloc(STRIP * sizeof(int));
+        uint16_t *buf = (uint16_t *)malloc(2 * ((size_t)halo + STRIP) * 2);
+        uint16_t *pairs = (uint16_t *)malloc(e_max * 2);
+        if (!A || !wt || !ok || !buf || !pairs) {
             free(A);
-            free(S);
+            free(wt);
+            free(ok);
+            free(buf);
+            free(pairs);
             free(frames);
             return SCI_DPCM_E_NOMEM;
         }
-        scratch sc = {A, S, 1};
-        for (unsigned i = 0; i < n; i++) {
-            int flag;
-            rebuild_block(p, i, 0, 1, sc, NULL, &flag);
-        }
+        int flag;
+        strip_room rm = {NULL, 0, A, 0, 1, wt, ok, buf, buf + halo + STRIP,
+                         pairs, &flag};
+        for (unsigned i = 0; i < nitems; i++)
+            rebuild_strip(p, hitem[i].frame, hitem[i].strip, 0, 1, rm);
+        if (narrow)
+            for (unsigned i = 0; i < n; i++)
+                if (!status[i] && !p.status[i])
+                    for (size_t q = 0; q < (size_t)frames[i].w * frames[i].h;
+                         q++)
+                        narrow_item(p, i, q);
         free(A);
-        free(S);
+        free(wt);
+        free(ok);
+        free(buf);
+        free(pairs);
     }
 #else
     if (nsegs)
-        decode_seg_kernel<<<(nsegs + 31) / 32, 32, 0, st>>>(p);
+        decode_seg_kernel<<<(nsegs + SEG_WARPS - 1) / SEG_WARPS,
+                            SEG_WARPS * 32, 0, st>>>(p);
     mark(c, 2, st);
-    {
-        int use_rowbuf = maxw <= ROWBUF_MAX;
-        size_t rowbytes = use_rowbuf ? ((size_t)maxw * 2 + 15) / 16 * 16 : 0;
-        unsigned th;
-        size_t room;
-        int sh = scratch_threads(maxn, REBUILD_THREADS, rowbytes, &th, &room);
-        room += rowbytes;
-        if (room > 48 * 1024 &&
-            (err = (int)cudaFuncSetAttribute(
-                 rebuild_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                 (int)room))) {
-            cudaGetLastError();
+    if (nitems) {
+        err = launch_rebuild(p, lay, nitems, st);
+        if (err) {
             free(frames);
             return err;
         }
-        rebuild_kernel<<<n, th, room, st>>>(p, maxn, sh, use_rowbuf);
     }
+    if (narrow && nitems)
+        narrow_kernel<<<1024, 256, 0, st>>>(p, n);
 #endif
     mark(c, 3, st);
     cudaMemcpyAsync(hst, p.status, n * sizeof(int), cudaMemcpyDeviceToHost,
                     st);
     if (!out_on_device)
         for (unsigned i = 0; i < n; i++)
-            if (!status[i])
-                cudaMemcpy2DAsync(out[i], stride[i] * 2, frames[i].out,
-                                  (size_t)frames[i].w * 2,
-                                  (size_t)frames[i].w * 2, frames[i].h,
-                                  cudaMemcpyDeviceToHost, st);
+            if (!status[i]) {
+                if (narrow)
+                    cudaMemcpy2DAsync(out[i], stride[i], frames[i].out8,
+                                      frames[i].w, frames[i].w, frames[i].h,
+                                      cudaMemcpyDeviceToHost, st);
+                else
+                    cudaMemcpy2DAsync(out[i], stride[i] * 2, frames[i].out,
+                                      (size_t)frames[i].w * 2,
+                                      (size_t)frames[i].w * 2, frames[i].h,
+                                      cudaMemcpyDeviceToHost, st);
+            }
     mark(c, 4, st);
     cudaError_t e = cudaStreamSynchronize(st);
     free(frames);

@@ -4,14 +4,17 @@
  * writes and reads: both compile the rules of codec/dpcm_core.h.
  *
  * Encoder: every pixel's least-squares system is built and solved at once
- * (running column sums from per-block sums and a scan over blocks), the
- * residuals, the thresholds and every segment's range coding stay on the
- * device; the host writes the header around the segments.
+ * (running column sums from per-block sums and a scan over blocks, a group
+ * of threads a system), the residuals, the thresholds and every segment's
+ * range coding (a warp a segment) stay on the device; the host writes the
+ * header around the segments.
  *
- * Decoder: segments decode in parallel into residuals; then each frame is
- * one thread block walking its rows: a row's systems are updated and solved
- * by all threads at once, then one thread runs the row's recursion.  A
- * batch of frames decodes in one launch, a block per frame.
+ * Decoder: segments decode in parallel into residuals (a warp each); then
+ * every frame is rebuilt in strips of 32 columns, a thread block a strip:
+ * the block solves the strip's systems of a row as soon as the row above
+ * is final there, and one warp runs the row's recursion once the strip to
+ * the left has finished it, so the strips of a frame advance together a
+ * row apart.  A batch of frames decodes in one launch.
  *
  * Everything runs on the CUDA context current on the calling thread, on
  * `stream` (a cudaStream_t passed as void *); the calls return once the
@@ -42,28 +45,30 @@ void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c);
 /* Device memory held now, in bytes. */
 size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
 
-/* Encodes w x h samples (row y at samples + y * stride; device memory when
- * on_device, else host memory) with meta_len bytes of metadata (0: none)
- * into the host buffer out; cap >= sci_dpcm_max_bytes(w, h, depth) +
- * meta_len is always enough.  The frame's length goes to *out_len. */
-int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const uint16_t *samples,
-                         size_t stride, int on_device, unsigned w, unsigned h,
-                         unsigned depth, const sci_dpcm_params *p,
+/* Encodes w x h samples (row y at samples + y * stride samples; device
+ * memory when on_device, else host memory; sample_bytes 2: uint16_t, 1:
+ * uint8_t, then depth <= 8) with meta_len bytes of metadata (0: none) into
+ * the host buffer out; cap >= sci_dpcm_max_bytes(w, h, depth) + meta_len is
+ * always enough.  The frame's length goes to *out_len. */
+int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples, size_t stride,
+                         unsigned sample_bytes, int on_device, unsigned w,
+                         unsigned h, unsigned depth, const sci_dpcm_params *p,
                          const uint8_t *meta, size_t meta_len, uint8_t *out,
                          size_t cap, size_t *out_len, void *stream);
 
 /* Decodes n frames (frame i: len[i] bytes at in[i], host memory) into
- * out[i] (row y at out[i] + y * stride[i]; device memory when
- * out_on_device, else host memory; cap[i] samples there).  Every frame is
- * checked as sci_dpcm_decode checks it; status[i] gets its result (0 or a
- * negative code; its samples are unspecified then).  Returns 0 when every
- * frame decoded, else the first failing frame's code (or a CUDA error,
- * which fails the whole batch). */
+ * out[i] (row y at out[i] + y * stride[i] samples of sample_bytes each: 2
+ * uint16_t, 1 uint8_t; device memory when out_on_device, else host memory;
+ * cap[i] samples there).  Every frame is checked as sci_dpcm_decode checks
+ * it; status[i] gets its result (0 or a negative code, SCI_DPCM_E_BUFFER
+ * also for a frame deeper than 8 bits into 8-bit samples; its samples are
+ * unspecified then).  Returns 0 when every frame decoded, else the first
+ * failing frame's code (or a CUDA error, which fails the whole batch). */
 int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
                          const uint8_t *const *in, const size_t *len,
-                         uint16_t *const *out, const size_t *stride,
-                         const size_t *cap, int out_on_device, int *status,
-                         void *stream);
+                         void *const *out, const size_t *stride,
+                         const size_t *cap, unsigned sample_bytes,
+                         int out_on_device, int *status, void *stream);
 
 /* Stage times of the last call, in ms, when timing is on (events around
  * each stage; off by default since they cost a little). */

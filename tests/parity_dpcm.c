@@ -100,6 +100,68 @@ static void fill(uint16_t *px, const tcase *c) {
 
 static int verbose;
 
+/* 8-bit samples (GRAY8) in and out, from host and device memory, with a
+ * stride wider than the row: the same frame, the same samples. */
+static int run_8bit(sci_cuda_dpcm *g, const tcase *c, const uint16_t *px,
+                    const uint8_t *ref, size_t nref) {
+    const size_t stride = (size_t)c->w + 3, count = stride * c->h;
+    sci_dpcm_params p = {c->n, c->m, c->t};
+    const uint8_t meta[] = "FHDRparity";
+    size_t meta_len = (c->w + c->h) % 2 ? sizeof meta : 0;
+    size_t cap = sci_dpcm_max_bytes(c->w, c->h, c->depth) + meta_len;
+    uint8_t *px8 = malloc(count), *back = malloc(count), *gpu = malloc(cap);
+    void *dpx = NULL, *dback = NULL;
+    int fails = 0;
+    CK(cudaMalloc(&dpx, count));
+    CK(cudaMalloc(&dback, count));
+    memset(px8, 0x5A, count);
+    for (unsigned y = 0; y < c->h; y++)
+        for (unsigned x = 0; x < c->w; x++)
+            px8[y * stride + x] = (uint8_t)px[(size_t)y * c->w + x];
+    CK(cudaMemcpy(dpx, px8, count, cudaMemcpyHostToDevice));
+    for (int dev = 0; dev < 2; dev++) {
+        size_t ng = 0;
+        int st = sci_cuda_dpcm_encode(g, dev ? dpx : (void *)px8, stride, 1,
+                                      dev, c->w, c->h, c->depth, &p, meta,
+                                      meta_len, gpu, cap, &ng, NULL);
+        if (st || ng != nref || memcmp(ref, gpu, nref)) {
+            printf("  %ux%u d%u: 8-bit GPU frame (%s) differs: st %d\n",
+                   c->w, c->h, c->depth, dev ? "device" : "host", st);
+            fails++;
+        }
+    }
+    for (int dev = 0; dev < 2; dev++) {
+        const uint8_t *in = ref;
+        size_t len = nref, capn = count;
+        void *dst = dev ? dback : (void *)back;
+        int status = 1;
+        memset(back, 0xA5, count);
+        if (dev)
+            CK(cudaMemcpy(dback, back, count, cudaMemcpyHostToDevice));
+        int st = sci_cuda_dpcm_decode(g, 1, &in, &len, &dst, &stride, &capn,
+                                      1, dev, &status, NULL);
+        if (dev)
+            CK(cudaMemcpy(back, dback, count, cudaMemcpyDeviceToHost));
+        int ok = st == 0 && status == 0;
+        for (unsigned y = 0; ok && y < c->h; y++)
+            for (unsigned x = 0; x < stride; x++)
+                if (back[y * stride + x] !=
+                    (x < c->w ? px8[y * stride + x] : 0xA5))
+                    ok = 0;
+        if (!ok) {
+            printf("  %ux%u d%u: 8-bit GPU decode (%s) failed: %d/%d\n",
+                   c->w, c->h, c->depth, dev ? "device" : "host", st, status);
+            fails++;
+        }
+    }
+    cudaFree(dpx);
+    cudaFree(dback);
+    free(px8);
+    free(back);
+    free(gpu);
+    return fails;
+}
+
 static int run_case(sci_cuda_dpcm *g, const tcase *c) {
     size_t count = (size_t)c->w * c->h;
     sci_dpcm_params p = {c->n, c->m, c->t};
@@ -126,7 +188,7 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
             CK(cudaMemcpy(dpx, px, count * 2, cudaMemcpyHostToDevice));
             src = dpx;
         }
-        int st = sci_cuda_dpcm_encode(g, src, c->w, dev, c->w, c->h,
+        int st = sci_cuda_dpcm_encode(g, src, c->w, 2, dev, c->w, c->h,
                                       c->depth, &p, meta, meta_len, gpu, cap,
                                       &ng, NULL);
         int same = st == 0 && ng == nref && !memcmp(ref, gpu, nref);
@@ -145,11 +207,11 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
     for (int dev = 0; dev < 2 && nref; dev++) {
         const uint8_t *in = ref;
         size_t len = nref, stride = c->w, capn = count;
-        uint16_t *dst = dev ? dback : back;
+        void *dst = dev ? dback : (void *)back;
         int status = 1;
         memset(back, 0xA5, count * 2);
         int st = sci_cuda_dpcm_decode(g, 1, &in, &len, &dst, &stride, &capn,
-                                      dev, &status, NULL);
+                                      2, dev, &status, NULL);
         if (dev)
             CK(cudaMemcpy(back, dback, count * 2, cudaMemcpyDeviceToHost));
         int ok = st == 0 && status == 0 && !memcmp(back, px, count * 2);
@@ -159,6 +221,8 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
                    dev ? "device" : "host", st, status);
         fails += !ok;
     }
+    if (c->depth <= 8 && nref)
+        fails += run_8bit(g, c, px, ref, nref);
     if (verbose)
         printf("  %ux%u d%u N%u M%u T%u: %zu bytes (%.3f bpp)\n", c->w, c->h,
                c->depth, c->n, c->m, c->t, nref, nref * 8.0 / count);
@@ -219,8 +283,8 @@ static int run_batch(sci_cuda_dpcm *g) {
     const uint8_t *in[NF];
     for (unsigned i = 0; i < NF; i++)
         in[i] = fr[i];
-    int st = sci_cuda_dpcm_decode(g, NF, in, len, dst, stride, capn, 0,
-                                  status, NULL);
+    int st = sci_cuda_dpcm_decode(g, NF, in, len, (void *const *)dst, stride,
+                                  capn, 2, 0, status, NULL);
     int first = 0;
     for (unsigned i = 0; i < NF; i++) {
         if (status[i] != want[i]) {
@@ -248,6 +312,107 @@ static int run_batch(sci_cuda_dpcm *g) {
     }
     for (unsigned i = 0; i < NF; i++)
         free(fr[i]);
+    return fails;
+}
+
+/* A frame built from residuals (all 0, so every prediction is 0, except
+ * `v` at (x, y)): with v < 0 a sample leaves the range there. */
+static size_t residual_frame(unsigned w, unsigned h, unsigned x, unsigned y,
+                             int32_t v, uint8_t **out) {
+    sci_dpcm_params p = {11, 7, 0};
+    size_t count = (size_t)w * h;
+    int32_t *res = calloc(count, sizeof *res);
+    res[(size_t)y * w + x] = v;
+    unsigned seg_rows = sci_dpcm_segment_rows(w, h);
+    unsigned segs = (h + seg_rows - 1) / seg_rows;
+    int32_t lo, hi;
+    sci_dpcm_thresholds(res, count, 16, 0, &lo, &hi);
+    size_t pre = SCI_DPCM_HEADER_BYTES + 4 * (size_t)segs;
+    size_t cap = pre + sci_dpcm_coded_bound(w, h, seg_rows) +
+                 SCI_DPCM_TRAILER_BYTES;
+    uint8_t *f = malloc(cap);
+    uint32_t *lens = malloc(segs * sizeof *lens), esc = 0;
+    size_t coded = 0;
+    int st = sci_dpcm_code_residuals(res, w, h, 16, lo, hi, seg_rows, f + pre,
+                                     cap - pre, lens, &coded, &esc);
+    check(st == 0, "residual frame: coded");
+    sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, NULL,
+                          0, lens);
+    free(res);
+    free(lens);
+    *out = f;
+    return sci_dpcm_finish_frame(f, pre + coded);
+}
+
+/* Samples out of range in the wavefront decoder: in the first strip, in a
+ * later one (strips to the right must stop, not wait), on the last row,
+ * each among good frames; the statuses must be the reference's. */
+static int run_overflow(sci_cuda_dpcm *g) {
+    static const unsigned geo[][4] = {
+        {100, 20, 70, 6}, {100, 20, 3, 2}, {40, 9, 39, 8}, {1, 5, 0, 3},
+        {300, 4, 299, 1}, {64, 64, 0, 63},
+    };
+    enum { NG = sizeof geo / sizeof geo[0], NF = 2 * NG };
+    uint8_t *fr[NF];
+    size_t len[NF], stride[NF], capn[NF];
+    uint16_t *back[NF], *refpx[NF];
+    void *dst[NF];
+    int status[NF], want[NF], fails = 0;
+    for (unsigned i = 0; i < NF; i++) {
+        const unsigned *q = geo[i / 2];
+        /* odd frames good: 1000 at the same place stays in range */
+        len[i] = residual_frame(q[0], q[1], q[2], q[3], i % 2 ? 1000 : -1,
+                                &fr[i]);
+        stride[i] = q[0];
+        capn[i] = (size_t)q[0] * q[1];
+        back[i] = malloc(capn[i] * 2);
+        refpx[i] = malloc(capn[i] * 2);
+        dst[i] = back[i];
+        want[i] = sci_dpcm_decode(fr[i], len[i], refpx[i], q[0], capn[i],
+                                  NULL);
+        if (want[i] != (i % 2 ? 0 : SCI_DPCM_E_SAMPLE)) {
+            printf("  overflow frame %u: the reference says %d\n", i,
+                   want[i]);
+            fails++;
+        }
+    }
+    for (int dev = 0; dev < 2; dev++) {
+        const uint8_t *in[NF];
+        void *ddst[NF];
+        for (unsigned i = 0; i < NF; i++) {
+            in[i] = fr[i];
+            ddst[i] = NULL;
+            if (dev)
+                CK(cudaMalloc(&ddst[i], capn[i] * 2));
+        }
+        int st = sci_cuda_dpcm_decode(g, NF, in, len,
+                                      dev ? (void *const *)ddst : dst, stride,
+                                      capn, 2, dev, status, NULL);
+        for (unsigned i = 0; i < NF; i++) {
+            if (dev)
+                CK(cudaMemcpy(back[i], ddst[i], capn[i] * 2,
+                              cudaMemcpyDeviceToHost));
+            int ok = status[i] == want[i];
+            if (ok && !want[i])
+                ok = !memcmp(back[i], refpx[i], capn[i] * 2);
+            if (!ok) {
+                printf("  overflow frame %u (%s): status %d, the reference "
+                       "says %d\n", i, dev ? "device" : "host", status[i],
+                       want[i]);
+                fails++;
+            }
+            cudaFree(ddst[i]);
+        }
+        if (st != SCI_DPCM_E_SAMPLE) {
+            printf("  overflow batch: returned %d\n", st);
+            fails++;
+        }
+    }
+    for (unsigned i = 0; i < NF; i++) {
+        free(fr[i]);
+        free(back[i]);
+        free(refpx[i]);
+    }
     return fails;
 }
 
@@ -297,6 +462,8 @@ int main(int argc, char **argv) {
         run++;
     }
     fails += run_batch(g) != 0;
+    run++;
+    fails += run_overflow(g) != 0;
     run++;
     check(fails == 0, "every case");
     printf("parity-dpcm: %d cases, %d failed; device memory held %zu bytes\n",
