@@ -22,8 +22,21 @@
  * (FITS header cards, for fitsenc) and the `sample-offset` of signed
  * 16-bit images.
  *
- * Only the C reference (CPU backend) exists so far: `backend=auto` runs it,
- * `backend=cuda` fails at start.  Output is in system memory.
+ * With a usable CUDA device (`backend=auto` or `cuda`) the kernels of
+ * cuda/dpcm.cu decode the frame on the GPU (segments in parallel, then
+ * the rows' predictor recursion); otherwise the C reference runs on the
+ * CPU.  The samples are the same either way, and so are the checks and
+ * the error messages.  Output is in system memory, or in CUDA memory
+ * (video/x-raw(memory:CUDAMemory), written by the kernels in place) when
+ * downstream asks for it and the kernels run.  GStreamer 1.22 has no gray
+ * GstCudaMemory: those frames are flat device blocks laid out as their
+ * caps say (and a video meta), which dpcmenc reads in place; cudadownload
+ * of 1.22 takes no gray formats.
+ *
+ * If the GPU state cannot be made, or CUDA fails on the first frame with
+ * the output in system memory, `backend=auto` warns and goes on with the
+ * C reference; with `backend=cuda`, with CUDA-memory output, or once a
+ * frame has been output, a CUDA failure is an error.
  *
  * ## Example launch lines
  * |[
@@ -32,6 +45,9 @@
  * gst-launch-1.0 multifilesrc location=frame_%05d.dpcm \
  *     caps=application/x-dpcm ! dpcmdec ! fitsenc ! \
  *     multifilesink location=frame_%05d.fits
+ * gst-launch-1.0 filesrc location=f.dpcm ! dpcmdec ! \
+ *     'video/x-raw(memory:CUDAMemory)' ! dpcmenc order=4 ! \
+ *     filesink location=g.dpcm
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -43,6 +59,10 @@
 
 #include "gstdpcmdec.h"
 #include "gstscifitsmeta.h"
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include "cuda/dwt.h"           /* sci_cuda_error_string */
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_dpcm_dec_debug);
 #define GST_CAT_DEFAULT gst_dpcm_dec_debug
@@ -100,11 +120,14 @@ gst_dpcm_type_find_register (GstPlugin * plugin)
 /* ---- negotiation ---- */
 
 /* Input caps say little for sure (the frame headers decide): the output
- * is any of our formats with the sizes and rate the input caps give. */
+ * is any of our formats with the sizes and rate the input caps give, in
+ * system memory first (the input is host bytes), else in CUDA memory
+ * while the kernels run. */
 static GstCaps *
 gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
+  GstSciFilter *base = GST_SCI_FILTER (trans);
   GstCaps *result = gst_caps_new_empty ();
   guint i;
 
@@ -114,6 +137,7 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
 
     if (direction == GST_PAD_SINK) {
       GstCaps *tmpl = gst_caps_from_string (SRC_CAPS);
+      GstCaps *one;
       gint depth;
 
       out = gst_structure_copy (gst_caps_get_structure (tmpl, 0));
@@ -121,15 +145,20 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
       if (gst_structure_get_int (in, "depth", &depth))
         gst_structure_set (out, "format", G_TYPE_STRING,
             depth <= 8 ? "GRAY8" : "GRAY16_LE", NULL);
+      gst_sci_structure_copy_fields (out, in, common_fields,
+          G_N_ELEMENTS (common_fields));
+      one = gst_caps_new_full (out, NULL);
+      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
+              one, NULL));
+      gst_caps_unref (one);
     } else {
       out = gst_structure_new_empty (DPCM_MEDIA_TYPE);
+      gst_sci_structure_copy_fields (out, in, common_fields,
+          G_N_ELEMENTS (common_fields));
+      result = gst_caps_merge_structure (result, out);
     }
-    gst_sci_structure_copy_fields (out, in, common_fields,
-        G_N_ELEMENTS (common_fields));
-    result = gst_caps_merge_structure (result, out);
   }
-  return gst_sci_filter_finish_caps (GST_SCI_FILTER (trans), direction, caps,
-      result, filter);
+  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
 }
 
 static gboolean
@@ -179,17 +208,42 @@ metadata_offset (const guint8 * data, gsize len, gint * offset)
   return TRUE;
 }
 
-/* Makes the src caps say what the frame of `info` decodes to. */
+/* The src caps of frames of `vinfo`, in CUDA memory when `cuda`. */
+static GstCaps *
+frame_caps (const GstVideoInfo * vinfo, gint offset, gboolean cuda)
+{
+  GstCaps *caps = gst_video_info_to_caps (vinfo);
+
+  if (offset && GST_VIDEO_INFO_FORMAT (vinfo) == GST_VIDEO_FORMAT_GRAY16_LE)
+    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+#if HAVE_CUDA
+  if (cuda)
+    gst_caps_set_features_simple (caps,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#endif
+  return caps;
+}
+
+/* Makes the src caps say what the frame of `info` decodes to, in the
+ * memory negotiated from the input caps; while the kernels run, in the
+ * other memory when downstream takes only that (no input caps came, or
+ * downstream changed). */
 static gboolean
 ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
   GstVideoFormat format = info->depth <= 8 ? GST_VIDEO_FORMAT_GRAY8 :
       GST_VIDEO_FORMAT_GRAY16_LE;
   gint fps_n = 0, fps_d = 1, caps_offset = 0;
   GstVideoInfo vinfo;
   GstCaps *caps, *cur;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, cuda = FALSE;
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  cuda = base->use_cuda && base->out_cuda_memory;
+#endif
 
   if (self->sinkcaps) {
     GstStructure *s = gst_caps_get_structure (self->sinkcaps, 0);
@@ -205,22 +259,40 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
   gst_video_info_set_format (&vinfo, format, info->width, info->height);
   vinfo.fps_n = fps_n;
   vinfo.fps_d = fps_d;
-  caps = gst_video_info_to_caps (&vinfo);
-  if (offset && format == GST_VIDEO_FORMAT_GRAY16_LE)
-    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
-  cur = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+  caps = frame_caps (&vinfo, offset, cuda);
+  cur = gst_pad_get_current_caps (srcpad);
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+#if HAVE_CUDA
+    if (base->use_cuda && !gst_pad_peer_query_accept_caps (srcpad, caps)) {
+      GstCaps *other = frame_caps (&vinfo, offset, !cuda);
+
+      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
+        gst_caps_unref (caps);
+        caps = other;
+        cuda = !cuda;
+      } else {
+        gst_caps_unref (other);
+      }
+    }
+#endif
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
-    ok = gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (trans),
-        gst_event_new_caps (caps));
+    ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
     if (!ok)
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
           ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+    else
+      GST_INFO_OBJECT (self, "%ux%u, depth %u: %s backend, %s memory out",
+          info->width, info->height, info->depth,
+          GST_SCI_FILTER (self)->use_cuda ? "CUDA" : "CPU",
+          cuda ? "CUDA" : "system");
   }
   if (ok) {
     self->out_info = vinfo;
     self->have_out = TRUE;
+#if HAVE_CUDA
+    base->out_cuda_memory = cuda;
+#endif
     if (self->pending_segment) {
       GstEvent *seg = self->pending_segment;
 
@@ -235,23 +307,27 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
 }
 
 /* One frame through the C reference: the whole frame `in` (len bytes,
- * whose header is `info`) checked and decoded into `outbuf` (a frame of
- * out_info).  The CUDA sibling (decode_frame_cuda) will take the same
- * arguments. */
+ * whose header is `info`) checked and decoded into *outbuf, a new system
+ * memory frame of out_info (left NULL on error). */
 static GstFlowReturn
 decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
-    sci_dpcm_info * info, GstBuffer * outbuf)
+    sci_dpcm_info * info, GstBuffer ** outbuf)
 {
   guint w = info->width, h = info->height, x, y;
   GstVideoFrame frame;
+  GstBuffer *out;
   guint8 *plane;
   gint stride;
   gboolean direct;
   int st;
 
-  if (!gst_video_frame_map (&frame, &self->out_info, outbuf, GST_MAP_WRITE)) {
+  *outbuf = NULL;
+  out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->out_info),
+      NULL);
+  if (!gst_video_frame_map (&frame, &self->out_info, out, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
         (NULL));
+    gst_buffer_unref (out);
     return GST_FLOW_ERROR;
   }
   plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
@@ -287,10 +363,232 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
   if (st != SCI_DPCM_OK) {
     DECODE_ERROR (self, st, "sci_dpcm_decode of a %" G_GSIZE_FORMAT
         "-byte frame (%ux%u, depth %u): %d", len, w, h, info->depth, st);
+    gst_buffer_unref (out);
     return GST_FLOW_ERROR;
   }
+  *outbuf = out;
   return GST_FLOW_OK;
 }
+
+#if HAVE_CUDA
+/* What a CUDA failure of decode_frame_cuda returns: the caller may fall
+ * back to the CPU (it has posted nothing). */
+#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
+
+static void
+release_out_pool (GstDpcmDec * self)
+{
+  if (self->out_pool) {
+    gst_buffer_pool_set_active (self->out_pool, FALSE);
+    gst_clear_object (&self->out_pool);
+  }
+  self->out_pool_size = 0;
+}
+
+static void
+release_cuda (GstDpcmDec * self)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  release_out_pool (self);
+  gst_clear_object (&self->host_allocator);
+  if (!self->cuda_dec)
+    return;
+  if (gst_sci_cuda_push (&base->cuda)) {
+    g_clear_pointer (&self->cuda_dec, sci_cuda_dpcm_destroy);
+    gst_sci_cuda_pop ();
+  } else {
+    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
+    self->cuda_dec = NULL;
+  }
+}
+
+/* The decoder's GPU state, made once (not at every frame).  FALSE (error
+ * posted) when that fails and the CPU cannot take over; else use_cuda
+ * says which backend runs. */
+static gboolean
+setup_cuda (GstDpcmDec * self)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  const gchar *what = "context push";
+  gint err = 0;
+
+  if (self->cuda_dec)
+    return TRUE;
+  if (gst_sci_cuda_push (&base->cuda)) {
+    what = NULL;
+    if ((err = sci_cuda_dpcm_create (&self->cuda_dec))) {
+      what = "DPCM decoder state";
+      cudaGetLastError ();
+      /* its one negative code is host memory running out */
+      if (err < 0)
+        err = cudaErrorMemoryAllocation;
+    }
+    gst_sci_cuda_pop ();
+  }
+  if (!what)
+    return TRUE;
+  release_cuda (self);
+  return gst_sci_filter_cuda_failed (base, what, err);
+}
+
+/* A buffer for a frame of out_info: device memory (`device`) or
+ * page-locked host memory, from out_pool.  Device buffers carry the
+ * video meta of out_info: their memory records the layout of its
+ * carrier, not of the frame.  NULL posts an error. */
+static GstBuffer *
+acquire_output (GstDpcmDec * self, gboolean device)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstVideoInfo *vi = &self->out_info;
+  gsize size = GST_VIDEO_INFO_SIZE (vi);
+  GstBuffer *buf = NULL;
+
+  if (self->out_pool && (self->out_pool_size != size
+          || self->out_pool_device != device))
+    release_out_pool (self);
+  if (!self->out_pool) {
+    GstBufferPool *pool;
+    GstStructure *config;
+    GstCaps *caps = gst_video_info_to_caps (vi);
+    gboolean ok;
+
+    if (device) {
+      pool = gst_sci_cuda_blob_pool_new (base->cuda.context);
+    } else {
+      if (!self->host_allocator)
+        self->host_allocator =
+            gst_sci_cuda_host_allocator_new (base->cuda.context);
+      pool = gst_buffer_pool_new ();
+    }
+    ok = pool != NULL;
+    if (ok) {
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps, (guint) size, 0, 0);
+      if (!device)
+        gst_buffer_pool_config_set_allocator (config, self->host_allocator,
+            NULL);
+      ok = gst_buffer_pool_set_config (pool, config)
+          && gst_buffer_pool_set_active (pool, TRUE);
+    }
+    gst_caps_unref (caps);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte %s output "
+              "buffers", size, device ? "CUDA" : "page-locked"), (NULL));
+      if (pool)
+        gst_object_unref (pool);
+      return NULL;
+    }
+    self->out_pool = pool;
+    self->out_pool_size = size;
+    self->out_pool_device = device;
+  }
+  if (gst_buffer_pool_acquire_buffer (self->out_pool, &buf, NULL) !=
+      GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte %s output buffer", size,
+            device ? "CUDA" : "page-locked"), (NULL));
+    return NULL;
+  }
+  if (device && !gst_buffer_get_video_meta (buf))
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
+        GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi), vi->offset,
+        vi->stride);
+  return buf;
+}
+
+/* One frame through the kernels, as decode_frame_cpu: decoded straight
+ * into CUDA memory when the src caps have it, else into page-locked host
+ * memory.  sci_cuda_dpcm_decode synchronizes its stream, so the frame is
+ * complete when it returns.  The frame's checks are the C reference's:
+ * a failing one gives the CPU path's error.  On FLOW_CUDA_FAILED, *what
+ * and *err say what failed. */
+static GstFlowReturn
+decode_frame_cuda (GstDpcmDec * self, const guint8 * in, gsize len,
+    sci_dpcm_info * info, GstBuffer ** outbuf, const gchar ** what, gint * err)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstSciCuda *cuda = &base->cuda;
+  gboolean device = base->out_cuda_memory;
+  guint w = info->width, h = info->height;
+  guint bps = info->depth <= 8 ? 1 : 2;
+  const guint8 *ins[1];
+  size_t lens[1], strides[1], caps[1];
+  void *outs[1];
+  int status = SCI_DPCM_OK, rc = 0;
+  GstVideoFrame frame;
+  GstBuffer *out;
+  guint8 *plane;
+  gint stride;
+
+  *outbuf = NULL;
+  *what = NULL;
+  *err = 0;
+  out = acquire_output (self, device);
+  if (!out)
+    return GST_FLOW_ERROR;
+  if (!gst_video_frame_map (&frame, &self->out_info, out,
+          GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  /* the kernels count the stride in samples */
+  if (stride <= 0 || stride % bps || (guintptr) plane % bps) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("The output frame's rows are %d bytes apart, not a whole number of "
+            "%u-byte samples", stride, bps), (NULL));
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  ins[0] = in;
+  lens[0] = len;
+  outs[0] = plane;
+  strides[0] = stride / bps;
+  caps[0] = (gsize) (h - 1) * strides[0] + w;
+  if (gst_sci_cuda_push (cuda)) {
+    rc = sci_cuda_dpcm_decode (self->cuda_dec, 1, ins, lens, outs, strides,
+        caps, bps, device, &status, cuda->stream);
+    if (rc > 0) {
+      *what = "DPCM decoding";
+      *err = rc;
+      cudaGetLastError ();      /* clear what is not sticky */
+    }
+    gst_sci_cuda_pop ();
+  } else {
+    *what = "context push";
+  }
+  gst_video_frame_unmap (&frame);
+  if (*what) {
+    gst_buffer_unref (out);
+    return FLOW_CUDA_FAILED;
+  }
+  if (status != SCI_DPCM_OK) {
+    DECODE_ERROR (self, status, "sci_cuda_dpcm_decode of a %" G_GSIZE_FORMAT
+        "-byte frame (%ux%u, depth %u): %d", len, w, h, info->depth, status);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  if (rc < 0) {
+    /* no frame code: the call itself was refused */
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("The GPU decoder refused the frame: %s", sci_cuda_error_string (rc)),
+        ("sci_cuda_dpcm_decode of a %" G_GSIZE_FORMAT "-byte frame (%ux%u, "
+            "depth %u) into %s memory: %d", len, w, h, info->depth,
+            device ? "CUDA" : "system", rc));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+#endif
 
 static GstFlowReturn
 gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
@@ -308,6 +606,9 @@ static GstFlowReturn
 gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (trans);
+#endif
   gsize avail = gst_adapter_available (self->adapter);
   const guint8 *hd, *meta = NULL;
   sci_dpcm_info info;
@@ -364,14 +665,36 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
-  out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->out_info),
-      NULL);
-  /* the CUDA backend, when it exists, goes here (GstSciFilter use_cuda) */
-  ret = decode_frame_cpu (self, map.data, map.size, &info, out);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (out);
+#if HAVE_CUDA
+  if (base->use_cuda && !setup_cuda (self)) {
+    ret = GST_FLOW_ERROR;
     goto done;
   }
+  if (base->use_cuda) {
+    const gchar *what;
+    gint err;
+
+    ret = decode_frame_cuda (self, map.data, map.size, &info, &out, &what,
+        &err);
+    if (ret == FLOW_CUDA_FAILED) {
+      if (self->sent) {
+        /* the stream has begun on the GPU: it does not change backend */
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
+            ("%s", sci_cuda_error_string (err)));
+        ret = GST_FLOW_ERROR;
+      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+        ret = GST_FLOW_ERROR;
+      } else {
+        release_cuda (self);
+        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+        ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
+      }
+    }
+  } else
+#endif
+    ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
+  if (ret != GST_FLOW_OK)
+    goto done;
   if (meta && info.meta_bytes) {
     gboolean added = FALSE;
 
@@ -383,6 +706,7 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   }
   gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
+  self->sent = TRUE;
   *outbuf = out;
 done:
   gst_buffer_unmap (in, &map);
@@ -443,6 +767,7 @@ gst_dpcm_dec_start (GstBaseTransform * trans)
   gst_adapter_clear (self->adapter);
   self->offset = 0;
   self->have_out = FALSE;
+  self->sent = FALSE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
 }
 
@@ -457,6 +782,11 @@ gst_dpcm_dec_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->samples, g_free);
   self->samples_len = 0;
   self->have_out = FALSE;
+  self->sent = FALSE;
+#if HAVE_CUDA
+  /* before the base class drops the CUDA context */
+  release_cuda (self);
+#endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
@@ -469,6 +799,9 @@ gst_dpcm_dec_finalize (GObject * object)
   gst_clear_caps (&self->sinkcaps);
   gst_clear_event (&self->pending_segment);
   g_clear_pointer (&self->samples, g_free);
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -485,13 +818,14 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Online-DPCM decoder", "Codec/Decoder/Image",
       "Decodes and checks online-DPCM frames into 8- and 16-bit gray "
-      "frames, FITS header restored", "scicodec developers");
+      "frames, FITS header restored, on CUDA or the CPU",
+      "scicodec developers");
 
   caps = gst_caps_from_string (DPCM_MEDIA_TYPE);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_caps_from_string (SRC_CAPS);
+  caps = gst_sci_filter_template_caps (SRC_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
@@ -508,8 +842,6 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_dec_stop);
 
   GST_SCI_FILTER_CLASS (klass)->src_is_video = TRUE;
-  /* the C reference only, for now */
-  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
 
   GST_DEBUG_CATEGORY_INIT (gst_dpcm_dec_debug, "dpcmdec", 0,
       "online-DPCM decoder");

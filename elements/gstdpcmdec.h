@@ -5,6 +5,9 @@
 
 #include "gstscifilter.h"
 #include "codec/dpcm.h"
+#if HAVE_CUDA
+#include "cuda/dpcm.h"
+#endif
 
 G_BEGIN_DECLS
 #define GST_TYPE_DPCM_DEC (gst_dpcm_dec_get_type ())
@@ -27,6 +30,22 @@ struct _GstDpcmDec
   GstEvent *pending_segment;
   guint16 *samples;             /* scratch when rows cannot be written in place */
   gsize samples_len;
+  /* a decoded frame has left since start: no CPU fallback after that */
+  gboolean sent;
+#if HAVE_CUDA
+  /* CUDA backend: the decoder's device state, made at the first frame
+   * and kept while the kernels run (its buffers grow to the largest
+   * frame) */
+  sci_cuda_dpcm *cuda_dec;
+  /* output buffers of out_info's size: device memory (a blob pool, since
+   * GStreamer 1.22 allocates no gray GstCudaMemory) when the src caps
+   * have memory:CUDAMemory, else page-locked host memory from
+   * host_allocator; made again when the size or the memory changes */
+  GstBufferPool *out_pool;
+  gsize out_pool_size;
+  gboolean out_pool_device;
+  GstAllocator *host_allocator;
+#endif
 };
 
 GST_ELEMENT_REGISTER_DECLARE (dpcmdec);

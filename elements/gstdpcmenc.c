@@ -13,8 +13,21 @@
  * `sample-offset` (fitsdec's signed 16-bit images) travel in the frame's
  * metadata section, so that `dpcmdec` restores them, even from a file.
  *
- * Only the C reference (CPU backend) exists so far: `backend=auto` runs it,
- * `backend=cuda` fails at start.  Input is in system memory.
+ * With a usable CUDA device (`backend=auto` or `cuda`) the kernels of
+ * cuda/dpcm.cu run the prediction, the thresholds and the range coding of
+ * every segment on the GPU; only the coded segments come back to the host,
+ * where the header, the metadata section and the CRC are written around
+ * them.  Otherwise the C reference runs on the CPU.  The bytes are the same
+ * either way.  Input may be in system memory or in CUDA memory
+ * (video/x-raw(memory:CUDAMemory), read in place; the latter only while
+ * the kernels run); the output is always in system memory.  GStreamer
+ * 1.22's cudaupload takes no gray formats: CUDA-memory gray frames come
+ * from dpcmdec, or from an application.
+ *
+ * If the GPU state cannot be made at negotiation, or CUDA fails on the
+ * first frame with the input in system memory, `backend=auto` warns and
+ * goes on with the C reference; with `backend=cuda`, with CUDA-memory
+ * input, or once a frame has been output, a CUDA failure is an error.
  *
  * ## Example launch lines
  * |[
@@ -23,6 +36,9 @@
  * gst-launch-1.0 videotestsrc num-buffers=10 ! \
  *     video/x-raw,format=GRAY16_LE,width=1024,height=1024 ! \
  *     dpcmenc order=4 equations=4 ! filesink location=f.dpcm
+ * gst-launch-1.0 filesrc location=f.dpcm ! dpcmdec ! \
+ *     'video/x-raw(memory:CUDAMemory)' ! dpcmenc threshold=0 ! \
+ *     filesink location=g.dpcm
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -33,6 +49,10 @@
 
 #include "gstdpcmenc.h"
 #include "gstscifitsmeta.h"
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include "cuda/dwt.h"           /* sci_cuda_error_string */
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_dpcm_enc_debug);
 #define GST_CAT_DEFAULT gst_dpcm_enc_debug
@@ -191,6 +211,7 @@ static GstCaps *
 gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
+  GstSciFilter *base = GST_SCI_FILTER (trans);
   GstCaps *result = gst_caps_new_empty ();
   guint i;
 
@@ -224,10 +245,19 @@ gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
       gst_structure_set (out, "format", G_TYPE_STRING,
           mask == 1 ? "GRAY8" : "GRAY16_LE", NULL);
     }
-    result = gst_caps_merge_structure (result, out);
+    if (from_video) {
+      /* the coded frame is written on the host */
+      result = gst_caps_merge_structure (result, out);
+    } else {
+      GstCaps *one = gst_caps_new_full (out, NULL);
+
+      /* the input may be in CUDA memory while the kernels run */
+      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
+              one, gst_caps_get_features (caps, i)));
+      gst_caps_unref (one);
+    }
   }
-  return gst_sci_filter_finish_caps (GST_SCI_FILTER (trans), direction, caps,
-      result, filter);
+  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
 }
 
 static gboolean
@@ -245,16 +275,64 @@ gst_dpcm_enc_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
+#if HAVE_CUDA
+static void
+release_cuda (GstDpcmEnc * self)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  if (!self->cuda_enc)
+    return;
+  if (gst_sci_cuda_push (&base->cuda)) {
+    g_clear_pointer (&self->cuda_enc, sci_cuda_dpcm_destroy);
+    gst_sci_cuda_pop ();
+  } else {
+    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
+    self->cuda_enc = NULL;
+  }
+}
+
+/* The encoder's GPU state, made here rather than at a frame.  FALSE (error
+ * posted) when that fails and the CPU cannot take over; else use_cuda
+ * says which backend runs. */
+static gboolean
+setup_cuda (GstDpcmEnc * self)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  const gchar *what = "context push";
+  gint err = 0;
+
+  if (self->cuda_enc)
+    return TRUE;
+  if (gst_sci_cuda_push (&base->cuda)) {
+    what = NULL;
+    if ((err = sci_cuda_dpcm_create (&self->cuda_enc))) {
+      what = "DPCM encoder state";
+      cudaGetLastError ();
+      /* its one negative code is host memory running out */
+      if (err < 0)
+        err = cudaErrorMemoryAllocation;
+    }
+    gst_sci_cuda_pop ();
+  }
+  if (!what)
+    return TRUE;
+  release_cuda (self);
+  return gst_sci_filter_cuda_failed (base, what, err);
+}
+#endif
+
 static gboolean
 gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  GstSciFilter *base = GST_SCI_FILTER (trans);
   GstStructure *s = gst_caps_get_structure (incaps, 0);
   gint offset = 0;
   guint w, h;
 
-  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+  if (!gst_sci_filter_set_memory (base, incaps, outcaps))
     return FALSE;
   if (!gst_video_info_from_caps (&self->in_info, incaps)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -278,11 +356,17 @@ gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("%s", sci_dpcm_check (w, h, self->depth, &self->params)));
     return FALSE;
   }
+#if HAVE_CUDA
+  if (base->use_cuda && !setup_cuda (self))
+    return FALSE;
+#endif
   g_clear_pointer (&self->samples, g_free);
   gst_caps_replace (&self->outcaps, outcaps);
   GST_INFO_OBJECT (self, "%s %ux%u, depth %u, up to %" G_GSIZE_FORMAT
-      " bytes a frame, CPU backend", GST_VIDEO_INFO_NAME (&self->in_info), w,
-      h, self->depth, self->max_bytes);
+      " bytes a frame, %s backend, %s memory in",
+      GST_VIDEO_INFO_NAME (&self->in_info), w, h, self->depth,
+      self->max_bytes, base->use_cuda ? "CUDA" : "CPU",
+      base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -329,6 +413,7 @@ gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  GstAllocator *allocator = self->out.allocator;
   gsize meta_len = 0;
 
   if (!self->outcaps || !self->max_bytes)
@@ -344,18 +429,98 @@ gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
             SCI_DPCM_MAX_METADATA), (NULL));
     return GST_FLOW_ERROR;
   }
+#if HAVE_CUDA
+  {
+    GstSciFilter *base = GST_SCI_FILTER (self);
+
+    /* page-locked, so that the coded segments come back from the device
+     * at full speed */
+    if (base->use_cuda && base->cuda.context) {
+      if (!self->host_allocator)
+        self->host_allocator =
+            gst_sci_cuda_host_allocator_new (base->cuda.context);
+      allocator = self->host_allocator;
+    }
+  }
+#endif
   /* a pool of buffers of at least that size, made again when a frame
-   * needs more (its metadata grew) */
+   * needs more (its metadata grew) or the backend changes */
   if (!gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
-          self->outcaps, self->max_bytes + meta_len, self->out.allocator))
+          self->outcaps, self->max_bytes + meta_len, allocator))
     return GST_FLOW_ERROR;
   return gst_sci_coded_pool_acquire (&self->out, trans, inbuf, outbuf);
 }
 
+/* Maps the input frame: host addresses, or device addresses (`device`:
+ * CUDA memory of our context).  FALSE posts an error. */
+static gboolean
+map_input (GstDpcmEnc * self, GstVideoFrame * frame, GstBuffer * inbuf,
+    gboolean device)
+{
+  if (!device) {
+    if (gst_video_frame_map (frame, &self->in_info, inbuf, GST_MAP_READ))
+      return TRUE;
+  }
+#if HAVE_CUDA
+  /* A GstCudaMemory of a gray format itself records its layout.  Other
+   * device memory carrying gray frames (the blob memory of dpcmdec, since
+   * GStreamer 1.22 allocates no gray GstCudaMemory) is laid out as its
+   * video meta, or else its caps, say. */
+  else if (gst_sci_cuda_map_device_frame (frame, &self->in_info, inbuf,
+          GST_MAP_READ) || gst_video_frame_map (frame, &self->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA))
+    return TRUE;
+#endif
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
+          "%ux%u frame", gst_buffer_get_size (inbuf),
+          GST_VIDEO_INFO_NAME (&self->in_info),
+          GST_VIDEO_INFO_WIDTH (&self->in_info),
+          GST_VIDEO_INFO_HEIGHT (&self->in_info)), (NULL));
+  return FALSE;
+}
+
+/* The samples of a frame mapped on the host as w x h native uint16 rows
+ * one after another (self->samples), for rows the encoders cannot read
+ * in place: 8-bit samples, or 16-bit ones at an odd stride or address. */
+static const guint16 *
+pack_samples (GstDpcmEnc * self, const GstVideoFrame * frame)
+{
+  guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+  const guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  guint16 *dst;
+  guint x, y;
+
+  if (!self->samples)
+    self->samples = g_new (guint16, (gsize) w * h);
+  dst = self->samples;
+  for (y = 0; y < h; y++) {
+    const guint8 *row = plane + (gssize) y * stride;
+
+    if (self->depth == 8)
+      for (x = 0; x < w; x++)
+        dst[(gsize) y * w + x] = row[x];
+    else
+      for (x = 0; x < w; x++)
+        dst[(gsize) y * w + x] = GST_READ_UINT16_LE (row + 2 * x);
+  }
+  return dst;
+}
+
+/* Whether 16-bit rows at `plane`, `stride` bytes apart, can be read in
+ * place as native uint16_t samples. */
+static gboolean
+rows_in_place (const guint8 * plane, gint stride)
+{
+  return G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0 && stride % 2 == 0
+      && (guintptr) plane % 2 == 0;
+}
+
 /* One frame through the C reference: the samples of `inbuf` (read in
  * place where their layout allows) coded with `p` and the metadata into
- * `out`; *written gets the frame's bytes.  A CUDA sibling
- * (encode_frame_cuda) will take the same arguments. */
+ * `out`; *written gets the frame's bytes. */
 static GstFlowReturn
 encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
     const sci_dpcm_params * p, GBytes * meta, guint8 * out, gsize cap,
@@ -370,38 +535,16 @@ encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
   const guint8 *plane;
   gint stride;
   gsize sample_stride;
-  guint x, y;
 
-  if (!gst_video_frame_map (&frame, &self->in_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %s "
-            "%ux%u frame", gst_buffer_get_size (inbuf),
-            GST_VIDEO_INFO_NAME (&self->in_info), w, h), (NULL));
+  if (!map_input (self, &frame, inbuf, FALSE))
     return GST_FLOW_ERROR;
-  }
   plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
   stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-  if (self->depth == 16 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
-      && stride % 2 == 0 && (guintptr) plane % 2 == 0) {
+  if (self->depth == 16 && rows_in_place (plane, stride)) {
     samples = (const guint16 *) plane;
     sample_stride = stride / 2;
   } else {
-    guint16 *dst;
-
-    if (!self->samples)
-      self->samples = g_new (guint16, (gsize) w * h);
-    dst = self->samples;
-    for (y = 0; y < h; y++) {
-      const guint8 *row = plane + (gssize) y * stride;
-
-      if (self->depth == 8)
-        for (x = 0; x < w; x++)
-          dst[(gsize) y * w + x] = row[x];
-      else
-        for (x = 0; x < w; x++)
-          dst[(gsize) y * w + x] = GST_READ_UINT16_LE (row + 2 * x);
-    }
-    samples = dst;
+    samples = pack_samples (self, &frame);
     sample_stride = w;
   }
   if (meta)
@@ -423,11 +566,105 @@ encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+#if HAVE_CUDA
+/* What a CUDA failure of encode_frame_cuda returns: the caller may fall
+ * back to the CPU (it has posted nothing). */
+#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
+
+/* One frame through the kernels, with encode_frame_cpu's arguments: CUDA
+ * memory of our context read in place (device addresses, the stride in
+ * samples), system memory read by the kernels' upload (rows the encoder
+ * cannot read in place packed first).  sci_cuda_dpcm_encode synchronizes
+ * its stream, so the input may be unmapped after it.  On
+ * FLOW_CUDA_FAILED, *what and *err say what failed. */
+static GstFlowReturn
+encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
+    const sci_dpcm_params * p, GBytes * meta, guint8 * out, gsize cap,
+    gsize * written, const gchar ** what, gint * err)
+{
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+  guint bps = self->depth == 8 ? 1 : 2;
+  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
+      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  const guint8 *meta_data = NULL;
+  gsize meta_len = 0;
+  gconstpointer samples;
+  guint sample_bytes = bps;
+  gsize sample_stride;
+  GstVideoFrame frame;
+  const guint8 *plane;
+  gint stride;
+  size_t len = 0;
+
+  *what = NULL;
+  *err = 0;
+  if (!map_input (self, &frame, inbuf, in_dev))
+    return GST_FLOW_ERROR;
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  if (bps == 1 ? stride > 0 : rows_in_place (plane, stride)) {
+    samples = plane;
+    sample_stride = stride / bps;
+  } else if (in_dev) {
+    /* the kernels count the stride in samples; device rows are never
+     * repacked on the host */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The rows of the %s frame in CUDA memory are %d bytes apart, not a "
+            "whole number of %u-byte samples", GST_VIDEO_INFO_NAME
+            (&self->in_info), stride, bps),
+        ("plane at device address %p, %ux%u", plane, w, h));
+    gst_video_frame_unmap (&frame);
+    return GST_FLOW_ERROR;
+  } else {
+    samples = pack_samples (self, &frame);
+    sample_bytes = 2;
+    sample_stride = w;
+  }
+  if (meta)
+    meta_data = g_bytes_get_data (meta, &meta_len);
+  GST_LOG_OBJECT (self, "%s samples, %" G_GSIZE_FORMAT " apart, %u bytes "
+      "each", in_dev ? "device" : "host", sample_stride, sample_bytes);
+  if (gst_sci_cuda_push (cuda)) {
+    *err = sci_cuda_dpcm_encode (self->cuda_enc, samples, sample_stride,
+        sample_bytes, in_dev, w, h, self->depth, p, meta_data, meta_len, out,
+        cap, &len, cuda->stream);
+    if (*err > 0) {
+      *what = "DPCM encoding";
+      cudaGetLastError ();      /* clear what is not sticky */
+    }
+    gst_sci_cuda_pop ();
+  } else {
+    *what = "context push";
+  }
+  gst_video_frame_unmap (&frame);
+  if (*err < 0) {
+    /* the frame or the parameters, not the device: the C reference would
+     * refuse them too */
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The DPCM encoder refused the frame"),
+        ("sci_cuda_dpcm_encode for %ux%u depth %u, N %u, M %u, T %u with a "
+            "%" G_GSIZE_FORMAT "-byte buffer: %s", w, h, self->depth,
+            p->order_n, p->equations_m, p->threshold, cap,
+            sci_cuda_error_string (*err)));
+    return GST_FLOW_ERROR;
+  }
+  if (*what)
+    return FLOW_CUDA_FAILED;
+  *written = len;
+  return GST_FLOW_OK;
+}
+#endif
+
 static GstFlowReturn
 gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstDpcmEnc *self = GST_DPCM_ENC (trans);
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (trans);
+#endif
   sci_dpcm_params p;
   GstMapInfo out;
   GstFlowReturn ret;
@@ -441,13 +678,37 @@ gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  /* the CUDA backend, when it exists, goes here (GstSciFilter use_cuda) */
-  ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data, out.size,
-      &written);
+#if HAVE_CUDA
+  if (base->use_cuda && self->cuda_enc) {
+    const gchar *what;
+    gint err;
+
+    ret = encode_frame_cuda (self, inbuf, &p, self->meta, out.data, out.size,
+        &written, &what, &err);
+    if (ret == FLOW_CUDA_FAILED) {
+      if (self->sent) {
+        /* the stream has begun on the GPU: it does not change backend */
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
+            ("%s", sci_cuda_error_string (err)));
+        ret = GST_FLOW_ERROR;
+      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+        ret = GST_FLOW_ERROR;
+      } else {
+        release_cuda (self);
+        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+        ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data,
+            out.size, &written);
+      }
+    }
+  } else
+#endif
+    ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data, out.size,
+        &written);
   gst_buffer_unmap (outbuf, &out);
   g_clear_pointer (&self->meta, g_bytes_unref);
   if (ret == GST_FLOW_OK) {
     gst_buffer_set_size (outbuf, written);
+    self->sent = TRUE;
     GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes", written);
   }
   return ret;
@@ -456,16 +717,24 @@ gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static void
 release_all (GstDpcmEnc * self)
 {
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
   gst_sci_coded_pool_clear (&self->out);
+#if HAVE_CUDA
+  gst_clear_object (&self->host_allocator);
+#endif
   gst_clear_caps (&self->outcaps);
   g_clear_pointer (&self->samples, g_free);
   g_clear_pointer (&self->meta, g_bytes_unref);
   self->max_bytes = 0;
+  self->sent = FALSE;
 }
 
 static gboolean
 gst_dpcm_enc_stop (GstBaseTransform * trans)
 {
+  /* before the base class drops the CUDA context */
   release_all (GST_DPCM_ENC (trans));
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -508,10 +777,10 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Online-DPCM encoder", "Codec/Encoder/Image",
       "Lossless online-DPCM compression (least-squares prediction, "
-      "range coding) of 8- and 16-bit gray frames, FITS header kept",
-      "scicodec developers");
+      "range coding) of 8- and 16-bit gray frames, FITS header kept, "
+      "on CUDA or the CPU", "scicodec developers");
 
-  caps = gst_caps_from_string (SINK_CAPS);
+  caps = gst_sci_filter_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
@@ -531,9 +800,8 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_enc_stop);
 
   GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
+  /* the frame is written on the host whichever backend runs */
   GST_SCI_FILTER_CLASS (klass)->src_system_memory = TRUE;
-  /* the C reference only, for now */
-  GST_SCI_FILTER_CLASS (klass)->has_cuda_backend = FALSE;
 
   GST_DEBUG_CATEGORY_INIT (gst_dpcm_enc_debug, "dpcmenc", 0,
       "online-DPCM encoder");

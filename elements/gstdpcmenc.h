@@ -4,6 +4,9 @@
 #include "gstscifilter.h"
 #include "gstscicodedpool.h"
 #include "codec/dpcm.h"
+#if HAVE_CUDA
+#include "cuda/dpcm.h"
+#endif
 
 G_BEGIN_DECLS
 #define GST_TYPE_DPCM_ENC (gst_dpcm_enc_get_type ())
@@ -24,9 +27,20 @@ struct _GstDpcmEnc
   GstCaps *outcaps;
   /* the serialised GstSciFitsMeta of the frame being coded, or NULL */
   GBytes *meta;
+#if HAVE_CUDA
+  /* CUDA backend: the encoder's device state, made at caps and kept
+   * while the kernels run (its buffers grow to the largest frame) */
+  sci_cuda_dpcm *cuda_enc;
+#endif
+  /* a coded frame has left since start: no CPU fallback after that */
+  gboolean sent;
 
-  /* output buffers, trimmed to each frame */
+  /* output buffers, trimmed to each frame (page-locked ones, from
+   * host_allocator, with the CUDA backend) */
   GstSciCodedPool out;
+#if HAVE_CUDA
+  GstAllocator *host_allocator;
+#endif
 };
 
 GST_ELEMENT_REGISTER_DECLARE (dpcmenc);

@@ -95,25 +95,6 @@ gst_sci_filter_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   self->use_cuda = FALSE;
-  if (!GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend) {
-    GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (self));
-    const gchar *name = factory ? GST_OBJECT_NAME (factory) :
-        G_OBJECT_TYPE_NAME (self);
-
-    if (backend == GST_SCI_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda, but %s has no CUDA backend yet", name),
-          ("only its C reference exists for now; use backend=auto or "
-              "backend=cpu"));
-      return FALSE;
-    }
-    GST_OBJECT_LOCK (self);
-    self->offer_cuda_memory = FALSE;
-    GST_OBJECT_UNLOCK (self);
-    GST_INFO_OBJECT (self, "backend: CPU (C reference; %s has no CUDA "
-        "backend yet)", name);
-    return TRUE;
-  }
 #if HAVE_CUDA
   if (backend != GST_SCI_BACKEND_CPU) {
     /* Without libcuda every driver call would abort inside gstcuda. */
@@ -168,6 +149,7 @@ gst_sci_filter_stop (GstBaseTransform * trans)
   gst_sci_cuda_close (&self->cuda);
 #endif
   self->use_cuda = FALSE;
+  self->in_cuda_memory = self->out_cuda_memory = FALSE;
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -189,6 +171,50 @@ gst_sci_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }
+
+#if HAVE_CUDA
+/* Whether GStreamer 1.22 can allocate GstCudaMemory for frames of
+ * `format`: its allocator knows these formats only and aborts
+ * (g_assert_not_reached) on any other, GRAY8 and GRAY16_LE included, so
+ * no GstCudaBufferPool may be configured, or proposed, for the rest. */
+static gboolean
+cuda_memory_allocates (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_I422_12LE:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_NV21:
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_Y444:
+    case GST_VIDEO_FORMAT_Y444_16LE:
+    case GST_VIDEO_FORMAT_RGBP:
+    case GST_VIDEO_FORMAT_BGRP:
+    case GST_VIDEO_FORMAT_GBR:
+    case GST_VIDEO_FORMAT_GBRA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+    case GST_VIDEO_FORMAT_YUY2:
+    case GST_VIDEO_FORMAT_UYVY:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+#endif
 
 static gboolean
 gst_sci_filter_propose_allocation (GstBaseTransform * trans,
@@ -214,6 +240,7 @@ gst_sci_filter_propose_allocation (GstBaseTransform * trans,
     GstCapsFeatures *features = gst_caps_get_features (caps, 0);
 
     if (gst_sci_caps_features_is_cuda (features) && self->cuda.context
+        && cuda_memory_allocates (GST_VIDEO_INFO_FORMAT (&info))
         && gst_query_get_n_allocation_pools (query) == 0) {
       GstBufferPool *pool = gst_cuda_buffer_pool_new (self->cuda.context);
       GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -249,7 +276,8 @@ gst_sci_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstBufferPool *pool = NULL;
   GstStructure *config;
   guint size = 0, min = 0, max = 0;
-  gboolean update;
+  gsize payload = 0;
+  gboolean update, video_pool = FALSE;
 
   gst_query_parse_allocation (query, &outcaps, NULL);
   if (!outcaps || !self->out_cuda_memory)
@@ -262,6 +290,13 @@ gst_sci_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
     if (!gst_video_info_from_caps (&info, outcaps))
       return FALSE;
+    video_pool = cuda_memory_allocates (GST_VIDEO_INFO_FORMAT (&info));
+    payload = info.size;
+  } else if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->transform_size (trans,
+          GST_PAD_SINK, NULL, 0, outcaps, &payload) || payload == 0) {
+    return FALSE;
+  }
+  if (video_pool) {
     if (update) {
       gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
       if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool)
@@ -270,16 +305,14 @@ gst_sci_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     }
     if (!pool)
       pool = gst_cuda_buffer_pool_new (self->cuda.context);
-    size = MAX (size, (guint) info.size);
+    size = MAX (size, (guint) payload);
     config = gst_buffer_pool_get_config (pool);
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
   } else {
-    gsize payload = 0;
-
-    if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->transform_size (trans,
-            GST_PAD_SINK, NULL, 0, outcaps, &payload) || payload == 0)
-      return FALSE;
+    /* Non-video data, or frames of a format that GstCudaMemory cannot
+     * hold: one flat device block each, video frames laid out as their
+     * caps say (default strides, no video meta). */
     pool = gst_sci_cuda_blob_pool_new (self->cuda.context);
     if (!pool) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -335,7 +368,6 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
 #if HAVE_CUDA
   GST_ELEMENT_CLASS (klass)->set_context = gst_sci_filter_set_context;
 #endif
-  klass->has_cuda_backend = TRUE;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sci_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_filter_stop);
@@ -380,8 +412,7 @@ gst_sci_filter_with_features (GstSciFilter * self, GstCaps * base,
   gboolean cuda_first = FALSE, offer_cuda;
 
   GST_OBJECT_LOCK (self);
-  offer_cuda = self->offer_cuda_memory
-      && GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend;
+  offer_cuda = self->offer_cuda_memory;
   GST_OBJECT_UNLOCK (self);
 #if HAVE_CUDA
   cuda_first = gst_sci_caps_features_is_cuda (preferred);
@@ -449,13 +480,6 @@ gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
       gst_sci_caps_features_is_cuda (gst_caps_get_features (incaps, 0));
   self->out_cuda_memory =
       gst_sci_caps_features_is_cuda (gst_caps_get_features (outcaps, 0));
-  if ((self->in_cuda_memory || self->out_cuda_memory)
-      && !GST_SCI_FILTER_GET_CLASS (self)->has_cuda_backend) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("CUDA memory was negotiated but this element has no CUDA backend "
-            "yet"), (NULL));
-    return FALSE;
-  }
   if (self->out_cuda_memory
       && GST_SCI_FILTER_GET_CLASS (self)->src_system_memory) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,

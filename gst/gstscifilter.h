@@ -66,12 +66,6 @@ struct _GstSciFilterClass
    * refused by gst_sci_filter_set_memory.  The sink pad still offers CUDA
    * memory while the kernels run. */
   gboolean src_system_memory;
-  /* TRUE (the default) when the element has CUDA kernels.  A subclass that
-   * has only its C reference so far sets it to FALSE: `auto` then runs the
-   * CPU without looking for a device, `cuda` fails at start saying that
-   * the element has no CUDA backend yet, and memory:CUDAMemory is never
-   * offered. */
-  gboolean has_cuda_backend;
 };
 
 GType gst_sci_filter_get_type (void);

@@ -1,21 +1,27 @@
 /*
- * cudadwt, cudaidwt and htj2kenc on the GPU host: CUDA memory from
- * nvcodec's cudaupload through the elements to cudadownload, every mix of
- * CUDA and system memory at the element boundaries, and the CUDA backend's
- * output equal to the CPU backend's (htj2kenc: the same codestream bytes,
- * and lossless codestreams decoded by openjpegdec back to the input).
- * Exits 77 (skipped) without a usable GPU.
+ * cudadwt, cudaidwt, htj2kenc, dpcmenc and dpcmdec on the GPU host: CUDA
+ * memory from nvcodec's cudaupload through the elements to cudadownload,
+ * every mix of CUDA and system memory at the element boundaries, and the
+ * CUDA backend's output equal to the CPU backend's (htj2kenc and dpcmenc:
+ * the same bytes; lossless codestreams decoded by openjpegdec, and DPCM
+ * frames by dpcmdec on either backend, back to the input; corrupt DPCM
+ * frames refused with the CPU's errors).  Exits 77 (skipped) without a
+ * usable GPU.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string.h>
 
 #include "frameutil.h"
+#include "codec/dpcm.h"
 
 /* cudaupload prefers passthrough when downstream takes system memory too,
  * so the CUDA-memory links are forced. */
@@ -637,6 +643,774 @@ GST_START_TEST (test_htj2k_pipeline)
 
 GST_END_TEST;
 
+/* ---- dpcmenc, dpcmdec ---- */
+
+/* A CUDA-memory capsfilter that ends a launch line (a bare caps string
+ * there does not parse). */
+#define CUDA_VIDEO_LAST "capsfilter caps=\"" CUDA_VIDEO "\""
+
+/* Gray frames of awkward sizes: single pixels, rows and columns, a width
+ * above the 4096 samples of a segment (one row a segment). */
+static const struct
+{
+  const gchar *format;
+  gint w, h;
+} dpcm_sizes[] = {
+  {"GRAY16_LE", 37, 23}, {"GRAY16_LE", 1, 1}, {"GRAY16_LE", 200, 3},
+  {"GRAY16_LE", 1024, 64}, {"GRAY16_LE", 3, 200}, {"GRAY16_LE", 4097, 2},
+  {"GRAY8", 37, 23}, {"GRAY8", 1, 1}, {"GRAY8", 200, 3},
+  {"GRAY8", 1024, 64}, {"GRAY8", 3, 200},
+};
+
+/* Parameter corners, taken in turn by the cases. */
+static const gchar *dpcm_props[] = {
+  "", "order=1 equations=1 threshold=0", "order=32 equations=64 threshold=1",
+  "order=4 equations=9 threshold=65535",
+};
+
+/* A GRAY8 or GRAY16_LE frame of `info`: uniform random samples of the
+ * whole range from `seed` (nonzero), or (`ramp`) a smooth ramp across the
+ * frame with noise in its last two bits, as real frames are. */
+static GstBuffer *
+gray_frame (const GstVideoInfo * info, gboolean ramp, guint64 seed)
+{
+  guint depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+  guint maxv = (1u << depth) - 1;
+  guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  GstVideoFrame f;
+  GstBuffer *buf;
+  guint x, y;
+
+  if (!ramp)
+    return frameutil_random_buffer (info, &seed);
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_memset (buf, 0, 0, info->size);
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  for (y = 0; y < h; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+
+    for (x = 0; x < w; x++) {
+      guint v;
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      v = (guint) ((0.6 * x / w + 0.35 * y / h) * maxv) + (guint) (seed >> 62);
+      v = MIN (v, maxv);
+      if (depth > 8)
+        GST_WRITE_UINT16_LE (row + 2 * x, v);
+      else
+        row[x] = v;
+    }
+  }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+static GstCaps *
+cuda_caps (GstCaps * caps)
+{
+  GstCaps *c = gst_caps_copy (caps);
+
+  gst_caps_set_features_simple (c,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  return c;
+}
+
+/* The outputs of `n` frames pushed one after another through one
+ * `pipeline`, its caps set again where they change. */
+static void
+push_frames (const gchar * pipeline, GstCaps ** caps, GstBuffer ** in,
+    guint n, GstBuffer ** out)
+{
+  GstHarness *h = gst_harness_new_parse (pipeline);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstFlowReturn ret;
+
+    if (i == 0 || !gst_caps_is_equal (caps[i], caps[i - 1]))
+      gst_harness_set_src_caps (h, gst_caps_ref (caps[i]));
+    ret = gst_harness_push (h, gst_buffer_ref (in[i]));
+    fail_unless (ret == GST_FLOW_OK, "%s, frame %u: %s", pipeline, i,
+        gst_flow_get_name (ret));
+    out[i] = gst_harness_pull (h);
+    fail_unless (out[i] != NULL, "%s, frame %u: no output", pipeline, i);
+  }
+  gst_harness_teardown (h);
+}
+
+/* Whether the frame `out` (any memory; taken) equals `in`, both of
+ * `info`; prints what differs.  *out_cuda gets whether it came in CUDA
+ * memory. */
+static gboolean
+same_frame (const gchar * what, const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, GstCaps * out_caps, gboolean * out_cuda)
+{
+  GstVideoInfo oinfo;
+  GstVideoFrame fin, fout;
+  gboolean same;
+
+  fail_unless (gst_video_info_from_caps (&oinfo, out_caps));
+  *out_cuda = gst_is_cuda_memory (gst_buffer_peek_memory (out, 0));
+  if (GST_VIDEO_INFO_FORMAT (&oinfo) != GST_VIDEO_INFO_FORMAT (info)
+      || GST_VIDEO_INFO_WIDTH (&oinfo) != GST_VIDEO_INFO_WIDTH (info)
+      || GST_VIDEO_INFO_HEIGHT (&oinfo) != GST_VIDEO_INFO_HEIGHT (info)) {
+    g_printerr ("FAIL %s: %s %dx%d came back as %s %dx%d\n", what,
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (&oinfo),
+        GST_VIDEO_INFO_WIDTH (&oinfo), GST_VIDEO_INFO_HEIGHT (&oinfo));
+    gst_buffer_unref (out);
+    return FALSE;
+  }
+  out = download (out, &oinfo);
+  fail_unless (gst_video_frame_map (&fin, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oinfo, out, GST_MAP_READ));
+  same = frameutil_max_diff (&fin, &fout, NULL, NULL) == 0;
+  if (!same) {
+    gchar *why = frameutil_describe_diff (&fin, &fout);
+
+    g_printerr ("FAIL %s, %s %dx%d: %s\n", what, GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), why);
+    g_free (why);
+  }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (out);
+  return same;
+}
+
+/* dpcmenc backend=cuda on frames in system memory gives the bytes of
+ * backend=cpu: every size, random and smooth samples, the parameter
+ * corners, metadata (a sample-offset record), and frames one after
+ * another through one element while their size changes (its device
+ * buffers grow; its output pool is made again). */
+GST_START_TEST (test_dpcm_cuda_equals_cpu)
+{
+  guint i, k, failures = 0, cases = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (dpcm_sizes); i++) {
+    for (k = 0; k < 3; k++) {
+      GstCaps *caps = frameutil_video_caps (dpcm_sizes[i].format,
+          dpcm_sizes[i].w, dpcm_sizes[i].h);
+      const gchar *props = dpcm_props[(i + k) % G_N_ELEMENTS (dpcm_props)];
+      GstVideoInfo info;
+      GstBuffer *in, *gpu, *cpu;
+      gchar *pg, *pc, *why;
+      gboolean in_cuda;
+
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      /* k 2: metadata in the frame (16-bit only takes a sample-offset) */
+      if (k == 2 && GST_VIDEO_INFO_COMP_DEPTH (&info, 0) == 16)
+        gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, 32768, NULL);
+      in = gray_frame (&info, k == 1, 1000 + 7 * i + k);
+      pg = g_strdup_printf ("dpcmenc name=enc backend=cuda %s", props);
+      pc = g_strdup_printf ("dpcmenc backend=cpu %s", props);
+      gpu = encode_one (pg, caps, in, &in_cuda, NULL);
+      cpu = encode_one (pc, caps, in, NULL, NULL);
+      fail_if (in_cuda, "%s: input in CUDA memory", pg);
+      why = bytes_differ (gpu, cpu);
+      if (why) {
+        g_printerr ("FAIL %" GST_PTR_FORMAT ", %s: CUDA and CPU frames "
+            "differ: %s\n", caps, pg, why);
+        failures++;
+      }
+      cases++;
+      g_free (why);
+      gst_buffer_unref (gpu);
+      gst_buffer_unref (cpu);
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+      g_free (pg);
+      g_free (pc);
+    }
+  }
+
+  {
+    const struct
+    {
+      const gchar *format;
+      gint w, h;
+      gboolean ramp;
+    } seq[] = {
+      {"GRAY16_LE", 200, 3, FALSE}, {"GRAY16_LE", 200, 3, TRUE},
+      {"GRAY16_LE", 1024, 64, TRUE}, {"GRAY16_LE", 1024, 64, FALSE},
+      {"GRAY16_LE", 37, 23, TRUE}, {"GRAY8", 37, 23, FALSE},
+      {"GRAY8", 1024, 64, TRUE},
+    };
+    GstCaps *caps[G_N_ELEMENTS (seq)];
+    GstBuffer *in[G_N_ELEMENTS (seq)], *gpu[G_N_ELEMENTS (seq)];
+    GstBuffer *cpu[G_N_ELEMENTS (seq)];
+
+    for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+      GstVideoInfo info;
+
+      caps[i] = frameutil_video_caps (seq[i].format, seq[i].w, seq[i].h);
+      fail_unless (gst_video_info_from_caps (&info, caps[i]));
+      in[i] = gray_frame (&info, seq[i].ramp, 2000 + i);
+    }
+    push_frames ("dpcmenc backend=cuda", caps, in, G_N_ELEMENTS (seq), gpu);
+    push_frames ("dpcmenc backend=cpu", caps, in, G_N_ELEMENTS (seq), cpu);
+    for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+      gchar *why = bytes_differ (gpu[i], cpu[i]);
+
+      if (why) {
+        g_printerr ("FAIL frame %u of a stream (%s %dx%d): CUDA and CPU "
+            "frames differ: %s\n", i, seq[i].format, seq[i].w, seq[i].h, why);
+        failures++;
+      }
+      cases++;
+      g_free (why);
+      gst_buffer_unref (gpu[i]);
+      gst_buffer_unref (cpu[i]);
+      gst_buffer_unref (in[i]);
+      gst_caps_unref (caps[i]);
+    }
+  }
+  fail_unless (failures == 0, "%u of %u frames differ (see stderr)", failures,
+      cases);
+}
+
+GST_END_TEST;
+
+/* dpcmenc ! dpcmdec in system memory with the CUDA backend on either
+ * side or both gives every frame back; so do frames of other depths (5,
+ * 12) coded by the C reference into dpcmdec backend=cuda, in system and
+ * in CUDA memory. */
+GST_START_TEST (test_dpcm_cuda_roundtrip)
+{
+  const gchar *pipelines[] = {
+    "dpcmenc backend=cuda %s ! dpcmdec backend=cuda",
+    "dpcmenc backend=cuda %s ! dpcmdec backend=cpu",
+    "dpcmenc backend=cpu %s ! dpcmdec backend=cuda",
+  };
+  guint i, k, p, failures = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (dpcm_sizes); i++) {
+    for (k = 0; k < 2; k++) {
+      GstCaps *caps = frameutil_video_caps (dpcm_sizes[i].format,
+          dpcm_sizes[i].w, dpcm_sizes[i].h);
+      GstVideoInfo info;
+      GstBuffer *in;
+
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      in = gray_frame (&info, k == 1, 3000 + 7 * i + k);
+      for (p = 0; p < G_N_ELEMENTS (pipelines); p++) {
+        gchar *desc = g_strdup_printf (pipelines[p],
+            dpcm_props[(i + k + p) % G_N_ELEMENTS (dpcm_props)]);
+        GstCaps *out_caps = NULL;
+        GstBuffer *out = encode_one (desc, caps, in, NULL, &out_caps);
+        gboolean out_cuda;
+
+        if (!same_frame (desc, &info, in, out, out_caps, &out_cuda))
+          failures++;
+        fail_if (out_cuda, "%s: output in CUDA memory unasked", desc);
+        gst_caps_unref (out_caps);
+        g_free (desc);
+      }
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+    }
+  }
+
+  /* other depths, straight from the codec */
+  for (i = 0; i < 4; i++) {
+    const guint depth = i % 2 ? 12 : 5;
+    const gint w = i < 2 ? 37 : 300, h = i < 2 ? 23 : 17;
+    GstVideoInfo info;
+    GstBuffer *in, *frame, *out;
+    GstVideoFrame f;
+    GstCaps *out_caps = NULL;
+    sci_dpcm_params prm;
+    guint16 *s = g_new (guint16, (gsize) w * h);
+    gsize cap = sci_dpcm_max_bytes (w, h, depth), n;
+    guint8 *coded = g_malloc (cap);
+    GstHarness *hr;
+    gboolean out_cuda;
+    gint x, y;
+
+    gst_video_info_set_format (&info, depth > 8 ? GST_VIDEO_FORMAT_GRAY16_LE
+        : GST_VIDEO_FORMAT_GRAY8, w, h);
+    in = gray_frame (&info, TRUE, 4000 + i);
+    fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_READ));
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        s[y * w + x] = frameutil_sample (&f, 0, x, y) >> (depth > 8 ?
+            16 - depth : 8 - depth);
+    gst_video_frame_unmap (&f);
+    /* the expected frame holds the samples as they were coded */
+    gst_buffer_unref (in);
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+    for (y = 0; y < h; y++) {
+      guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+
+      for (x = 0; x < w; x++) {
+        if (depth > 8)
+          GST_WRITE_UINT16_LE (row + 2 * x, s[y * w + x]);
+        else
+          row[x] = (guint8) s[y * w + x];
+      }
+    }
+    gst_video_frame_unmap (&f);
+    sci_dpcm_params_default (&prm);
+    n = sci_dpcm_encode (s, w, w, h, depth, &prm, coded, cap);
+    fail_unless (n > 0);
+    for (k = 0; k < 2; k++) {
+      const gchar *desc = k ? "dpcmdec backend=cuda ! " CUDA_VIDEO_LAST :
+          "dpcmdec backend=cuda";
+
+      hr = gst_harness_new_parse (desc);
+      gst_harness_set_src_caps_str (hr, "application/x-dpcm");
+      frame = gst_buffer_new_memdup (coded, n);
+      fail_unless_equals_int (gst_harness_push (hr, frame), GST_FLOW_OK);
+      out = gst_harness_pull (hr);
+      fail_unless (out != NULL, "%s: depth %u: no output", desc, depth);
+      out_caps = gst_pad_get_current_caps (hr->sinkpad);
+      if (!same_frame (desc, &info, in, out, out_caps, &out_cuda))
+        failures++;
+      fail_unless (out_cuda == (k == 1), "%s: output %s CUDA memory", desc,
+          out_cuda ? "in" : "not in");
+      gst_caps_unref (out_caps);
+      gst_harness_teardown (hr);
+    }
+    gst_buffer_unref (in);
+    g_free (coded);
+    g_free (s);
+  }
+  fail_unless (failures == 0, "%u round trips failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* A gray frame in CUDA memory made here, with rows `stride` bytes apart
+ * (a video meta says so), on `ctx`: GStreamer 1.22 allocates no gray
+ * GstCudaMemory and its cudaupload takes no gray formats, so the memory
+ * is an RGBA one wide enough for the rows.  The samples of `host` are
+ * copied in when `stride` is a whole number of them. */
+static GstBuffer *
+device_gray_frame (GstCudaContext * ctx, const GstVideoInfo * info,
+    GstBuffer * host, gint stride)
+{
+  guint bps = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  GstAllocator *alloc;
+  GstVideoInfo carrier;
+  GstVideoFrame hf;
+  GstMemory *mem;
+  GstMapInfo map;
+  GstBuffer *buf;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+
+  gst_cuda_memory_init_once ();
+  alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  fail_unless (alloc != NULL);
+  fail_unless (gst_video_info_set_format (&carrier, GST_VIDEO_FORMAT_RGBA,
+          (stride + 3) / 4, h));
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx, &carrier);
+  gst_object_unref (alloc);
+  fail_unless (mem != NULL);
+  fail_unless (GST_CUDA_MEMORY_CAST (mem)->info.stride[0] >= stride);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), w, h, 1, offset, strides);
+  if (stride % bps)
+    return buf;
+  fail_unless (gst_video_frame_map (&hf, info, host, GST_MAP_READ));
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (ctx));
+  fail_unless_equals_int (cudaMemcpy2D (map.data, stride,
+          GST_VIDEO_FRAME_PLANE_DATA (&hf, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&hf, 0), w * bps, h,
+          cudaMemcpyHostToDevice), cudaSuccess);
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &map);
+  gst_video_frame_unmap (&hf);
+  return buf;
+}
+
+/* A harness of dpcmenc backend=cuda on `ctx` (set before it starts, so
+ * that it reads CUDA memory of that context in place), posting to `bus`. */
+static GstHarness *
+enc_on_context (GstCudaContext * ctx, GstBus * bus, GstCaps * caps)
+{
+  GstElement *enc = gst_element_factory_make ("dpcmenc", NULL);
+  GstContext *gctx = gst_context_new_cuda_context (ctx);
+  GstHarness *hr;
+
+  fail_unless (enc != NULL);
+  gst_object_ref_sink (enc);
+  gst_util_set_object_arg (G_OBJECT (enc), "backend", "cuda");
+  gst_element_set_context (enc, gctx);
+  gst_context_unref (gctx);
+  gst_element_set_bus (enc, bus);
+  hr = gst_harness_new_with_element (enc, "sink", "src");
+  gst_object_unref (enc);       /* the harness holds it */
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  return hr;
+}
+
+/* Device memory at both ends: dpcmdec backend=cuda decoding straight into
+ * CUDA memory, from input caps that say the frame's size and from bare
+ * ones; dpcmenc backend=cuda reading such frames in place, and frames of
+ * CUDA memory made here at a pitch of their own, giving the bytes of the
+ * CPU; a pitch that is not a whole number of samples refused with an
+ * error. */
+GST_START_TEST (test_dpcm_cuda_memory)
+{
+  GstCudaContext *ctx;
+  guint i, k, failures = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (dpcm_sizes); i++) {
+    for (k = 0; k < 2; k++) {
+      GstCaps *caps = frameutil_video_caps (dpcm_sizes[i].format,
+          dpcm_sizes[i].w, dpcm_sizes[i].h);
+      const gchar *props = dpcm_props[(i + k) % G_N_ELEMENTS (dpcm_props)];
+      GstVideoInfo info;
+      GstBuffer *in, *out, *ref;
+      GstCaps *out_caps = NULL;
+      gboolean cuda;
+      gchar *desc, *why;
+
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      in = gray_frame (&info, k == 1, 5000 + 7 * i + k);
+
+      /* decoded into CUDA memory */
+      desc = g_strdup_printf ("dpcmenc backend=cpu %s ! dpcmdec backend=cuda "
+          "! " CUDA_VIDEO_LAST, props);
+      out = encode_one (desc, caps, in, NULL, &out_caps);
+      if (!same_frame (desc, &info, in, out, out_caps, &cuda))
+        failures++;
+      fail_unless (cuda, "%s: output not in CUDA memory", desc);
+      gst_caps_unref (out_caps);
+      g_free (desc);
+
+      /* those frames coded again in place on the GPU */
+      desc = g_strdup_printf ("dpcmenc backend=cpu ! dpcmdec backend=cuda ! "
+          CUDA_VIDEO " ! dpcmenc name=enc backend=cuda %s", props);
+      out = encode_one (desc, caps, in, &cuda, NULL);
+      fail_unless (cuda, "%s: dpcmenc's input not in CUDA memory", desc);
+      g_free (desc);
+      desc = g_strdup_printf ("dpcmenc backend=cpu %s", props);
+      ref = encode_one (desc, caps, in, NULL, NULL);
+      why = bytes_differ (out, ref);
+      if (why) {
+        g_printerr ("FAIL %s %dx%d, %s: CUDA-memory input coded otherwise "
+            "than by the CPU: %s\n", dpcm_sizes[i].format, dpcm_sizes[i].w,
+            dpcm_sizes[i].h, props, why);
+        failures++;
+      }
+      g_free (why);
+      g_free (desc);
+      gst_buffer_unref (out);
+      gst_buffer_unref (ref);
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+    }
+  }
+
+  /* bare input caps: the memory is settled with the first frame's caps */
+  {
+    GstCaps *caps = frameutil_video_caps ("GRAY16_LE", 200, 3);
+    GstVideoInfo info;
+    GstBuffer *in, *coded, *out;
+    GstCaps *out_caps;
+    GstHarness *hr;
+    gboolean cuda;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = gray_frame (&info, TRUE, 77);
+    coded = encode_one ("dpcmenc backend=cpu", caps, in, NULL, NULL);
+    hr = gst_harness_new_parse ("dpcmdec backend=cuda ! " CUDA_VIDEO_LAST);
+    gst_harness_set_src_caps_str (hr, "application/x-dpcm");
+    fail_unless_equals_int (gst_harness_push (hr, coded), GST_FLOW_OK);
+    out = gst_harness_pull (hr);
+    fail_unless (out != NULL);
+    out_caps = gst_pad_get_current_caps (hr->sinkpad);
+    if (!same_frame ("dpcmdec backend=cuda, bare caps", &info, in, out,
+            out_caps, &cuda))
+      failures++;
+    fail_unless (cuda, "bare caps: output not in CUDA memory");
+    gst_caps_unref (out_caps);
+    gst_harness_teardown (hr);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+
+  /* frames of CUDA memory at a pitch of their own, on the element's
+   * context */
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  for (i = 0; i < G_N_ELEMENTS (dpcm_sizes); i++) {
+    GstCaps *caps = frameutil_video_caps (dpcm_sizes[i].format,
+        dpcm_sizes[i].w, dpcm_sizes[i].h);
+    GstCaps *dcaps = cuda_caps (caps);
+    GstBus *bus = gst_bus_new ();
+    GstVideoInfo info;
+    GstBuffer *in, *out, *ref;
+    GstHarness *hr;
+    guint bps;
+    gint pitch;
+    gchar *why;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    bps = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+    in = gray_frame (&info, i % 2, 6000 + i);
+    /* rows apart by more than they hold, and not by the caps' stride */
+    pitch = GST_ROUND_UP_N (dpcm_sizes[i].w * bps + 40, 8) + 2 * bps;
+    hr = enc_on_context (ctx, bus, dcaps);
+    fail_unless_equals_int (gst_harness_push (hr, device_gray_frame (ctx,
+                &info, in, pitch)), GST_FLOW_OK);
+    out = gst_harness_pull (hr);
+    fail_unless (out != NULL);
+    gst_harness_teardown (hr);
+    ref = encode_one ("dpcmenc backend=cpu", caps, in, NULL, NULL);
+    why = bytes_differ (out, ref);
+    if (why) {
+      g_printerr ("FAIL %s %dx%d in CUDA memory, pitch %d: coded otherwise "
+          "than by the CPU: %s\n", dpcm_sizes[i].format, dpcm_sizes[i].w,
+          dpcm_sizes[i].h, pitch, why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+
+    /* 16-bit rows an odd number of bytes apart: refused, saying why */
+    if (bps == 2) {
+      GstMessage *m;
+      GError *err = NULL;
+
+      hr = enc_on_context (ctx, bus, dcaps);
+      fail_unless_equals_int (gst_harness_push (hr, device_gray_frame (ctx,
+                  &info, in, dpcm_sizes[i].w * 2 + 1)), GST_FLOW_ERROR);
+      fail_unless (gst_harness_try_pull (hr) == NULL);
+      m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      fail_unless (m != NULL, "odd pitch: no error");
+      gst_message_parse_error (m, &err, NULL);
+      fail_unless (strstr (err->message, "not a whole number of 2-byte "
+              "samples") != NULL, "odd pitch: %s", err->message);
+      g_error_free (err);
+      gst_message_unref (m);
+      gst_harness_teardown (hr);
+    }
+    gst_object_unref (bus);
+    gst_buffer_unref (in);
+    gst_caps_unref (dcaps);
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (ctx);
+  fail_unless (failures == 0, "%u cases failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* The error dpcmdec `pipeline` posts for the `len` bytes of `data` (bare
+ * caps, then EOS), NULL when it outputs a frame instead; *out (may be
+ * NULL) gets that frame, in system memory, and *out_info its layout. */
+static gchar *
+decode_error (const gchar * pipeline, const guint8 * data, gsize len,
+    GstBuffer ** out, GstVideoInfo * out_info)
+{
+  GstHarness *hr = gst_harness_new_parse (pipeline);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *b;
+  GstMessage *m;
+  gchar *ret = NULL;
+
+  gst_element_set_bus (hr->element, bus);
+  gst_harness_set_src_caps_str (hr, "application/x-dpcm");
+  gst_harness_push (hr, gst_buffer_new_memdup (data, len));
+  gst_harness_push_event (hr, gst_event_new_eos ());
+  b = gst_harness_try_pull (hr);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (m) {
+    GError *err = NULL;
+
+    gst_message_parse_error (m, &err, NULL);
+    ret = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    fail_unless (b == NULL, "%s: an error (%s) and a frame", pipeline, ret);
+  } else {
+    GstCaps *caps = gst_pad_get_current_caps (hr->sinkpad);
+
+    fail_unless (b != NULL, "%s: neither an error nor a frame", pipeline);
+    fail_unless (gst_video_info_from_caps (out_info, caps));
+    gst_caps_unref (caps);
+    b = download (b, out_info);
+  }
+  if (out)
+    *out = b;
+  else if (b)
+    gst_buffer_unref (b);
+  gst_element_set_bus (hr->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hr);
+  return ret;
+}
+
+/* Corrupt frames into dpcmdec backend=cuda: a flipped byte (the CRC
+ * fails), and flipped bytes of the coded segments under a CRC made valid
+ * again, which only decoding can catch: the CUDA backend gives the CPU's
+ * error message, or, where the CPU decodes such a frame, its samples; in
+ * system and in CUDA memory, never a crash. */
+GST_START_TEST (test_dpcm_cuda_corrupt)
+{
+  GstCaps *caps = frameutil_video_caps ("GRAY16_LE", 37, 230);
+  GstVideoInfo info;
+  GstBuffer *in, *coded;
+  GstMapInfo map;
+  sci_dpcm_info di;
+  guint8 *t;
+  gsize n;
+  guint k, m, caught = 0;
+  const gchar *gpu_pipes[] = { "dpcmdec backend=cuda",
+    "dpcmdec backend=cuda ! " CUDA_VIDEO_LAST
+  };
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = gray_frame (&info, TRUE, 99);
+  coded = encode_one ("dpcmenc backend=cpu", caps, in, NULL, NULL);
+  fail_unless (gst_buffer_map (coded, &map, GST_MAP_READ));
+  n = map.size;
+  t = g_malloc (n);
+  fail_unless_equals_int (sci_dpcm_peek (map.data, n, &di), SCI_DPCM_OK);
+  fail_unless (di.segments > 1);
+
+  /* a flipped byte in the middle: the CRC tells */
+  for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
+    gchar *err;
+
+    memcpy (t, map.data, n);
+    t[n / 2] ^= 0x5A;
+    err = decode_error (gpu_pipes[m], t, n, NULL, NULL);
+    fail_unless (err != NULL, "%s: no error", gpu_pipes[m]);
+    fail_unless_equals_string (err, "Corrupt DPCM frame: CRC mismatch");
+    g_free (err);
+  }
+
+  /* the coded segments corrupted under a valid CRC */
+  for (k = 0; k < 12; k++) {
+    gsize at = di.coded_offset + (gsize) k * (di.coded_bytes - 1) / 11;
+    GstBuffer *cpu_out = NULL;
+    GstVideoInfo cpu_info;
+    gchar *cpu_err;
+
+    memcpy (t, map.data, n);
+    t[at] ^= k % 2 ? 0xFF : 0x10;
+    sci_dpcm_finish_frame (t, n - SCI_DPCM_TRAILER_BYTES);
+    cpu_err = decode_error ("dpcmdec backend=cpu", t, n, &cpu_out, &cpu_info);
+    if (cpu_err)
+      caught++;
+    for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
+      GstBuffer *gpu_out = NULL;
+      GstVideoInfo gpu_info;
+      gchar *gpu_err = decode_error (gpu_pipes[m], t, n, &gpu_out,
+          &gpu_info);
+
+      if (cpu_err) {
+        fail_unless (gpu_err != NULL, "byte %" G_GSIZE_FORMAT ": the CPU says "
+            "'%s', %s outputs a frame", at, cpu_err, gpu_pipes[m]);
+        fail_unless (g_str_has_prefix (gpu_err, "Corrupt DPCM frame: "),
+            "%s", gpu_err);
+        fail_unless_equals_string (gpu_err, cpu_err);
+      } else {
+        GstVideoFrame a, b;
+
+        fail_unless (gpu_err == NULL, "byte %" G_GSIZE_FORMAT ": the CPU "
+            "decodes the frame, %s says '%s'", at, gpu_pipes[m], gpu_err);
+        fail_unless (GST_VIDEO_INFO_FORMAT (&gpu_info) ==
+            GST_VIDEO_INFO_FORMAT (&cpu_info)
+            && GST_VIDEO_INFO_WIDTH (&gpu_info) ==
+            GST_VIDEO_INFO_WIDTH (&cpu_info)
+            && GST_VIDEO_INFO_HEIGHT (&gpu_info) ==
+            GST_VIDEO_INFO_HEIGHT (&cpu_info));
+        fail_unless (gst_video_frame_map (&a, &cpu_info, cpu_out,
+                GST_MAP_READ));
+        fail_unless (gst_video_frame_map (&b, &gpu_info, gpu_out,
+                GST_MAP_READ));
+        fail_unless (frameutil_max_diff (&a, &b, NULL, NULL) == 0,
+            "byte %" G_GSIZE_FORMAT ": %s decodes otherwise than the CPU",
+            at, gpu_pipes[m]);
+        gst_video_frame_unmap (&b);
+        gst_video_frame_unmap (&a);
+        gst_buffer_unref (gpu_out);
+      }
+      g_free (gpu_err);
+    }
+    g_free (cpu_err);
+    if (cpu_out)
+      gst_buffer_unref (cpu_out);
+  }
+  /* the CPU catches most of them: the GPU's own checks did run */
+  fail_unless (caught >= 6, "only %u of 12 corruptions caught", caught);
+  gst_buffer_unmap (coded, &map);
+  gst_buffer_unref (coded);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_free (t);
+}
+
+GST_END_TEST;
+
+/* As a user would run it, backend=auto, which must pick the GPU and never
+ * warn of a fallback: frames of a changing picture coded, decoded into CUDA
+ * memory, coded again from there and decoded into system memory. */
+GST_START_TEST (test_dpcm_pipeline)
+{
+  const gchar *descs[] = {
+    "videotestsrc num-buffers=10 pattern=ball ! "
+        "video/x-raw,format=GRAY16_LE,width=320,height=240 ! dpcmenc ! "
+        "dpcmdec ! " CUDA_VIDEO " ! dpcmenc order=4 equations=4 ! dpcmdec ! "
+        "fakesink",
+    "videotestsrc num-buffers=10 pattern=smpte ! "
+        "video/x-raw,format=GRAY8,width=97,height=61 ! dpcmenc threshold=0 ! "
+        "dpcmdec ! fakesink",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (descs); i++) {
+    GstElement *pipe = gst_parse_launch (descs[i], NULL);
+    gboolean eos = FALSE;
+
+    fail_unless (pipe != NULL);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    while (!eos) {
+      GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+          120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+          GST_MESSAGE_WARNING);
+      GError *err = NULL;
+      gchar *dbg = NULL;
+
+      fail_unless (msg != NULL, "%s: timed out", descs[i]);
+      switch (GST_MESSAGE_TYPE (msg)) {
+        case GST_MESSAGE_EOS:
+          eos = TRUE;
+          break;
+        case GST_MESSAGE_ERROR:
+          gst_message_parse_error (msg, &err, &dbg);
+          fail ("%s: error %s (%s)", descs[i], err->message, dbg);
+          break;
+        default:
+          gst_message_parse_warning (msg, &err, &dbg);
+          fail ("%s: warning %s (%s)", descs[i], err->message, dbg);
+          break;
+      }
+      gst_message_unref (msg);
+    }
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_suite (void)
 {
@@ -657,6 +1431,15 @@ gpu_suite (void)
   tcase_add_test (tc, test_htj2k_cuda_coefficients);
   tcase_add_test (tc, test_htj2k_lossless_openjpegdec);
   tcase_add_test (tc, test_htj2k_pipeline);
+
+  tc = tcase_create ("dpcm-gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_dpcm_cuda_equals_cpu);
+  tcase_add_test (tc, test_dpcm_cuda_roundtrip);
+  tcase_add_test (tc, test_dpcm_cuda_memory);
+  tcase_add_test (tc, test_dpcm_cuda_corrupt);
+  tcase_add_test (tc, test_dpcm_pipeline);
   return s;
 }
 
