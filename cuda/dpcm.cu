@@ -7,10 +7,10 @@
  *
  * Encoder, per frame:
  *   1. blocksum: the rows are cut into nb blocks; a thread per (block,
- *      sum entry, column) adds that entry of every row's window sums in its
- *      block (sums[blk][t][x], coalesced over x);
- *   2. scan: a thread per (entry, column) turns the block sums into sums
- *      over the rows before each block;
+ *      sum entry, column) adds that entry of each row's equation at the
+ *      column over its block (cols[blk][t][x], coalesced over x);
+ *   2. scan: a thread per (entry, column) sums its window's equations and
+ *      turns the block sums into sums over the rows before each block;
  *   3. predict: a group of threads per (block, column) walks its block's
  *      rows from those sums, the group sharing each pixel's window products
  *      and elimination, and writes the residuals;
@@ -275,7 +275,8 @@ struct enc_params {
     unsigned threshold;
     unsigned seg_rows, segs;
     size_t slot_bytes;             /* a full segment's bound */
-    int64_t *sums;                 /* nb * e * w */
+    int64_t *cols;                 /* nb * e * w: per-equation block sums */
+    int64_t *sums;                 /* nb * e * w: window sums before */
     int32_t *res;
     uint32_t *hist;                /* 2 maxval + 1 bins (T > 0) */
     int *info;
@@ -283,50 +284,53 @@ struct enc_params {
     uint32_t *seg_len, *seg_off;
 };
 
-/* 1. Entry t of block blk's window sums of column x. */
+/* 1. Entry t of the products of equation j (column j) summed over block
+ * blk's rows: each equation's products once, where summing whole windows
+ * per column would take each of them M times. */
 DK void blocksum_item(const enc_params &p, size_t i) {
-    unsigned x = (unsigned)(i % p.w);
+    unsigned j = (unsigned)(i % p.w);
     size_t q = i / p.w;
     unsigned t = (unsigned)(q % p.e), blk = (unsigned)(q / p.e);
-    int64_t acc = 0;
-    if (x >= 2) {
-        /* entry t: (i0, k0) of the packed matrix, or b's entry i0 */
-        unsigned pn = p.n * (p.n + 1) / 2, i0 = 0, k0;
-        int rhs = t >= pn;
-        if (rhs) {
-            i0 = t - pn;
-            k0 = 0;
-        } else {
-            unsigned r = t;
-            while (r >= p.n - i0) {
-                r -= p.n - i0;
-                i0++;
-            }
-            k0 = i0 + r;
+    /* entry t: (i0, k0) of the packed matrix, or b's entry i0 */
+    unsigned pn = p.n * (p.n + 1) / 2, i0 = 0, k0 = 0;
+    int rhs = t >= pn;
+    if (rhs) {
+        i0 = t - pn;
+    } else {
+        unsigned r = t;
+        while (r >= p.n - i0) {
+            r -= p.n - i0;
+            i0++;
         }
-        unsigned lo = sci_dpcm_window_lo(p.n, p.m, x);
+        k0 = i0 + r;
+    }
+    int64_t acc = 0;
+    if (j >= i0 + 1 && (rhs || j >= k0 + 1)) {
         unsigned y0 = blk * p.blk_rows;
         unsigned y1 = y0 + p.blk_rows < p.h ? y0 + p.blk_rows : p.h;
         for (unsigned y = y0; y < y1; y++) {
             const uint16_t *row = p.samples + (size_t)y * p.stride;
-            for (unsigned j = lo; j <= x; j++) {
-                uint32_t a = j >= i0 + 1 ? row[j - 1 - i0] : 0;
-                uint32_t b = rhs ? row[j] : (j >= k0 + 1 ? row[j - 1 - k0] : 0);
-                acc += (int64_t)((uint64_t)a * b);
-            }
+            uint32_t a = row[j - 1 - i0];
+            uint32_t b = rhs ? row[j] : row[j - 1 - k0];
+            acc += (int64_t)((uint64_t)a * b);
         }
     }
-    p.sums[((size_t)blk * p.e + t) * p.w + x] = acc;
+    p.cols[((size_t)blk * p.e + t) * p.w + j] = acc;
 }
 
-/* 2. Exclusive prefix over blocks of entry (t, x). */
+/* 2. Entry t of column x's window sums over the rows before each block:
+ * the window's equations summed, then an exclusive prefix over blocks. */
 DK void scan_item(const enc_params &p, size_t i) {
+    unsigned x = (unsigned)(i % p.w), t = (unsigned)(i / p.w);
+    unsigned lo = sci_dpcm_window_lo(p.n, p.m, x);
     int64_t run = 0;
-    size_t step = (size_t)p.e * p.w;
-    int64_t *s = p.sums + i;
-    for (unsigned blk = 0; blk < p.nb; blk++, s += step) {
-        int64_t v = *s;
-        *s = run;
+    for (unsigned blk = 0; blk < p.nb; blk++) {
+        size_t at = ((size_t)blk * p.e + t) * p.w;
+        int64_t v = 0;
+        if (x >= 2)
+            for (unsigned j = lo; j <= x; j++)
+                v += p.cols[at + j];
+        p.sums[at + x] = run;
         run += v;
     }
 }
@@ -540,43 +544,78 @@ DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
 #endif
 }
 
+/* Residual i of a segment w wide: its context, class, verbatim value and
+ * the range of that value (1: none); 1 when it is escaped. */
+DK unsigned symbol_at(const int32_t *seg, unsigned w, size_t i,
+                      unsigned depth, int32_t t_lo, int32_t t_hi,
+                      unsigned *c, unsigned *s, uint32_t *raw,
+                      uint32_t *rtotal) {
+    const int32_t maxval = (int32_t)((1u << depth) - 1);
+    unsigned x = (unsigned)(i % w), yy = (unsigned)(i / w);
+    int32_t v = seg[i];
+    *c = sci_dpcm_context_at(seg, w, x, yy);
+    if (v < t_lo || v > t_hi) {
+        *s = SCI_DPCM_ESCAPE;
+        *raw = (uint32_t)(v + maxval);
+        *rtotal = 2u << depth;
+        return 1;
+    }
+    unsigned nraw;
+    uint32_t u = v >= 0 ? 2u * (uint32_t)v : 2u * (uint32_t)(-(int64_t)v) - 1;
+    *s = sci_dpcm_class(u, &nraw);
+    *raw = u & ((1u << nraw) - 1);
+    *rtotal = 1u << nraw;
+    return 0;
+}
+
+/* One residual into the warp's coder, as sci_dpcm_code_segment codes it. */
+DK void code_symbol(sci_dpcm_models *m, sci_rc_enc *e, unsigned c,
+                    unsigned s, uint32_t raw, uint32_t rtotal) {
+    uint32_t cum = warp_cum(m->freq[c], s);
+    sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
+    if (rtotal > 1)
+        sci_rc_encode(e, raw, 1, rtotal);
+    WARP_SYNC();
+    if (LANE() == 0)
+        sci_dpcm_models_update(m, c, s);
+    WARP_SYNC();
+}
+
 /* sci_dpcm_code_segment by a warp; m in shared memory. */
 DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
                           unsigned depth, int32_t t_lo, int32_t t_hi,
                           sci_dpcm_models *m, sci_rc_enc *e,
                           uint32_t *escapes) {
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
     uint32_t esc = 0;
     if (LANE() == 0)
         sci_dpcm_models_init(m);
     WARP_SYNC();
-    for (unsigned yy = 0; yy < rows; yy++)
-        for (unsigned x = 0; x < w; x++) {
-            int32_t v = seg[(size_t)yy * w + x];
-            unsigned c = sci_dpcm_context_at(seg, w, x, yy);
-            unsigned s, nraw;
-            uint32_t raw, rtotal;
-            if (v < t_lo || v > t_hi) {
-                s = SCI_DPCM_ESCAPE;
-                raw = (uint32_t)(v + maxval);
-                rtotal = 2u << depth;
-                esc++;
-            } else {
-                uint32_t u = v >= 0 ? 2u * (uint32_t)v
-                                    : 2u * (uint32_t)(-(int64_t)v) - 1;
-                s = sci_dpcm_class(u, &nraw);
-                raw = u & ((1u << nraw) - 1);
-                rtotal = 1u << nraw;
-            }
-            uint32_t cum = warp_cum(m->freq[c], s);
-            sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
-            if (rtotal > 1)
-                sci_rc_encode(e, raw, 1, rtotal);
-            WARP_SYNC();
-            if (LANE() == 0)
-                sci_dpcm_models_update(m, c, s);
-            WARP_SYNC();
-        }
+    const size_t count = (size_t)w * rows;
+#ifdef SCI_DPCM_EMU
+    for (size_t i = 0; i < count; i++) {
+        unsigned c, s;
+        uint32_t raw, rtotal;
+        esc += symbol_at(seg, w, i, depth, t_lo, t_hi, &c, &s, &raw, &rtotal);
+        code_symbol(m, e, c, s, raw, rtotal);
+    }
+#else
+    /* the lanes find the next 32 symbols' contexts and classes at once;
+     * then the coder takes them one by one */
+    for (size_t i0 = 0; i0 < count; i0 += 32) {
+        unsigned c = 0, s = 0;
+        uint32_t raw = 0, rtotal = 1;
+        if (i0 + LANE() < count)
+            esc += symbol_at(seg, w, i0 + LANE(), depth, t_lo, t_hi, &c, &s,
+                             &raw, &rtotal);
+        unsigned k1 = count - i0 < 32 ? (unsigned)(count - i0) : 32;
+        for (unsigned k = 0; k < k1; k++)
+            code_symbol(m, e, __shfl_sync(FULL_MASK, c, k),
+                        __shfl_sync(FULL_MASK, s, k),
+                        __shfl_sync(FULL_MASK, raw, k),
+                        __shfl_sync(FULL_MASK, rtotal, k));
+    }
+    esc = __reduce_add_sync(FULL_MASK, esc);
+#endif
     *escapes += esc;
 }
 
@@ -1150,7 +1189,7 @@ struct dbuf {
 };
 
 struct sci_cuda_dpcm {
-    dbuf samples, in8, sums, res, hist, info, slots, packed, seg_len, seg_off;
+    dbuf samples, in8, cols, sums, res, hist, info, slots, packed, seg_len, seg_off;
     /* decoder: in holds the input, the segment and the strip lists; frames
      * the frames and three int per frame (status, first bad segment,
      * escapes): one copy each */
@@ -1216,7 +1255,7 @@ extern "C" int sci_cuda_dpcm_create(sci_cuda_dpcm **out) {
 extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     if (!c)
         return;
-    dbuf *all[] = {&c->samples, &c->in8, &c->sums, &c->res, &c->hist,
+    dbuf *all[] = {&c->samples, &c->in8, &c->cols, &c->sums, &c->res, &c->hist,
                    &c->info, &c->slots, &c->packed, &c->seg_len, &c->seg_off,
                    &c->in, &c->frames, &c->dres, &c->dsums, &c->prog,
                    &c->seg_status, &c->out, &c->out8};
@@ -1229,7 +1268,7 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
-    const dbuf *all[] = {&c->samples, &c->in8, &c->sums, &c->res,
+    const dbuf *all[] = {&c->samples, &c->in8, &c->cols, &c->sums, &c->res,
                          &c->hist, &c->info, &c->slots, &c->packed,
                          &c->seg_len, &c->seg_off, &c->in, &c->frames,
                          &c->dres, &c->dsums, &c->prog, &c->seg_status,
@@ -1276,11 +1315,11 @@ static unsigned grid_for(size_t n, unsigned threads) {
 }
 #endif
 
-/* Predictor blocks: enough (block, column) threads to fill the GPU, the
- * block sums within 256 MiB. */
+/* Predictor blocks: enough (block, column) groups to fill the GPU, the
+ * two arrays of block sums within 128 MiB each. */
 static unsigned pick_blocks(unsigned w, unsigned h, unsigned e) {
     size_t want = (65536 + w - 1) / w;
-    size_t cap = ((size_t)256 << 20) / ((size_t)e * 8 * w);
+    size_t cap = ((size_t)128 << 20) / ((size_t)e * 8 * w);
     if (want > cap)
         want = cap;
     if (want < 1)
@@ -1328,6 +1367,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     int err;
     if (((!on_device || widen) && (err = grow(&c->samples, count * 2))) ||
         (widen && !on_device && (err = grow(&c->in8, count))) ||
+        (err = grow(&c->cols, (size_t)p.nb * p.e * w * 8)) ||
         (err = grow(&c->sums, (size_t)p.nb * p.e * w * 8)) ||
         (err = grow(&c->res, count * 4)) ||
         (err = grow(&c->hist, (2 * (size_t)maxval + 1) * 4)) ||
@@ -1338,6 +1378,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         (err = grow(&c->seg_off, p.segs * 4)) ||
         (err = grow_host(c, p.segs * 4 + INFO_COUNT * sizeof(int))))
         return err;
+    p.cols = (int64_t *)c->cols.p;
     p.sums = (int64_t *)c->sums.p;
     p.res = (int32_t *)c->res.p;
     p.hist = (uint32_t *)c->hist.p;
