@@ -22,8 +22,8 @@
  * frames; only the real set compares sizes fairly.
  * Codecs, each frame coded alone and decoded back (bit-exact check):
  * sci_dpcm_encode/decode (N=11 M=7 T=13 default, on all OpenMP threads and
- * on one; T=0; N=4 M=4 T=13; and, as a diagnostic, the default on the
- * transposed frame, transposition inside the timing), CharLS JPEG-LS
+ * on one; T=0; N=4 M=4 T=13; scan by columns with T=13 and T=0), CharLS
+ * JPEG-LS
  * lossless (16-bit grey, NEAR=0), and xz -9 (liblzma preset 9, CRC64 check
  * as the xz tool), zstd -19 (libzstd level 19) and bzip2 -9 (libbz2 block
  * size 9) on the raw little-endian 16-bit samples; all in-process, one
@@ -148,45 +148,19 @@ struct codec {
     int bytes_codec;      /* decodes to the little-endian bytes */
     sci_dpcm_params p;
     int threads;          /* 0: as OpenMP's default */
-    int transpose;        /* DPCM: code the transposed frame (columns as rows) */
     size_t (*enc)(const codec *c, const frame *f, uint8_t *out, size_t cap);
     int (*dec)(const codec *c, const frame *f, const uint8_t *in, size_t n,
                void *out);
 };
 
-/* The transposed rows: the transposition is inside the timed calls. */
 static size_t enc_dpcm(const codec *c, const frame *f, uint8_t *out, size_t cap) {
-    if (!c->transpose)
-        return sci_dpcm_encode(f->px, f->w, f->w, f->h, 16, &c->p, out, cap);
-    uint16_t *t = malloc((size_t)f->w * f->h * sizeof *t);
-    if (!t)
-        return 0;
-    for (unsigned y = 0; y < f->h; y++)
-        for (unsigned x = 0; x < f->w; x++)
-            t[(size_t)x * f->h + y] = f->px[(size_t)y * f->w + x];
-    size_t n = sci_dpcm_encode(t, f->h, f->h, f->w, 16, &c->p, out, cap);
-    free(t);
-    return n;
+    return sci_dpcm_encode(f->px, f->w, f->w, f->h, 16, &c->p, out, cap);
 }
 
 static int dec_dpcm(const codec *c, const frame *f, const uint8_t *in, size_t n,
                     void *out) {
-    size_t px = (size_t)f->w * f->h;
-    if (!c->transpose)
-        return sci_dpcm_decode(in, n, out, f->w, px, NULL);
-    uint16_t *t = malloc(px * sizeof *t), *o = out;
-    if (!t)
-        return SCI_DPCM_E_NOMEM;
-    sci_dpcm_info info;
-    int st = sci_dpcm_decode(in, n, t, f->h, px, &info);
-    if (!st && (info.width != f->h || info.height != f->w))
-        st = SCI_DPCM_E_DIMENSIONS;
-    if (!st)
-        for (unsigned y = 0; y < f->h; y++)
-            for (unsigned x = 0; x < f->w; x++)
-                o[(size_t)y * f->w + x] = t[(size_t)x * f->h + y];
-    free(t);
-    return st;
+    (void)c;
+    return sci_dpcm_decode(in, n, out, f->w, (size_t)f->w * f->h, NULL);
 }
 
 #if HAVE_CHARLS
@@ -439,37 +413,41 @@ int main(int argc, char **argv) {
     static char name_def[64], name_1t[64];
     snprintf(name_def, sizeof name_def, "DPCM N=11 M=7 T=13 (%d thr)", threads);
     snprintf(name_1t, sizeof name_1t, "DPCM N=11 M=7 T=13 (1 thr)");
-    codec cs[10];
+    codec cs[12];
     unsigned nc = 0;
     sci_dpcm_params def;
     sci_dpcm_params_default(&def);
-    cs[nc++] = (codec){name_def, NULL, 0, def, 0, 0, enc_dpcm, dec_dpcm};
+    cs[nc++] = (codec){name_def, NULL, 0, def, 0, enc_dpcm, dec_dpcm};
     if (threads > 1)
-        cs[nc++] = (codec){name_1t, NULL, 0, def, 1, 0, enc_dpcm, dec_dpcm};
-    cs[nc++] = (codec){"DPCM N=11 M=7 T=0", NULL, 0, {11, 7, 0}, 0, 0, enc_dpcm, dec_dpcm};
-    cs[nc++] = (codec){"DPCM N=4 M=4 T=13", NULL, 0, {4, 4, 13}, 0, 0, enc_dpcm, dec_dpcm};
-    /* diagnostic: the same coder along the frames' long axis */
-    cs[nc++] = (codec){"DPCM N=11 M=7 T=13, transposed", NULL, 0, def, 0, 1, enc_dpcm, dec_dpcm};
+        cs[nc++] = (codec){name_1t, NULL, 0, def, 1, enc_dpcm, dec_dpcm};
+    cs[nc++] = (codec){"DPCM N=11 M=7 T=0", NULL, 0, {11, 7, 0, SCI_DPCM_SCAN_ROWS}, 0,
+                       enc_dpcm, dec_dpcm};
+    cs[nc++] = (codec){"DPCM N=4 M=4 T=13", NULL, 0, {4, 4, 13, SCI_DPCM_SCAN_ROWS}, 0,
+                       enc_dpcm, dec_dpcm};
+    cs[nc++] = (codec){"DPCM N=11 M=7 T=13 scan=columns", NULL, 0,
+                       {11, 7, 13, SCI_DPCM_SCAN_COLUMNS}, 0, enc_dpcm, dec_dpcm};
+    cs[nc++] = (codec){"DPCM N=11 M=7 T=0 scan=columns", NULL, 0,
+                       {11, 7, 0, SCI_DPCM_SCAN_COLUMNS}, 0, enc_dpcm, dec_dpcm};
     int jls = (int)nc;
 #if HAVE_CHARLS
-    cs[nc++] = (codec){"JPEG-LS (CharLS, NEAR=0)", NULL, 0, def, 0, 0, enc_jls, dec_jls};
+    cs[nc++] = (codec){"JPEG-LS (CharLS, NEAR=0)", NULL, 0, def, 0, enc_jls, dec_jls};
 #else
-    cs[nc++] = (codec){"JPEG-LS (CharLS, NEAR=0)", "n/a (not built with CharLS)", 0, def, 0, 0, NULL, NULL};
+    cs[nc++] = (codec){"JPEG-LS (CharLS, NEAR=0)", "n/a (not built with CharLS)", 0, def, 0, NULL, NULL};
 #endif
 #if HAVE_LZMA
-    cs[nc++] = (codec){"xz -9 (raw LE)", NULL, 1, def, 0, 0, enc_xz, dec_xz};
+    cs[nc++] = (codec){"xz -9 (raw LE)", NULL, 1, def, 0, enc_xz, dec_xz};
 #else
-    cs[nc++] = (codec){"xz -9 (raw LE)", "n/a (not built with liblzma)", 1, def, 0, 0, NULL, NULL};
+    cs[nc++] = (codec){"xz -9 (raw LE)", "n/a (not built with liblzma)", 1, def, 0, NULL, NULL};
 #endif
 #if HAVE_ZSTD
-    cs[nc++] = (codec){"zstd -19 (raw LE)", NULL, 1, def, 0, 0, enc_zstd, dec_zstd};
+    cs[nc++] = (codec){"zstd -19 (raw LE)", NULL, 1, def, 0, enc_zstd, dec_zstd};
 #else
-    cs[nc++] = (codec){"zstd -19 (raw LE)", "n/a (not built with libzstd)", 1, def, 0, 0, NULL, NULL};
+    cs[nc++] = (codec){"zstd -19 (raw LE)", "n/a (not built with libzstd)", 1, def, 0, NULL, NULL};
 #endif
 #if HAVE_BZIP2
-    cs[nc++] = (codec){"bzip2 -9 (raw LE)", NULL, 1, def, 0, 0, enc_bz2, dec_bz2};
+    cs[nc++] = (codec){"bzip2 -9 (raw LE)", NULL, 1, def, 0, enc_bz2, dec_bz2};
 #else
-    cs[nc++] = (codec){"bzip2 -9 (raw LE)", "n/a (not built with libbz2)", 1, def, 0, 0, NULL, NULL};
+    cs[nc++] = (codec){"bzip2 -9 (raw LE)", "n/a (not built with libbz2)", 1, def, 0, NULL, NULL};
 #endif
 
     time_t now = time(NULL);

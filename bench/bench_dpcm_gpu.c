@@ -240,6 +240,69 @@ int main(int argc, char **argv) {
         free(back);
     }
 
+    /* The scan direction and the threshold against JPEG-LS: bits per
+     * pixel, GPU times into and from device memory (CPU frame equal). */
+    printf("\nscan direction, N=11 M=7 (bpp; ms GPU, device memory)\n");
+    printf("| frame    | rows T13 | rows T0 | columns T13 | columns T0 | "
+           "JPEG-LS | GPU enc, columns T13 | GPU dec, columns T13 |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (unsigned i = 0; i < 6; i++) {
+        const frame *f = &fr[i];
+        size_t count = (size_t)f->w * f->h;
+        size_t cap = sci_dpcm_max_bytes(f->w, f->h, 16);
+        uint8_t *cpu = malloc(cap), *gpu = malloc(cap);
+        uint16_t *back = malloc(count * 2);
+        void *dpx, *dback;
+        CK(cudaMalloc(&dpx, count * 2));
+        CK(cudaMalloc(&dback, count * 2));
+        CK(cudaMemcpy(dpx, f->px, count * 2, cudaMemcpyHostToDevice));
+        double bpp[4], t_enc = 0, t_dec = 0;
+        for (unsigned k = 0; k < 4; k++) {
+            sci_dpcm_params q = p;
+            q.scan = k < 2 ? SCI_DPCM_SCAN_ROWS : SCI_DPCM_SCAN_COLUMNS;
+            q.threshold = k % 2 ? 0 : 13;
+            size_t ncpu = 0, ngpu = 0;
+            CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 2, 1, f->w, f->h, 16, &q,
+                                     NULL, 0, gpu, cap, &ngpu, NULL));
+            ncpu = sci_dpcm_encode(f->px, f->w, f->w, f->h, 16, &q, cpu, cap);
+            if (!ncpu || ngpu != ncpu || memcmp(cpu, gpu, ncpu))
+                fail("GPU frame differs from the CPU frame (scan)", f);
+            bpp[k] = ncpu * 8.0 / count;
+            if (k == 2) {
+                const uint8_t *in = gpu;
+                size_t stride = f->w;
+                int st;
+                void *dst = dback;
+                TIME_MEDIAN(t_enc, CKW(sci_cuda_dpcm_encode(
+                                       g, dpx, f->w, 2, 1, f->w, f->h, 16,
+                                       &q, NULL, 0, gpu, cap, &ngpu, NULL)));
+                TIME_MEDIAN(t_dec, CKW(sci_cuda_dpcm_decode(
+                                       g, 1, &in, &ngpu, &dst, &stride,
+                                       &count, 2, 1, &st, NULL)));
+                CK(cudaMemcpy(back, dback, count * 2,
+                              cudaMemcpyDeviceToHost));
+                if (memcmp(back, f->px, count * 2))
+                    fail("GPU decode (scan by columns)", f);
+            }
+        }
+        double jbpp = -1;
+#if HAVE_CHARLS
+        {
+            size_t jcap = count * 3 + 1024;
+            uint8_t *j = malloc(jcap);
+            jbpp = jls_encode(f, j, jcap) * 8.0 / count;
+            free(j);
+        }
+#endif
+        printf("| %-8s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+               f->name, bpp[0], bpp[1], bpp[2], bpp[3], jbpp, t_enc, t_dec);
+        cudaFree(dpx);
+        cudaFree(dback);
+        free(cpu);
+        free(gpu);
+        free(back);
+    }
+
     /* Frames in flight: batches of the three 1024 x 1024 frames. */
     printf("\nbatch decode, 1024 x 1024 x 16 (mirror frames in turn), into "
            "device memory\n");

@@ -28,6 +28,7 @@ void sci_dpcm_params_default(sci_dpcm_params *p) {
     p->order_n = 11;
     p->equations_m = 7;
     p->threshold = 13;
+    p->scan = SCI_DPCM_SCAN_ROWS;
 }
 
 const char *sci_dpcm_error_string(int code) {
@@ -42,7 +43,7 @@ const char *sci_dpcm_error_string(int code) {
     case SCI_DPCM_E_DEPTH: return "invalid bit depth";
     case SCI_DPCM_E_PARAMS: return "invalid predictor or threshold parameters";
     case SCI_DPCM_E_THRESHOLDS: return "invalid residual thresholds";
-    case SCI_DPCM_E_RESERVED: return "reserved header field not zero";
+    case SCI_DPCM_E_RESERVED: return "reserved flag bits set";
     case SCI_DPCM_E_LENGTHS: return "inconsistent section lengths";
     case SCI_DPCM_E_TRAILING: return "bytes after the end of the frame";
     case SCI_DPCM_E_CRC: return "CRC mismatch";
@@ -70,6 +71,8 @@ const char *sci_dpcm_check(unsigned w, unsigned h, unsigned depth,
         return "equations M must be 1..64";
     if (p->threshold > SCI_DPCM_MAX_THRESHOLD)
         return "threshold T must be at most 2^28";
+    if (p->scan != SCI_DPCM_SCAN_ROWS && p->scan != SCI_DPCM_SCAN_COLUMNS)
+        return "scan must be rows or columns";
     return NULL;
 }
 
@@ -225,7 +228,7 @@ static uint32_t predict(const lsq *s, unsigned x, const uint16_t *row,
 
 static int check_stage(unsigned w, unsigned h, unsigned depth, unsigned n,
                        unsigned m) {
-    sci_dpcm_params p = {n, m, 0};
+    sci_dpcm_params p = {n, m, 0, SCI_DPCM_SCAN_ROWS};
     return sci_dpcm_check(w, h, depth, &p) ? SCI_DPCM_E_ARG : SCI_DPCM_OK;
 }
 
@@ -522,10 +525,31 @@ size_t sci_dpcm_max_bytes(unsigned w, unsigned h, unsigned depth) {
     sci_dpcm_params_default(&p);
     if (sci_dpcm_check(w, h, depth, &p))
         return 0;
-    unsigned r = sci_dpcm_segment_rows(w, h);
-    size_t segs = (h + r - 1) / r;
-    return SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + 4 * segs +
-           sci_dpcm_coded_bound(w, h, r);
+    /* either scan: the larger */
+    size_t most = 0;
+    for (int t = 0; t < 2; t++) {
+        unsigned cw = t ? h : w, ch = t ? w : h;
+        unsigned r = sci_dpcm_segment_rows(cw, ch);
+        size_t segs = (ch + r - 1) / r;
+        size_t b = 4 * segs + sci_dpcm_coded_bound(cw, ch, r);
+        if (b > most)
+            most = b;
+    }
+    return SCI_DPCM_HEADER_BYTES + SCI_DPCM_TRAILER_BYTES + most;
+}
+
+/* dst (h x w, row x at dst + x * h) = src (w x h, row y at src + y *
+ * src_stride) transposed, and back with the roles swapped: a frame
+ * scanned by columns is coded as its transpose. */
+static void transpose(const uint16_t *src, size_t src_stride, unsigned w,
+                      unsigned h, uint16_t *dst, size_t dst_stride) {
+    enum { B = 64 };
+    for (unsigned y0 = 0; y0 < h; y0 += B)
+        for (unsigned x0 = 0; x0 < w; x0 += B)
+            for (unsigned y = y0; y < h && y < y0 + B; y++)
+                for (unsigned x = x0; x < w && x < x0 + B; x++)
+                    dst[(size_t)x * dst_stride + y] =
+                        src[(size_t)y * src_stride + x];
 }
 
 static void put32(uint8_t *p, uint32_t v) {
@@ -568,11 +592,13 @@ size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
     put32(hd + 32, seg_rows);
     put32(hd + 36, (uint32_t)coded_bytes);
     put32(hd + 40, (uint32_t)meta_len);
+    put32(hd + 44, p->scan == SCI_DPCM_SCAN_COLUMNS ? 1u : 0u);
     size_t pos = SCI_DPCM_HEADER_BYTES;
     if (meta_len)
         memcpy(out + pos, meta, meta_len);
     pos += meta_len;
-    unsigned segs = (h + seg_rows - 1) / seg_rows;
+    unsigned ch = p->scan == SCI_DPCM_SCAN_COLUMNS ? w : h;
+    unsigned segs = (ch + seg_rows - 1) / seg_rows;
     for (unsigned i = 0; i < segs; i++, pos += 4)
         put32(out + pos, seg_bytes[i]);
     return pos;
@@ -590,23 +616,34 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
     if (sci_dpcm_check(w, h, depth, p) || !samples || !out || stride < w ||
         meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta))
         return 0;
-    const unsigned seg_rows = sci_dpcm_segment_rows(w, h);
-    const unsigned segs = (h + seg_rows - 1) / seg_rows;
+    const int by_columns = p->scan == SCI_DPCM_SCAN_COLUMNS;
+    const unsigned cw = by_columns ? h : w, ch = by_columns ? w : h;
+    const unsigned seg_rows = sci_dpcm_segment_rows(cw, ch);
+    const unsigned segs = (ch + seg_rows - 1) / seg_rows;
     size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * (size_t)segs;
     if (cap < pre + SCI_DPCM_TRAILER_BYTES + segs * SCI_RC_MIN_BYTES)
         return 0;
     size_t count = (size_t)w * h;
     int32_t *res = malloc(count * sizeof *res);
     uint32_t *seg_bytes = malloc(segs * sizeof *seg_bytes);
+    uint16_t *t = by_columns ? malloc(count * sizeof *t) : NULL;
     size_t total = 0;
-    if (res && seg_bytes &&
-        sci_dpcm_predict_residuals(samples, stride, w, h, depth, p->order_n,
-                                   p->equations_m, res, NULL) == SCI_DPCM_OK) {
+    const uint16_t *coded = samples;
+    size_t coded_stride = stride;
+    if (t) {
+        transpose(samples, stride, w, h, t, h);
+        coded = t;
+        coded_stride = h;
+    }
+    if (res && seg_bytes && (t || !by_columns) &&
+        sci_dpcm_predict_residuals(coded, coded_stride, cw, ch, depth,
+                                   p->order_n, p->equations_m, res,
+                                   NULL) == SCI_DPCM_OK) {
         int32_t t_lo, t_hi;
         size_t coded;
         uint32_t esc;
         sci_dpcm_thresholds(res, count, depth, p->threshold, &t_lo, &t_hi);
-        if (sci_dpcm_code_residuals(res, w, h, depth, t_lo, t_hi, seg_rows,
+        if (sci_dpcm_code_residuals(res, cw, ch, depth, t_lo, t_hi, seg_rows,
                                     out + pre,
                                     cap - pre - SCI_DPCM_TRAILER_BYTES,
                                     seg_bytes, &coded, &esc) == SCI_DPCM_OK) {
@@ -617,6 +654,7 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
     }
     free(res);
     free(seg_bytes);
+    free(t);
     return total;
 }
 
@@ -643,6 +681,8 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     info->seg_rows = get32(in + 32);
     info->coded_bytes = get32(in + 36);
     info->meta_bytes = get32(in + 40);
+    uint32_t flags = get32(in + 44);
+    info->params.scan = flags & 1;
     if (info->width < 1 || info->height < 1 ||
         info->width > SCI_DPCM_MAX_DIM || info->height > SCI_DPCM_MAX_DIM ||
         (uint64_t)info->width * info->height > SCI_DPCM_MAX_PIXELS)
@@ -655,18 +695,25 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         info->params.equations_m > SCI_DPCM_MAX_EQUATIONS ||
         info->params.threshold > SCI_DPCM_MAX_THRESHOLD)
         return SCI_DPCM_E_PARAMS;
+    if (flags & ~1u)
+        return SCI_DPCM_E_RESERVED;
+    const int by_columns = info->params.scan == SCI_DPCM_SCAN_COLUMNS;
+    info->coded_width = by_columns ? info->height : info->width;
+    info->coded_height = by_columns ? info->width : info->height;
     if (!thresholds_valid(info->depth, info->t_lo, info->t_hi) ||
         (info->params.threshold == 0 &&
          (info->t_hi < info->t_lo || info->escapes != 0)))
         return SCI_DPCM_E_THRESHOLDS;
     uint64_t count = (uint64_t)info->width * info->height;
-    if (info->seg_rows < 1 || info->seg_rows > info->height)
+    if (info->seg_rows < 1 || info->seg_rows > info->coded_height)
         return SCI_DPCM_E_LENGTHS;
-    info->segments = (info->height + info->seg_rows - 1) / info->seg_rows;
+    info->segments =
+        (info->coded_height + info->seg_rows - 1) / info->seg_rows;
     if (info->escapes > count ||
         info->coded_bytes <
             (uint64_t)info->segments * SCI_RC_MIN_BYTES ||
-        info->coded_bytes > sci_dpcm_coded_bound(info->width, info->height,
+        info->coded_bytes > sci_dpcm_coded_bound(info->coded_width,
+                                                 info->coded_height,
                                                  info->seg_rows) ||
         info->meta_bytes > SCI_DPCM_MAX_METADATA)
         return SCI_DPCM_E_LENGTHS;
@@ -693,10 +740,10 @@ static int check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < info->segments; i++) {
         uint32_t n = get32(in + info->table_offset + 4 * (size_t)i);
-        unsigned rows = sci_dpcm_segment_height(info->height, info->seg_rows,
-                                                i);
+        unsigned rows = sci_dpcm_segment_height(info->coded_height,
+                                                info->seg_rows, i);
         if (n < SCI_RC_MIN_BYTES ||
-            n > sci_dpcm_segment_bound((size_t)info->width * rows))
+            n > sci_dpcm_segment_bound((size_t)info->coded_width * rows))
             return SCI_DPCM_E_LENGTHS;
         sum += n;
     }
@@ -747,23 +794,31 @@ int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
     if (!samples || stride < w || stride > (SIZE_MAX - w) / h ||
         cap_samples < (size_t)(h - 1) * stride + w)
         return SCI_DPCM_E_BUFFER;
+    const unsigned cw = info->coded_width, ch = info->coded_height;
+    const int by_columns = info->params.scan == SCI_DPCM_SCAN_COLUMNS;
     size_t count = (size_t)w * h;
     int32_t *res = malloc(count * sizeof *res);
     uint32_t *seg_bytes = malloc(info->segments * sizeof *seg_bytes);
-    if (!res || !seg_bytes) {
+    uint16_t *t = by_columns ? malloc(count * sizeof *t) : NULL;
+    if (!res || !seg_bytes || (by_columns && !t)) {
         free(res);
         free(seg_bytes);
+        free(t);
         return SCI_DPCM_E_NOMEM;
     }
     sci_dpcm_segment_table(in, info, seg_bytes);
-    st = sci_dpcm_decode_residuals(in + info->coded_offset, seg_bytes, w, h,
+    st = sci_dpcm_decode_residuals(in + info->coded_offset, seg_bytes, cw, ch,
                                    info->depth, info->t_lo, info->t_hi,
                                    info->seg_rows, info->escapes, res);
     if (st == SCI_DPCM_OK)
-        st = sci_dpcm_reconstruct(res, w, h, info->depth,
+        st = sci_dpcm_reconstruct(res, cw, ch, info->depth,
                                   info->params.order_n,
-                                  info->params.equations_m, samples, stride);
+                                  info->params.equations_m, t ? t : samples,
+                                  t ? cw : stride);
+    if (st == SCI_DPCM_OK && t)
+        transpose(t, cw, cw, ch, samples, stride);
     free(res);
     free(seg_bytes);
+    free(t);
     return st;
 }

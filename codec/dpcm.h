@@ -25,8 +25,8 @@
 extern "C" {
 #endif
 
-#define SCI_DPCM_VERSION 4        /* the version read and written */
-#define SCI_DPCM_HEADER_BYTES 44
+#define SCI_DPCM_VERSION 5        /* the version read and written */
+#define SCI_DPCM_HEADER_BYTES 48
 #define SCI_DPCM_TRAILER_BYTES 4         /* the CRC-32 */
 #define SCI_DPCM_MAX_DIM 65535u          /* width and height */
 #define SCI_DPCM_MAX_PIXELS (1u << 28)   /* width * height */
@@ -45,7 +45,13 @@ typedef struct {
     unsigned order_n;      /* N: 1..32, default 11 */
     unsigned equations_m;  /* M: 1..64, default 7 */
     unsigned threshold;    /* T: 0 = off (no escapes), default 13 */
+    unsigned scan;         /* SCI_DPCM_SCAN_ROWS (default) or _COLUMNS */
 } sci_dpcm_params;
+
+/* The direction the predictor runs in: along rows, or along columns (the
+ * frame is coded transposed; a spectrograph whose dispersion runs down the
+ * columns wants this). */
+enum { SCI_DPCM_SCAN_ROWS = 0, SCI_DPCM_SCAN_COLUMNS = 1 };
 
 void sci_dpcm_params_default(sci_dpcm_params *p);
 
@@ -53,6 +59,10 @@ void sci_dpcm_params_default(sci_dpcm_params *p);
 typedef struct {
     unsigned width, height, depth;
     sci_dpcm_params params;
+    /* the geometry the residuals are coded in: width x height, or
+     * height x width when scanned by columns; seg_rows, segments and the
+     * segment table count its rows */
+    unsigned coded_width, coded_height;
     int32_t t_lo, t_hi;     /* coded residuals [t_lo, t_hi]; t_hi = t_lo - 1: none */
     uint32_t escapes;       /* residuals stored verbatim */
     uint32_t seg_rows;      /* rows per segment */
@@ -77,7 +87,7 @@ enum {
     SCI_DPCM_E_DEPTH = -7,
     SCI_DPCM_E_PARAMS = -8,     /* N, M or T out of bounds */
     SCI_DPCM_E_THRESHOLDS = -9, /* T-, T+ impossible for the depth */
-    SCI_DPCM_E_RESERVED = -10,  /* (no longer produced) */
+    SCI_DPCM_E_RESERVED = -10,  /* reserved flag bits set */
     SCI_DPCM_E_LENGTHS = -11,   /* section lengths inconsistent */
     SCI_DPCM_E_TRAILING = -12,  /* bytes after the frame */
     SCI_DPCM_E_CRC = -13,

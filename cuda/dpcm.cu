@@ -749,8 +749,12 @@ struct dec_frame {
     size_t prog_off;   /* ceil(w / STRIP) rows-done counters */
     uint16_t *out;     /* device */
     size_t stride;
-    uint8_t *out8;     /* device, 8-bit output: out narrowed into it */
-    size_t stride8;
+    /* 8-bit output or a frame scanned by columns: out holds the coded
+     * geometry (w x h), then finish_item writes the frame (iw x ih) here,
+     * in device memory, dst_bytes a sample */
+    void *dst;
+    size_t dst_stride;
+    unsigned dst_bytes, iw, ih, transposed;
     unsigned first_seg; /* in the batch's segment list */
 };
 
@@ -1009,11 +1013,27 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
     }
 }
 
-/* 8-bit output: frame fi's samples narrowed into out8. */
-DK void narrow_item(const dec_params &p, unsigned fi, size_t i) {
+#ifdef SCI_DPCM_EMU
+/* The emulation's transpose: sample i (raster order) of the w x h frame
+ * to its place in the h x w transpose. */
+static inline void transpose_item(const uint16_t *in, size_t stride,
+                                  unsigned w, unsigned h, uint16_t *out,
+                                  size_t i) {
+    size_t y = i / w, x = i % w;
+    out[x * h + y] = in[y * stride + x];
+}
+#endif
+
+/* Sample i (raster order of the frame) from the coded geometry into dst:
+ * transposed back, narrowed to 8 bits, or both. */
+DK void finish_item(const dec_params &p, unsigned fi, size_t i) {
     const dec_frame &f = p.frames[fi];
-    size_t y = i / f.w, x = i % f.w;
-    f.out8[y * f.stride8 + x] = (uint8_t)f.out[y * f.stride + x];
+    size_t y = i / f.iw, x = i % f.iw;
+    uint16_t v = f.transposed ? f.out[x * f.stride + y] : f.out[y * f.stride + x];
+    if (f.dst_bytes == 1)
+        ((uint8_t *)f.dst)[y * f.dst_stride + x] = (uint8_t)v;
+    else
+        ((uint16_t *)f.dst)[y * f.dst_stride + x] = v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1158,15 +1178,34 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
     }
 }
 
-__global__ void narrow_kernel(dec_params p, unsigned n) {
+__global__ void finish_kernel(dec_params p, unsigned n) {
     for (unsigned fi = 0; fi < n; fi++) {
         const dec_frame &f = p.frames[fi];
-        if (!f.out8 || p.status[fi])
+        if (!f.dst || p.status[fi])
             continue;
-        size_t count = (size_t)f.w * f.h;
+        size_t count = (size_t)f.iw * f.ih;
         for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
              i < count; i += (size_t)gridDim.x * blockDim.x)
-            narrow_item(p, fi, i);
+            finish_item(p, fi, i);
+    }
+}
+
+/* A frame scanned by columns, transposed for the encoder through a tile in
+ * shared memory (reads and writes both along rows). */
+__global__ void transpose_kernel(const uint16_t *in, size_t stride, unsigned w,
+                                 unsigned h, uint16_t *out) {
+    __shared__ uint16_t tile[32][33];
+    unsigned x0 = blockIdx.x * 32, y0 = blockIdx.y * 32;
+    for (unsigned r = threadIdx.y; r < 32; r += blockDim.y) {
+        unsigned x = x0 + threadIdx.x, y = y0 + r;
+        if (x < w && y < h)
+            tile[r][threadIdx.x] = in[(size_t)y * stride + x];
+    }
+    __syncthreads();
+    for (unsigned r = threadIdx.y; r < 32; r += blockDim.y) {
+        unsigned y = y0 + threadIdx.x, x = x0 + r;
+        if (x < w && y < h)
+            out[(size_t)x * h + y] = tile[threadIdx.x][r];
     }
 }
 
@@ -1189,11 +1228,11 @@ struct dbuf {
 };
 
 struct sci_cuda_dpcm {
-    dbuf samples, in8, cols, sums, res, hist, info, slots, packed, seg_len, seg_off;
+    dbuf samples, in8, tsamples, cols, sums, res, hist, info, slots, packed, seg_len, seg_off;
     /* decoder: in holds the input, the segment and the strip lists; frames
      * the frames and three int per frame (status, first bad segment,
      * escapes): one copy each */
-    dbuf in, frames, dres, dsums, prog, seg_status, out, out8;
+    dbuf in, frames, dres, dsums, prog, seg_status, out, fin;
     /* pinned host staging */
     void *h_stage;
     size_t h_cap;
@@ -1255,10 +1294,10 @@ extern "C" int sci_cuda_dpcm_create(sci_cuda_dpcm **out) {
 extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     if (!c)
         return;
-    dbuf *all[] = {&c->samples, &c->in8, &c->cols, &c->sums, &c->res, &c->hist,
+    dbuf *all[] = {&c->samples, &c->in8, &c->tsamples, &c->cols, &c->sums, &c->res, &c->hist,
                    &c->info, &c->slots, &c->packed, &c->seg_len, &c->seg_off,
                    &c->in, &c->frames, &c->dres, &c->dsums, &c->prog,
-                   &c->seg_status, &c->out, &c->out8};
+                   &c->seg_status, &c->out, &c->fin};
     for (dbuf *b : all)
         cudaFree(b->p);
     cudaFreeHost(c->h_stage);
@@ -1268,11 +1307,11 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
-    const dbuf *all[] = {&c->samples, &c->in8, &c->cols, &c->sums, &c->res,
+    const dbuf *all[] = {&c->samples, &c->in8, &c->tsamples, &c->cols, &c->sums, &c->res,
                          &c->hist, &c->info, &c->slots, &c->packed,
                          &c->seg_len, &c->seg_off, &c->in, &c->frames,
                          &c->dres, &c->dsums, &c->prog, &c->seg_status,
-                         &c->out, &c->out8};
+                         &c->out, &c->fin};
     size_t n = 0;
     for (const dbuf *b : all)
         n += b->cap;
@@ -1344,22 +1383,24 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         (sample_bytes == 1 && depth > 8))
         return SCI_DPCM_E_ARG;
     const int widen = sample_bytes == 1;
+    const int by_columns = prm->scan == SCI_DPCM_SCAN_COLUMNS;
     const uint32_t maxval = (1u << depth) - 1;
     enc_params p;
     memset(&p, 0, sizeof p);
-    p.w = w;
-    p.h = h;
+    /* the coded geometry: the frame, or its transpose */
+    p.w = by_columns ? h : w;
+    p.h = by_columns ? w : h;
     p.depth = depth;
     p.n = prm->order_n;
     p.m = prm->equations_m;
     p.e = p.n * (p.n + 1) / 2 + p.n;
     p.threshold = prm->threshold;
-    p.nb = pick_blocks(w, h, p.e);
-    p.blk_rows = (h + p.nb - 1) / p.nb;
-    p.nb = (h + p.blk_rows - 1) / p.blk_rows;
-    p.seg_rows = sci_dpcm_segment_rows(w, h);
-    p.segs = (h + p.seg_rows - 1) / p.seg_rows;
-    p.slot_bytes = sci_dpcm_segment_bound((size_t)w * p.seg_rows);
+    p.nb = pick_blocks(p.w, p.h, p.e);
+    p.blk_rows = (p.h + p.nb - 1) / p.nb;
+    p.nb = (p.h + p.blk_rows - 1) / p.blk_rows;
+    p.seg_rows = sci_dpcm_segment_rows(p.w, p.h);
+    p.segs = (p.h + p.seg_rows - 1) / p.seg_rows;
+    p.slot_bytes = sci_dpcm_segment_bound((size_t)p.w * p.seg_rows);
     size_t count = (size_t)w * h;
     size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * (size_t)p.segs;
     if (cap < pre + SCI_DPCM_TRAILER_BYTES + p.segs * SCI_RC_MIN_BYTES)
@@ -1367,8 +1408,9 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     int err;
     if (((!on_device || widen) && (err = grow(&c->samples, count * 2))) ||
         (widen && !on_device && (err = grow(&c->in8, count))) ||
-        (err = grow(&c->cols, (size_t)p.nb * p.e * w * 8)) ||
-        (err = grow(&c->sums, (size_t)p.nb * p.e * w * 8)) ||
+        (by_columns && (err = grow(&c->tsamples, count * 2))) ||
+        (err = grow(&c->cols, (size_t)p.nb * p.e * p.w * 8)) ||
+        (err = grow(&c->sums, (size_t)p.nb * p.e * p.w * 8)) ||
         (err = grow(&c->res, count * 4)) ||
         (err = grow(&c->hist, (2 * (size_t)maxval + 1) * 4)) ||
         (err = grow(&c->info, INFO_COUNT * sizeof(int))) ||
@@ -1417,6 +1459,19 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         p.samples = (const uint16_t *)c->samples.p;
         p.stride = w;
     }
+    if (by_columns) {
+#ifdef SCI_DPCM_EMU
+        for (size_t i = 0; i < count; i++)
+            transpose_item(p.samples, p.stride, w, h,
+                           (uint16_t *)c->tsamples.p, i);
+#else
+        dim3 tgrid((w + 31) / 32, (h + 31) / 32);
+        transpose_kernel<<<tgrid, dim3(32, 8), 0, st>>>(
+            p.samples, p.stride, w, h, (uint16_t *)c->tsamples.p);
+#endif
+        p.samples = (const uint16_t *)c->tsamples.p;
+        p.stride = h;
+    }
     int init[INFO_COUNT] = {0, 0, 0x7fffffff, -1, 0, 0};
     if (p.threshold == 0) {
         init[INFO_T_LO] = 0x7fffffff;
@@ -1429,10 +1484,10 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     if (p.threshold)
         cudaMemsetAsync(p.hist, 0, (2 * (size_t)maxval + 1) * 4, st);
     mark(c, 1, st);
-    size_t nsum = (size_t)p.nb * p.e * w, ncol = (size_t)p.nb * w;
+    size_t nsum = (size_t)p.nb * p.e * p.w, ncol = (size_t)p.nb * p.w;
 #ifdef SCI_DPCM_EMU
     LAUNCH_ITEMS(blocksum_item, nsum, p);
-    LAUNCH_ITEMS(scan_item, (size_t)p.e * w, p);
+    LAUNCH_ITEMS(scan_item, (size_t)p.e * p.w, p);
     {
         group_layout gl;
         group_plan(p.n, p.m, 1, &gl);
@@ -1450,8 +1505,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     }
 #else
     blocksum_kernel<<<grid_for(nsum, ENC_THREADS), ENC_THREADS, 0, st>>>(p, nsum);
-    scan_kernel<<<grid_for((size_t)p.e * w, ENC_THREADS), ENC_THREADS, 0, st>>>(
-        p, (size_t)p.e * w);
+    scan_kernel<<<grid_for((size_t)p.e * p.w, ENC_THREADS), ENC_THREADS, 0,
+                  st>>>(p, (size_t)p.e * p.w);
     {
         group_layout gl;
         group_plan(p.n, p.m, PREDICT_THREADS, &gl);
@@ -1623,8 +1678,8 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         return SCI_DPCM_E_NOMEM;
     }
     size_t in_bytes = 0, res_n = 0, sums_n = 0, prog_n = 0, out_n = 0,
-           out8_n = 0;
-    unsigned nsegs = 0, nitems = 0, maxn = 1, halo = 0;
+           fin_n = 0;
+    unsigned nsegs = 0, nitems = 0, maxn = 1, halo = 0, finishing = 0;
     for (unsigned i = 0; i < n; i++) {
         status[i] = sci_dpcm_check_frame(in[i], len[i], &info[i]);
         const sci_dpcm_info *f = &info[i];
@@ -1636,8 +1691,11 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         if (status[i])
             continue;
         dec_frame *d = &frames[i];
-        d->w = f->width;
-        d->h = f->height;
+        d->w = f->coded_width;
+        d->h = f->coded_height;
+        d->iw = f->width;
+        d->ih = f->height;
+        d->transposed = f->params.scan == SCI_DPCM_SCAN_COLUMNS;
         d->depth = f->depth;
         d->n = f->params.order_n;
         d->m = f->params.equations_m;
@@ -1659,15 +1717,22 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         prog_n += strips;
         nitems += strips;
         nsegs += d->segs;
-        if (!out_on_device || narrow) {
+        /* the rebuild writes the caller's device memory unless the frame
+         * needs finishing or goes to the host */
+        const int finish = narrow || d->transposed;
+        finishing += finish;
+        if (!out_on_device || finish) {
             d->stride = d->w;
             out_n += (size_t)d->w * d->h;
         } else {
             d->out = (uint16_t *)out[i];
             d->stride = stride[i];
         }
-        if (narrow && !out_on_device)
-            out8_n += (size_t)d->w * d->h;
+        if (finish) {
+            d->dst_bytes = sample_bytes;
+            if (!out_on_device)
+                fin_n += (size_t)d->w * d->h * sample_bytes;
+        }
         if (d->n > maxn)
             maxn = d->n;
         if (d->n + d->m - 1 > halo)
@@ -1692,7 +1757,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         (err = grow(&c->prog, (prog_n + 1) * sizeof(unsigned))) ||
         (err = grow(&c->seg_status, nsegs * sizeof(int))) ||
         (err = grow(&c->out, out_n * 2)) ||
-        (err = grow(&c->out8, out8_n)) ||
+        (err = grow(&c->fin, fin_n)) ||
         (err = grow_host(c, list_bytes + frame_bytes))) {
         free(frames);
         free(info);
@@ -1712,7 +1777,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         free(info);
         return SCI_DPCM_E_NOMEM;
     }
-    size_t out_off = 0, out8_off = 0;
+    size_t out_off = 0, fin_off = 0;
     unsigned k = 0, it = 0;
     for (unsigned i = 0; i < n; i++) {
         hst[i] = status[i];
@@ -1736,18 +1801,18 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
             hitem[it].frame = i;
             hitem[it].strip = s;
         }
-        if (!out_on_device || narrow) {
+        if (!out_on_device || d->dst_bytes) {
             d->out = (uint16_t *)c->out.p + out_off;
             out_off += (size_t)d->w * d->h;
         }
-        if (narrow) {
+        if (d->dst_bytes) {
             if (out_on_device) {
-                d->out8 = (uint8_t *)out[i];
-                d->stride8 = stride[i];
+                d->dst = out[i];
+                d->dst_stride = stride[i];
             } else {
-                d->out8 = (uint8_t *)c->out8.p + out8_off;
-                d->stride8 = d->w;
-                out8_off += (size_t)d->w * d->h;
+                d->dst = (uint8_t *)c->fin.p + fin_off;
+                d->dst_stride = d->iw;
+                fin_off += (size_t)d->iw * d->ih * d->dst_bytes;
             }
         }
     }
@@ -1802,12 +1867,11 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
                          pairs, &flag};
         for (unsigned i = 0; i < nitems; i++)
             rebuild_strip(p, hitem[i].frame, hitem[i].strip, 0, 1, rm);
-        if (narrow)
-            for (unsigned i = 0; i < n; i++)
-                if (!status[i] && !p.status[i])
-                    for (size_t q = 0; q < (size_t)frames[i].w * frames[i].h;
-                         q++)
-                        narrow_item(p, i, q);
+        for (unsigned i = 0; i < n; i++)
+            if (!status[i] && !p.status[i] && frames[i].dst)
+                for (size_t q = 0; q < (size_t)frames[i].iw * frames[i].ih;
+                     q++)
+                    finish_item(p, i, q);
         free(A);
         free(wt);
         free(ok);
@@ -1826,8 +1890,8 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
             return err;
         }
     }
-    if (narrow && nitems)
-        narrow_kernel<<<1024, 256, 0, st>>>(p, n);
+    if (finishing)
+        finish_kernel<<<1024, 256, 0, st>>>(p, n);
 #endif
     mark(c, 3, st);
     cudaMemcpyAsync(hst, p.status, n * sizeof(int), cudaMemcpyDeviceToHost,
@@ -1835,9 +1899,11 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     if (!out_on_device)
         for (unsigned i = 0; i < n; i++)
             if (!status[i]) {
-                if (narrow)
-                    cudaMemcpy2DAsync(out[i], stride[i], frames[i].out8,
-                                      frames[i].w, frames[i].w, frames[i].h,
+                const dec_frame &f = frames[i];
+                if (f.dst)
+                    cudaMemcpy2DAsync(out[i], stride[i] * f.dst_bytes, f.dst,
+                                      (size_t)f.iw * f.dst_bytes,
+                                      (size_t)f.iw * f.dst_bytes, f.ih,
                                       cudaMemcpyDeviceToHost, st);
                 else
                     cudaMemcpy2DAsync(out[i], stride[i] * 2, frames[i].out,

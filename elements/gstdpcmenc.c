@@ -7,7 +7,9 @@
  * in one buffer, coded with bit depth 8 (GRAY8) or 16 (GRAY16_LE).  Every
  * pixel is predicted by a least-squares predictor of `order` weights fitted
  * on `equations` positions of every row above; residuals seen fewer than
- * `threshold` times are stored verbatim, the others range-coded.
+ * `threshold` times are stored verbatim, the others range-coded.  With
+ * `scan=columns` the predictor runs down the columns instead (the frame is
+ * coded transposed; the decoder reads the direction from the frame).
  *
  * The #GstSciFitsMeta of a frame (fitsdec's header cards) and the caps'
  * `sample-offset` (fitsdec's signed 16-bit images) travel in the frame's
@@ -63,11 +65,13 @@ enum
   PROP_ORDER,
   PROP_EQUATIONS,
   PROP_THRESHOLD,
+  PROP_SCAN,
 };
 
 #define DEFAULT_ORDER 11
 #define DEFAULT_EQUATIONS 7
 #define DEFAULT_THRESHOLD 13
+#define DEFAULT_SCAN SCI_DPCM_SCAN_ROWS
 #define MAX_THRESHOLD 65535
 
 #define DPCM_MEDIA_TYPE "application/x-dpcm"
@@ -82,6 +86,25 @@ enum
 static const gchar *const common_fields[] = {
   "width", "height", "framerate", "sample-offset",
 };
+
+#define GST_TYPE_DPCM_SCAN (gst_dpcm_scan_get_type ())
+static GType
+gst_dpcm_scan_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {SCI_DPCM_SCAN_ROWS, "Predict along rows", "rows"},
+    {SCI_DPCM_SCAN_COLUMNS, "Predict along columns (the frame is coded "
+          "transposed)", "columns"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDpcmScan", values);
+    g_once_init_leave (&type, t);
+  }
+  return (GType) type;
+}
 
 #define gst_dpcm_enc_parent_class parent_class
 G_DEFINE_TYPE (GstDpcmEnc, gst_dpcm_enc, GST_TYPE_SCI_FILTER);
@@ -104,6 +127,9 @@ gst_dpcm_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_THRESHOLD:
       self->params.threshold = g_value_get_uint (value);
+      break;
+    case PROP_SCAN:
+      self->params.scan = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -128,6 +154,9 @@ gst_dpcm_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_THRESHOLD:
       g_value_set_uint (value, self->params.threshold);
+      break;
+    case PROP_SCAN:
+      g_value_set_enum (value, self->params.scan);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -773,6 +802,13 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
           "T: residual values occurring fewer than T times in a frame are "
           "stored verbatim rather than range-coded; 0 = range-code all",
           0, MAX_THRESHOLD, DEFAULT_THRESHOLD, flags));
+  g_object_class_install_property (gobject_class, PROP_SCAN,
+      g_param_spec_enum ("scan", "Scan direction",
+          "Direction the predictor runs in: along rows, or along columns "
+          "(better where the structure runs down the columns, e.g. a "
+          "spectrum dispersed vertically)", GST_TYPE_DPCM_SCAN, DEFAULT_SCAN,
+          flags));
+  gst_type_mark_as_plugin_api (GST_TYPE_DPCM_SCAN, 0);
 
   gst_element_class_set_static_metadata (element_class,
       "Online-DPCM encoder", "Codec/Encoder/Image",
@@ -813,5 +849,6 @@ gst_dpcm_enc_init (GstDpcmEnc * self)
   self->params.order_n = DEFAULT_ORDER;
   self->params.equations_m = DEFAULT_EQUATIONS;
   self->params.threshold = DEFAULT_THRESHOLD;
+  self->params.scan = DEFAULT_SCAN;
   gst_sci_coded_pool_init (&self->out, FALSE);
 }

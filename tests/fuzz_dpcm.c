@@ -78,12 +78,13 @@ typedef struct {
     unsigned segments;
 } seed_frame;
 
-/* A valid frame: sci_dpcm_encode's (seg_rows 0, no metadata) or, with
- * seg_rows > 0 or metadata, one framed from the stages with segments of
- * seg_rows rows (0: the encoder's) and meta_len bytes of metadata. */
+/* A valid frame: sci_dpcm_encode's (seg_rows 0, no metadata; scanned by
+ * rows or by columns) or, with seg_rows > 0 or metadata, one framed from
+ * the stages with segments of seg_rows rows (0: the encoder's) and
+ * meta_len bytes of metadata (by rows). */
 static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
                       unsigned n, unsigned m, unsigned t, unsigned seg_rows,
-                      size_t meta_len) {
+                      size_t meta_len, unsigned scan) {
     uint32_t maxv = (1u << depth) - 1;
     f->w = w, f->h = h;
     f->px = malloc((size_t)w * h * sizeof *f->px);
@@ -95,7 +96,7 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
                 v = maxv - (uint32_t)(rng() % 2);
             f->px[(size_t)y * w + x] = (uint16_t)(v > maxv ? maxv : v);
         }
-    sci_dpcm_params p = {n, m, t};
+    sci_dpcm_params p = {n, m, t, seg_rows || meta_len ? SCI_DPCM_SCAN_ROWS : scan};
     uint8_t meta[64];
     for (size_t k = 0; k < sizeof meta; k++)
         meta[k] = (uint8_t)(k * 7 + 1);
@@ -150,18 +151,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--write-seeds"))
             seed_dir = argv[i + 1];
     }
-    seed_frame seeds[9];
-    make_seed(&seeds[0], 16, 12, 16, 11, 7, 13, 0, 0);
-    make_seed(&seeds[1], 9, 5, 8, 3, 2, 2, 0, 0);
-    make_seed(&seeds[2], 1, 10, 12, 1, 1, 0, 0, 0);
-    make_seed(&seeds[3], 30, 4, 16, 16, 8, 1, 0, 0);
-    make_seed(&seeds[4], 7, 7, 1, 2, 3, 1, 0, 0);
-    make_seed(&seeds[5], 20, 20, 16, 11, 7, 0, 0, 0);
+    seed_frame seeds[10];
+    make_seed(&seeds[0], 16, 12, 16, 11, 7, 13, 0, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[1], 9, 5, 8, 3, 2, 2, 0, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[2], 1, 10, 12, 1, 1, 0, 0, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[3], 30, 4, 16, 16, 8, 1, 0, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[4], 7, 7, 1, 2, 3, 1, 0, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[5], 20, 20, 16, 11, 7, 0, 0, 0, SCI_DPCM_SCAN_ROWS);
     /* several segments (the encoder cuts only frames above 4096 pixels) */
-    make_seed(&seeds[6], 16, 12, 16, 11, 7, 13, 3, 0);
-    make_seed(&seeds[7], 11, 9, 8, 4, 4, 2, 1, 0);
+    make_seed(&seeds[6], 16, 12, 16, 11, 7, 13, 3, 0, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[7], 11, 9, 8, 4, 4, 2, 1, 0, SCI_DPCM_SCAN_ROWS);
     /* metadata, with segments and without */
-    make_seed(&seeds[8], 12, 10, 16, 11, 7, 3, 4, 23);
+    make_seed(&seeds[8], 12, 10, 16, 11, 7, 3, 4, 23, SCI_DPCM_SCAN_ROWS);
+    /* scanned by columns, several segments of the transposed frame */
+    make_seed(&seeds[9], 70, 90, 16, 11, 7, 13, 0, 0, SCI_DPCM_SCAN_COLUMNS);
     unsigned nseeds = sizeof seeds / sizeof *seeds;
     for (unsigned i = 0; seed_dir && i < nseeds; i++) {
         char path[1024];

@@ -36,33 +36,39 @@ typedef struct {
     unsigned w, h, depth, n, m, t;
     int content;
     int quick;
+    unsigned scan; /* SCI_DPCM_SCAN_ROWS or _COLUMNS */
 } tcase;
 
 static const tcase cases[] = {
-    {1, 1, 16, 11, 7, 13, NOISE, 1},
-    {1, 1, 1, 1, 1, 0, NOISE, 1},
-    {7, 1, 8, 11, 7, 13, SMOOTH, 1},
-    {1, 9, 12, 11, 7, 13, SMOOTH, 1},
-    {2, 2, 16, 11, 7, 0, NOISE, 1},
-    {3, 2, 16, 11, 7, 13, SMOOTH, 1},
-    {13, 5, 16, 11, 7, 13, SMOOTH, 1},
-    {17, 4, 16, 11, 7, 1, OUTLIERS, 1},
-    {33, 17, 12, 4, 4, 13, SMOOTH, 1},
-    {33, 17, 16, 32, 64, 13, SMOOTH, 1},
-    {40, 9, 16, 1, 1, 0, RAMP, 1},
-    {31, 23, 16, 11, 7, 13, CONSTANT, 1},
-    {57, 30, 16, 11, 7, 13, OUTLIERS, 1},
-    {64, 64, 10, 16, 8, 1000000, NOISE, 1},
-    {129, 37, 8, 11, 7, 13, NOISE, 1},
-    {5, 300, 16, 11, 7, 13, SMOOTH, 1},
-    {132, 288, 16, 11, 7, 13, REAL, 1},
-    {132, 288, 16, 11, 7, 0, REAL, 0},
-    {333, 211, 16, 11, 7, 13, SMOOTH, 0},
-    {1000, 3, 16, 11, 7, 13, NOISE, 0},
-    {3, 1000, 16, 11, 7, 13, NOISE, 0},
-    {1024, 1024, 16, 11, 7, 13, REAL, 0},
-    {4099, 40, 16, 11, 7, 13, SMOOTH, 0},
-    {20000, 2, 16, 11, 7, 13, SMOOTH, 0},
+    {1, 1, 16, 11, 7, 13, NOISE, 1, 0},
+    {1, 1, 1, 1, 1, 0, NOISE, 1, 0},
+    {7, 1, 8, 11, 7, 13, SMOOTH, 1, 0},
+    {1, 9, 12, 11, 7, 13, SMOOTH, 1, 0},
+    {2, 2, 16, 11, 7, 0, NOISE, 1, 0},
+    {3, 2, 16, 11, 7, 13, SMOOTH, 1, 0},
+    {13, 5, 16, 11, 7, 13, SMOOTH, 1, 0},
+    {17, 4, 16, 11, 7, 1, OUTLIERS, 1, 0},
+    {33, 17, 12, 4, 4, 13, SMOOTH, 1, 0},
+    {33, 17, 16, 32, 64, 13, SMOOTH, 1, 0},
+    {40, 9, 16, 1, 1, 0, RAMP, 1, 0},
+    {31, 23, 16, 11, 7, 13, CONSTANT, 1, 0},
+    {57, 30, 16, 11, 7, 13, OUTLIERS, 1, 0},
+    {64, 64, 10, 16, 8, 1000000, NOISE, 1, 0},
+    {129, 37, 8, 11, 7, 13, NOISE, 1, 0},
+    {5, 300, 16, 11, 7, 13, SMOOTH, 1, 0},
+    {5, 300, 16, 11, 7, 13, SMOOTH, 1, SCI_DPCM_SCAN_COLUMNS},
+    {37, 23, 8, 11, 7, 13, NOISE, 1, SCI_DPCM_SCAN_COLUMNS},
+    {1, 9, 16, 11, 7, 0, SMOOTH, 1, SCI_DPCM_SCAN_COLUMNS},
+    {132, 288, 16, 11, 7, 13, REAL, 1, SCI_DPCM_SCAN_COLUMNS},
+    {1024, 1024, 16, 11, 7, 13, REAL, 0, SCI_DPCM_SCAN_COLUMNS},
+    {132, 288, 16, 11, 7, 13, REAL, 1, 0},
+    {132, 288, 16, 11, 7, 0, REAL, 0, 0},
+    {333, 211, 16, 11, 7, 13, SMOOTH, 0, 0},
+    {1000, 3, 16, 11, 7, 13, NOISE, 0, 0},
+    {3, 1000, 16, 11, 7, 13, NOISE, 0, 0},
+    {1024, 1024, 16, 11, 7, 13, REAL, 0, 0},
+    {4099, 40, 16, 11, 7, 13, SMOOTH, 0, 0},
+    {20000, 2, 16, 11, 7, 13, SMOOTH, 0, 0},
 };
 
 static fits_frame real[8];
@@ -105,7 +111,7 @@ static int verbose;
 static int run_8bit(sci_cuda_dpcm *g, const tcase *c, const uint16_t *px,
                     const uint8_t *ref, size_t nref) {
     const size_t stride = (size_t)c->w + 3, count = stride * c->h;
-    sci_dpcm_params p = {c->n, c->m, c->t};
+    sci_dpcm_params p = {c->n, c->m, c->t, c->scan};
     const uint8_t meta[] = "FHDRparity";
     size_t meta_len = (c->w + c->h) % 2 ? sizeof meta : 0;
     size_t cap = sci_dpcm_max_bytes(c->w, c->h, c->depth) + meta_len;
@@ -164,7 +170,7 @@ static int run_8bit(sci_cuda_dpcm *g, const tcase *c, const uint16_t *px,
 
 static int run_case(sci_cuda_dpcm *g, const tcase *c) {
     size_t count = (size_t)c->w * c->h;
-    sci_dpcm_params p = {c->n, c->m, c->t};
+    sci_dpcm_params p = {c->n, c->m, c->t, c->scan};
     const uint8_t meta[] = "FHDRparity";
     size_t meta_len = (c->w + c->h) % 2 ? sizeof meta : 0;
     size_t cap = sci_dpcm_max_bytes(c->w, c->h, c->depth) + meta_len;
@@ -196,9 +202,9 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
             size_t i = 0;
             while (i < ng && i < nref && ref[i] == gpu[i])
                 i++;
-            printf("  %ux%u d%u N%u M%u T%u: GPU frame (%s) differs: st %d "
+            printf("  %ux%u d%u N%u M%u T%u S%u: GPU frame (%s) differs: st %d "
                    "%zu vs %zu bytes, first difference at %zu\n",
-                   c->w, c->h, c->depth, c->n, c->m, c->t,
+                   c->w, c->h, c->depth, c->n, c->m, c->t, c->scan,
                    dev ? "device" : "host", st, ng, nref, i);
         }
         fails += !same;
@@ -216,8 +222,8 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
             CK(cudaMemcpy(back, dback, count * 2, cudaMemcpyDeviceToHost));
         int ok = st == 0 && status == 0 && !memcmp(back, px, count * 2);
         if (!ok)
-            printf("  %ux%u d%u N%u M%u T%u: GPU decode (%s) failed: %d/%d\n",
-                   c->w, c->h, c->depth, c->n, c->m, c->t,
+            printf("  %ux%u d%u N%u M%u T%u S%u: GPU decode (%s) failed: %d/%d\n",
+                   c->w, c->h, c->depth, c->n, c->m, c->t, c->scan,
                    dev ? "device" : "host", st, status);
         fails += !ok;
     }
@@ -240,7 +246,7 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
 static int run_batch(sci_cuda_dpcm *g) {
     enum { NF = 7 };
     const unsigned W = 45, H = 29;
-    sci_dpcm_params p = {11, 7, 13};
+    sci_dpcm_params p = {11, 7, 13, SCI_DPCM_SCAN_ROWS};
     uint16_t px[NF][45 * 29], back[NF][45 * 29];
     uint8_t *fr[NF];
     size_t len[NF], stride[NF], capn[NF];
@@ -248,7 +254,9 @@ static int run_batch(sci_cuda_dpcm *g) {
     int status[NF], want[NF];
     int fails = 0;
     for (unsigned i = 0; i < NF; i++) {
-        tcase c = {W, H, 16, 11, 7, 13, i % 2 ? NOISE : SMOOTH, 1};
+        tcase c = {W, H, 16, 11, 7, 13, i % 2 ? NOISE : SMOOTH, 1, 0};
+        /* every third frame scanned by columns: mixed in one batch */
+        p.scan = i % 3 == 2 ? SCI_DPCM_SCAN_COLUMNS : SCI_DPCM_SCAN_ROWS;
         fill(px[i], &c);
         size_t cap = sci_dpcm_max_bytes(W, H, 16);
         fr[i] = malloc(cap);
@@ -319,7 +327,7 @@ static int run_batch(sci_cuda_dpcm *g) {
  * `v` at (x, y)): with v < 0 a sample leaves the range there. */
 static size_t residual_frame(unsigned w, unsigned h, unsigned x, unsigned y,
                              int32_t v, uint8_t **out) {
-    sci_dpcm_params p = {11, 7, 0};
+    sci_dpcm_params p = {11, 7, 0, SCI_DPCM_SCAN_ROWS};
     size_t count = (size_t)w * h;
     int32_t *res = calloc(count, sizeof *res);
     res[(size_t)y * w + x] = v;
@@ -458,6 +466,7 @@ int main(int argc, char **argv) {
         c.t = tv[rnd() % 4];
         c.content = (int)(rnd() % 6);
         c.quick = 1;
+        c.scan = rnd() % 2;
         fails += run_case(g, &c) != 0;
         run++;
     }

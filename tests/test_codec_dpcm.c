@@ -537,10 +537,15 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
     ok = ok && st == SCI_DPCM_OK;
     ok = ok && info.width == w && info.height == h && info.depth == depth &&
          info.params.order_n == p->order_n && info.params.equations_m == p->equations_m &&
-         info.params.threshold == p->threshold && info.frame_bytes == n;
-    /* version 4, the encoder's segments, the sections one after another */
-    unsigned seg_rows = sci_dpcm_segment_rows(w, h), segs = (h + seg_rows - 1) / seg_rows;
-    ok = ok && info.version == SCI_DPCM_VERSION && buf[4] == 4 && info.seg_rows == seg_rows &&
+         info.params.threshold == p->threshold && info.params.scan == p->scan &&
+         info.frame_bytes == n;
+    /* the version, the encoder's segments (rows of the coded geometry),
+     * the sections one after another */
+    const int by_columns = p->scan == SCI_DPCM_SCAN_COLUMNS;
+    const unsigned cw = by_columns ? h : w, ch = by_columns ? w : h;
+    unsigned seg_rows = sci_dpcm_segment_rows(cw, ch), segs = (ch + seg_rows - 1) / seg_rows;
+    ok = ok && info.coded_width == cw && info.coded_height == ch;
+    ok = ok && info.version == SCI_DPCM_VERSION && buf[4] == SCI_DPCM_VERSION && info.seg_rows == seg_rows &&
          info.segments == segs && info.meta_bytes == 0 &&
          info.meta_offset == SCI_DPCM_HEADER_BYTES &&
          info.table_offset == SCI_DPCM_HEADER_BYTES &&
@@ -554,8 +559,25 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
                 if (dec[y * dstride + x] != 0xA5A5)
                     ok = 0;
     }
+    /* by columns: the transposed frame's own frame, but for the size, the
+     * flag and the CRC */
+    if (ok && by_columns) {
+        uint16_t *t = malloc((size_t)w * h * sizeof *t);
+        for (unsigned y = 0; y < h; y++)
+            for (unsigned x = 0; x < w; x++)
+                t[(size_t)x * h + y] = px[(size_t)y * stride + x];
+        sci_dpcm_params q = *p;
+        q.scan = SCI_DPCM_SCAN_ROWS;
+        uint8_t *g = malloc(cap);
+        size_t gn = sci_dpcm_encode(t, h, h, w, depth, &q, g, cap);
+        ok = gn == n && !memcmp(g, buf, 8) && !memcmp(g + 16, buf + 16, 28) &&
+             !memcmp(g + 48, buf + 48, n - 52) && buf[44] == 1 && g[44] == 0 &&
+             !memcmp(g + 8, buf + 12, 4) && !memcmp(g + 12, buf + 8, 4);
+        free(g);
+        free(t);
+    }
     /* the stages alone give the same samples */
-    if (ok) {
+    if (ok && !by_columns) {
         int32_t *res = malloc((size_t)w * h * sizeof *res);
         uint16_t *pred = malloc((size_t)w * h * sizeof *pred);
         uint16_t *back = malloc((size_t)w * h * sizeof *back);
@@ -579,9 +601,9 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
         free(pred);
         free(back);
     }
-    snprintf(what, sizeof what, "%s: %ux%u depth %u N=%u M=%u T=%u round trip (%s, %zu bytes)",
+    snprintf(what, sizeof what, "%s: %ux%u depth %u N=%u M=%u T=%u %s round trip (%s, %zu bytes)",
              name, w, h, depth, p->order_n, p->equations_m, p->threshold,
-             sci_dpcm_error_string(st), n);
+             by_columns ? "by columns" : "by rows", sci_dpcm_error_string(st), n);
     check(ok, what);
     roundtrip_bytes = n;
     free(buf);
@@ -732,8 +754,8 @@ static unsigned test_real(const char *dir) {
     sci_dpcm_params p;
     sci_dpcm_params_default(&p);
     printf("real frames (bits per pixel; raw 16):\n");
-    printf("  %-5s %-9s %10s %10s %10s %10s %10s\n", "ext", "size", "N11M7T13",
-           "N11M7T0", "N4M4T13", "N16M8T13", "left T13");
+    printf("  %-5s %-9s %10s %10s %10s %10s %10s %10s %10s\n", "ext", "size", "N11M7T13",
+           "N11M7T0", "N4M4T13", "N16M8T13", "left T13", "cols T13", "cols T0");
     double sum_ours = 0, sum_base = 0;
     size_t pixels = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -750,8 +772,14 @@ static unsigned test_real(const char *dir) {
         q.order_n = 16, q.equations_m = 8;
         size_t d = roundtrip(fr[i].px, w, w, h, 16, &q, "real");
         size_t base = baseline_bytes(fr[i].px, w, h, 16, 13);
-        printf("  %-5u %3ux%-5u %10.3f %10.3f %10.3f %10.3f %10.3f\n", i + 1, w, h,
-               8.0 * a / px, 8.0 * b / px, 8.0 * c / px, 8.0 * d / px, 8.0 * base / px);
+        q = p;
+        q.scan = SCI_DPCM_SCAN_COLUMNS;
+        size_t e = roundtrip(fr[i].px, w, w, h, 16, &q, "real");
+        q.threshold = 0;
+        size_t e0 = roundtrip(fr[i].px, w, w, h, 16, &q, "real");
+        printf("  %-5u %3ux%-5u %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", i + 1, w,
+               h, 8.0 * a / px, 8.0 * b / px, 8.0 * c / px, 8.0 * d / px, 8.0 * base / px,
+               8.0 * e / px, 8.0 * e0 / px);
         sum_ours += a;
         sum_base += base;
         pixels += (size_t)w * h;
@@ -813,8 +841,9 @@ static void test_synthetic(void) {
     static const char *names[] = {"constant", "noise", "ramp x", "ramp y",
                                   "ramp xy", "smooth", "outliers", "saturated"};
     static const sci_dpcm_params params[] = {
-        {11, 7, 13}, {1, 1, 13}, {1, 7, 0}, {11, 1, 0}, {11, 7, 1},
-        {11, 7, 1000000}, {16, 8, 13}, {32, 64, 2}, {3, 2, 0}};
+        {11, 7, 13, 0}, {1, 1, 13, 0}, {1, 7, 0, 0}, {11, 1, 0, 0}, {11, 7, 1, 0},
+        {11, 7, 1000000, 0}, {16, 8, 13, 0}, {32, 64, 2, 0}, {3, 2, 0, 0},
+        {11, 7, 13, SCI_DPCM_SCAN_COLUMNS}, {4, 9, 0, SCI_DPCM_SCAN_COLUMNS}};
     unsigned before = check_failed, runs = 0;
     for (unsigned d = 0; d < sizeof dims / sizeof *dims; d++)
         for (unsigned b = 0; b < sizeof depths / sizeof *depths; b++)
@@ -863,7 +892,7 @@ static void test_synthetic(void) {
     check(sci_dpcm_encode(bad, 2, 2, 2, 8, &p, out, sizeof out) == 0,
           "encode refuses a sample above 2^depth - 1");
     check(sci_dpcm_encode(bad, 2, 2, 2, 9, &p, out, 10) == 0, "encode refuses a tiny buffer");
-    sci_dpcm_params z = {0, 7, 13};
+    sci_dpcm_params z = {0, 7, 13, SCI_DPCM_SCAN_ROWS};
     check(sci_dpcm_check(4, 4, 16, &z) != NULL && sci_dpcm_check(0, 4, 16, &p) != NULL &&
               sci_dpcm_check(65536, 1, 16, &p) != NULL && sci_dpcm_check(4, 4, 17, &p) != NULL &&
               sci_dpcm_check(16384, 16385, 16, &p) != NULL &&
@@ -938,13 +967,13 @@ static void test_corruption(void) {
     free(f);
     sci_dpcm_info info;
     static uint16_t out[W * H];
-    check(sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0 && info.version == 4 &&
+    check(sci_dpcm_peek(s, n, &info) == SCI_DPCM_OK && info.escapes > 0 && info.version == SCI_DPCM_VERSION &&
               info.seg_rows == R && info.segments == S && info.meta_bytes == 0 &&
               info.table_offset == SCI_DPCM_HEADER_BYTES &&
               info.coded_offset == SCI_DPCM_HEADER_BYTES + 4 * S && info.frame_bytes == n &&
               get32(s + 28) == info.escapes && get32(s + 32) == R &&
               get32(s + 36) == info.coded_bytes && get32(s + 40) == 0,
-          "corruption: the test frame's header (version 4, escapes, R, C, L = 0)");
+          "corruption: the test frame's header (version, escapes, R, C, L = 0)");
     check(sci_dpcm_decode(s, n, out, W, W * H, NULL) == SCI_DPCM_OK && !memcmp(out, px, sizeof px),
           "corruption: a frame of segments other than the encoder's decodes");
     {
@@ -1004,7 +1033,8 @@ static void test_corruption(void) {
         {4, 1, 1, SCI_DPCM_E_VERSION, "version 1"},
         {4, 2, 1, SCI_DPCM_E_VERSION, "version 2"},
         {4, 3, 1, SCI_DPCM_E_VERSION, "version 3"},
-        {4, 5, 1, SCI_DPCM_E_VERSION, "version 5"},
+        {4, 4, 1, SCI_DPCM_E_VERSION, "version 4"},
+        {4, 6, 1, SCI_DPCM_E_VERSION, "version 6"},
         {4, 0xFF, 1, SCI_DPCM_E_VERSION, "version 255"},
         {5, 0, 1, SCI_DPCM_E_DEPTH, "depth 0"},
         {5, 17, 1, SCI_DPCM_E_DEPTH, "depth 17"},
@@ -1031,6 +1061,8 @@ static void test_corruption(void) {
         {36, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "segment bytes 2^32-1"},
         {40, SCI_DPCM_MAX_METADATA + 1, 4, SCI_DPCM_E_LENGTHS, "metadata above 2^24"},
         {40, 1, 4, SCI_DPCM_E_TRUNCATED, "metadata length 1 (the frame is short)"},
+        {44, 2, 4, SCI_DPCM_E_RESERVED, "flag bit 1"},
+        {44, 0x80000001u, 4, SCI_DPCM_E_RESERVED, "flag bit 31 with scan by columns"},
         {36, 0, 0, SCI_DPCM_E_TRUNCATED, "segment bytes one more (the frame is short)"},
         {36, 0, -1, SCI_DPCM_E_TRAILING, "segment bytes one fewer (bytes left over)"},
         {32, R + 1, 4, 1, "R of 7 (other segments)"},
@@ -1059,7 +1091,7 @@ static void test_corruption(void) {
      * any length is E_VERSION, also too short for the new header */
     memcpy(t, s, n);
     t[4] = 2;
-    expect(t, 44, SCI_DPCM_E_VERSION, "version 2, 44 bytes");
+    expect(t, SCI_DPCM_HEADER_BYTES, SCI_DPCM_E_VERSION, "version 2, a header's bytes");
     expect(t, 43, SCI_DPCM_E_TRUNCATED, "43 bytes");
     expect(t, 3, SCI_DPCM_E_TRUNCATED, "3 bytes");
     memcpy(t, s, n);
@@ -1167,11 +1199,11 @@ static void test_metadata(void) {
     uint8_t *plain = malloc(cap);
     size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
     sci_dpcm_info info0;
-    check(n0 > 0 && plain[4] == 4 && get32(plain + 40) == 0 &&
+    check(n0 > 0 && plain[4] == SCI_DPCM_VERSION && get32(plain + 40) == 0 &&
               sci_dpcm_peek(plain, n0, &info0) == SCI_DPCM_OK && info0.meta_bytes == 0 &&
               info0.segments == 2 && info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
               info0.table_offset == SCI_DPCM_HEADER_BYTES,
-          "metadata: a frame without it is version 4 with L = 0");
+          "metadata: a frame without it is the version with L = 0");
     size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
     check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
     const uint8_t *m;
@@ -1194,9 +1226,9 @@ static void test_metadata(void) {
         sci_dpcm_info info;
         char what[120];
         snprintf(what, sizeof what, "metadata: %zu bytes round trip", len);
-        int ok = n == n0 + len && f[4] == 4 && get32(f + 40) == len &&
+        int ok = n == n0 + len && f[4] == SCI_DPCM_VERSION && get32(f + 40) == len &&
                  sci_dpcm_decode(f, n, out, W, W * H, &info) == SCI_DPCM_OK &&
-                 info.version == 4 && info.meta_bytes == len &&
+                 info.version == SCI_DPCM_VERSION && info.meta_bytes == len &&
                  info.meta_offset == SCI_DPCM_HEADER_BYTES &&
                  info.table_offset == SCI_DPCM_HEADER_BYTES + len &&
                  info.coded_offset == info0.coded_offset + len &&

@@ -195,6 +195,7 @@ GST_START_TEST (test_parameters)
     "order=32 equations=1 threshold=1",
     "order=32 equations=64 threshold=0",
     "order=4 equations=4 threshold=13",
+    "scan=columns", "scan=columns order=3 equations=5 threshold=0",
     "backend=cpu", "backend=auto",
   };
   guint i;
@@ -234,7 +235,29 @@ GST_START_TEST (test_coded_frames)
   fail_unless_equals_int (d[6], 5);
   fail_unless_equals_int (d[7], 9);
   fail_unless_equals_int (GST_READ_UINT32_LE (d + 16), 0);
+  fail_unless_equals_int (GST_READ_UINT32_LE (d + 44), 0);      /* by rows */
   gst_caps_unref (caps);
+  g_bytes_unref (f);
+
+  /* scan=columns: the flag, the frame's own size; and the same bytes as
+   * the codec writes */
+  f = encode ("scan=columns", "GRAY8", 33, 17, s, NULL);
+  d = g_bytes_get_data (f, &n);
+  fail_unless_equals_int (GST_READ_UINT32_LE (d + 44), 1);
+  fail_unless_equals_int (GST_READ_UINT32_LE (d + 8), 33);
+  fail_unless_equals_int (GST_READ_UINT32_LE (d + 12), 17);
+  {
+    sci_dpcm_params p;
+    guint8 *ref = g_malloc (sci_dpcm_max_bytes (33, 17, 8));
+    gsize rn;
+
+    sci_dpcm_params_default (&p);
+    p.scan = SCI_DPCM_SCAN_COLUMNS;
+    rn = sci_dpcm_encode (s, 33, 33, 17, 8, &p, ref,
+        sci_dpcm_max_bytes (33, 17, 8));
+    fail_unless (rn == n && memcmp (ref, d, n) == 0);
+    g_free (ref);
+  }
   g_bytes_unref (f);
   g_free (s);
 }
@@ -284,8 +307,9 @@ GST_START_TEST (test_sample_offset)
     fail_unless_equals_int (map.data[4], SCI_DPCM_VERSION);
     /* a SOFF record: tag, length 4, the offset */
     fail_unless_equals_int (GST_READ_UINT32_LE (map.data + 40), 12);
-    fail_unless (memcmp (map.data + 44, "SOFF", 4) == 0);
-    fail_unless_equals_int (GST_READ_UINT32_LE (map.data + 52), 32768);
+    fail_unless (memcmp (map.data + SCI_DPCM_HEADER_BYTES, "SOFF", 4) == 0);
+    fail_unless_equals_int (GST_READ_UINT32_LE (map.data +
+            SCI_DPCM_HEADER_BYTES + 8), 32768);
     f = g_bytes_new (map.data, map.size);
     gst_buffer_unmap (b, &map);
     gst_buffer_unref (b);
@@ -404,11 +428,13 @@ GST_START_TEST (test_corrupt)
   guint8 *t = g_malloc (n);
   const gsize at[] = { 8, 20, 44, 60, n / 2, n - 5, n - 1 };
 
-  /* a flipped byte of a field, the sections or the CRC itself */
+  /* a flipped byte of a field, the sections or the CRC itself (the flags
+   * at 44: the header check first) */
   for (i = 0; i < G_N_ELEMENTS (at); i++) {
     memcpy (t, d, n);
     t[at[i]] ^= 0x5A;
-    expect_decode_error (t, n, at[i] == 20 ? "" : "CRC mismatch");
+    expect_decode_error (t, n, at[i] == 20 ? "" : at[i] == 44 ?
+        "reserved flag bits set" : "CRC mismatch");
   }
   /* header fields the header checks catch before the CRC */
   memcpy (t, d, n);
@@ -533,6 +559,18 @@ GST_START_TEST (test_properties)
   check_uint_prop (G_OBJECT (e), "order", 1, 32, 11);
   check_uint_prop (G_OBJECT (e), "equations", 1, 64, 7);
   check_uint_prop (G_OBJECT (e), "threshold", 0, 65535, 13);
+  {
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "scan");
+    gint scan;
+
+    fail_unless (ps && G_IS_PARAM_SPEC_ENUM (ps));
+    fail_unless_equals_int (G_PARAM_SPEC_ENUM (ps)->default_value,
+        SCI_DPCM_SCAN_ROWS);
+    gst_util_set_object_arg (G_OBJECT (e), "scan", "columns");
+    g_object_get (e, "scan", &scan, NULL);
+    fail_unless_equals_int (scan, SCI_DPCM_SCAN_COLUMNS);
+  }
   fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
           "backend"));
   fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
@@ -554,6 +592,7 @@ GST_START_TEST (test_properties)
     fail_unless (strstr (out, "order") != NULL);
     fail_unless (strstr (out, "equations") != NULL);
     fail_unless (strstr (out, "threshold") != NULL);
+    fail_unless (strstr (out, "scan") != NULL);
     fail_unless (strstr (out, "backend") != NULL);
     fail_unless (strstr (out, "cuda-device-id") != NULL);
   } else {
