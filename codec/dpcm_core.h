@@ -435,6 +435,75 @@ static inline SCI_DPCM_HD unsigned sci_dpcm_context_at(const int32_t *seg,
     return sci_dpcm_context(a);
 }
 
+/* How residual v is coded: its class *s, then *raw as a value in
+ * [0, *rtotal) (*rtotal = 1: nothing follows).  Returns 1 when it is
+ * escaped (outside [t_lo, t_hi]). */
+static inline SCI_DPCM_HD unsigned sci_dpcm_symbol(int32_t v, unsigned depth,
+                                                   int32_t t_lo, int32_t t_hi,
+                                                   unsigned *s, uint32_t *raw,
+                                                   uint32_t *rtotal) {
+    if (v < t_lo || v > t_hi) {
+        *s = SCI_DPCM_ESCAPE;
+        *raw = (uint32_t)(v + (int32_t)((1u << depth) - 1));
+        *rtotal = 2u << depth; /* d + 1 bits */
+        return 1;
+    }
+    unsigned nraw;
+    uint32_t u = v >= 0 ? 2u * (uint32_t)v : 2u * (uint32_t)(-(int64_t)v) - 1;
+    *s = sci_dpcm_class(u, &nraw);
+    *raw = u & ((1u << nraw) - 1);
+    *rtotal = 1u << nraw;
+    return 0;
+}
+
+/* Codes class s of context c (cum: the frequencies below s) and the
+ * verbatim value; the caller updates the model. */
+static inline SCI_DPCM_HD void sci_dpcm_code_symbol(const sci_dpcm_models *m,
+                                                    sci_rc_enc *e, unsigned c,
+                                                    unsigned s, uint32_t cum,
+                                                    uint32_t raw,
+                                                    uint32_t rtotal) {
+    sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
+    if (rtotal > 1)
+        sci_rc_encode(e, raw, 1, rtotal);
+}
+
+/* After class s was decoded: its verbatim bits and the residual, checked
+ * against what an encoder writes.  0, or SCI_DPCM_E_ENTROPY /
+ * SCI_DPCM_E_ESCAPES; *escaped counts an escape. */
+static inline SCI_DPCM_HD int sci_dpcm_decode_value(sci_rc_dec *d, unsigned s,
+                                                    unsigned depth,
+                                                    int32_t t_lo, int32_t t_hi,
+                                                    int32_t *val,
+                                                    uint32_t *escaped) {
+    const int32_t maxval = (int32_t)((1u << depth) - 1);
+    uint64_t r;
+    if (s == SCI_DPCM_ESCAPE) {
+        uint32_t raw = sci_rc_peek(d, 2u << depth, &r);
+        if (d->error)
+            return SCI_DPCM_E_ENTROPY;
+        sci_rc_consume(d, r, raw, 1);
+        *val = (int32_t)raw - maxval;
+        if (*val > maxval || (*val >= t_lo && *val <= t_hi))
+            return SCI_DPCM_E_ESCAPES;
+        ++*escaped;
+    } else {
+        unsigned nraw;
+        uint32_t u = sci_dpcm_class_base(s, &nraw);
+        if (nraw) {
+            uint32_t raw = sci_rc_peek(d, 1u << nraw, &r);
+            if (d->error)
+                return SCI_DPCM_E_ENTROPY;
+            sci_rc_consume(d, r, raw, 1);
+            u |= raw;
+        }
+        *val = (u & 1) ? -(int32_t)((u + 1) >> 1) : (int32_t)(u >> 1);
+        if (*val < t_lo || *val > t_hi)
+            return SCI_DPCM_E_ENTROPY;
+    }
+    return d->error ? SCI_DPCM_E_ENTROPY : 0;
+}
+
 /* Codes one segment into e (its bytes: sci_rc_enc_finish's value); m is
  * scratch.  Counts the escaped residuals into *escapes.  The residuals must
  * lie in [-maxval, maxval]. */
@@ -442,33 +511,18 @@ static inline SCI_DPCM_HD void sci_dpcm_code_segment(
     const int32_t *seg, unsigned w, unsigned rows, unsigned depth,
     int32_t t_lo, int32_t t_hi, sci_dpcm_models *m, sci_rc_enc *e,
     uint32_t *escapes) {
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
     uint32_t esc = 0;
     sci_dpcm_models_init(m);
     for (unsigned yy = 0; yy < rows; yy++)
         for (unsigned x = 0; x < w; x++) {
-            int32_t v = seg[(size_t)yy * w + x];
-            unsigned c = sci_dpcm_context_at(seg, w, x, yy);
-            unsigned s, nraw;
+            unsigned c = sci_dpcm_context_at(seg, w, x, yy), s;
             uint32_t raw, rtotal;
-            if (v < t_lo || v > t_hi) {
-                s = SCI_DPCM_ESCAPE;
-                raw = (uint32_t)(v + maxval);
-                rtotal = 2u << depth; /* d + 1 bits */
-                esc++;
-            } else {
-                uint32_t u = v >= 0 ? 2u * (uint32_t)v
-                                    : 2u * (uint32_t)(-(int64_t)v) - 1;
-                s = sci_dpcm_class(u, &nraw);
-                raw = u & ((1u << nraw) - 1);
-                rtotal = 1u << nraw;
-            }
+            esc += sci_dpcm_symbol(seg[(size_t)yy * w + x], depth, t_lo, t_hi,
+                                   &s, &raw, &rtotal);
             uint32_t cum = 0;
             for (unsigned i = 0; i < s; i++)
                 cum += m->freq[c][i];
-            sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
-            if (rtotal > 1)
-                sci_rc_encode(e, raw, 1, rtotal);
+            sci_dpcm_code_symbol(m, e, c, s, cum, raw, rtotal);
             sci_dpcm_models_update(m, c, s);
         }
     *escapes += esc;
@@ -481,7 +535,6 @@ static inline SCI_DPCM_HD int sci_dpcm_decode_segment(
     const uint8_t *in, size_t len, unsigned w, unsigned rows, unsigned depth,
     int32_t t_lo, int32_t t_hi, sci_dpcm_models *m, int32_t *seg,
     uint32_t *escapes) {
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
     sci_rc_dec d;
     if (sci_rc_dec_init(&d, in, len))
         return SCI_DPCM_E_ENTROPY;
@@ -500,32 +553,9 @@ static inline SCI_DPCM_HD int sci_dpcm_decode_segment(
                 cum += m->freq[c][s++];
             sci_rc_consume(&d, r, cum, m->freq[c][s]);
             int32_t val;
-            if (s == SCI_DPCM_ESCAPE) {
-                uint32_t rtotal = 2u << depth;
-                uint32_t raw = sci_rc_peek(&d, rtotal, &r);
-                if (d.error)
-                    return SCI_DPCM_E_ENTROPY;
-                sci_rc_consume(&d, r, raw, 1);
-                val = (int32_t)raw - maxval;
-                if (val > maxval || (val >= t_lo && val <= t_hi))
-                    return SCI_DPCM_E_ESCAPES;
-                esc++;
-            } else {
-                unsigned nraw;
-                uint32_t u = sci_dpcm_class_base(s, &nraw);
-                if (nraw) {
-                    uint32_t raw = sci_rc_peek(&d, 1u << nraw, &r);
-                    if (d.error)
-                        return SCI_DPCM_E_ENTROPY;
-                    sci_rc_consume(&d, r, raw, 1);
-                    u |= raw;
-                }
-                val = (u & 1) ? -(int32_t)((u + 1) >> 1) : (int32_t)(u >> 1);
-                if (val < t_lo || val > t_hi)
-                    return SCI_DPCM_E_ENTROPY;
-            }
-            if (d.error)
-                return SCI_DPCM_E_ENTROPY;
+            int st = sci_dpcm_decode_value(&d, s, depth, t_lo, t_hi, &val, &esc);
+            if (st)
+                return st;
             seg[(size_t)yy * w + x] = val;
             sci_dpcm_models_update(m, c, s);
         }

@@ -544,37 +544,20 @@ DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
 #endif
 }
 
-/* Residual i of a segment w wide: its context, class, verbatim value and
- * the range of that value (1: none); 1 when it is escaped. */
+/* Residual i of a segment w wide: its context and sci_dpcm_symbol's
+ * coding; 1 when it is escaped. */
 DK unsigned symbol_at(const int32_t *seg, unsigned w, size_t i,
                       unsigned depth, int32_t t_lo, int32_t t_hi,
                       unsigned *c, unsigned *s, uint32_t *raw,
                       uint32_t *rtotal) {
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
-    unsigned x = (unsigned)(i % w), yy = (unsigned)(i / w);
-    int32_t v = seg[i];
-    *c = sci_dpcm_context_at(seg, w, x, yy);
-    if (v < t_lo || v > t_hi) {
-        *s = SCI_DPCM_ESCAPE;
-        *raw = (uint32_t)(v + maxval);
-        *rtotal = 2u << depth;
-        return 1;
-    }
-    unsigned nraw;
-    uint32_t u = v >= 0 ? 2u * (uint32_t)v : 2u * (uint32_t)(-(int64_t)v) - 1;
-    *s = sci_dpcm_class(u, &nraw);
-    *raw = u & ((1u << nraw) - 1);
-    *rtotal = 1u << nraw;
-    return 0;
+    *c = sci_dpcm_context_at(seg, w, (unsigned)(i % w), (unsigned)(i / w));
+    return sci_dpcm_symbol(seg[i], depth, t_lo, t_hi, s, raw, rtotal);
 }
 
 /* One residual into the warp's coder, as sci_dpcm_code_segment codes it. */
 DK void code_symbol(sci_dpcm_models *m, sci_rc_enc *e, unsigned c,
                     unsigned s, uint32_t raw, uint32_t rtotal) {
-    uint32_t cum = warp_cum(m->freq[c], s);
-    sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
-    if (rtotal > 1)
-        sci_rc_encode(e, raw, 1, rtotal);
+    sci_dpcm_code_symbol(m, e, c, s, warp_cum(m->freq[c], s), raw, rtotal);
     WARP_SYNC();
     if (LANE() == 0)
         sci_dpcm_models_update(m, c, s);
@@ -625,7 +608,6 @@ DK int decode_segment_warp(const uint8_t *in, size_t len, unsigned w,
                            unsigned rows, unsigned depth, int32_t t_lo,
                            int32_t t_hi, sci_dpcm_models *m, int32_t *seg,
                            uint32_t *escapes) {
-    const int32_t maxval = (int32_t)((1u << depth) - 1);
     sci_rc_dec d;
     if (sci_rc_dec_init(&d, in, len))
         return SCI_DPCM_E_ENTROPY;
@@ -644,32 +626,9 @@ DK int decode_segment_warp(const uint8_t *in, size_t len, unsigned w,
             unsigned s = warp_find(m->freq[c], v, &cum);
             sci_rc_consume(&d, r, cum, m->freq[c][s]);
             int32_t val;
-            if (s == SCI_DPCM_ESCAPE) {
-                uint32_t rtotal = 2u << depth;
-                uint32_t raw = sci_rc_peek(&d, rtotal, &r);
-                if (d.error)
-                    return SCI_DPCM_E_ENTROPY;
-                sci_rc_consume(&d, r, raw, 1);
-                val = (int32_t)raw - maxval;
-                if (val > maxval || (val >= t_lo && val <= t_hi))
-                    return SCI_DPCM_E_ESCAPES;
-                esc++;
-            } else {
-                unsigned nraw;
-                uint32_t u = sci_dpcm_class_base(s, &nraw);
-                if (nraw) {
-                    uint32_t raw = sci_rc_peek(&d, 1u << nraw, &r);
-                    if (d.error)
-                        return SCI_DPCM_E_ENTROPY;
-                    sci_rc_consume(&d, r, raw, 1);
-                    u |= raw;
-                }
-                val = (u & 1) ? -(int32_t)((u + 1) >> 1) : (int32_t)(u >> 1);
-                if (val < t_lo || val > t_hi)
-                    return SCI_DPCM_E_ENTROPY;
-            }
-            if (d.error)
-                return SCI_DPCM_E_ENTROPY;
+            int st = sci_dpcm_decode_value(&d, s, depth, t_lo, t_hi, &val, &esc);
+            if (st)
+                return st;
             WARP_SYNC();
             if (LANE() == 0) {
                 seg[(size_t)yy * w + x] = val;

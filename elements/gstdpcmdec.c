@@ -58,6 +58,7 @@
 #include <gst/base/gstadapter.h>
 
 #include "gstdpcmdec.h"
+#include "gstdpcmcuda.h"
 #include "gstscifitsmeta.h"
 #if HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -392,44 +393,7 @@ release_cuda (GstDpcmDec * self)
 
   release_out_pool (self);
   gst_clear_object (&self->host_allocator);
-  if (!self->cuda_dec)
-    return;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    g_clear_pointer (&self->cuda_dec, sci_cuda_dpcm_destroy);
-    gst_sci_cuda_pop ();
-  } else {
-    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
-    self->cuda_dec = NULL;
-  }
-}
-
-/* The decoder's GPU state, made once (not at every frame).  FALSE (error
- * posted) when that fails and the CPU cannot take over; else use_cuda
- * says which backend runs. */
-static gboolean
-setup_cuda (GstDpcmDec * self)
-{
-  GstSciFilter *base = GST_SCI_FILTER (self);
-  const gchar *what = "context push";
-  gint err = 0;
-
-  if (self->cuda_dec)
-    return TRUE;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    what = NULL;
-    if ((err = sci_cuda_dpcm_create (&self->cuda_dec))) {
-      what = "DPCM decoder state";
-      cudaGetLastError ();
-      /* its one negative code is host memory running out */
-      if (err < 0)
-        err = cudaErrorMemoryAllocation;
-    }
-    gst_sci_cuda_pop ();
-  }
-  if (!what)
-    return TRUE;
-  release_cuda (self);
-  return gst_sci_filter_cuda_failed (base, what, err);
+  gst_dpcm_cuda_close (base, &self->cuda_dec);
 }
 
 /* A buffer for a frame of out_info: device memory (`device`) or
@@ -666,7 +630,8 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     goto done;
   }
 #if HAVE_CUDA
-  if (base->use_cuda && !setup_cuda (self)) {
+  if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_dec,
+          "DPCM decoder state")) {
     ret = GST_FLOW_ERROR;
     goto done;
   }
@@ -677,12 +642,7 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     ret = decode_frame_cuda (self, map.data, map.size, &info, &out, &what,
         &err);
     if (ret == FLOW_CUDA_FAILED) {
-      if (self->sent) {
-        /* the stream has begun on the GPU: it does not change backend */
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
-            ("%s", sci_cuda_error_string (err)));
-        ret = GST_FLOW_ERROR;
-      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
         ret = GST_FLOW_ERROR;
       } else {
         release_cuda (self);

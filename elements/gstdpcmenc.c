@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "gstdpcmenc.h"
+#include "gstdpcmcuda.h"
 #include "gstscifitsmeta.h"
 #if HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -304,52 +305,6 @@ gst_dpcm_enc_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
-#if HAVE_CUDA
-static void
-release_cuda (GstDpcmEnc * self)
-{
-  GstSciFilter *base = GST_SCI_FILTER (self);
-
-  if (!self->cuda_enc)
-    return;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    g_clear_pointer (&self->cuda_enc, sci_cuda_dpcm_destroy);
-    gst_sci_cuda_pop ();
-  } else {
-    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
-    self->cuda_enc = NULL;
-  }
-}
-
-/* The encoder's GPU state, made here rather than at a frame.  FALSE (error
- * posted) when that fails and the CPU cannot take over; else use_cuda
- * says which backend runs. */
-static gboolean
-setup_cuda (GstDpcmEnc * self)
-{
-  GstSciFilter *base = GST_SCI_FILTER (self);
-  const gchar *what = "context push";
-  gint err = 0;
-
-  if (self->cuda_enc)
-    return TRUE;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    what = NULL;
-    if ((err = sci_cuda_dpcm_create (&self->cuda_enc))) {
-      what = "DPCM encoder state";
-      cudaGetLastError ();
-      /* its one negative code is host memory running out */
-      if (err < 0)
-        err = cudaErrorMemoryAllocation;
-    }
-    gst_sci_cuda_pop ();
-  }
-  if (!what)
-    return TRUE;
-  release_cuda (self);
-  return gst_sci_filter_cuda_failed (base, what, err);
-}
-#endif
 
 static gboolean
 gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
@@ -386,7 +341,8 @@ gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 #if HAVE_CUDA
-  if (base->use_cuda && !setup_cuda (self))
+  if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_enc,
+          "DPCM encoder state"))
     return FALSE;
 #endif
   g_clear_pointer (&self->samples, g_free);
@@ -715,15 +671,10 @@ gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ret = encode_frame_cuda (self, inbuf, &p, self->meta, out.data, out.size,
         &written, &what, &err);
     if (ret == FLOW_CUDA_FAILED) {
-      if (self->sent) {
-        /* the stream has begun on the GPU: it does not change backend */
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
-            ("%s", sci_cuda_error_string (err)));
-        ret = GST_FLOW_ERROR;
-      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
         ret = GST_FLOW_ERROR;
       } else {
-        release_cuda (self);
+        gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_enc);
         GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
         ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data,
             out.size, &written);
@@ -747,7 +698,7 @@ static void
 release_all (GstDpcmEnc * self)
 {
 #if HAVE_CUDA
-  release_cuda (self);
+  gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_enc);
 #endif
   gst_sci_coded_pool_clear (&self->out);
 #if HAVE_CUDA

@@ -933,12 +933,7 @@ gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ret = encode_frame_cuda (self, inbuf, out.data, out.size, &written, &what,
         &err);
     if (ret == FLOW_CUDA_FAILED) {
-      if (self->sent) {
-        /* the stream has begun on the GPU: it does not change backend */
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
-            ("%s", sci_cuda_error_string (err)));
-        ret = GST_FLOW_ERROR;
-      } else if (!gst_sci_filter_cuda_failed (base, what, err)) {
+      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
         ret = GST_FLOW_ERROR;
       } else {
         release_cuda (self);

@@ -5,6 +5,7 @@
 #include "gstscicuda.h"
 
 #include <cuda_runtime_api.h>
+#include "cuda/dwt.h"           /* sci_cuda_error_string */
 
 GST_DEBUG_CATEGORY_STATIC (gst_sci_cuda_debug);
 #define GST_CAT_DEFAULT gst_sci_cuda_debug
@@ -135,7 +136,8 @@ gst_sci_cuda_sync (GstSciCuda * cuda)
 const gchar *
 gst_sci_cuda_error_name (gint err)
 {
-  return cudaGetErrorString ((cudaError_t) err);
+  /* the kernels' calls also return the codecs' negative codes */
+  return sci_cuda_error_string (err);
 }
 
 /* First component stored in plane p: its width, height and pixel stride

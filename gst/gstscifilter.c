@@ -525,3 +525,21 @@ gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
+
+gboolean
+gst_sci_filter_frame_cuda_failed (GstSciFilter * self, gboolean sent,
+    const gchar * what, gint cuda_err)
+{
+  if (sent) {
+#if HAVE_CUDA
+    const gchar *why = gst_sci_cuda_error_name (cuda_err);
+#else
+    const gchar *why = "no CUDA backend";
+#endif
+    /* the stream has begun on the GPU: it does not change backend */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA %s failed", what),
+        ("%s", why));
+    return FALSE;
+  }
+  return gst_sci_filter_cuda_failed (self, what, cuda_err);
+}

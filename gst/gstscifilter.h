@@ -101,5 +101,10 @@ gboolean gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
 gboolean gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
     gint cuda_err);
 
+/* The same for a CUDA failure at a frame: once frames have been sent
+ * (`sent`) the backend does not change and it is an error (posted). */
+gboolean gst_sci_filter_frame_cuda_failed (GstSciFilter * self,
+    gboolean sent, const gchar * what, gint cuda_err);
+
 G_END_DECLS
 #endif
