@@ -48,12 +48,16 @@
 #define DK static inline
 #define SYNC() ((void)0)
 #define WARP_SYNC() ((void)0)
+#define GROUP_SYNC() ((void)0)
 #define FENCE() ((void)0)
 #define LDCG(p) (*(p))
 #else
 #define DK __device__ __forceinline__
 #define SYNC() __syncthreads()
 #define WARP_SYNC() __syncwarp()
+/* a barrier among the lanes of a group (solve_coop's); groups never span
+ * warps */
+#define GROUP_SYNC() __syncwarp()
 #define FENCE() __threadfence()
 /* samples another block wrote after this one may have cached the line */
 #define LDCG(p) __ldcg(p)
@@ -155,14 +159,14 @@ UNROLL
             if (!(best > thr))
                 ok = 0;
         }
-        WARP_SYNC();
+        GROUP_SYNC();
         if (live && ok && p != c)
             for (unsigned k = c + lane; k <= n; k += G) {
                 double t = AC(c, k);
                 AC(c, k) = AC(p, k);
                 AC(p, k) = t;
             }
-        WARP_SYNC();
+        GROUP_SYNC();
         if (live && ok) {
             double inv = 1.0 / AC(c, c);
             if (NC) {
@@ -203,7 +207,7 @@ UNROLL
                 }
             }
         }
-        WARP_SYNC();
+        GROUP_SYNC();
     }
     if (ok)
         for (unsigned i = lane; i < n; i += G)
@@ -362,6 +366,7 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
     if (lsq)
         for (unsigned t = lane; t < p.e; t += G)
             gr.S[t] = p.sums[((size_t)blk * p.e + t) * p.w + x];
+    GROUP_SYNC(); /* every lane's sums in before any lane loads a system */
     for (unsigned k = 0; k < p.blk_rows; k++) {
         const unsigned y = y0 + k;
         const int live = y < y1;
@@ -378,9 +383,9 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
             }
             gr.A[(size_t)n * p.n + r] = (double)gr.S[pn + r];
         }
-        WARP_SYNC();
+        GROUP_SYNC();
         int ok = solve_coop(n, p.n, gr.A, lane, G, gr.a);
-        WARP_SYNC();
+        GROUP_SYNC();
         if (live && lane == 0) {
             uint32_t pred;
             if (y == 0)
@@ -398,7 +403,7 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
             for (unsigned t = lane; t < p.e; t += G)
                 gr.S[t] += window_entry(p.n, p.m, gr.row, base, x,
                                         gr.pairs[t]);
-        WARP_SYNC();
+        GROUP_SYNC();
     }
 }
 
@@ -880,12 +885,12 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
                     }
                     A[(size_t)n * f.n + r] = (double)S[(pn + r) * s_step + L];
                 }
-                WARP_SYNC();
+                GROUP_SYNC();
                 int ok = solve_coop(n, f.n, A, lane, G,
                                     rm.wt + (size_t)L * f.n);
                 if (lane == 0 && L < cols)
                     rm.ok[L] = ok;
-                WARP_SYNC(); /* the next round's loads overwrite A */
+                GROUP_SYNC(); /* the next round's loads overwrite A */
             }
         }
         /* the strip to the left has finished this row */
