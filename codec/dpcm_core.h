@@ -79,6 +79,28 @@ static inline SCI_DPCM_HD void sci_dpcm_add_window(unsigned order_n,
     sci_dpcm_add_window_at(order_n, eq_m, row, 0, x, sums, stride);
 }
 
+/* One elimination step of a row: rr[k] = rr[k] - f * rc[k] for k = from
+ * .. to (entry k at k * stride), four entries' loads before their stores:
+ * a compiler cannot tell that rows r and c never overlap, and a device
+ * thread would otherwise wait out every load. */
+static inline SCI_DPCM_HD void sci_dpcm_eliminate(double *rr, const double *rc,
+                                                  size_t stride, unsigned from,
+                                                  unsigned to, double f) {
+    unsigned k = from;
+    for (; k + 4 <= to + 1; k += 4) {
+        double p0 = rc[k * stride], p1 = rc[(k + 1) * stride];
+        double p2 = rc[(k + 2) * stride], p3 = rc[(k + 3) * stride];
+        double q0 = rr[k * stride], q1 = rr[(k + 1) * stride];
+        double q2 = rr[(k + 2) * stride], q3 = rr[(k + 3) * stride];
+        rr[k * stride] = q0 - f * p0;
+        rr[(k + 1) * stride] = q1 - f * p1;
+        rr[(k + 2) * stride] = q2 - f * p2;
+        rr[(k + 3) * stride] = q3 - f * p3;
+    }
+    for (; k <= to; k++)
+        rr[k * stride] = rr[k * stride] - f * rc[k * stride];
+}
+
 /* Gauss-Jordan elimination with partial pivoting in the one order of
  * operations of docs/dpcm-format.md ("Solve").  A is n x (n + 1), entry
  * (i, j) at A[(i (n + 1) + j) * step] (step > 1: interleaved with other
@@ -118,22 +140,8 @@ static inline SCI_DPCM_HD int sci_dpcm_solve_core(unsigned n, double *A,
             if (r == c)
                 continue;
             double f = SCI_DPCM_A(r, c) * inv;
-            unsigned k = c + 1;
-            /* four entries' loads before their stores: the compiler cannot
-             * tell that row r and row c never overlap, and a device thread
-             * would otherwise wait out every load */
-            for (; k + 4 <= n + 1; k += 4) {
-                double p0 = SCI_DPCM_A(c, k), p1 = SCI_DPCM_A(c, k + 1);
-                double p2 = SCI_DPCM_A(c, k + 2), p3 = SCI_DPCM_A(c, k + 3);
-                double q0 = SCI_DPCM_A(r, k), q1 = SCI_DPCM_A(r, k + 1);
-                double q2 = SCI_DPCM_A(r, k + 2), q3 = SCI_DPCM_A(r, k + 3);
-                SCI_DPCM_A(r, k) = q0 - f * p0;
-                SCI_DPCM_A(r, k + 1) = q1 - f * p1;
-                SCI_DPCM_A(r, k + 2) = q2 - f * p2;
-                SCI_DPCM_A(r, k + 3) = q3 - f * p3;
-            }
-            for (; k <= n; k++)
-                SCI_DPCM_A(r, k) = SCI_DPCM_A(r, k) - f * SCI_DPCM_A(c, k);
+            sci_dpcm_eliminate(&SCI_DPCM_A(r, 0), &SCI_DPCM_A(c, 0), step,
+                               c + 1, n, f);
         }
     }
     for (unsigned i = 0; i < n; i++)

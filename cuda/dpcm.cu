@@ -185,26 +185,10 @@ UNROLL
                             AC(r, k) = AC(r, k) - f * pv[k];
                 }
             } else {
-                for (unsigned r = lane; r < n; r += G) {
-                    if (r == c)
-                        continue;
-                    double f = AC(r, c) * inv;
-                    unsigned k = c + 1;
-                    /* loads before stores: the compiler cannot tell that
-                     * rows r and c never overlap */
-                    for (; k + 4 <= n + 1; k += 4) {
-                        double p0 = AC(c, k), p1 = AC(c, k + 1);
-                        double p2 = AC(c, k + 2), p3 = AC(c, k + 3);
-                        double q0 = AC(r, k), q1 = AC(r, k + 1);
-                        double q2 = AC(r, k + 2), q3 = AC(r, k + 3);
-                        AC(r, k) = q0 - f * p0;
-                        AC(r, k + 1) = q1 - f * p1;
-                        AC(r, k + 2) = q2 - f * p2;
-                        AC(r, k + 3) = q3 - f * p3;
-                    }
-                    for (; k <= n; k++)
-                        AC(r, k) = AC(r, k) - f * AC(c, k);
-                }
+                for (unsigned r = lane; r < n; r += G)
+                    if (r != c)
+                        sci_dpcm_eliminate(&AC(r, 0), &AC(c, 0), N, c + 1, n,
+                                           AC(r, c) * inv);
             }
         }
         GROUP_SYNC();

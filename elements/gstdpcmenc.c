@@ -414,20 +414,8 @@ gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
             SCI_DPCM_MAX_METADATA), (NULL));
     return GST_FLOW_ERROR;
   }
-#if HAVE_CUDA
-  {
-    GstSciFilter *base = GST_SCI_FILTER (self);
-
-    /* page-locked, so that the coded segments come back from the device
-     * at full speed */
-    if (base->use_cuda && base->cuda.context) {
-      if (!self->host_allocator)
-        self->host_allocator =
-            gst_sci_cuda_host_allocator_new (base->cuda.context);
-      allocator = self->host_allocator;
-    }
-  }
-#endif
+  allocator = gst_sci_filter_coded_allocator (GST_SCI_FILTER (self),
+      &self->host_allocator, allocator);
   /* a pool of buffers of at least that size, made again when a frame
    * needs more (its metadata grew) or the backend changes */
   if (!gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),

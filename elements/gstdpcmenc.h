@@ -38,9 +38,7 @@ struct _GstDpcmEnc
   /* output buffers, trimmed to each frame (page-locked ones, from
    * host_allocator, with the CUDA backend) */
   GstSciCodedPool out;
-#if HAVE_CUDA
-  GstAllocator *host_allocator;
-#endif
+  GstAllocator *host_allocator; /* NULL without the CUDA backend */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (dpcmenc);

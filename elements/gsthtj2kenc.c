@@ -677,20 +677,10 @@ gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 static gboolean
 ensure_pool (GstHtj2kEnc * self)
 {
-  GstAllocator *allocator = self->out.allocator;
+  GstAllocator *allocator =
+      gst_sci_filter_coded_allocator (GST_SCI_FILTER (self),
+      &self->host_allocator, self->out.allocator);
 
-#if HAVE_CUDA
-  {
-    GstSciFilter *base = GST_SCI_FILTER (self);
-
-    if (base->use_cuda && base->cuda.context) {
-      if (!self->host_allocator)
-        self->host_allocator =
-            gst_sci_cuda_host_allocator_new (base->cuda.context);
-      allocator = self->host_allocator;
-    }
-  }
-#endif
   return gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
       self->outcaps, self->max_bytes, allocator);
 }

@@ -59,9 +59,7 @@ struct _GstHtj2kEnc
   /* output buffers: a pool of max_bytes buffers trimmed to each frame
    * (page-locked ones, from host_allocator, with the CUDA backend) */
   GstSciCodedPool out;
-#if HAVE_CUDA
   GstAllocator *host_allocator; /* page-locked memory, CUDA backend */
-#endif
 };
 
 GST_ELEMENT_REGISTER_DECLARE (htj2kenc);

@@ -543,3 +543,17 @@ gst_sci_filter_frame_cuda_failed (GstSciFilter * self, gboolean sent,
   }
   return gst_sci_filter_cuda_failed (self, what, cuda_err);
 }
+
+GstAllocator *
+gst_sci_filter_coded_allocator (GstSciFilter * self, GstAllocator ** cache,
+    GstAllocator * fallback)
+{
+#if HAVE_CUDA
+  if (self->use_cuda && self->cuda.context) {
+    if (!*cache)
+      *cache = gst_sci_cuda_host_allocator_new (self->cuda.context);
+    return *cache;
+  }
+#endif
+  return fallback;
+}

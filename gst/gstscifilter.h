@@ -106,5 +106,11 @@ gboolean gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
 gboolean gst_sci_filter_frame_cuda_failed (GstSciFilter * self,
     gboolean sent, const gchar * what, gint cuda_err);
 
+/* The allocator for an encoder's coded output: page-locked host memory
+ * (made once into *cache) while the CUDA backend runs, so that the coded
+ * bytes come back from the device at full speed; else `fallback`. */
+GstAllocator *gst_sci_filter_coded_allocator (GstSciFilter * self,
+    GstAllocator ** cache, GstAllocator * fallback);
+
 G_END_DECLS
 #endif
