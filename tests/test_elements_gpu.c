@@ -587,6 +587,43 @@ GST_START_TEST (test_htj2k_lossless_openjpegdec)
 
 GST_END_TEST;
 
+/* Plays the launch line `desc` to EOS; any error or warning on the bus
+ * fails the test. */
+static void
+play_clean (const gchar * desc)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  gboolean eos = FALSE;
+
+  fail_unless (pipe != NULL, "%s: does not parse", desc);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (!eos) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+    GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+        120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+        GST_MESSAGE_WARNING);
+
+    fail_unless (msg != NULL, "%s: timed out", desc);
+    switch (GST_MESSAGE_TYPE (msg)) {
+      case GST_MESSAGE_EOS:
+        eos = TRUE;
+        break;
+      case GST_MESSAGE_ERROR:
+        gst_message_parse_error (msg, &err, &dbg);
+        fail ("%s: error %s (%s)", desc, err->message, dbg);
+        break;
+      default:
+        gst_message_parse_warning (msg, &err, &dbg);
+        fail ("%s: warning %s (%s)", desc, err->message, dbg);
+        break;
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
 /* As a user would run it: frames of a changing picture through the GPU
  * into codestreams and back through openjpegdec, raw and via cudadwt, with
  * backend=auto, which must pick the GPU and never warn of a fallback. */
@@ -606,39 +643,8 @@ GST_START_TEST (test_htj2k_pipeline)
   };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (descs); i++) {
-    GstElement *pipe = gst_parse_launch (descs[i], NULL);
-    GstMessage *msg;
-    gboolean eos = FALSE;
-
-    fail_unless (pipe != NULL);
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    while (!eos) {
-      GError *err = NULL;
-      gchar *dbg = NULL;
-
-      msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
-          120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
-          GST_MESSAGE_WARNING);
-      fail_unless (msg != NULL, "%s: timed out", descs[i]);
-      switch (GST_MESSAGE_TYPE (msg)) {
-        case GST_MESSAGE_EOS:
-          eos = TRUE;
-          break;
-        case GST_MESSAGE_ERROR:
-          gst_message_parse_error (msg, &err, &dbg);
-          fail ("%s: error %s (%s)", descs[i], err->message, dbg);
-          break;
-        default:
-          gst_message_parse_warning (msg, &err, &dbg);
-          fail ("%s: warning %s (%s)", descs[i], err->message, dbg);
-          break;
-      }
-      gst_message_unref (msg);
-    }
-    gst_element_set_state (pipe, GST_STATE_NULL);
-    gst_object_unref (pipe);
-  }
+  for (i = 0; i < G_N_ELEMENTS (descs); i++)
+    play_clean (descs[i]);
 }
 
 GST_END_TEST;
@@ -1375,38 +1381,8 @@ GST_START_TEST (test_dpcm_pipeline)
   };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (descs); i++) {
-    GstElement *pipe = gst_parse_launch (descs[i], NULL);
-    gboolean eos = FALSE;
-
-    fail_unless (pipe != NULL);
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    while (!eos) {
-      GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
-          120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
-          GST_MESSAGE_WARNING);
-      GError *err = NULL;
-      gchar *dbg = NULL;
-
-      fail_unless (msg != NULL, "%s: timed out", descs[i]);
-      switch (GST_MESSAGE_TYPE (msg)) {
-        case GST_MESSAGE_EOS:
-          eos = TRUE;
-          break;
-        case GST_MESSAGE_ERROR:
-          gst_message_parse_error (msg, &err, &dbg);
-          fail ("%s: error %s (%s)", descs[i], err->message, dbg);
-          break;
-        default:
-          gst_message_parse_warning (msg, &err, &dbg);
-          fail ("%s: warning %s (%s)", descs[i], err->message, dbg);
-          break;
-      }
-      gst_message_unref (msg);
-    }
-    gst_element_set_state (pipe, GST_STATE_NULL);
-    gst_object_unref (pipe);
-  }
+  for (i = 0; i < G_N_ELEMENTS (descs); i++)
+    play_clean (descs[i]);
 }
 
 GST_END_TEST;
