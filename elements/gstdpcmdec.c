@@ -170,8 +170,6 @@ gst_dpcm_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
     return FALSE;
-  /* the caps pushed now may be a placeholder when the input caps are bare:
-   * the first frame's header sets the real ones */
   gst_caps_replace (&self->sinkcaps, incaps);
   self->have_out = FALSE;
   return TRUE;
@@ -700,9 +698,29 @@ gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_clear_event (&self->pending_segment);
       break;
     }
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      const GstStructure *st;
+
+      /* Bare caps (filesrc's typefinder, multifilesrc) say nothing that
+       * the first frame's header does not: negotiate from the header, as
+       * without input caps, rather than send caps downstream that the
+       * first frame would replace. */
+      gst_event_parse_caps (event, &caps);
+      st = gst_caps_get_structure (caps, 0);
+      if (!gst_structure_has_field (st, "width")
+          || !gst_structure_has_field (st, "height")
+          || !gst_structure_has_field (st, "depth")) {
+        gst_caps_replace (&self->sinkcaps, caps);
+        self->have_out = FALSE;
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+    }
     case GST_EVENT_SEGMENT:
-      /* caps must go first: without input caps they come with the first
-       * frame */
+      /* caps must go first: without full input caps they come with the
+       * first frame */
       if (!gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
         gst_event_replace (&self->pending_segment, event);
         gst_event_unref (event);

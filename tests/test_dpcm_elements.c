@@ -387,6 +387,33 @@ GST_START_TEST (test_stream)
     gst_caps_unref (caps);
     fail_unless (gst_harness_try_pull (r.h) == NULL);
     fail_unless (test_run_error (&r) == NULL);
+    {
+      /* downstream saw the frames' own caps only, the first before the
+       * segment: no placeholder from the bare input caps */
+      GstEvent *ev;
+      guint ncaps = 0;
+      gboolean segment = FALSE;
+
+      while ((ev = gst_harness_try_pull_event (r.h))) {
+        if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+          GstCaps *c;
+          gint w, h;
+
+          gst_event_parse_caps (ev, &c);
+          fail_unless (gst_structure_get_int (gst_caps_get_structure (c, 0),
+                  "width", &w) && gst_structure_get_int
+              (gst_caps_get_structure (c, 0), "height", &h));
+          fail_unless (ncaps == 1 ? w == 7 && h == 1 : w == 33 && h == 17);
+          if (ncaps == 0)
+            fail_if (segment, "the segment went before the caps");
+          ncaps++;
+        } else if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+          segment = TRUE;
+        }
+        gst_event_unref (ev);
+      }
+      fail_unless_equals_int (ncaps, 3);
+    }
     test_run_free (&r);
   }
   g_byte_array_unref (all);
