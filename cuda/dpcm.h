@@ -49,7 +49,8 @@ size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
  * memory when on_device, else host memory; sample_bytes 2: uint16_t, 1:
  * uint8_t, then depth <= 8) with meta_len bytes of metadata (0: none) into
  * the host buffer out; cap >= sci_dpcm_max_bytes(w, h, depth) + meta_len is
- * always enough.  The frame's length goes to *out_len. */
+ * always enough.  The frame's length goes to *out_len.  p->scan =
+ * SCI_DPCM_SCAN_COLUMNS codes the transpose (made on the device). */
 int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples, size_t stride,
                          unsigned sample_bytes, int on_device, unsigned w,
                          unsigned h, unsigned depth, const sci_dpcm_params *p,
@@ -63,7 +64,8 @@ int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples, size_t stride,
  * it; status[i] gets its result (0 or a negative code, SCI_DPCM_E_BUFFER
  * also for a frame deeper than 8 bits into 8-bit samples; its samples are
  * unspecified then).  Returns 0 when every frame decoded, else the first
- * failing frame's code (or a CUDA error, which fails the whole batch). */
+ * failing frame's code (or a CUDA error, which fails the whole batch).
+ * Frames scanned by columns come back transposed to their own layout. */
 int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
                          const uint8_t *const *in, const size_t *len,
                          void *const *out, const size_t *stride,
