@@ -689,9 +689,7 @@ release_all (GstDpcmEnc * self)
   gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_enc);
 #endif
   gst_sci_coded_pool_clear (&self->out);
-#if HAVE_CUDA
   gst_clear_object (&self->host_allocator);
-#endif
   gst_clear_caps (&self->outcaps);
   g_clear_pointer (&self->samples, g_free);
   g_clear_pointer (&self->meta, g_bytes_unref);

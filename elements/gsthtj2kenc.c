@@ -946,35 +946,32 @@ gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return ret;
 }
 
+/* Everything a stream made: at stop and at finalize. */
+static void
+release_all (GstHtj2kEnc * self)
+{
+  release_encoder (self);
+  gst_sci_coded_pool_clear (&self->out);
+  gst_clear_object (&self->host_allocator);
+  gst_clear_caps (&self->incaps);
+  gst_clear_caps (&self->outcaps);
+  self->sent = FALSE;
+}
+
 static gboolean
 gst_htj2k_enc_stop (GstBaseTransform * trans)
 {
   GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
 
   /* before the base class drops the CUDA context */
-  release_encoder (self);
-  gst_sci_coded_pool_clear (&self->out);
-#if HAVE_CUDA
-  gst_clear_object (&self->host_allocator);
-#endif
-  gst_clear_caps (&self->incaps);
-  gst_clear_caps (&self->outcaps);
-  self->sent = FALSE;
+  release_all (self);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 static void
 gst_htj2k_enc_finalize (GObject * object)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
-
-  release_encoder (self);
-  gst_sci_coded_pool_clear (&self->out);
-#if HAVE_CUDA
-  gst_clear_object (&self->host_allocator);
-#endif
-  gst_clear_caps (&self->incaps);
-  gst_clear_caps (&self->outcaps);
+  release_all (GST_HTJ2K_ENC (object));
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
