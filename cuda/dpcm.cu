@@ -1181,22 +1181,26 @@ struct sci_cuda_dpcm {
      * the frames and three int per frame (status, first bad segment,
      * escapes): one copy each */
     dbuf in, frames, dres, dsums, prog, seg_status, out, fin;
-    /* pinned host staging */
-    void *h_stage;
-    size_t h_cap;
+    dbuf stage; /* page-locked host staging */
     int timing;
     sci_cuda_dpcm_times times;
     cudaEvent_t ev[6];
 };
 
-static int grow(dbuf *b, size_t bytes) {
+/* b holds at least `bytes` (a quarter more when it grows): device
+ * memory, or page-locked host memory when pinned. */
+static int grow_mem(dbuf *b, size_t bytes, int pinned) {
     if (b->cap >= bytes)
         return 0;
-    cudaFree(b->p);
+    if (pinned)
+        cudaFreeHost(b->p);
+    else
+        cudaFree(b->p);
     b->p = NULL;
     b->cap = 0;
     size_t want = bytes + bytes / 4;
-    cudaError_t e = cudaMalloc(&b->p, want ? want : 1);
+    cudaError_t e = pinned ? cudaMallocHost(&b->p, want ? want : 1)
+                           : cudaMalloc(&b->p, want ? want : 1);
     if (e != cudaSuccess) {
         cudaGetLastError();
         return (int)e;
@@ -1205,20 +1209,8 @@ static int grow(dbuf *b, size_t bytes) {
     return 0;
 }
 
-static int grow_host(sci_cuda_dpcm *c, size_t bytes) {
-    if (c->h_cap >= bytes)
-        return 0;
-    cudaFreeHost(c->h_stage);
-    c->h_stage = NULL;
-    c->h_cap = 0;
-    size_t want = bytes + bytes / 4;
-    cudaError_t e = cudaMallocHost(&c->h_stage, want);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return (int)e;
-    }
-    c->h_cap = want;
-    return 0;
+static int grow(dbuf *b, size_t bytes) {
+    return grow_mem(b, bytes, 0);
 }
 
 extern "C" int sci_cuda_dpcm_create(sci_cuda_dpcm **out) {
@@ -1248,7 +1240,7 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
                    &c->seg_status, &c->out, &c->fin};
     for (dbuf *b : all)
         cudaFree(b->p);
-    cudaFreeHost(c->h_stage);
+    cudaFreeHost(c->stage.p);
     for (int i = 0; i < 6; i++)
         cudaEventDestroy(c->ev[i]);
     free(c);
@@ -1366,7 +1358,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         (err = grow(&c->packed, p.segs * p.slot_bytes)) ||
         (err = grow(&c->seg_len, p.segs * 4)) ||
         (err = grow(&c->seg_off, p.segs * 4)) ||
-        (err = grow_host(c, p.segs * 4 + INFO_COUNT * sizeof(int))))
+        (err = grow_mem(&c->stage, p.segs * 4 + INFO_COUNT * sizeof(int),
+                        1)))
         return err;
     p.cols = (int64_t *)c->cols.p;
     p.sums = (int64_t *)c->sums.p;
@@ -1425,7 +1418,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         init[INFO_T_LO] = 0x7fffffff;
         init[INFO_T_HI] = -0x7fffffff;
     }
-    int *h_info = (int *)c->h_stage;
+    int *h_info = (int *)c->stage.p;
     uint32_t *h_len = (uint32_t *)(h_info + INFO_COUNT);
     memcpy(h_info, init, sizeof init);
     cudaMemcpyAsync(p.info, h_info, sizeof init, cudaMemcpyHostToDevice, st);
@@ -1706,14 +1699,14 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         (err = grow(&c->seg_status, nsegs * sizeof(int))) ||
         (err = grow(&c->out, out_n * 2)) ||
         (err = grow(&c->fin, fin_n)) ||
-        (err = grow_host(c, list_bytes + frame_bytes))) {
+        (err = grow_mem(&c->stage, list_bytes + frame_bytes, 1))) {
         free(frames);
         free(info);
         return err;
     }
     /* Stage everything in pinned memory: input, segment and strip lists,
      * frames, statuses; one copy each. */
-    uint8_t *h = (uint8_t *)c->h_stage;
+    uint8_t *h = (uint8_t *)c->stage.p;
     dec_segment *hseg = (dec_segment *)(h + in_pad);
     dec_item *hitem = (dec_item *)((uint8_t *)hseg + seg_bytes);
     dec_frame *hfr = (dec_frame *)(h + list_bytes);
