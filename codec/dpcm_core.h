@@ -296,8 +296,8 @@ typedef struct {
 } sci_rc_dec;
 
 /* floor(a / b) for a < 2^42, b >= 1.  A device divides 64-bit integers in
- * a long subroutine; the double quotient is within one of the result, and
- * a step either way makes it exact. */
+ * a long subroutine; the double quotient by b's reciprocal is within one
+ * of the result, and a step either way makes it exact.  A host divides. */
 static inline SCI_DPCM_HD uint64_t sci_rc_div(uint64_t a, uint64_t b) {
 #if defined(__CUDA_ARCH__)
     uint64_t q = (uint64_t)((double)a * __drcp_rn((double)b));
@@ -307,6 +307,31 @@ static inline SCI_DPCM_HD uint64_t sci_rc_div(uint64_t a, uint64_t b) {
         q++;
     return q;
 #else
+    return a / b;
+#endif
+}
+
+/* floor((2^64 - 1) / b): sci_rc_div_inv's inverse of b, which a coder can
+ * take before it needs it (0 on a host, which does not use it). */
+static inline SCI_DPCM_HD uint64_t sci_rc_inv(uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return ~0ull / b;
+#else
+    (void)b;
+    return 0;
+#endif
+}
+
+/* floor(a / b) for a < 2^42 by the high half of a * inv (inv =
+ * sci_rc_inv(b)): that is the quotient or one less, as inv is at most 2
+ * below 2^64 / b. */
+static inline SCI_DPCM_HD uint64_t sci_rc_div_inv(uint64_t a, uint64_t b,
+                                                  uint64_t inv) {
+#if defined(__CUDA_ARCH__)
+    uint64_t q = __umul64hi(a, inv);
+    return (q + 1) * b <= a ? q + 1 : q;
+#else
+    (void)inv;
     return a / b;
 #endif
 }
@@ -340,15 +365,34 @@ static inline SCI_DPCM_HD void sci_rc_shift_low(sci_rc_enc *e) {
     e->low = (e->low & 0xFFFFFFFFull) << 8;
 }
 
-static inline SCI_DPCM_HD void sci_rc_encode(sci_rc_enc *e, uint32_t cum,
-                                             uint32_t freq, uint32_t total) {
-    uint64_t r = sci_rc_div(e->range, total);
+/* The interval narrowed to r's multiples cum .. cum + freq. */
+static inline SCI_DPCM_HD void sci_rc_narrow(sci_rc_enc *e, uint64_t r,
+                                             uint32_t cum, uint32_t freq) {
     e->low += r * cum;
     e->range = r * freq;
     while (e->range < SCI_RC_TOP) {
         e->range <<= 8;
         sci_rc_shift_low(e);
     }
+}
+
+static inline SCI_DPCM_HD void sci_rc_encode(sci_rc_enc *e, uint32_t cum,
+                                             uint32_t freq, uint32_t total) {
+    sci_rc_narrow(e, sci_rc_div(e->range, total), cum, freq);
+}
+
+/* sci_rc_encode with inv = sci_rc_inv(total) */
+static inline SCI_DPCM_HD void sci_rc_encode_inv(sci_rc_enc *e, uint32_t cum,
+                                                 uint32_t freq, uint32_t total,
+                                                 uint64_t inv) {
+    sci_rc_narrow(e, sci_rc_div_inv(e->range, total, inv), cum, freq);
+}
+
+/* sci_rc_encode(e, v, 1, 2^bits) without its division: floor(range /
+ * 2^bits) is a shift. */
+static inline SCI_DPCM_HD void sci_rc_encode_bits(sci_rc_enc *e, uint32_t v,
+                                                  unsigned bits) {
+    sci_rc_narrow(e, e->range >> bits, v, 1);
 }
 
 /* The message's bytes; more than cap when it did not fit (only the first
@@ -443,37 +487,46 @@ static inline SCI_DPCM_HD unsigned sci_dpcm_context_at(const int32_t *seg,
     return sci_dpcm_context(a);
 }
 
-/* How residual v is coded: its class *s, then *raw as a value in
- * [0, *rtotal) (*rtotal = 1: nothing follows).  Returns 1 when it is
- * escaped (outside [t_lo, t_hi]). */
+/* How residual v is coded: its class *s, then *raw as a value of *bits
+ * bits (0: nothing follows).  Returns 1 when it is escaped (outside
+ * [t_lo, t_hi]). */
 static inline SCI_DPCM_HD unsigned sci_dpcm_symbol(int32_t v, unsigned depth,
                                                    int32_t t_lo, int32_t t_hi,
                                                    unsigned *s, uint32_t *raw,
-                                                   uint32_t *rtotal) {
+                                                   unsigned *bits) {
     if (v < t_lo || v > t_hi) {
         *s = SCI_DPCM_ESCAPE;
         *raw = (uint32_t)(v + (int32_t)((1u << depth) - 1));
-        *rtotal = 2u << depth; /* d + 1 bits */
+        *bits = depth + 1;
         return 1;
     }
-    unsigned nraw;
     uint32_t u = v >= 0 ? 2u * (uint32_t)v : 2u * (uint32_t)(-(int64_t)v) - 1;
-    *s = sci_dpcm_class(u, &nraw);
-    *raw = u & ((1u << nraw) - 1);
-    *rtotal = 1u << nraw;
+    *s = sci_dpcm_class(u, bits);
+    *raw = u & ((1u << *bits) - 1);
     return 0;
 }
 
-/* Codes class s of context c (cum: the frequencies below s) and the
- * verbatim value; the caller updates the model. */
+/* Codes class s (cum: the frequencies below it, freq its own, out of
+ * total; inv: sci_rc_inv(total)) and the verbatim value; the caller
+ * updates the model. */
+static inline SCI_DPCM_HD void sci_dpcm_code_values(sci_rc_enc *e,
+                                                    uint32_t cum,
+                                                    uint32_t freq,
+                                                    uint32_t total,
+                                                    uint64_t inv, uint32_t raw,
+                                                    unsigned bits) {
+    sci_rc_encode_inv(e, cum, freq, total, inv);
+    /* bits = 0 (raw = 0) leaves the coder as it is: no branch needed */
+    sci_rc_encode_bits(e, raw, bits);
+}
+
 static inline SCI_DPCM_HD void sci_dpcm_code_symbol(const sci_dpcm_models *m,
                                                     sci_rc_enc *e, unsigned c,
                                                     unsigned s, uint32_t cum,
                                                     uint32_t raw,
-                                                    uint32_t rtotal) {
-    sci_rc_encode(e, cum, m->freq[c][s], m->total[c]);
-    if (rtotal > 1)
-        sci_rc_encode(e, raw, 1, rtotal);
+                                                    unsigned bits) {
+    sci_dpcm_code_values(e, cum, m->freq[c][s], m->total[c],
+                         sci_rc_inv(m->total[c]), raw, bits);
 }
 
 /* After class s was decoded: its verbatim bits and the residual, checked
@@ -523,14 +576,14 @@ static inline SCI_DPCM_HD void sci_dpcm_code_segment(
     sci_dpcm_models_init(m);
     for (unsigned yy = 0; yy < rows; yy++)
         for (unsigned x = 0; x < w; x++) {
-            unsigned c = sci_dpcm_context_at(seg, w, x, yy), s;
-            uint32_t raw, rtotal;
+            unsigned c = sci_dpcm_context_at(seg, w, x, yy), s, bits;
+            uint32_t raw;
             esc += sci_dpcm_symbol(seg[(size_t)yy * w + x], depth, t_lo, t_hi,
-                                   &s, &raw, &rtotal);
+                                   &s, &raw, &bits);
             uint32_t cum = 0;
             for (unsigned i = 0; i < s; i++)
                 cum += m->freq[c][i];
-            sci_dpcm_code_symbol(m, e, c, s, cum, raw, rtotal);
+            sci_dpcm_code_symbol(m, e, c, s, cum, raw, bits);
             sci_dpcm_models_update(m, c, s);
         }
     *escapes += esc;

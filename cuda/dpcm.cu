@@ -63,6 +63,13 @@
 #define LDCG(p) __ldcg(p)
 #endif
 
+#ifdef SCI_DPCM_EMU
+#define LANE() 0u
+#else
+#define LANE() (threadIdx.x & 31u)
+#define FULL_MASK 0xFFFFFFFFu
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Device helpers that differ on the host */
 
@@ -208,6 +215,116 @@ DK int solve_coop(unsigned n, unsigned order_n, double *A, unsigned lane,
     return solve_coop_n<0>(n, order_n, A, lane, G, a);
 }
 
+#ifndef SCI_DPCM_EMU
+/* The largest and smallest value over the 16-lane half of the warp that
+ * `half` (0 or 16) names: a warp reduction per half, the other half
+ * contributing the neutral value. */
+DK unsigned group_max(unsigned v, unsigned half) {
+    unsigned lo = __reduce_max_sync(FULL_MASK, half ? 0u : v);
+    unsigned hi = __reduce_max_sync(FULL_MASK, half ? v : 0u);
+    return half ? hi : lo;
+}
+
+DK unsigned group_min(unsigned v, unsigned half) {
+    unsigned lo = __reduce_min_sync(FULL_MASK, half ? ~0u : v);
+    unsigned hi = __reduce_min_sync(FULL_MASK, half ? v : ~0u);
+    return half ? hi : lo;
+}
+
+DK uint64_t group_max64(uint64_t v, unsigned half) {
+    unsigned top = group_max((unsigned)(v >> 32), half);
+    unsigned low = group_max((unsigned)(v >> 32) == top ? (unsigned)v : 0u,
+                             half);
+    return (uint64_t)top << 32 | low;
+}
+#endif
+
+#ifndef SCI_DPCM_EMU
+/* sci_dpcm_solve_core for order NC on a group of 16 lanes (the two halves
+ * of a warp, which may hold systems of different n), the system in
+ * registers: lane r loads row r of the n x n block of the sums S (packed
+ * for order NC) and b's entry r.  A row swap only relabels the lanes
+ * (`me`: the row a lane holds now); columns left of the pivot, which the
+ * reference does not swap, are never read again.  The pivot is the
+ * reference's: the first row, in row order, of the largest magnitude;
+ * a NaN at the diagonal keeps its row and fails, NaN below it never
+ * wins.  Every lane of the warp runs every step (the shuffles need
+ * them).  Writes weight i to a[i] (shared memory) and returns 1, or 0
+ * for a singular system. */
+template <unsigned NC>
+DK int solve_rows(unsigned n, const int64_t *S, unsigned lane, double *a) {
+    const unsigned pn = NC * (NC + 1) / 2;
+    const unsigned half = threadIdx.x & 16u;
+    double A[NC], b = 0.0, diag = 0.0;
+UNROLL
+    for (unsigned k = 0; k < NC; k++) {
+        unsigned lo = lane < k ? lane : k, hi = lane < k ? k : lane;
+        A[k] = lane < n && k < n ? (double)S[sci_dpcm_packed(NC, lo, hi)]
+                                 : 0.0;
+        if (k == lane)
+            diag = A[k];
+    }
+    if (lane < n)
+        b = (double)S[pn + lane];
+    /* the diagonal is >= 0: its bits order as its values */
+    const double scale = __longlong_as_double(
+        group_max64((uint64_t)__double_as_longlong(diag), half));
+    int ok = scale > 0.0;
+    const double thr = scale * SCI_DPCM_PIVOT_EPS;
+    unsigned me = lane;
+UNROLL
+    for (unsigned c = 0; c < NC; c++) {
+        const int live = ok && c < n;
+        const double v = fabs(A[c]);
+        const int nan_here = isnan(v);
+        const int cand = me >= c && me < n && (!nan_here || me == c);
+        const uint64_t key = !cand ? 0
+                           : nan_here ? 0x7FF0000000000000ull /* inf */
+                                      : (uint64_t)__double_as_longlong(v);
+        /* mostly one row holds the largest top half of the key: then it
+         * is the pivot; else the low halves and the row order decide */
+        const unsigned top = group_max((unsigned)(key >> 32), half);
+        const int near = cand && (unsigned)(key >> 32) == top;
+        unsigned hold = (__ballot_sync(FULL_MASK, near) >> half) & 0xFFFFu;
+        if (__any_sync(FULL_MASK, __popc(hold) > 1)) {
+            const unsigned low = group_max(near ? (unsigned)key : 0u, half);
+            const unsigned first =
+                group_min(near && (unsigned)key == low ? me : ~0u, half);
+            hold = (__ballot_sync(FULL_MASK, me == first) >> half) & 0xFFFFu;
+        }
+        const unsigned src = hold ? __ffs(hold) - 1 : 0;
+        const unsigned at = __shfl_sync(FULL_MASK, me, src, 16);
+        double pv[NC];
+UNROLL
+        for (unsigned k = c; k < NC; k++)
+            pv[k] = __shfl_sync(FULL_MASK, A[k], src, 16);
+        const double pb = __shfl_sync(FULL_MASK, b, src, 16);
+        if (live && !(fabs(pv[c]) > thr))
+            ok = 0;
+        if (!(live && ok))
+            continue;
+        me = me == c ? at : me == at ? c : me;
+        const double inv = 1.0 / pv[c];
+        if (me != c && me < n) {
+            const double f = A[c] * inv;
+UNROLL
+            for (unsigned k = c + 1; k < NC; k++)
+                A[k] = A[k] - f * pv[k];
+            b = b - f * pb;
+        }
+    }
+    if (ok && me < n) {
+        double d = 0.0;
+UNROLL
+        for (unsigned k = 0; k < NC; k++)
+            if (k == me)
+                d = A[k];
+        a[me] = b / d;
+    }
+    return ok;
+}
+#endif
+
 /* The packed sums' entry t of order n as (i, k): i | k << 8, k = 255 for
  * b's entry i; by threads tid, tid + nt, ... */
 DK void build_pairs(unsigned n, uint16_t *pairs, unsigned tid, unsigned nt) {
@@ -242,6 +359,34 @@ DK int64_t window_entry(unsigned order_n, unsigned eq_m, const uint16_t *row,
         acc += (int64_t)((uint64_t)va * vb);
     }
     return acc;
+}
+
+/* sci_dpcm_add_window_at's sums of column x along one diagonal: the
+ * matrix entries (i, i + d), i = 0 .. N - 1 - d, are sums of the products
+ * s(z) s(z - d) over windows of one length ending at z = x - 1 - i, and
+ * b's entry d - 1 (d >= 1) is the window ending at x; one running sum
+ * slides over them all instead of summing each window anew.  s(z) is
+ * row[z + off] for z >= -N (zeros left of the row); a product of two
+ * samples fits 32 bits. */
+DK void add_diagonal(unsigned order_n, unsigned eq_m, const uint16_t *row,
+                     int off, unsigned x, unsigned d, int64_t *S) {
+    const unsigned pn = order_n * (order_n + 1) / 2;
+    const int len = (int)(x - sci_dpcm_window_lo(order_n, eq_m, x)) + 1;
+    const int e_lo = (int)x - (int)order_n + (int)d;
+    const int dd = (int)d;
+#define PRODUCT(z) ((uint32_t)row[off + (z)] * row[off + (z) - dd])
+    int64_t win = 0;
+    for (int z = e_lo - len + 1; z <= e_lo; z++)
+        win += PRODUCT(z);
+    /* the matrix entries, i = x - 1 - e from N - 1 - d down to 0 */
+    for (int e = e_lo; e < (int)x; e++) {
+        unsigned i = x - 1 - (unsigned)e;
+        S[sci_dpcm_packed(order_n, i, i + d)] += win;
+        win += (int64_t)PRODUCT(e + 1) - (int64_t)PRODUCT(e + 1 - len);
+    }
+#undef PRODUCT
+    if (d)
+        S[pn + d - 1] += win;
 }
 
 /* Per-frame results the encoder's kernels leave for the host. */
@@ -332,8 +477,8 @@ struct group_room {
     int64_t *S;            /* e running sums */
     double *A;             /* the system, solve_coop's layout */
     double *a;             /* N weights */
-    uint16_t *row;         /* the row's samples x - (N + M - 1) .. x */
-    const uint16_t *pairs; /* build_pairs' table */
+    uint16_t *row;         /* N zeros, then the row's samples
+                            * x - (N + M - 1) .. x */
 };
 
 DK void predict_group(const enc_params &p, group_room gr, size_t i,
@@ -350,6 +495,8 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
     if (lsq)
         for (unsigned t = lane; t < p.e; t += G)
             gr.S[t] = p.sums[((size_t)blk * p.e + t) * p.w + x];
+    for (unsigned j = lane; j < p.n; j += G)
+        gr.row[j] = 0; /* left of the row */
     GROUP_SYNC(); /* every lane's sums in before any lane loads a system */
     for (unsigned k = 0; k < p.blk_rows; k++) {
         const unsigned y = y0 + k;
@@ -357,18 +504,26 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
         const uint16_t *row = p.samples + (size_t)y * p.stride;
         if (live && lsq)
             for (unsigned j = base + lane; j <= x; j += G)
-                gr.row[j - base] = row[j];
+                gr.row[p.n + j - base] = row[j];
         const unsigned n = live && lsq && y ? sci_dpcm_order_at(p.n, x) : 0;
-        for (unsigned r = lane; r < n; r += G) {
-            for (unsigned c = 0; c < n; c++) {
-                unsigned lo = r < c ? r : c, hi = r < c ? c : r;
-                gr.A[(size_t)c * p.n + r] =
-                    (double)gr.S[sci_dpcm_packed(p.n, lo, hi)];
+        int ok;
+#ifndef SCI_DPCM_EMU
+        if (p.n == SCI_DPCM_DEFAULT_ORDER && G == 16) {
+            ok = solve_rows<SCI_DPCM_DEFAULT_ORDER>(n, gr.S, lane, gr.a);
+        } else
+#endif
+        {
+            for (unsigned r = lane; r < n; r += G) {
+                for (unsigned c = 0; c < n; c++) {
+                    unsigned lo = r < c ? r : c, hi = r < c ? c : r;
+                    gr.A[(size_t)c * p.n + r] =
+                        (double)gr.S[sci_dpcm_packed(p.n, lo, hi)];
+                }
+                gr.A[(size_t)n * p.n + r] = (double)gr.S[pn + r];
             }
-            gr.A[(size_t)n * p.n + r] = (double)gr.S[pn + r];
+            GROUP_SYNC();
+            ok = solve_coop(n, p.n, gr.A, lane, G, gr.a);
         }
-        GROUP_SYNC();
-        int ok = solve_coop(n, p.n, gr.A, lane, G, gr.a);
         GROUP_SYNC();
         if (live && lane == 0) {
             uint32_t pred;
@@ -380,13 +535,13 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
                 pred = row[x - 1];
             else
                 pred = sci_dpcm_round(
-                    sci_dpcm_dot(n, gr.a, gr.row + (x - base)), maxval);
+                    sci_dpcm_dot(n, gr.a, gr.row + p.n + (x - base)), maxval);
             p.res[(size_t)y * p.w + x] = (int32_t)row[x] - (int32_t)pred;
         }
         if (live && lsq)
-            for (unsigned t = lane; t < p.e; t += G)
-                gr.S[t] += window_entry(p.n, p.m, gr.row, base, x,
-                                        gr.pairs[t]);
+            for (unsigned d = lane; d <= p.n; d += G)
+                add_diagonal(p.n, p.m, gr.row, (int)p.n - (int)base, x, d,
+                             gr.S);
         GROUP_SYNC();
     }
 }
@@ -394,7 +549,7 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
 /* A group's room in predict_kernel's shared memory, in bytes. */
 struct group_layout {
     unsigned G;
-    size_t s_off, a_off, w_off, r_off, group_bytes, pairs_off, total;
+    size_t s_off, a_off, w_off, r_off, group_bytes, total;
 };
 
 static inline void group_plan(unsigned n, unsigned m,
@@ -408,16 +563,14 @@ static inline void group_plan(unsigned n, unsigned m,
     gl->a_off = e * 8;
     gl->w_off = gl->a_off + (size_t)(n + 1) * n * 8;
     gl->r_off = gl->w_off + (size_t)n * 8;
-    gl->group_bytes = (gl->r_off + (size_t)(n + m) * 2 + 7) / 8 * 8;
-    gl->pairs_off = (size_t)(threads / gl->G) * gl->group_bytes;
-    gl->total = gl->pairs_off + (e * 2 + 7) / 8 * 8;
+    gl->group_bytes = (gl->r_off + (size_t)(2 * n + m) * 2 + 7) / 8 * 8;
+    gl->total = (size_t)(threads / gl->G) * gl->group_bytes;
 }
 
 DK group_room group_at(uint8_t *base, const group_layout &gl, unsigned g) {
     uint8_t *q = base + (size_t)g * gl.group_bytes;
     group_room gr = {(int64_t *)(q + gl.s_off), (double *)(q + gl.a_off),
-                     (double *)(q + gl.w_off), (uint16_t *)(q + gl.r_off),
-                     (const uint16_t *)(base + gl.pairs_off)};
+                     (double *)(q + gl.w_off), (uint16_t *)(q + gl.r_off)};
     return gr;
 }
 
@@ -473,13 +626,6 @@ DK void thresholds_final(const enc_params &p) {
  * instead of one class after another.  The values, and so the bytes, are
  * sci_dpcm_code_segment's and sci_dpcm_decode_segment's; emulated (one
  * lane) the searches are theirs. */
-
-#ifdef SCI_DPCM_EMU
-#define LANE() 0u
-#else
-#define LANE() (threadIdx.x & 31u)
-#define FULL_MASK 0xFFFFFFFFu
-#endif
 
 /* The sum of the frequencies of the classes below s. */
 DK uint32_t warp_cum(const uint32_t *freq, unsigned s) {
@@ -538,15 +684,15 @@ DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
 DK unsigned symbol_at(const int32_t *seg, unsigned w, size_t i,
                       unsigned depth, int32_t t_lo, int32_t t_hi,
                       unsigned *c, unsigned *s, uint32_t *raw,
-                      uint32_t *rtotal) {
+                      unsigned *bits) {
     *c = sci_dpcm_context_at(seg, w, (unsigned)(i % w), (unsigned)(i / w));
-    return sci_dpcm_symbol(seg[i], depth, t_lo, t_hi, s, raw, rtotal);
+    return sci_dpcm_symbol(seg[i], depth, t_lo, t_hi, s, raw, bits);
 }
 
 /* One residual into the warp's coder, as sci_dpcm_code_segment codes it. */
 DK void code_symbol(sci_dpcm_models *m, sci_rc_enc *e, unsigned c,
-                    unsigned s, uint32_t raw, uint32_t rtotal) {
-    sci_dpcm_code_symbol(m, e, c, s, warp_cum(m->freq[c], s), raw, rtotal);
+                    unsigned s, uint32_t raw, unsigned bits) {
+    sci_dpcm_code_symbol(m, e, c, s, warp_cum(m->freq[c], s), raw, bits);
     WARP_SYNC();
     if (LANE() == 0)
         sci_dpcm_models_update(m, c, s);
@@ -565,26 +711,100 @@ DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
     const size_t count = (size_t)w * rows;
 #ifdef SCI_DPCM_EMU
     for (size_t i = 0; i < count; i++) {
-        unsigned c, s;
-        uint32_t raw, rtotal;
-        esc += symbol_at(seg, w, i, depth, t_lo, t_hi, &c, &s, &raw, &rtotal);
-        code_symbol(m, e, c, s, raw, rtotal);
+        unsigned c, s, bits;
+        uint32_t raw;
+        esc += symbol_at(seg, w, i, depth, t_lo, t_hi, &c, &s, &raw, &bits);
+        code_symbol(m, e, c, s, raw, bits);
     }
 #else
-    /* the lanes find the next 32 symbols' contexts and classes at once;
-     * then the coder takes them one by one */
+    /* The lanes take 32 residuals at once: each finds its context and
+     * class, and the frequencies its symbol is coded with: the models'
+     * at the chunk's start plus the increments of the earlier symbols of
+     * its context in the chunk (none of them rescales the model: a chunk
+     * where one would goes symbol by symbol).  The coder then only
+     * narrows its interval, symbol after symbol: its chain no longer
+     * waits for a model. */
+    const unsigned l = LANE(), below = (1u << l) - 1;
     for (size_t i0 = 0; i0 < count; i0 += 32) {
-        unsigned c = 0, s = 0;
-        uint32_t raw = 0, rtotal = 1;
-        if (i0 + LANE() < count)
-            esc += symbol_at(seg, w, i0 + LANE(), depth, t_lo, t_hi, &c, &s,
-                             &raw, &rtotal);
-        unsigned k1 = count - i0 < 32 ? (unsigned)(count - i0) : 32;
-        for (unsigned k = 0; k < k1; k++)
-            code_symbol(m, e, __shfl_sync(FULL_MASK, c, k),
-                        __shfl_sync(FULL_MASK, s, k),
-                        __shfl_sync(FULL_MASK, raw, k),
-                        __shfl_sync(FULL_MASK, rtotal, k));
+        unsigned c = SCI_DPCM_CONTEXTS, s = 0, bits = 0;
+        uint32_t raw = 0;
+        const int have = i0 + l < count;
+        if (have)
+            esc += symbol_at(seg, w, i0 + l, depth, t_lo, t_hi, &c, &s, &raw,
+                             &bits);
+        const unsigned k1 = count - i0 < 32 ? (unsigned)(count - i0) : 32;
+        const unsigned live = __ballot_sync(FULL_MASK, have);
+        const unsigned same_c = __match_any_sync(FULL_MASK, c) & live;
+        const unsigned same_cs = __match_any_sync(FULL_MASK, c << 8 | s) & live;
+        /* lanes whose class is below this lane's, from the classes' bit
+         * planes */
+        unsigned less = 0, eq = FULL_MASK;
+        for (int b = 5; b >= 0; b--) {
+            unsigned plane = __ballot_sync(FULL_MASK, (s >> b) & 1);
+            if ((s >> b) & 1) {
+                less |= eq & ~plane;
+                eq &= plane;
+            } else {
+                eq &= ~plane;
+            }
+        }
+        uint32_t f0 = 0, t0 = 0, cum0 = 0;
+        if (have) {
+            f0 = m->freq[c][s];
+            t0 = m->total[c];
+            for (unsigned i = 0; i < s; i++)
+                cum0 += m->freq[c][i];
+        }
+        const int last_c = have && (same_c >> l) == 1;
+        const uint32_t t1 = t0 + SCI_DPCM_MODEL_INC * __popc(same_c);
+        if (__ballot_sync(FULL_MASK, last_c && t1 > SCI_DPCM_MODEL_LIMIT)) {
+            for (unsigned k = 0; k < k1; k++)
+                code_symbol(m, e, __shfl_sync(FULL_MASK, c, k),
+                            __shfl_sync(FULL_MASK, s, k),
+                            __shfl_sync(FULL_MASK, raw, k),
+                            __shfl_sync(FULL_MASK, bits, k));
+            continue;
+        }
+        const uint32_t cum =
+            cum0 + SCI_DPCM_MODEL_INC * __popc(same_c & below & less);
+        const uint32_t freq = f0 + SCI_DPCM_MODEL_INC * __popc(same_cs & below);
+        const uint32_t total = t0 + SCI_DPCM_MODEL_INC * __popc(same_c & below);
+        /* cum, freq < 2^16 and total <= 2^16 while no model rescales */
+        const uint32_t cf = cum | freq << 16, tb = (total - 1) | bits << 16;
+        const uint64_t inv = sci_rc_inv(total);
+        /* four symbols' values fetched before the four are coded, so the
+         * coder's chain does not wait for a shuffle (a chunk's last ones
+         * one by one) */
+        unsigned k0 = 0;
+        for (; k0 + 4 <= k1; k0 += 4) {
+            uint32_t cfk[4], tbk[4], rk[4];
+            uint64_t ik[4];
+UNROLL
+            for (unsigned j = 0; j < 4; j++) {
+                cfk[j] = __shfl_sync(FULL_MASK, cf, k0 + j);
+                tbk[j] = __shfl_sync(FULL_MASK, tb, k0 + j);
+                rk[j] = __shfl_sync(FULL_MASK, raw, k0 + j);
+                ik[j] = __shfl_sync(FULL_MASK, inv, k0 + j);
+            }
+UNROLL
+            for (unsigned j = 0; j < 4; j++)
+                sci_dpcm_code_values(e, cfk[j] & 0xFFFF, cfk[j] >> 16,
+                                     (tbk[j] & 0xFFFF) + 1, ik[j], rk[j],
+                                     tbk[j] >> 16);
+        }
+        for (; k0 < k1; k0++) {
+            uint32_t cfk = __shfl_sync(FULL_MASK, cf, k0);
+            uint32_t tbk = __shfl_sync(FULL_MASK, tb, k0);
+            sci_dpcm_code_values(e, cfk & 0xFFFF, cfk >> 16,
+                                 (tbk & 0xFFFF) + 1,
+                                 __shfl_sync(FULL_MASK, inv, k0),
+                                 __shfl_sync(FULL_MASK, raw, k0), tbk >> 16);
+        }
+        if (have && (same_cs >> l) == 1)
+            m->freq[c][s] = f0 + SCI_DPCM_MODEL_INC * __popc(same_cs);
+        if (last_c)
+            m->total[c] = t1;
+        WARP_SYNC();
     }
     esc = __reduce_add_sync(FULL_MASK, esc);
 #endif
@@ -1010,14 +1230,11 @@ __global__ void __launch_bounds__(ENC_THREADS) scan_kernel(enc_params p,
         scan_item(p, i);
 }
 
-__global__ void __launch_bounds__(PREDICT_THREADS) predict_kernel(
+__global__ void __launch_bounds__(PREDICT_THREADS, 4) predict_kernel(
     enc_params p, size_t ngroups, group_layout gl) {
     extern __shared__ double smem[];
     uint8_t *base = (uint8_t *)smem;
     const unsigned G = gl.G, groups = PREDICT_THREADS / G;
-    build_pairs(p.n, (uint16_t *)(base + gl.pairs_off), threadIdx.x,
-                PREDICT_THREADS);
-    __syncthreads();
     size_t i = (size_t)blockIdx.x * groups + threadIdx.x / G;
     predict_group(p, group_at(base, gl, threadIdx.x / G), i, i < ngroups,
                   threadIdx.x % G, G);
@@ -1433,12 +1650,10 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         group_layout gl;
         group_plan(p.n, p.m, 1, &gl);
         gl.G = 1;
-        gl.pairs_off = gl.group_bytes;
-        gl.total = gl.pairs_off + (p.e * 2 + 7) / 8 * 8;
+        gl.total = gl.group_bytes;
         uint8_t *room = (uint8_t *)malloc(gl.total);
         if (!room)
             return SCI_DPCM_E_NOMEM;
-        build_pairs(p.n, (uint16_t *)(room + gl.pairs_off), 0, 1);
         group_room gr = group_at(room, gl, 0);
         for (size_t i = 0; i < ncol; i++)
             predict_group(p, gr, i, 1, 0, 1);

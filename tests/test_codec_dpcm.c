@@ -136,6 +136,34 @@ static void test_range_coder(void) {
     check(bound_bad == 0, "range coder: messages within 7 bytes + the information content");
     check(zero_bad == 0, "range coder: every message starts with a 0 byte");
 
+    /* verbatim bits by a shift: the same bytes as by a division by 2^bits,
+     * between values of any total (bits 0..24) */
+    {
+        enum { N_BITS = 6000 };
+        static uint8_t shifted[6 + 5 * N_BITS + 64];
+        unsigned same = 1;
+        for (unsigned round = 0; round < 20; round++) {
+            sci_rc_enc a, b;
+            sci_rc_enc_init(&a, buf, sizeof buf);
+            sci_rc_enc_init(&b, shifted, sizeof shifted);
+            for (unsigned i = 0; i < N_BITS; i++) {
+                if (rng() % 2) {
+                    rc_sym q = rc_random_sym((unsigned)(rng() % 4));
+                    sci_rc_encode(&a, q.cum, q.freq, q.total);
+                    sci_rc_encode(&b, q.cum, q.freq, q.total);
+                }
+                unsigned nb = (unsigned)(rng() % 25);
+                uint32_t v = (uint32_t)(rng() & ((1u << nb) - 1));
+                sci_rc_encode(&a, v, 1, 1u << nb);
+                sci_rc_encode_bits(&b, v, nb);
+            }
+            size_t la = sci_rc_enc_finish(&a), lb = sci_rc_enc_finish(&b);
+            if (la != lb || la > sizeof buf || memcmp(buf, shifted, la))
+                same = 0;
+        }
+        check(same, "range coder: verbatim bits by a shift give the bytes of "
+                    "a division by 2^bits");
+    }
     /* an empty message is 6 zero bytes */
     {
         sci_rc_enc e;
