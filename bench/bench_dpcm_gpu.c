@@ -13,10 +13,15 @@
  * runs after one warm-up: encode from host memory (upload included) and
  * from device memory; decode of one frame into device memory and into host
  * memory (download included); batches of 1..256 frames decoded in one call
- * into device memory (frames/s).  The stage split comes from CUDA events.
+ * into device memory (frames/s); encodes with frames in flight: 1..4 host
+ * threads, each with its own handle and CUDA stream, encoding 1024 x 1024
+ * frames from device memory (one frame's entropy coding, a few hundred
+ * warps, leaves the GPU to the next frame's predictor).  The stage split
+ * comes from CUDA events.
  *
  *   bench-dpcm-gpu [--reps N] [--data DIR]
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +73,44 @@ static int reps = 15;
         }                                                                   \
         out = bench_median(t_, n_);                                         \
     } while (0)
+
+/* One host thread's share of the encodes in flight. */
+typedef struct {
+    const uint16_t *dpx; /* the three 1024 x 1024 frames, device memory */
+    unsigned frames, first;
+    const sci_dpcm_params *p;
+    uint8_t *const *ref; /* the C reference's frames */
+    const size_t *ref_len;
+    pthread_barrier_t *start, *done;
+    int bad;
+} enc_job;
+
+static void *enc_worker(void *arg) {
+    enc_job *j = arg;
+    const size_t count = (size_t)1024 * 1024;
+    size_t cap = sci_dpcm_max_bytes(1024, 1024, 16), n = 0;
+    sci_cuda_dpcm *g = NULL;
+    cudaStream_t s = NULL;
+    uint8_t *out = malloc(cap);
+    j->bad = !out || sci_cuda_dpcm_create(&g) ||
+             cudaStreamCreate(&s) != cudaSuccess ||
+             sci_cuda_dpcm_encode(g, j->dpx, 1024, 2, 1, 1024, 1024, 16, j->p,
+                                  NULL, 0, out, cap, &n, s); /* warm-up */
+    pthread_barrier_wait(j->start);
+    for (unsigned k = 0; k < j->frames && !j->bad; k++) {
+        unsigned fi = (j->first + k) % 3;
+        if (sci_cuda_dpcm_encode(g, j->dpx + count * fi, 1024, 2, 1, 1024,
+                                 1024, 16, j->p, NULL, 0, out, cap, &n, s) ||
+            n != j->ref_len[fi] || memcmp(out, j->ref[fi], n))
+            j->bad = 1;
+    }
+    pthread_barrier_wait(j->done);
+    if (s)
+        cudaStreamDestroy(s);
+    sci_cuda_dpcm_destroy(g);
+    free(out);
+    return NULL;
+}
 
 static void fail(const char *what, const frame *f) {
     fprintf(stderr, "bench-dpcm-gpu: %s on %s\n", what, f->name);
@@ -349,6 +392,47 @@ int main(int argc, char **argv) {
                nb[k] * 1000.0 / t);
     }
     reps = r1;
+
+    printf("\nencode with frames in flight, 1024 x 1024 x 16 (mirror frames in "
+           "turn) from device memory: host threads, each its own handle and "
+           "stream\n");
+    printf("| threads | frames | ms | ms per frame | frames/s |\n");
+    printf("| --- | --- | --- | --- | --- |\n");
+    CK(cudaMemcpy(dall, fr[3].px, count * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dall + count, fr[4].px, count * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dall + 2 * count, fr[5].px, count * 2,
+                  cudaMemcpyHostToDevice));
+    for (unsigned nt = 1; nt <= 4; nt++) {
+        enum { PER_THREAD = 60 };
+        pthread_t th[4];
+        enc_job job[4];
+        pthread_barrier_t start, done;
+        pthread_barrier_init(&start, NULL, nt + 1);
+        pthread_barrier_init(&done, NULL, nt + 1);
+        for (unsigned t = 0; t < nt; t++) {
+            job[t] = (enc_job){dall, PER_THREAD, t, &p, enc, elen, &start,
+                               &done, 0};
+            if (pthread_create(&th[t], NULL, enc_worker, &job[t])) {
+                fprintf(stderr, "bench-dpcm-gpu: no thread\n");
+                return 1;
+            }
+        }
+        pthread_barrier_wait(&start);
+        double t0 = bench_now_ms();
+        pthread_barrier_wait(&done);
+        double ms = bench_now_ms() - t0;
+        for (unsigned t = 0; t < nt; t++) {
+            pthread_join(th[t], NULL);
+            if (job[t].bad)
+                fail("an encode in flight differs from the CPU frame",
+                     &fr[3]);
+        }
+        pthread_barrier_destroy(&start);
+        pthread_barrier_destroy(&done);
+        unsigned frames = nt * PER_THREAD;
+        printf("| %u | %u | %.1f | %.3f | %.1f |\n", nt, frames, ms,
+               ms / frames, frames * 1000.0 / ms);
+    }
     printf("\ndevice memory held: %.1f MiB\n",
            sci_cuda_dpcm_device_bytes(g) / 1048576.0);
     cudaFree(dall);
