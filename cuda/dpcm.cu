@@ -2,8 +2,8 @@
  * Online-DPCM on the GPU (see dpcm.h).  Every rule that must agree with the
  * C reference to the bit comes from codec/dpcm_core.h (or, where the work
  * is spread over threads, follows its operations in its order: solve_coop,
- * window_entry, the warp segment coders); this file only decides who
- * computes what, where.
+ * solve_rows, window_entry, add_diagonal, the warp segment coders); this
+ * file only decides who computes what, where.
  *
  * Encoder, per frame:
  *   1. blocksum: the rows are cut into nb blocks; a thread per (block,
@@ -11,12 +11,16 @@
  *      column over its block (cols[blk][t][x], coalesced over x);
  *   2. scan: a thread per (entry, column) sums its window's equations and
  *      turns the block sums into sums over the rows before each block;
- *   3. predict: a group of threads per (block, column) walks its block's
- *      rows from those sums, the group sharing each pixel's window products
- *      and elimination, and writes the residuals;
+ *   3. predict: a group of 16 threads per (block, column) walks its
+ *      block's rows from those sums: the lanes hold the system's rows
+ *      (solve_rows, N = 11) or share it in shared memory (solve_coop, any
+ *      other N), slide the window sums along the matrix's diagonals
+ *      (add_diagonal), and write the residuals;
  *   4. thresholds from a histogram (shared-memory bins near 0, global
  *      ones beyond), read back by the segment coder on the device;
- *   5. a warp per segment codes it into a slot of its bound;
+ *   5. a warp per segment codes it into a slot of its bound: the lanes
+ *      find 32 symbols' frequencies at once, then the coder runs through
+ *      them;
  *   6. a scan of the lengths and a copy close the slots up, and only the
  *      coded bytes go to the host.
  * Decoder, per batch: a warp per segment of every frame decodes the
@@ -26,9 +30,9 @@
  * Built with SCI_DPCM_EMU, each kernel becomes a host loop over the same
  * device functions with one thread (groups of one lane, warps of one lane,
  * barriers no-ops, strips one after another): tests/dpcm_emu.cpp checks
- * the kernels' logic against the C reference without a GPU; the lane-
- * parallel searches (warp_cum, warp_find) run only on the device and are
- * checked there by parity-dpcm.
+ * the kernels' logic against the C reference without a GPU; what needs
+ * lanes (warp_cum, warp_find, solve_rows, the segment coder's chunks) runs
+ * only on the device and is checked there by parity-dpcm.
  */
 #include <cuda_runtime.h>
 
@@ -246,10 +250,11 @@ DK uint64_t group_max64(uint64_t v, unsigned half) {
  * for order NC) and b's entry r.  A row swap only relabels the lanes
  * (`me`: the row a lane holds now); columns left of the pivot, which the
  * reference does not swap, are never read again.  The pivot is the
- * reference's: the first row, in row order, of the largest magnitude;
- * a NaN at the diagonal keeps its row and fails, NaN below it never
- * wins.  Every lane of the warp runs every step (the shuffles need
- * them).  Writes weight i to a[i] (shared memory) and returns 1, or 0
+ * reference's: the first row, in row order, of the largest magnitude
+ * (found by warp reductions on the magnitude's bits, which order as the
+ * values); a NaN at the diagonal keeps its row and fails, NaN below it
+ * never wins.  Every lane of the warp runs every step (the reductions and
+ * shuffles need them).  Writes weight i to a[i] (shared memory) and returns 1, or 0
  * for a singular system. */
 template <unsigned NC>
 DK int solve_rows(unsigned n, const int64_t *S, unsigned lane, double *a) {
@@ -552,9 +557,8 @@ struct group_layout {
     size_t s_off, a_off, w_off, r_off, group_bytes, total;
 };
 
-static inline void group_plan(unsigned n, unsigned m,
-                                          unsigned threads,
-                                          group_layout *gl) {
+static inline void group_plan(unsigned n, unsigned m, unsigned threads,
+                              group_layout *gl) {
     size_t e = (size_t)n * (n + 1) / 2 + n;
     gl->G = 1;
     while (gl->G < n)
