@@ -1,0 +1,164 @@
+/*
+ * SPP reference (see spp.h).
+ */
+#include "spp.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define SCI_SPP_RIGHT_ANGLE 1.57079632679489661923
+
+size_t sci_spp_value_bytes(sci_spp_format f) {
+    switch (f) {
+    case SCI_SPP_U8:
+        return 1;
+    case SCI_SPP_S16:
+    case SCI_SPP_U16:
+        return 2;
+    case SCI_SPP_F32:
+        return 4;
+    }
+    return 0;
+}
+
+int sci_spp_check(size_t lines, size_t samples, size_t bands,
+                  unsigned window) {
+    if (!lines || !samples || !bands || bands > SCI_SPP_BANDS_MAX ||
+        window < SCI_SPP_WINDOW_MIN || window > SCI_SPP_WINDOW_MAX ||
+        !(window & 1))
+        return SCI_SPP_E_ARG;
+    /* values and the double copies must be countable in size_t */
+    if (lines > SIZE_MAX / samples || lines * samples > SIZE_MAX / 8 / bands)
+        return SCI_SPP_E_ARG;
+    return 0;
+}
+
+double sci_spp_value(const void *cube, sci_spp_format f, size_t i) {
+    switch (f) {
+    case SCI_SPP_U8:
+        return ((const uint8_t *)cube)[i];
+    case SCI_SPP_S16:
+        return ((const int16_t *)cube)[i];
+    case SCI_SPP_U16:
+        return ((const uint16_t *)cube)[i];
+    case SCI_SPP_F32:
+        return ((const float *)cube)[i];
+    }
+    return 0.0;
+}
+
+void sci_spp_centroid(const void *cube, sci_spp_format f, size_t npix,
+                      size_t bands, double *c) {
+    for (size_t b = 0; b < bands; b++)
+        c[b] = 0.0;
+    for (size_t p = 0; p < npix; p++)
+        for (size_t b = 0; b < bands; b++)
+            c[b] += sci_spp_value(cube, f, p * bands + b);
+    for (size_t b = 0; b < bands; b++)
+        c[b] /= (double)npix;
+}
+
+void sci_spp_unit(const void *cube, sci_spp_format f, size_t npix,
+                  size_t bands, double *u, double *norm) {
+#pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < npix; p++) {
+        double *up = u + p * bands, s = 0.0;
+        for (size_t b = 0; b < bands; b++) {
+            up[b] = sci_spp_value(cube, f, p * bands + b);
+            s += up[b] * up[b];
+        }
+        norm[p] = sqrt(s);
+        double inv = norm[p] > 0.0 ? 1.0 / norm[p] : 0.0;
+        for (size_t b = 0; b < bands; b++)
+            up[b] *= inv;
+    }
+}
+
+double sci_spp_angle(const double *u, double nu, const double *v, double nv,
+                     size_t bands) {
+    if (!(nu > 0.0) || !(nv > 0.0))
+        return nu > 0.0 || nv > 0.0 ? SCI_SPP_RIGHT_ANGLE : 0.0;
+    double d2 = 0.0, s2 = 0.0;
+    for (size_t b = 0; b < bands; b++) {
+        double d = u[b] - v[b], s = u[b] + v[b];
+        d2 += d * d;
+        s2 += s * s;
+    }
+    return 2.0 * atan2(sqrt(d2), sqrt(s2));
+}
+
+void sci_spp_weights(unsigned window, double *beta) {
+    const int d = (int)window / 2;
+    for (int a = -d; a <= d; a++)
+        for (int b = -d; b <= d; b++)
+            beta[(a + d) * (int)window + (b + d)] =
+                a || b ? 1.0 / (double)(a * a + b * b) : 0.0;
+}
+
+void sci_spp_alpha(const double *u, const double *norm, size_t lines,
+                   size_t samples, size_t bands, unsigned window,
+                   double *alpha) {
+    const long d = (long)window / 2;
+    double beta[SCI_SPP_WINDOW_MAX * SCI_SPP_WINDOW_MAX];
+    sci_spp_weights(window, beta);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < lines; i++)
+        for (size_t j = 0; j < samples; j++) {
+            const size_t p = i * samples + j;
+            double num = 0.0, den = 0.0;
+            for (long a = -d; a <= d; a++) {
+                long r = (long)i + a;
+                if (r < 0 || r >= (long)lines)
+                    continue;
+                for (long b = -d; b <= d; b++) {
+                    long s = (long)j + b;
+                    if ((!a && !b) || s < 0 || s >= (long)samples)
+                        continue;
+                    const size_t q = (size_t)r * samples + (size_t)s;
+                    double w = beta[(a + d) * (long)window + (b + d)];
+                    num += w * sci_spp_angle(u + p * bands, norm[p],
+                                             u + q * bands, norm[q], bands);
+                    den += w;
+                }
+            }
+            alpha[p] = den > 0.0 ? num / den : 0.0;
+        }
+}
+
+int sci_spp_filter(const void *in, sci_spp_format f, size_t lines,
+                   size_t samples, size_t bands, unsigned window,
+                   float *out) {
+    if (!in || !out || !sci_spp_value_bytes(f) ||
+        sci_spp_check(lines, samples, bands, window))
+        return SCI_SPP_E_ARG;
+    const size_t npix = lines * samples;
+    if (f == SCI_SPP_F32)
+        for (size_t i = 0; i < npix * bands; i++)
+            if (!isfinite(((const float *)in)[i]))
+                return SCI_SPP_E_VALUE;
+    double *c = malloc(bands * sizeof *c);
+    double *u = malloc(npix * bands * sizeof *u);
+    double *norm = malloc(npix * sizeof *norm);
+    double *alpha = malloc(npix * sizeof *alpha);
+    int err = 0;
+    if (!c || !u || !norm || !alpha) {
+        err = SCI_SPP_E_NOMEM;
+        goto done;
+    }
+    sci_spp_centroid(in, f, npix, bands, c);
+    sci_spp_unit(in, f, npix, bands, u, norm);
+    sci_spp_alpha(u, norm, lines, samples, bands, window, alpha);
+#pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < npix; p++) {
+        double root = sqrt(alpha[p]), rho = (1.0 + root) * (1.0 + root);
+        for (size_t b = 0; b < bands; b++)
+            out[p * bands + b] = (float)(
+                (sci_spp_value(in, f, p * bands + b) - c[b]) / rho + c[b]);
+    }
+done:
+    free(c);
+    free(u);
+    free(norm);
+    free(alpha);
+    return err;
+}
