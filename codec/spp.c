@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define SCI_SPP_RIGHT_ANGLE 1.57079632679489661923
+#include "spp_core.h"
 
 size_t sci_spp_value_bytes(sci_spp_format f) {
     switch (f) {
@@ -34,17 +34,7 @@ int sci_spp_check(size_t lines, size_t samples, size_t bands,
 }
 
 double sci_spp_value(const void *cube, sci_spp_format f, size_t i) {
-    switch (f) {
-    case SCI_SPP_U8:
-        return ((const uint8_t *)cube)[i];
-    case SCI_SPP_S16:
-        return ((const int16_t *)cube)[i];
-    case SCI_SPP_U16:
-        return ((const uint16_t *)cube)[i];
-    case SCI_SPP_F32:
-        return ((const float *)cube)[i];
-    }
-    return 0.0;
+    return sci_spp_value_at(cube, f, i);
 }
 
 void sci_spp_centroid(const void *cube, sci_spp_format f, size_t npix,
@@ -76,15 +66,14 @@ void sci_spp_unit(const void *cube, sci_spp_format f, size_t npix,
 
 double sci_spp_angle(const double *u, double nu, const double *v, double nv,
                      size_t bands) {
-    if (!(nu > 0.0) || !(nv > 0.0))
-        return nu > 0.0 || nv > 0.0 ? SCI_SPP_RIGHT_ANGLE : 0.0;
     double d2 = 0.0, s2 = 0.0;
-    for (size_t b = 0; b < bands; b++) {
-        double d = u[b] - v[b], s = u[b] + v[b];
-        d2 += d * d;
-        s2 += s * s;
-    }
-    return 2.0 * atan2(sqrt(d2), sqrt(s2));
+    if (nu > 0.0 && nv > 0.0)
+        for (size_t b = 0; b < bands; b++) {
+            double d = u[b] - v[b], s = u[b] + v[b];
+            d2 += d * d;
+            s2 += s * s;
+        }
+    return sci_spp_angle_sums(d2, s2, nu, nv);
 }
 
 void sci_spp_weights(unsigned window, double *beta) {
@@ -92,7 +81,7 @@ void sci_spp_weights(unsigned window, double *beta) {
     for (int a = -d; a <= d; a++)
         for (int b = -d; b <= d; b++)
             beta[(a + d) * (int)window + (b + d)] =
-                a || b ? 1.0 / (double)(a * a + b * b) : 0.0;
+                a || b ? sci_spp_beta(a, b) : 0.0;
 }
 
 void sci_spp_alpha(const double *u, const double *norm, size_t lines,

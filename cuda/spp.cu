@@ -1,0 +1,508 @@
+/*
+ * SPP on the GPU (see spp.h).  The rules that must agree with the C
+ * reference come from codec/spp_core.h; the sums follow its order (bands
+ * in order within a pair's sums, neighbours in raster order within a
+ * pixel's), so only the centroid's split over blocks and the device's
+ * atan2 differ from it, in the last bits.
+ *
+ *   1. centroid: a block per run of pixels sums every band of its run
+ *      (threads over bands, reads coalesced), then a thread per band adds
+ *      the runs in order; float input that is NaN or infinite is flagged;
+ *   2. unit: a thread per pixel, its norm and unit vector;
+ *   3. alpha: a block per 16 x 16 tile of pixels, a thread per pixel; the
+ *      tile's unit vectors with the window's halo go through shared
+ *      memory a chunk of bands at a time (band-major, so a warp's reads
+ *      are consecutive words), and each thread adds |u - v|^2 and
+ *      |u + v|^2 for a group of 16 neighbours at a time, then turns them
+ *      into angles and adds those weighted;
+ *   4. displace: a thread per value.
+ *
+ * Built with SCI_SPP_EMU, the kernels become host loops over the same
+ * device functions, a block's threads one after another between its
+ * barriers (tests/spp_emu.cpp: parity without a GPU).
+ */
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "spp.h"
+#include "../codec/spp_core.h"
+
+#ifdef __CUDACC__
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
+#ifdef SCI_SPP_EMU
+#define DK static inline
+#else
+#define DK __device__ __forceinline__
+#endif
+
+#define TILE 16                  /* pixels a side of a tile */
+#define TILE_THREADS (TILE * TILE)
+#define GROUP 16                 /* neighbours a pass */
+#define RUN 512                  /* pixels a centroid block sums */
+#define SUM_THREADS 128
+#define ITEM_THREADS 256
+#define TILE_BYTES (96 * 1024)   /* shared memory for a tile's chunk */
+
+struct spp_params {
+    const void *in;
+    sci_spp_format f;
+    size_t lines, samples, bands, npix;
+    int d;           /* window half-width */
+    unsigned ws, nn; /* window, neighbours (ws^2 - 1) */
+    unsigned tw, kb; /* tile width with halo, bands a chunk */
+    unsigned runs;   /* centroid blocks */
+    double *part;    /* runs x bands partial sums */
+    double *c, *u, *norm, *alpha;
+    float *out;
+    int *bad;        /* a NaN or infinite input value */
+};
+
+/* 1. */
+DK void centroid_run(const spp_params &p, unsigned run, unsigned tid,
+                     unsigned nt) {
+    size_t q0 = (size_t)run * RUN;
+    size_t q1 = q0 + RUN < p.npix ? q0 + RUN : p.npix;
+    for (size_t b = tid; b < p.bands; b += nt) {
+        double s = 0.0;
+        int bad = 0;
+        for (size_t q = q0; q < q1; q++) {
+            double v = sci_spp_value_at(p.in, p.f, q * p.bands + b);
+            bad |= !isfinite(v);
+            s += v;
+        }
+        p.part[(size_t)run * p.bands + b] = s;
+        if (bad)
+            *p.bad = 1;
+    }
+}
+
+DK void centroid_item(const spp_params &p, size_t b) {
+    double s = 0.0;
+    for (unsigned r = 0; r < p.runs; r++)
+        s += p.part[(size_t)r * p.bands + b];
+    p.c[b] = s / (double)p.npix;
+}
+
+/* 2. sci_spp_unit's operations for pixel q */
+DK void unit_item(const spp_params &p, size_t q) {
+    double *u = p.u + q * p.bands, s = 0.0;
+    for (size_t b = 0; b < p.bands; b++) {
+        u[b] = sci_spp_value_at(p.in, p.f, q * p.bands + b);
+        s += u[b] * u[b];
+    }
+    double n = sqrt(s), inv = n > 0.0 ? 1.0 / n : 0.0;
+    p.norm[q] = n;
+    for (size_t b = 0; b < p.bands; b++)
+        u[b] *= inv;
+}
+
+/* 3. A thread's sums for its group of neighbours, and its running alpha. */
+struct pair_sums {
+    double d2[GROUP], s2[GROUP];
+    double num, den;
+};
+
+/* Neighbour k (raster order of the window, the centre left out) as an
+ * offset (a lines, b samples). */
+DK void neighbour(const spp_params &p, unsigned k, int *a, int *b) {
+    unsigned r = k < p.nn / 2 ? k : k + 1;
+    *a = (int)(r / p.ws) - p.d;
+    *b = (int)(r % p.ws) - p.d;
+}
+
+/* Bands k0 .. k0 + kc - 1 of the tile's pixels (with halo; 0 outside the
+ * cube) into tile[k][pixel], by threads tid, tid + nt, ... */
+DK void tile_load(const spp_params &p, double *tile, unsigned bx,
+                  unsigned by, size_t k0, unsigned kc, unsigned tid,
+                  unsigned nt) {
+    const unsigned tp = p.tw * p.tw;
+    for (unsigned i = tid; i < kc * tp; i += nt) {
+        unsigned k = i % kc, pix = i / kc; /* bands fastest: coalesced */
+        long y = (long)(by * TILE + pix / p.tw) - p.d;
+        long x = (long)(bx * TILE + pix % p.tw) - p.d;
+        double v = 0.0;
+        if (y >= 0 && x >= 0 && y < (long)p.lines && x < (long)p.samples)
+            v = p.u[((size_t)y * p.samples + (size_t)x) * p.bands + k0 + k];
+        tile[(size_t)k * tp + pix] = v;
+    }
+}
+
+DK void tile_sums(const spp_params &p, const double *tile, pair_sums &ps,
+                  unsigned g0, unsigned kc, unsigned tx, unsigned ty) {
+    const unsigned tp = p.tw * p.tw;
+    const unsigned centre = (ty + p.d) * p.tw + tx + p.d;
+    int off[GROUP];
+UNROLL
+    for (unsigned g = 0; g < GROUP; g++) {
+        int a = 0, b = 0;
+        if (g0 + g < p.nn)
+            neighbour(p, g0 + g, &a, &b);
+        off[g] = a * (int)p.tw + b;
+    }
+    for (unsigned k = 0; k < kc; k++) {
+        const double *row = tile + (size_t)k * tp + centre;
+        const double up = row[0];
+UNROLL
+        for (unsigned g = 0; g < GROUP; g++) {
+            double v = row[off[g]], dd = up - v, ss = up + v;
+            ps.d2[g] += dd * dd;
+            ps.s2[g] += ss * ss;
+        }
+    }
+}
+
+DK void tile_angles(const spp_params &p, pair_sums &ps, unsigned g0,
+                    unsigned bx, unsigned by, unsigned tx, unsigned ty) {
+    const size_t y = (size_t)by * TILE + ty, x = (size_t)bx * TILE + tx;
+    if (y >= p.lines || x >= p.samples)
+        return;
+    const size_t q = y * p.samples + x;
+    for (unsigned g = 0; g < GROUP && g0 + g < p.nn; g++) {
+        int a, b;
+        neighbour(p, g0 + g, &a, &b);
+        long r = (long)y + a, s = (long)x + b;
+        if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
+            continue;
+        double w = sci_spp_beta(a, b);
+        ps.num += w * sci_spp_angle_sums(ps.d2[g], ps.s2[g], p.norm[q],
+                                         p.norm[(size_t)r * p.samples + s]);
+        ps.den += w;
+    }
+}
+
+DK void tile_store(const spp_params &p, const pair_sums &ps, unsigned bx,
+                   unsigned by, unsigned tx, unsigned ty) {
+    const size_t y = (size_t)by * TILE + ty, x = (size_t)bx * TILE + tx;
+    if (y < p.lines && x < p.samples)
+        p.alpha[y * p.samples + x] = ps.den > 0.0 ? ps.num / ps.den : 0.0;
+}
+
+DK void clear_sums(pair_sums &ps) {
+UNROLL
+    for (unsigned g = 0; g < GROUP; g++)
+        ps.d2[g] = ps.s2[g] = 0.0;
+}
+
+/* 4. sci_spp_filter's last step for value i */
+DK void displace_item(const spp_params &p, size_t i) {
+    size_t q = i / p.bands, b = i % p.bands;
+    double root = sqrt(p.alpha[q]), rho = (1.0 + root) * (1.0 + root);
+    p.out[i] = (float)((sci_spp_value_at(p.in, p.f, i) - p.c[b]) / rho +
+                       p.c[b]);
+}
+
+#ifndef SCI_SPP_EMU
+__global__ void __launch_bounds__(SUM_THREADS) centroid_run_kernel(
+    spp_params p) {
+    centroid_run(p, blockIdx.x, threadIdx.x, blockDim.x);
+}
+
+__global__ void centroid_kernel(spp_params p) {
+    for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+         b < p.bands; b += (size_t)gridDim.x * blockDim.x)
+        centroid_item(p, b);
+}
+
+__global__ void unit_kernel(spp_params p) {
+    for (size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+         q < p.npix; q += (size_t)gridDim.x * blockDim.x)
+        unit_item(p, q);
+}
+
+__global__ void __launch_bounds__(TILE_THREADS) alpha_kernel(spp_params p) {
+    extern __shared__ double tile[];
+    const unsigned tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+    pair_sums ps;
+    ps.num = ps.den = 0.0;
+    for (unsigned g0 = 0; g0 < p.nn; g0 += GROUP) {
+        clear_sums(ps);
+        for (size_t k0 = 0; k0 < p.bands; k0 += p.kb) {
+            unsigned kc = (unsigned)(p.bands - k0 < p.kb ? p.bands - k0
+                                                         : p.kb);
+            tile_load(p, tile, blockIdx.x, blockIdx.y, k0, kc, threadIdx.x,
+                      TILE_THREADS);
+            __syncthreads();
+            tile_sums(p, tile, ps, g0, kc, tx, ty);
+            __syncthreads();
+        }
+        tile_angles(p, ps, g0, blockIdx.x, blockIdx.y, tx, ty);
+    }
+    tile_store(p, ps, blockIdx.x, blockIdx.y, tx, ty);
+}
+
+__global__ void displace_kernel(spp_params p, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        displace_item(p, i);
+}
+
+static unsigned grid_for(size_t n, unsigned threads) {
+    size_t g = (n + threads - 1) / threads;
+    return (unsigned)(g < 1 ? 1 : g > 65535u * 16 ? 65535u * 16 : g);
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Host side */
+
+struct dbuf {
+    void *p;
+    size_t cap;
+};
+
+struct sci_cuda_spp {
+    dbuf in, part, c, u, norm, alpha, out, bad;
+    int timing;
+    sci_cuda_spp_times times;
+    cudaEvent_t ev[7];
+};
+
+static int grow(dbuf *b, size_t bytes) {
+    if (b->cap >= bytes)
+        return 0;
+    cudaFree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    cudaError_t e = cudaMalloc(&b->p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return (int)e;
+    }
+    b->cap = bytes;
+    return 0;
+}
+
+static void mark(sci_cuda_spp *c, int i, cudaStream_t s) {
+    if (c->timing)
+        cudaEventRecord(c->ev[i], s);
+}
+
+static float span(sci_cuda_spp *c, int a, int b) {
+    float ms = 0;
+    if (c->timing &&
+        cudaEventElapsedTime(&ms, c->ev[a], c->ev[b]) != cudaSuccess) {
+        cudaGetLastError();
+        ms = 0;
+    }
+    return ms;
+}
+
+extern "C" int sci_cuda_spp_create(sci_cuda_spp **out) {
+    sci_cuda_spp *c = (sci_cuda_spp *)calloc(1, sizeof *c);
+    if (!c)
+        return SCI_SPP_E_NOMEM;
+    for (int i = 0; i < 7; i++) {
+        cudaError_t e = cudaEventCreate(&c->ev[i]);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            for (int k = 0; k < i; k++)
+                cudaEventDestroy(c->ev[k]);
+            free(c);
+            return (int)e;
+        }
+    }
+    *out = c;
+    return 0;
+}
+
+extern "C" void sci_cuda_spp_destroy(sci_cuda_spp *c) {
+    if (!c)
+        return;
+    dbuf *all[] = {&c->in, &c->part, &c->c, &c->u, &c->norm, &c->alpha,
+                   &c->out, &c->bad};
+    for (dbuf *b : all)
+        cudaFree(b->p);
+    for (int i = 0; i < 7; i++)
+        cudaEventDestroy(c->ev[i]);
+    free(c);
+}
+
+extern "C" size_t sci_cuda_spp_device_bytes(const sci_cuda_spp *c) {
+    return c->in.cap + c->part.cap + c->c.cap + c->u.cap + c->norm.cap +
+           c->alpha.cap + c->out.cap + c->bad.cap;
+}
+
+extern "C" void sci_cuda_spp_set_timing(sci_cuda_spp *c, int on) {
+    c->timing = on;
+}
+
+extern "C" void sci_cuda_spp_get_times(const sci_cuda_spp *c,
+                                       sci_cuda_spp_times *t) {
+    *t = c->times;
+}
+
+#ifdef SCI_SPP_EMU
+#define LAUNCH_ITEMS(fn, n, ...)                                             \
+    for (size_t i_ = 0; i_ < (size_t)(n); i_++)                              \
+    fn(__VA_ARGS__, i_)
+
+/* alpha_kernel's blocks one after another, each block's threads one after
+ * another between its barriers. */
+static int emu_alpha(const spp_params &p, unsigned gx, unsigned gy) {
+    double *tile = (double *)malloc((size_t)p.tw * p.tw * p.kb * 8);
+    pair_sums *ps = (pair_sums *)malloc(TILE_THREADS * sizeof *ps);
+    if (!tile || !ps) {
+        free(tile);
+        free(ps);
+        return SCI_SPP_E_NOMEM;
+    }
+    for (unsigned by = 0; by < gy; by++)
+        for (unsigned bx = 0; bx < gx; bx++) {
+            for (unsigned t = 0; t < TILE_THREADS; t++)
+                ps[t].num = ps[t].den = 0.0;
+            for (unsigned g0 = 0; g0 < p.nn; g0 += GROUP) {
+                for (unsigned t = 0; t < TILE_THREADS; t++)
+                    clear_sums(ps[t]);
+                for (size_t k0 = 0; k0 < p.bands; k0 += p.kb) {
+                    unsigned kc = (unsigned)(p.bands - k0 < p.kb
+                                                 ? p.bands - k0
+                                                 : p.kb);
+                    tile_load(p, tile, bx, by, k0, kc, 0, 1);
+                    for (unsigned t = 0; t < TILE_THREADS; t++)
+                        tile_sums(p, tile, ps[t], g0, kc, t % TILE,
+                                  t / TILE);
+                }
+                for (unsigned t = 0; t < TILE_THREADS; t++)
+                    tile_angles(p, ps[t], g0, bx, by, t % TILE, t / TILE);
+            }
+            for (unsigned t = 0; t < TILE_THREADS; t++)
+                tile_store(p, ps[t], bx, by, t % TILE, t / TILE);
+        }
+    free(tile);
+    free(ps);
+    return 0;
+}
+#endif
+
+extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
+                                   int in_on_device, sci_spp_format f,
+                                   size_t lines, size_t samples, size_t bands,
+                                   unsigned window, float *out,
+                                   int out_on_device, void *stream) {
+    cudaStream_t st = (cudaStream_t)stream;
+    const size_t vb = sci_spp_value_bytes(f);
+    if (!c || !in || !out || !vb ||
+        sci_spp_check(lines, samples, bands, window))
+        return SCI_SPP_E_ARG;
+    spp_params p;
+    memset(&p, 0, sizeof p);
+    p.f = f;
+    p.lines = lines;
+    p.samples = samples;
+    p.bands = bands;
+    p.npix = lines * samples;
+    p.ws = window;
+    p.d = (int)window / 2;
+    p.nn = window * window - 1;
+    p.tw = TILE + 2 * (unsigned)p.d;
+    size_t per_band = (size_t)p.tw * p.tw * 8;
+    p.kb = (unsigned)(TILE_BYTES / per_band < bands ? TILE_BYTES / per_band
+                                                    : bands);
+    p.runs = (unsigned)((p.npix + RUN - 1) / RUN);
+    const size_t count = p.npix * bands;
+    /* grid limits: tiles a side within 65535 */
+    if ((samples + TILE - 1) / TILE > 0x7FFFFFFFu ||
+        (lines + TILE - 1) / TILE > 65535u)
+        return SCI_SPP_E_ARG;
+    int err;
+    if ((!in_on_device && (err = grow(&c->in, count * vb))) ||
+        (err = grow(&c->part, (size_t)p.runs * bands * 8)) ||
+        (err = grow(&c->c, bands * 8)) || (err = grow(&c->u, count * 8)) ||
+        (err = grow(&c->norm, p.npix * 8)) ||
+        (err = grow(&c->alpha, p.npix * 8)) ||
+        (!out_on_device && (err = grow(&c->out, count * 4))) ||
+        (err = grow(&c->bad, sizeof(int))))
+        return err;
+    mark(c, 0, st);
+    if (!in_on_device) {
+        cudaMemcpyAsync(c->in.p, in, count * vb, cudaMemcpyHostToDevice, st);
+        p.in = c->in.p;
+    } else {
+        p.in = in;
+    }
+    p.part = (double *)c->part.p;
+    p.c = (double *)c->c.p;
+    p.u = (double *)c->u.p;
+    p.norm = (double *)c->norm.p;
+    p.alpha = (double *)c->alpha.p;
+    p.out = out_on_device ? out : (float *)c->out.p;
+    p.bad = (int *)c->bad.p;
+    cudaMemsetAsync(p.bad, 0, sizeof(int), st);
+    mark(c, 1, st);
+    const unsigned gx = (unsigned)((samples + TILE - 1) / TILE);
+    const unsigned gy = (unsigned)((lines + TILE - 1) / TILE);
+#ifdef SCI_SPP_EMU
+    for (unsigned r = 0; r < p.runs; r++)
+        centroid_run(p, r, 0, 1);
+    LAUNCH_ITEMS(centroid_item, bands, p);
+#else
+    centroid_run_kernel<<<p.runs, SUM_THREADS, 0, st>>>(p);
+    centroid_kernel<<<grid_for(bands, ITEM_THREADS), ITEM_THREADS, 0, st>>>(
+        p);
+#endif
+    int bad = 0;
+    cudaMemcpyAsync(&bad, p.bad, sizeof bad, cudaMemcpyDeviceToHost, st);
+    cudaError_t e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return (int)e;
+    }
+    if (bad)
+        return SCI_SPP_E_VALUE;
+    mark(c, 2, st);
+#ifdef SCI_SPP_EMU
+    LAUNCH_ITEMS(unit_item, p.npix, p);
+#else
+    unit_kernel<<<grid_for(p.npix, ITEM_THREADS), ITEM_THREADS, 0, st>>>(p);
+#endif
+    mark(c, 3, st);
+#ifdef SCI_SPP_EMU
+    if ((err = emu_alpha(p, gx, gy)))
+        return err;
+#else
+    {
+        size_t smem = per_band * p.kb;
+        if (smem > 48 * 1024 &&
+            (err = (int)cudaFuncSetAttribute(
+                 alpha_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                 (int)smem))) {
+            cudaGetLastError();
+            return err;
+        }
+        alpha_kernel<<<dim3(gx, gy), TILE_THREADS, smem, st>>>(p);
+    }
+#endif
+    mark(c, 4, st);
+#ifdef SCI_SPP_EMU
+    LAUNCH_ITEMS(displace_item, count, p);
+#else
+    displace_kernel<<<grid_for(count, ITEM_THREADS), ITEM_THREADS, 0, st>>>(
+        p, count);
+#endif
+    mark(c, 5, st);
+    if (!out_on_device)
+        cudaMemcpyAsync(out, p.out, count * 4, cudaMemcpyDeviceToHost, st);
+    mark(c, 6, st);
+    e = cudaStreamSynchronize(st);
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return (int)e;
+    }
+    if (c->timing) {
+        c->times.upload_ms = span(c, 0, 1);
+        c->times.centroid_ms = span(c, 1, 2);
+        c->times.unit_ms = span(c, 2, 3);
+        c->times.alpha_ms = span(c, 3, 4);
+        c->times.displace_ms = span(c, 4, 5);
+        c->times.download_ms = span(c, 5, 6);
+    }
+    return 0;
+}
