@@ -139,6 +139,11 @@ int main(int argc, char **argv) {
             printf("| %zux%zux%zu | %u | %.3f | %.3f | %.3f | %.1f | %.0fx "
                    "|\n", L, S, B, w, t_dev, t_host, tm.alpha_ms, t_cpu,
                    t_cpu / t_dev);
+            if (w == 11)
+                printf("|   stages | centroid %.3f, unit %.3f, alpha %.3f, "
+                       "displace %.3f (device memory) | | | | | |\n",
+                       tm.centroid_ms, tm.unit_ms, tm.alpha_ms,
+                       tm.displace_ms);
             fflush(stdout);
         }
         cudaFree(din);

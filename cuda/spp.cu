@@ -1,20 +1,19 @@
 /*
  * SPP on the GPU (see spp.h).  The rules that must agree with the C
- * reference come from codec/spp_core.h; the sums follow its order (bands
- * in order within a pair's sums, neighbours in raster order within a
- * pixel's), so only the centroid's split over blocks and the device's
- * atan2 differ from it, in the last bits.
+ * reference come from codec/spp_core.h; a pair's sum runs over the bands
+ * in order and a pixel's over its neighbours in raster order, as in the
+ * reference.
  *
  *   1. centroid: a block per run of pixels sums every band of its run
  *      (threads over bands, reads coalesced), then a thread per band adds
  *      the runs in order; float input that is NaN or infinite is flagged;
- *   2. unit: a thread per pixel, its norm and unit vector;
+ *   2. unit: a warp per pixel, its norm and unit vector;
  *   3. alpha: a block per 16 x 16 tile of pixels, a thread per pixel; the
  *      tile's unit vectors with the window's halo go through shared
  *      memory a chunk of bands at a time (band-major, so a warp's reads
- *      are consecutive words), and each thread adds |u - v|^2 and
- *      |u + v|^2 for a group of 16 neighbours at a time, then turns them
- *      into angles and adds those weighted;
+ *      are consecutive words), and each thread adds |u - v|^2 for a
+ *      group of 24 neighbours at a time, then turns them into angles and
+ *      adds those weighted;
  *   4. displace: a thread per value.
  *
  * Built with SCI_SPP_EMU, the kernels become host loops over the same
@@ -43,7 +42,7 @@
 
 #define TILE 16                  /* pixels a side of a tile */
 #define TILE_THREADS (TILE * TILE)
-#define GROUP 16                 /* neighbours a pass */
+#define GROUP 24                 /* neighbours a pass */
 #define RUN 512                  /* pixels a centroid block sums */
 #define SUM_THREADS 128
 #define ITEM_THREADS 256
@@ -89,22 +88,32 @@ DK void centroid_item(const spp_params &p, size_t b) {
     p.c[b] = s / (double)p.npix;
 }
 
-/* 2. sci_spp_unit's operations for pixel q */
-DK void unit_item(const spp_params &p, size_t q) {
+/* 2. Pixel q's norm and unit vector by the nl lanes of a warp (one when
+ * emulated): lane l takes bands l, l + nl, ... */
+DK void unit_item(const spp_params &p, size_t q, unsigned lane,
+                  unsigned nl) {
     double *u = p.u + q * p.bands, s = 0.0;
-    for (size_t b = 0; b < p.bands; b++) {
+    for (size_t b = lane; b < p.bands; b += nl) {
         u[b] = sci_spp_value_at(p.in, p.f, q * p.bands + b);
         s += u[b] * u[b];
     }
+#ifndef SCI_SPP_EMU
+    for (unsigned o = 16; o; o >>= 1)
+        s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+#endif
     double n = sqrt(s), inv = n > 0.0 ? 1.0 / n : 0.0;
-    p.norm[q] = n;
-    for (size_t b = 0; b < p.bands; b++)
+    if (lane == 0)
+        p.norm[q] = n;
+    for (size_t b = lane; b < p.bands; b += nl)
         u[b] *= inv;
 }
 
-/* 3. A thread's sums for its group of neighbours, and its running alpha. */
+/* 3. A thread's |u - v|^2 for its group of neighbours, and its running
+ * alpha.  |u + v|^2 is 4 - |u - v|^2 for unit vectors (to a few ulps, far
+ * inside the parity bound): one sum a pair instead of the reference's
+ * two. */
 struct pair_sums {
-    double d2[GROUP], s2[GROUP];
+    double d2[GROUP];
     double num, den;
 };
 
@@ -150,9 +159,8 @@ UNROLL
         const double up = row[0];
 UNROLL
         for (unsigned g = 0; g < GROUP; g++) {
-            double v = row[off[g]], dd = up - v, ss = up + v;
+            double dd = up - row[off[g]];
             ps.d2[g] += dd * dd;
-            ps.s2[g] += ss * ss;
         }
     }
 }
@@ -170,7 +178,9 @@ DK void tile_angles(const spp_params &p, pair_sums &ps, unsigned g0,
         if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
             continue;
         double w = sci_spp_beta(a, b);
-        ps.num += w * sci_spp_angle_sums(ps.d2[g], ps.s2[g], p.norm[q],
+        double s2 = 4.0 - ps.d2[g];
+        ps.num += w * sci_spp_angle_sums(ps.d2[g], s2 > 0.0 ? s2 : 0.0,
+                                         p.norm[q],
                                          p.norm[(size_t)r * p.samples + s]);
         ps.den += w;
     }
@@ -186,7 +196,7 @@ DK void tile_store(const spp_params &p, const pair_sums &ps, unsigned bx,
 DK void clear_sums(pair_sums &ps) {
 UNROLL
     for (unsigned g = 0; g < GROUP; g++)
-        ps.d2[g] = ps.s2[g] = 0.0;
+        ps.d2[g] = 0.0;
 }
 
 /* 4. sci_spp_filter's last step for value i */
@@ -210,9 +220,10 @@ __global__ void centroid_kernel(spp_params p) {
 }
 
 __global__ void unit_kernel(spp_params p) {
-    for (size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-         q < p.npix; q += (size_t)gridDim.x * blockDim.x)
-        unit_item(p, q);
+    const size_t warps = (size_t)gridDim.x * (blockDim.x / 32);
+    for (size_t q = blockIdx.x * (size_t)(blockDim.x / 32) + threadIdx.x / 32;
+         q < p.npix; q += warps)
+        unit_item(p, q, threadIdx.x % 32, 32);
 }
 
 __global__ void __launch_bounds__(TILE_THREADS) alpha_kernel(spp_params p) {
@@ -457,9 +468,11 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
         return SCI_SPP_E_VALUE;
     mark(c, 2, st);
 #ifdef SCI_SPP_EMU
-    LAUNCH_ITEMS(unit_item, p.npix, p);
+    for (size_t q = 0; q < p.npix; q++)
+        unit_item(p, q, 0, 1);
 #else
-    unit_kernel<<<grid_for(p.npix, ITEM_THREADS), ITEM_THREADS, 0, st>>>(p);
+    unit_kernel<<<grid_for(p.npix * 32, ITEM_THREADS), ITEM_THREADS, 0,
+                  st>>>(p);
 #endif
     mark(c, 3, st);
 #ifdef SCI_SPP_EMU

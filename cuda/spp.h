@@ -5,9 +5,10 @@
  * window's halo in shared memory, a chunk of bands at a time, each thread
  * one pixel and a group of its neighbours at a time; unit vectors are
  * computed once per pixel, not once per pair.  Arithmetic is double, as in
- * the reference, in the reference's order within each sum (bands in
- * order, neighbours in raster order); only the centroid's sums are split
- * over blocks.
+ * the reference; the sums' orders differ from it only where the work is
+ * split (the centroid over blocks, a norm over a warp's lanes) and
+ * |u + v|^2 is taken as 4 - |u - v|^2: within a few ulps of the
+ * reference's values before the output is rounded to float.
  *
  * Everything runs on the CUDA context current on the calling thread, on
  * `stream` (a cudaStream_t passed as void *); the call returns once the
