@@ -14,6 +14,10 @@
 #include "elements/gstfitsdec.h"
 #include "elements/gstfitsenc.h"
 #endif
+#if HAVE_GDAL
+#include "elements/gstenvisrc.h"
+#include "elements/gstenvisink.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -30,6 +34,10 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
   ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
   ret |= gst_fits_type_find_register (plugin);
+#endif
+#if HAVE_GDAL
+  ret |= GST_ELEMENT_REGISTER (envisrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (envisink, plugin);
 #endif
   return ret;
 }

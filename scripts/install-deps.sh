@@ -5,6 +5,7 @@
 # openjph-tools, libopenjp2-tools and grokj2k-tools: the three JPEG 2000
 # decoders of the conformance test (tests/conformance_htj2k.c).
 # libcfitsio-dev: the FITS elements fitsdec and fitsenc.
+# libgdal-dev: the ENVI hyperspectral cube elements envisrc and envisink.
 # libcharls-dev, liblzma-dev, libzstd-dev, libbz2-dev: the lossless anchors
 # of bench-dpcm (JPEG-LS, xz, zstd, bzip2, all in-process); optional, the
 # bench prints n/a for a missing one.
@@ -19,6 +20,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad \
-  openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev \
+  openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev libgdal-dev \
   libcharls-dev liblzma-dev libzstd-dev libbz2-dev \
   >/dev/null
