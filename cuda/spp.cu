@@ -8,12 +8,13 @@
  *      (threads over bands, reads coalesced), then a thread per band adds
  *      the runs in order; float input that is NaN or infinite is flagged;
  *   2. unit: a warp per pixel, its norm and unit vector;
- *   3. alpha: a block per 16 x 16 tile of pixels, a thread per pixel; the
- *      tile's unit vectors with the window's halo go through shared
+ *   3. angles: a block per 16 x 16 tile of pixels, a thread per pixel;
+ *      the tile's unit vectors with the window's halo go through shared
  *      memory a chunk of bands at a time (band-major, so a warp's reads
  *      are consecutive words), and each thread adds |u - v|^2 for a
- *      group of 24 neighbours at a time, then turns them into angles and
- *      adds those weighted;
+ *      group of 20 of its forward neighbours at a time and turns them
+ *      into angles; then alpha and rho: a thread per pixel adds its
+ *      neighbours' angles weighted, in raster order;
  *   4. displace: a thread per value.
  *
  * Built with SCI_SPP_EMU, the kernels become host loops over the same
@@ -42,8 +43,8 @@
 
 #define TILE 16                  /* pixels a side of a tile */
 #define TILE_THREADS (TILE * TILE)
-#define GROUP 24                 /* neighbours a pass */
-#define RUN 512                  /* pixels a centroid block sums */
+#define GROUP 20                 /* neighbours a pass */
+#define RUN 128                  /* pixels a centroid block sums */
 #define SUM_THREADS 128
 #define ITEM_THREADS 256
 #define TILE_BYTES (96 * 1024)   /* shared memory for a tile's chunk */
@@ -57,7 +58,8 @@ struct spp_params {
     unsigned tw, kb; /* tile width with halo, bands a chunk */
     unsigned runs;   /* centroid blocks */
     double *part;    /* runs x bands partial sums */
-    double *c, *u, *norm, *alpha;
+    double *c, *u, *norm, *rho;
+    double *gam;     /* npix x nn / 2: the angles to the forward neighbours */
     float *out;
     int *bad;        /* a NaN or infinite input value */
 };
@@ -108,17 +110,20 @@ DK void unit_item(const spp_params &p, size_t q, unsigned lane,
         u[b] *= inv;
 }
 
-/* 3. A thread's |u - v|^2 for its group of neighbours, and its running
- * alpha.  |u + v|^2 is 4 - |u - v|^2 for unit vectors (to a few ulps, far
- * inside the parity bound): one sum a pair instead of the reference's
- * two. */
+/* 3. A thread's |u - v|^2 for its group of neighbours.  |u + v|^2 is
+ * 4 - |u - v|^2 for unit vectors (to a few ulps, far inside the parity
+ * bound): one sum a pair instead of the reference's two.  The angle is
+ * symmetric to the bit ((a - b)^2 = (b - a)^2), so only the forward half
+ * of the window (the neighbours after the centre in raster order) is
+ * computed; a pixel's backward neighbours' angles are those neighbours'
+ * forward ones. */
 struct pair_sums {
     double d2[GROUP];
-    double num, den;
 };
 
 /* Neighbour k (raster order of the window, the centre left out) as an
- * offset (a lines, b samples). */
+ * offset (a lines, b samples); neighbour nn - 1 - k is at the opposite
+ * offset. */
 DK void neighbour(const spp_params &p, unsigned k, int *a, int *b) {
     unsigned r = k < p.nn / 2 ? k : k + 1;
     *a = (int)(r / p.ws) - p.d;
@@ -165,32 +170,47 @@ UNROLL
     }
 }
 
-DK void tile_angles(const spp_params &p, pair_sums &ps, unsigned g0,
+/* The angles to forward neighbours g0 .. g0 + GROUP - 1 (those inside the
+ * cube) into gam. */
+DK void tile_angles(const spp_params &p, const pair_sums &ps, unsigned g0,
                     unsigned bx, unsigned by, unsigned tx, unsigned ty) {
     const size_t y = (size_t)by * TILE + ty, x = (size_t)bx * TILE + tx;
     if (y >= p.lines || x >= p.samples)
         return;
-    const size_t q = y * p.samples + x;
+    const size_t q = y * p.samples + x, half = p.nn / 2;
     for (unsigned g = 0; g < GROUP && g0 + g < p.nn; g++) {
         int a, b;
         neighbour(p, g0 + g, &a, &b);
         long r = (long)y + a, s = (long)x + b;
         if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
             continue;
-        double w = sci_spp_beta(a, b);
         double s2 = 4.0 - ps.d2[g];
-        ps.num += w * sci_spp_angle_sums(ps.d2[g], s2 > 0.0 ? s2 : 0.0,
-                                         p.norm[q],
-                                         p.norm[(size_t)r * p.samples + s]);
-        ps.den += w;
+        p.gam[q * half + (g0 + g - half)] = sci_spp_angle_sums(
+            ps.d2[g], s2 > 0.0 ? s2 : 0.0, p.norm[q],
+            p.norm[(size_t)r * p.samples + s]);
     }
 }
 
-DK void tile_store(const spp_params &p, const pair_sums &ps, unsigned bx,
-                   unsigned by, unsigned tx, unsigned ty) {
-    const size_t y = (size_t)by * TILE + ty, x = (size_t)bx * TILE + tx;
-    if (y < p.lines && x < p.samples)
-        p.alpha[y * p.samples + x] = ps.den > 0.0 ? ps.num / ps.den : 0.0;
+/* rho of pixel q from its alpha: its neighbours' weighted angles in
+ * raster order, as sci_spp_alpha adds them. */
+DK void alpha_item(const spp_params &p, size_t q) {
+    const size_t y = q / p.samples, x = q % p.samples, half = p.nn / 2;
+    double num = 0.0, den = 0.0;
+    for (unsigned k = 0; k < p.nn; k++) {
+        int a, b;
+        neighbour(p, k, &a, &b);
+        long r = (long)y + a, s = (long)x + b;
+        if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
+            continue;
+        size_t o = (size_t)r * p.samples + (size_t)s;
+        double g = k >= half ? p.gam[q * half + (k - half)]
+                             : p.gam[o * half + (p.nn - 1 - k - half)];
+        double w = sci_spp_beta(a, b);
+        num += w * g;
+        den += w;
+    }
+    double alpha = den > 0.0 ? num / den : 0.0, root = sqrt(alpha);
+    p.rho[q] = (1.0 + root) * (1.0 + root);
 }
 
 DK void clear_sums(pair_sums &ps) {
@@ -202,8 +222,7 @@ UNROLL
 /* 4. sci_spp_filter's last step for value i */
 DK void displace_item(const spp_params &p, size_t i) {
     size_t q = i / p.bands, b = i % p.bands;
-    double root = sqrt(p.alpha[q]), rho = (1.0 + root) * (1.0 + root);
-    p.out[i] = (float)((sci_spp_value_at(p.in, p.f, i) - p.c[b]) / rho +
+    p.out[i] = (float)((sci_spp_value_at(p.in, p.f, i) - p.c[b]) / p.rho[q] +
                        p.c[b]);
 }
 
@@ -226,12 +245,11 @@ __global__ void unit_kernel(spp_params p) {
         unit_item(p, q, threadIdx.x % 32, 32);
 }
 
-__global__ void __launch_bounds__(TILE_THREADS) alpha_kernel(spp_params p) {
+__global__ void __launch_bounds__(TILE_THREADS) angles_kernel(spp_params p) {
     extern __shared__ double tile[];
     const unsigned tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
     pair_sums ps;
-    ps.num = ps.den = 0.0;
-    for (unsigned g0 = 0; g0 < p.nn; g0 += GROUP) {
+    for (unsigned g0 = p.nn / 2; g0 < p.nn; g0 += GROUP) {
         clear_sums(ps);
         for (size_t k0 = 0; k0 < p.bands; k0 += p.kb) {
             unsigned kc = (unsigned)(p.bands - k0 < p.kb ? p.bands - k0
@@ -244,7 +262,12 @@ __global__ void __launch_bounds__(TILE_THREADS) alpha_kernel(spp_params p) {
         }
         tile_angles(p, ps, g0, blockIdx.x, blockIdx.y, tx, ty);
     }
-    tile_store(p, ps, blockIdx.x, blockIdx.y, tx, ty);
+}
+
+__global__ void alpha_kernel(spp_params p) {
+    for (size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+         q < p.npix; q += (size_t)gridDim.x * blockDim.x)
+        alpha_item(p, q);
 }
 
 __global__ void displace_kernel(spp_params p, size_t n) {
@@ -268,7 +291,7 @@ struct dbuf {
 };
 
 struct sci_cuda_spp {
-    dbuf in, part, c, u, norm, alpha, out, bad;
+    dbuf in, part, c, u, norm, rho, gam, out, bad;
     int timing;
     sci_cuda_spp_times times;
     cudaEvent_t ev[7];
@@ -325,8 +348,8 @@ extern "C" int sci_cuda_spp_create(sci_cuda_spp **out) {
 extern "C" void sci_cuda_spp_destroy(sci_cuda_spp *c) {
     if (!c)
         return;
-    dbuf *all[] = {&c->in, &c->part, &c->c, &c->u, &c->norm, &c->alpha,
-                   &c->out, &c->bad};
+    dbuf *all[] = {&c->in,    &c->part, &c->c,   &c->u,  &c->norm,
+                   &c->rho,   &c->gam,  &c->out, &c->bad};
     for (dbuf *b : all)
         cudaFree(b->p);
     for (int i = 0; i < 7; i++)
@@ -336,7 +359,7 @@ extern "C" void sci_cuda_spp_destroy(sci_cuda_spp *c) {
 
 extern "C" size_t sci_cuda_spp_device_bytes(const sci_cuda_spp *c) {
     return c->in.cap + c->part.cap + c->c.cap + c->u.cap + c->norm.cap +
-           c->alpha.cap + c->out.cap + c->bad.cap;
+           c->rho.cap + c->gam.cap + c->out.cap + c->bad.cap;
 }
 
 extern "C" void sci_cuda_spp_set_timing(sci_cuda_spp *c, int on) {
@@ -353,9 +376,9 @@ extern "C" void sci_cuda_spp_get_times(const sci_cuda_spp *c,
     for (size_t i_ = 0; i_ < (size_t)(n); i_++)                              \
     fn(__VA_ARGS__, i_)
 
-/* alpha_kernel's blocks one after another, each block's threads one after
+/* angles_kernel's blocks one after another, each block's threads one after
  * another between its barriers. */
-static int emu_alpha(const spp_params &p, unsigned gx, unsigned gy) {
+static int emu_angles(const spp_params &p, unsigned gx, unsigned gy) {
     double *tile = (double *)malloc((size_t)p.tw * p.tw * p.kb * 8);
     pair_sums *ps = (pair_sums *)malloc(TILE_THREADS * sizeof *ps);
     if (!tile || !ps) {
@@ -365,9 +388,7 @@ static int emu_alpha(const spp_params &p, unsigned gx, unsigned gy) {
     }
     for (unsigned by = 0; by < gy; by++)
         for (unsigned bx = 0; bx < gx; bx++) {
-            for (unsigned t = 0; t < TILE_THREADS; t++)
-                ps[t].num = ps[t].den = 0.0;
-            for (unsigned g0 = 0; g0 < p.nn; g0 += GROUP) {
+            for (unsigned g0 = p.nn / 2; g0 < p.nn; g0 += GROUP) {
                 for (unsigned t = 0; t < TILE_THREADS; t++)
                     clear_sums(ps[t]);
                 for (size_t k0 = 0; k0 < p.bands; k0 += p.kb) {
@@ -382,8 +403,6 @@ static int emu_alpha(const spp_params &p, unsigned gx, unsigned gy) {
                 for (unsigned t = 0; t < TILE_THREADS; t++)
                     tile_angles(p, ps[t], g0, bx, by, t % TILE, t / TILE);
             }
-            for (unsigned t = 0; t < TILE_THREADS; t++)
-                tile_store(p, ps[t], bx, by, t % TILE, t / TILE);
         }
     free(tile);
     free(ps);
@@ -426,7 +445,8 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
         (err = grow(&c->part, (size_t)p.runs * bands * 8)) ||
         (err = grow(&c->c, bands * 8)) || (err = grow(&c->u, count * 8)) ||
         (err = grow(&c->norm, p.npix * 8)) ||
-        (err = grow(&c->alpha, p.npix * 8)) ||
+        (err = grow(&c->rho, p.npix * 8)) ||
+        (err = grow(&c->gam, p.npix * (p.nn / 2) * 8)) ||
         (!out_on_device && (err = grow(&c->out, count * 4))) ||
         (err = grow(&c->bad, sizeof(int))))
         return err;
@@ -441,7 +461,8 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
     p.c = (double *)c->c.p;
     p.u = (double *)c->u.p;
     p.norm = (double *)c->norm.p;
-    p.alpha = (double *)c->alpha.p;
+    p.rho = (double *)c->rho.p;
+    p.gam = (double *)c->gam.p;
     p.out = out_on_device ? out : (float *)c->out.p;
     p.bad = (int *)c->bad.p;
     cudaMemsetAsync(p.bad, 0, sizeof(int), st);
@@ -457,15 +478,6 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
     centroid_kernel<<<grid_for(bands, ITEM_THREADS), ITEM_THREADS, 0, st>>>(
         p);
 #endif
-    int bad = 0;
-    cudaMemcpyAsync(&bad, p.bad, sizeof bad, cudaMemcpyDeviceToHost, st);
-    cudaError_t e = cudaStreamSynchronize(st);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return (int)e;
-    }
-    if (bad)
-        return SCI_SPP_E_VALUE;
     mark(c, 2, st);
 #ifdef SCI_SPP_EMU
     for (size_t q = 0; q < p.npix; q++)
@@ -476,19 +488,22 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
 #endif
     mark(c, 3, st);
 #ifdef SCI_SPP_EMU
-    if ((err = emu_alpha(p, gx, gy)))
+    if ((err = emu_angles(p, gx, gy)))
         return err;
+    LAUNCH_ITEMS(alpha_item, p.npix, p);
 #else
     {
         size_t smem = per_band * p.kb;
         if (smem > 48 * 1024 &&
             (err = (int)cudaFuncSetAttribute(
-                 alpha_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                 angles_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                  (int)smem))) {
             cudaGetLastError();
             return err;
         }
-        alpha_kernel<<<dim3(gx, gy), TILE_THREADS, smem, st>>>(p);
+        angles_kernel<<<dim3(gx, gy), TILE_THREADS, smem, st>>>(p);
+        alpha_kernel<<<grid_for(p.npix, ITEM_THREADS), ITEM_THREADS, 0,
+                       st>>>(p);
     }
 #endif
     mark(c, 4, st);
@@ -502,13 +517,19 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
     if (!out_on_device)
         cudaMemcpyAsync(out, p.out, count * 4, cudaMemcpyDeviceToHost, st);
     mark(c, 6, st);
-    e = cudaStreamSynchronize(st);
+    /* a NaN or Inf seen by the centroid: known only now, the output is
+     * garbage then */
+    int bad = 0;
+    cudaMemcpyAsync(&bad, p.bad, sizeof bad, cudaMemcpyDeviceToHost, st);
+    cudaError_t e = cudaStreamSynchronize(st);
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess) {
         cudaGetLastError();
         return (int)e;
     }
+    if (bad)
+        return SCI_SPP_E_VALUE;
     if (c->timing) {
         c->times.upload_ms = span(c, 0, 1);
         c->times.centroid_ms = span(c, 1, 2);

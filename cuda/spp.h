@@ -38,7 +38,8 @@ size_t sci_cuda_spp_device_bytes(const sci_cuda_spp *c);
 
 /* Filters the BIP cube `in` (lines x samples x bands values of format f;
  * device memory when in_on_device, else host memory) into the BIP float
- * cube `out` (device memory when out_on_device, else host memory). */
+ * cube `out` (device memory when out_on_device, else host memory).  On
+ * an error (SCI_SPP_E_VALUE too) out's contents are unspecified. */
 int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in, int in_on_device,
                         sci_spp_format f, size_t lines, size_t samples,
                         size_t bands, unsigned window, float *out,
