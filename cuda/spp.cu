@@ -5,8 +5,9 @@
  * reference.
  *
  *   1. centroid: a block per run of pixels sums every band of its run
- *      (threads over bands, reads coalesced), then a thread per band adds
- *      the runs in order; float input that is NaN or infinite is flagged;
+ *      (threads over bands, reads coalesced), then a block per band adds
+ *      the runs (a fixed tree); float input that is NaN or infinite is
+ *      flagged;
  *   2. unit: a warp per pixel, its norm and unit vector;
  *   3. angles: a block per 16 x 16 tile of pixels, a thread per pixel;
  *      the tile's unit vectors with the window's halo go through shared
@@ -83,11 +84,19 @@ DK void centroid_run(const spp_params &p, unsigned run, unsigned tid,
     }
 }
 
-DK void centroid_item(const spp_params &p, size_t b) {
+/* Band b's runs added by the nt threads of a block (one when emulated),
+ * thread t taking runs t, t + nt, ..., then a tree over the threads: a
+ * fixed order, so the centroid is the same on every call. */
+DK void centroid_band(const spp_params &p, size_t b, double *part,
+                      unsigned tid, unsigned nt) {
     double s = 0.0;
-    for (unsigned r = 0; r < p.runs; r++)
+    for (unsigned r = tid; r < p.runs; r += nt)
         s += p.part[(size_t)r * p.bands + b];
-    p.c[b] = s / (double)p.npix;
+    part[tid] = s;
+}
+
+DK void centroid_final(const spp_params &p, size_t b, const double *part) {
+    p.c[b] = part[0] / (double)p.npix;
 }
 
 /* 2. Pixel q's norm and unit vector by the nl lanes of a warp (one when
@@ -232,10 +241,21 @@ __global__ void __launch_bounds__(SUM_THREADS) centroid_run_kernel(
     centroid_run(p, blockIdx.x, threadIdx.x, blockDim.x);
 }
 
-__global__ void centroid_kernel(spp_params p) {
-    for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-         b < p.bands; b += (size_t)gridDim.x * blockDim.x)
-        centroid_item(p, b);
+__global__ void __launch_bounds__(SUM_THREADS) centroid_kernel(
+    spp_params p) {
+    __shared__ double part[SUM_THREADS];
+    for (size_t b = blockIdx.x; b < p.bands; b += gridDim.x) {
+        centroid_band(p, b, part, threadIdx.x, SUM_THREADS);
+        __syncthreads();
+        for (unsigned h = SUM_THREADS / 2; h; h >>= 1) {
+            if (threadIdx.x < h)
+                part[threadIdx.x] += part[threadIdx.x + h];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            centroid_final(p, b, part);
+        __syncthreads();
+    }
 }
 
 __global__ void unit_kernel(spp_params p) {
@@ -472,11 +492,15 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
 #ifdef SCI_SPP_EMU
     for (unsigned r = 0; r < p.runs; r++)
         centroid_run(p, r, 0, 1);
-    LAUNCH_ITEMS(centroid_item, bands, p);
+    for (size_t b = 0; b < bands; b++) {
+        double part;
+        centroid_band(p, b, &part, 0, 1);
+        centroid_final(p, b, &part);
+    }
 #else
     centroid_run_kernel<<<p.runs, SUM_THREADS, 0, st>>>(p);
-    centroid_kernel<<<grid_for(bands, ITEM_THREADS), ITEM_THREADS, 0, st>>>(
-        p);
+    centroid_kernel<<<bands < 4096 ? (unsigned)bands : 4096, SUM_THREADS, 0,
+                      st>>>(p);
 #endif
     mark(c, 2, st);
 #ifdef SCI_SPP_EMU
