@@ -10,6 +10,7 @@
 #include "elements/gsthtj2kenc.h"
 #include "elements/gstdpcmenc.h"
 #include "elements/gstdpcmdec.h"
+#include "elements/gstsppfilter.h"
 #if HAVE_CFITSIO
 #include "elements/gstfitsdec.h"
 #include "elements/gstfitsenc.h"
@@ -30,6 +31,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);
+  ret |= GST_ELEMENT_REGISTER (sppfilter, plugin);
 #if HAVE_CFITSIO
   ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
   ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
@@ -44,6 +46,6 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, scicodec,
     "Stages of scientific and video codecs (JPEG 2000 DWT, HTJ2K, DPCM, "
-    "...) "
+    "hyperspectral SPP, ...) "
     "on CUDA and the CPU", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
     GST_PACKAGE_ORIGIN)

@@ -5,8 +5,9 @@
  * CUDA backend's output equal to the CPU backend's (htj2kenc and dpcmenc:
  * the same bytes; lossless codestreams decoded by openjpegdec, and DPCM
  * frames by dpcmdec on either backend, back to the input; corrupt DPCM
- * frames refused with the CPU's errors).  Exits 77 (skipped) without a
- * usable GPU.
+ * frames refused with the CPU's errors; sppfilter's output within a
+ * relative 1e-5 of the CPU's, cubes in CUDA memory read and written in
+ * place, NaN cubes refused).  Exits 77 (skipped) without a usable GPU.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -16,12 +17,14 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string.h>
 
 #include "frameutil.h"
 #include "codec/dpcm.h"
+#include "codec/spp.h"
 
 /* cudaupload prefers passthrough when downstream takes system memory too,
  * so the CUDA-memory links are forced. */
@@ -1387,6 +1390,469 @@ GST_START_TEST (test_dpcm_pipeline)
 
 GST_END_TEST;
 
+/* ---- sppfilter ---- */
+
+#define HS_CUDA "application/x-hyperspectral(memory:CUDAMemory)"
+/* A CUDA-memory capsfilter that ends a launch line. */
+#define HS_CUDA_LAST "capsfilter caps=\"" HS_CUDA "\""
+
+static const struct
+{
+  const gchar *name;
+  sci_spp_format format;
+  gsize bytes;
+} spp_formats[] = {
+  {"U8", SCI_SPP_U8, 1}, {"S16LE", SCI_SPP_S16, 2}, {"U16LE", SCI_SPP_U16, 2},
+  {"F32LE", SCI_SPP_F32, 4},
+};
+
+/* Cubes of awkward sizes (lines, samples, bands) and windows: one pixel,
+ * one line, one column, windows larger than the cube, more than one tile
+ * of the similarity kernel, many bands. */
+static const struct
+{
+  gint L, S, B;
+  guint window;
+} spp_sizes[] = {
+  {1, 1, 1, 5}, {1, 9, 4, 3}, {9, 1, 3, 5}, {5, 7, 3, 5}, {5, 7, 3, 15},
+  {2, 2, 2, 15}, {17, 23, 5, 7}, {40, 37, 30, 11}, {33, 18, 200, 5},
+};
+
+static GstCaps *
+spp_caps (const gchar * format, gint L, gint S, gint B)
+{
+  return gst_caps_new_simple ("application/x-hyperspectral",
+      "lines", G_TYPE_INT, L, "samples", G_TYPE_INT, S, "bands", G_TYPE_INT,
+      B, "format", G_TYPE_STRING, format, "interleave", G_TYPE_STRING, "bip",
+      NULL);
+}
+
+/* A BIP cube of `n` pixels of `bands` values of format k: smooth spectra
+ * of a few materials at random levels, with noise. */
+static GstBuffer *
+spp_cube (guint k, gsize npix, gsize bands, guint64 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      npix * bands * spp_formats[k].bytes, NULL);
+  GstMapInfo map;
+  gsize p, b;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (p = 0; p < npix; p++) {
+    guint kind, level;
+
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    kind = (guint) (seed % 4);
+    level = 200 + (guint) ((seed >> 8) % 800);
+    for (b = 0; b < bands; b++) {
+      gdouble x = (gdouble) b / MAX (bands, 2), v;
+      gsize i = p * bands + b;
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      v = (kind == 0 ? 1.0 - x : kind == 1 ? 0.2 + x * x : 0.3 + 0.6 * x)
+          * level / 1000.0 + (gdouble) (seed % 64) / 2000.0;
+      switch (spp_formats[k].format) {
+        case SCI_SPP_U8:
+          map.data[i] = (guint8) (v * 250);
+          break;
+        case SCI_SPP_S16:
+          GST_WRITE_UINT16_LE (map.data + 2 * i,
+              (guint16) (gint16) (v * 30000 - (kind == 3 ? 20000 : 0)));
+          break;
+        case SCI_SPP_U16:
+          GST_WRITE_UINT16_LE (map.data + 2 * i, (guint16) (v * 60000));
+          break;
+        default:
+          GST_WRITE_FLOAT_LE (map.data + 4 * i, (gfloat) (kind == 3 ? -v : v));
+          break;
+      }
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* A system-memory copy of a cube in device memory (taken), by our own
+ * copy of its bytes. */
+static GstBuffer *
+download_cube (GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  gsize size = gst_buffer_get_size (buf);
+  GstBuffer *host;
+  GstMapInfo dev, out;
+
+  if (!gst_is_cuda_memory (mem))
+    return buf;
+  fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
+  host = gst_buffer_new_allocate (NULL, size, NULL);
+  fail_unless (gst_buffer_map (buf, &dev, GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_buffer_map (host, &out, GST_MAP_WRITE));
+  fail_unless (gst_cuda_context_push (GST_CUDA_MEMORY_CAST (mem)->context));
+  fail_unless_equals_int (cudaMemcpy (out.data, dev.data, size,
+          cudaMemcpyDeviceToHost), cudaSuccess);
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (host, &out);
+  gst_buffer_unmap (buf, &dev);
+  gst_buffer_unref (buf);
+  return host;
+}
+
+/* A copy of the host cube `host` in flat device memory of `ctx`: 1.22
+ * allocates no GstCudaMemory but of video formats (and cudaupload takes no
+ * hyperspectral caps), so an RGBA carrier 1024 pixels (4096 bytes) wide,
+ * its rows contiguous, trimmed to the cube's size. */
+static GstBuffer *
+device_cube (GstCudaContext * ctx, GstBuffer * host)
+{
+  gsize size = gst_buffer_get_size (host);
+  GstAllocator *alloc;
+  GstVideoInfo carrier;
+  GstMemory *mem;
+  GstMapInfo dev, hm;
+  GstBuffer *buf;
+
+  gst_cuda_memory_init_once ();
+  alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  fail_unless (alloc != NULL);
+  fail_unless (gst_video_info_set_format (&carrier, GST_VIDEO_FORMAT_RGBA,
+          1024, (guint) ((size + 4095) / 4096)));
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx, &carrier);
+  gst_object_unref (alloc);
+  fail_unless (mem != NULL);
+  fail_unless_equals_int (GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST
+          (mem)->info, 0), 4096);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  gst_buffer_resize (buf, 0, size);
+  fail_unless (gst_buffer_map (buf, &dev, GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_buffer_map (host, &hm, GST_MAP_READ));
+  fail_unless (gst_cuda_context_push (ctx));
+  fail_unless_equals_int (cudaMemcpy (dev.data, hm.data, size,
+          cudaMemcpyHostToDevice), cudaSuccess);
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (host, &hm);
+  gst_buffer_unmap (buf, &dev);
+  return buf;
+}
+
+/* Whether every value of the F32 cube `got` (any memory; taken) is within
+ * a relative 1e-5 of `want`'s (the tolerance of tests/parity_spp.c);
+ * prints the worst one where not.  *cuda (may be NULL) gets whether `got`
+ * was in CUDA memory. */
+static gboolean
+spp_close (const gchar * what, GstBuffer * got, GstBuffer * want,
+    gboolean * cuda)
+{
+  GstMapInfo mg, mw;
+  gdouble worst = 0;
+  gsize i, at = 0, n;
+  gboolean ok = TRUE;
+
+  if (cuda)
+    *cuda = gst_is_cuda_memory (gst_buffer_peek_memory (got, 0));
+  got = download_cube (got);
+  fail_unless (gst_buffer_map (got, &mg, GST_MAP_READ));
+  fail_unless (gst_buffer_map (want, &mw, GST_MAP_READ));
+  if (mg.size != mw.size) {
+    g_printerr ("FAIL %s: %" G_GSIZE_FORMAT " bytes, the CPU's %"
+        G_GSIZE_FORMAT "\n", what, mg.size, mw.size);
+    ok = FALSE;
+  } else {
+    n = mw.size / 4;
+    for (i = 0; i < n; i++) {
+      gdouble g = GST_READ_FLOAT_LE (mg.data + 4 * i);
+      gdouble w = GST_READ_FLOAT_LE (mw.data + 4 * i);
+      gdouble e = fabs (g - w), rel = w != 0 ? e / fabs (w) : e;
+
+      if (!(rel <= worst) || !isfinite (g)) {
+        worst = isfinite (g) ? rel : INFINITY;
+        at = i;
+      }
+    }
+    if (!(worst <= 1e-5)) {
+      g_printerr ("FAIL %s: value %" G_GSIZE_FORMAT " is %.9g, the CPU's "
+          "%.9g (relative error %.3g)\n", what, at,
+          GST_READ_FLOAT_LE (mg.data + 4 * at),
+          GST_READ_FLOAT_LE (mw.data + 4 * at), worst);
+      ok = FALSE;
+    }
+  }
+  gst_buffer_unmap (want, &mw);
+  gst_buffer_unmap (got, &mg);
+  gst_buffer_unref (got);
+  return ok;
+}
+
+/* sppfilter backend=cuda in system memory matches backend=cpu within a
+ * relative 1e-5: every format, every size, and into CUDA memory. */
+GST_START_TEST (test_spp_cuda_equals_cpu)
+{
+  guint i, k, failures = 0;
+
+  for (k = 0; k < G_N_ELEMENTS (spp_formats); k++)
+    for (i = 0; i < G_N_ELEMENTS (spp_sizes); i++) {
+      gint L = spp_sizes[i].L, S = spp_sizes[i].S, B = spp_sizes[i].B;
+      GstCaps *caps = spp_caps (spp_formats[k].name, L, S, B), *oc = NULL;
+      GstBuffer *in = spp_cube (k, (gsize) L * S, B, 9000 + 31 * k + i);
+      GstBuffer *ref, *out;
+      gchar *cpu, *gpu, *what;
+      gboolean cuda;
+
+      cpu = g_strdup_printf ("sppfilter backend=cpu window-size=%u",
+          spp_sizes[i].window);
+      ref = encode_one (cpu, caps, in, NULL, NULL);
+      gpu = g_strdup_printf ("sppfilter name=enc backend=cuda window-size=%u",
+          spp_sizes[i].window);
+      what = g_strdup_printf ("%s %dx%dx%d window %u, system memory",
+          spp_formats[k].name, L, S, B, spp_sizes[i].window);
+      out = encode_one (gpu, caps, in, NULL, &oc);
+      if (!spp_close (what, out, ref, &cuda))
+        failures++;
+      fail_if (cuda, "%s: output in CUDA memory", what);
+      gst_caps_unref (oc);
+      g_free (what);
+      g_free (gpu);
+
+      /* into CUDA memory */
+      gpu = g_strdup_printf ("sppfilter backend=cuda window-size=%u ! "
+          HS_CUDA_LAST, spp_sizes[i].window);
+      what = g_strdup_printf ("%s %dx%dx%d window %u, CUDA memory out",
+          spp_formats[k].name, L, S, B, spp_sizes[i].window);
+      out = encode_one (gpu, caps, in, NULL, &oc);
+      if (!spp_close (what, out, ref, &cuda))
+        failures++;
+      fail_unless (cuda, "%s: output not in CUDA memory", what);
+      fail_unless (gst_caps_features_contains (gst_caps_get_features (oc, 0),
+              GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+      gst_caps_unref (oc);
+      g_free (what);
+      g_free (gpu);
+      g_free (cpu);
+      gst_buffer_unref (ref);
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+    }
+  fail_unless (failures == 0, "%u cases failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* A harness of sppfilter backend=cuda `props` on `ctx` (set before it
+ * starts, so that it reads CUDA memory of that context in place), its
+ * src caps `caps` and its sink pad taking `sink_caps`, posting to `bus`. */
+static GstHarness *
+spp_on_context (GstCudaContext * ctx, GstBus * bus, GstCaps * caps,
+    const gchar * sink_caps, const gchar * props)
+{
+  GstElement *e = gst_element_factory_make ("sppfilter", NULL);
+  GstContext *gctx = gst_context_new_cuda_context (ctx);
+  GstHarness *hr;
+  gchar **kv = g_strsplit (props, " ", -1);
+  guint i;
+
+  fail_unless (e != NULL);
+  gst_object_ref_sink (e);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  for (i = 0; kv[i]; i++) {
+    gchar **p = g_strsplit (kv[i], "=", 2);
+
+    if (p[0] && p[1])
+      gst_util_set_object_arg (G_OBJECT (e), p[0], p[1]);
+    g_strfreev (p);
+  }
+  g_strfreev (kv);
+  gst_element_set_context (e, gctx);
+  gst_context_unref (gctx);
+  gst_element_set_bus (e, bus);
+  hr = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);         /* the harness holds it */
+  gst_harness_set_sink_caps_str (hr, sink_caps);
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  return hr;
+}
+
+static GstCaps *
+spp_cuda_caps (GstCaps * caps)
+{
+  GstCaps *c = gst_caps_copy (caps);
+
+  gst_caps_set_features_simple (c,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  return c;
+}
+
+/* Cubes in CUDA memory of the element's context read in place, into
+ * system and into CUDA memory; two filters in a row in device memory. */
+GST_START_TEST (test_spp_cuda_memory)
+{
+  GstCudaContext *ctx;
+  guint i, k, m, failures = 0;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  for (k = 0; k < G_N_ELEMENTS (spp_formats); k++)
+    for (i = 0; i < G_N_ELEMENTS (spp_sizes); i++) {
+      gint L = spp_sizes[i].L, S = spp_sizes[i].S, B = spp_sizes[i].B;
+      GstCaps *caps = spp_caps (spp_formats[k].name, L, S, B);
+      GstCaps *dcaps = spp_cuda_caps (caps);
+      GstBuffer *in = spp_cube (k, (gsize) L * S, B, 7000 + 31 * k + i);
+      GstBuffer *ref, *out;
+      gchar *props, *cpu;
+
+      props = g_strdup_printf ("window-size=%u", spp_sizes[i].window);
+      cpu = g_strdup_printf ("sppfilter backend=cpu %s", props);
+      ref = encode_one (cpu, caps, in, NULL, NULL);
+      for (m = 0; m < 2; m++) {
+        GstBus *bus = gst_bus_new ();
+        GstHarness *hr = spp_on_context (ctx, bus, dcaps,
+            m ? HS_CUDA : "application/x-hyperspectral", props);
+        gchar *what = g_strdup_printf ("%s %dx%dx%d window %u, CUDA memory "
+            "in, %s memory out", spp_formats[k].name, L, S, B,
+            spp_sizes[i].window, m ? "CUDA" : "system");
+        gboolean cuda;
+        GstMessage *msg;
+
+        fail_unless_equals_int (gst_harness_push (hr, device_cube (ctx, in)),
+            GST_FLOW_OK);
+        out = gst_harness_pull (hr);
+        fail_unless (out != NULL, "%s: no output", what);
+        msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+            GST_MESSAGE_WARNING);
+        fail_unless (msg == NULL, "%s: %" GST_PTR_FORMAT, what, msg);
+        if (!spp_close (what, out, ref, &cuda))
+          failures++;
+        fail_unless (cuda == (m == 1), "%s: output in the wrong memory", what);
+        gst_harness_teardown (hr);
+        gst_object_unref (bus);
+        g_free (what);
+      }
+      gst_buffer_unref (ref);
+      g_free (cpu);
+
+      /* the filter twice, the cube in device memory between */
+      cpu = g_strdup_printf ("sppfilter backend=cpu %s ! sppfilter "
+          "backend=cpu %s", props, props);
+      ref = encode_one (cpu, caps, in, NULL, NULL);
+      g_free (cpu);
+      cpu = g_strdup_printf ("sppfilter backend=cuda %s ! " HS_CUDA " ! "
+          "sppfilter name=enc backend=cuda %s", props, props);
+      {
+        gboolean in_cuda, cuda;
+        gchar *what = g_strdup_printf ("%s %dx%dx%d window %u, twice",
+            spp_formats[k].name, L, S, B, spp_sizes[i].window);
+
+        out = encode_one (cpu, caps, in, &in_cuda, NULL);
+        fail_unless (in_cuda, "%s: the second filter's input not in CUDA "
+            "memory", what);
+        if (!spp_close (what, out, ref, &cuda))
+          failures++;
+        g_free (what);
+      }
+      g_free (cpu);
+      g_free (props);
+      gst_buffer_unref (ref);
+      gst_buffer_unref (in);
+      gst_caps_unref (dcaps);
+      gst_caps_unref (caps);
+    }
+  gst_object_unref (ctx);
+  fail_unless (failures == 0, "%u cases failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* The error that sppfilter `pipeline` posts for `in` (pushed with
+ * `caps`), NULL when it outputs a cube. */
+static gchar *
+spp_error (GstHarness * hr, GstBus * bus, GstBuffer * in)
+{
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *ret;
+
+  fail_unless_equals_int (gst_harness_push (hr, in), GST_FLOW_ERROR);
+  fail_unless (gst_harness_try_pull (hr) == NULL);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (!m)
+    return NULL;
+  gst_message_parse_error (m, &err, NULL);
+  ret = g_strdup (err->message);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  return ret;
+}
+
+/* A NaN or infinite value in a float cube: backend=cuda posts the CPU's
+ * STREAM/FORMAT error, nothing comes out and there is no fallback, with
+ * the cube in system memory and in CUDA memory. */
+GST_START_TEST (test_spp_cuda_nonfinite)
+{
+  const gint L = 20, S = 19, B = 6;
+  const gfloat bad[] = { NAN, INFINITY, -INFINITY };
+  GstCaps *caps = spp_caps ("F32LE", L, S, B);
+  GstCaps *dcaps = spp_cuda_caps (caps);
+  GstCudaContext *ctx;
+  guint k, m;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  for (k = 0; k < G_N_ELEMENTS (bad); k++)
+    for (m = 0; m < 3; m++) {
+      GstBuffer *in = spp_cube (3, (gsize) L * S, B, 123 + k);
+      GstBus *bus = gst_bus_new ();
+      GstHarness *hr;
+      GstMapInfo map;
+      gchar *err;
+
+      fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+      GST_WRITE_FLOAT_LE (map.data + 4 * (((gsize) 7 * S + 11) * B + 5),
+          bad[k]);
+      gst_buffer_unmap (in, &map);
+      if (m == 0) {
+        /* system memory, backend=auto on the GPU */
+        GstElement *e;
+
+        hr = gst_harness_new ("sppfilter");
+        e = gst_harness_find_element (hr, "sppfilter");
+        gst_element_set_bus (e, bus);
+        gst_object_unref (e);
+        gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+      } else {
+        hr = spp_on_context (ctx, bus, m == 1 ? caps : dcaps, m == 1 ?
+            "application/x-hyperspectral" : HS_CUDA, "");
+        if (m == 2) {
+          GstBuffer *d = device_cube (ctx, in);
+
+          gst_buffer_unref (in);
+          in = d;
+        }
+      }
+      err = spp_error (hr, bus, in);
+      fail_unless (err != NULL, "value %g, case %u: no error", bad[k], m);
+      fail_unless (strstr (err, "NaN or infinite") != NULL, "%s", err);
+      if (m < 2)
+        fail_unless (strstr (err, "line 7, sample 11, band 5") != NULL,
+            "%s", err);
+      g_free (err);
+      gst_harness_teardown (hr);
+      gst_object_unref (bus);
+    }
+  gst_object_unref (ctx);
+  gst_caps_unref (dcaps);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_suite (void)
 {
@@ -1416,6 +1882,13 @@ gpu_suite (void)
   tcase_add_test (tc, test_dpcm_cuda_memory);
   tcase_add_test (tc, test_dpcm_cuda_corrupt);
   tcase_add_test (tc, test_dpcm_pipeline);
+
+  tc = tcase_create ("spp-gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_spp_cuda_equals_cpu);
+  tcase_add_test (tc, test_spp_cuda_memory);
+  tcase_add_test (tc, test_spp_cuda_nonfinite);
   return s;
 }
 
