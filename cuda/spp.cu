@@ -13,7 +13,7 @@
  *      the tile's unit vectors with the window's halo go through shared
  *      memory a chunk of bands at a time (band-major, so a warp's reads
  *      are consecutive words), and each thread adds |u - v|^2 for a
- *      group of 20 of its forward neighbours at a time and turns them
+ *      group of 30 of its forward neighbours at a time and turns them
  *      into angles; then alpha and rho: a thread per pixel adds its
  *      neighbours' angles weighted, in raster order;
  *   4. displace: a thread per value.
@@ -44,7 +44,7 @@
 
 #define TILE 16                  /* pixels a side of a tile */
 #define TILE_THREADS (TILE * TILE)
-#define GROUP 20                 /* neighbours a pass */
+#define GROUP 30                 /* neighbours a pass */
 #define RUN 128                  /* pixels a centroid block sums */
 #define SUM_THREADS 128
 #define ITEM_THREADS 256
@@ -145,14 +145,33 @@ DK void tile_load(const spp_params &p, double *tile, unsigned bx,
                   unsigned by, size_t k0, unsigned kc, unsigned tid,
                   unsigned nt) {
     const unsigned tp = p.tw * p.tw;
-    for (unsigned i = tid; i < kc * tp; i += nt) {
-        unsigned k = i % kc, pix = i / kc; /* bands fastest: coalesced */
-        long y = (long)(by * TILE + pix / p.tw) - p.d;
-        long x = (long)(bx * TILE + pix % p.tw) - p.d;
+    /* element i = pix kc + k (bands fastest: coalesced reads); stepping i
+     * by nt steps (k, pix, and pix's line and column) without a division
+     * an element, which would cost more than the sums themselves */
+    const unsigned dk = nt % kc, dp = nt / kc;
+    const unsigned dly = dp / p.tw, dlx = dp % p.tw;
+    unsigned k = tid % kc, pix = tid / kc;
+    unsigned ly = pix / p.tw, lx = pix % p.tw;
+    const long y0 = (long)by * TILE - p.d, x0 = (long)bx * TILE - p.d;
+    while (pix < tp) {
+        long y = y0 + ly, x = x0 + lx;
         double v = 0.0;
         if (y >= 0 && x >= 0 && y < (long)p.lines && x < (long)p.samples)
             v = p.u[((size_t)y * p.samples + (size_t)x) * p.bands + k0 + k];
         tile[(size_t)k * tp + pix] = v;
+        k += dk;
+        pix += dp;
+        lx += dlx;
+        ly += dly;
+        if (k >= kc) {
+            k -= kc;
+            pix++;
+            lx++;
+        }
+        if (lx >= p.tw) {
+            lx -= p.tw;
+            ly++;
+        }
     }
 }
 
@@ -187,7 +206,10 @@ DK void tile_angles(const spp_params &p, const pair_sums &ps, unsigned g0,
     if (y >= p.lines || x >= p.samples)
         return;
     const size_t q = y * p.samples + x, half = p.nn / 2;
-    for (unsigned g = 0; g < GROUP && g0 + g < p.nn; g++) {
+UNROLL
+    for (unsigned g = 0; g < GROUP; g++) {
+        if (g0 + g >= p.nn)
+            break;
         int a, b;
         neighbour(p, g0 + g, &a, &b);
         long r = (long)y + a, s = (long)x + b;
@@ -415,7 +437,8 @@ static int emu_angles(const spp_params &p, unsigned gx, unsigned gy) {
                     unsigned kc = (unsigned)(p.bands - k0 < p.kb
                                                  ? p.bands - k0
                                                  : p.kb);
-                    tile_load(p, tile, bx, by, k0, kc, 0, 1);
+                    for (unsigned t = 0; t < TILE_THREADS; t++)
+                        tile_load(p, tile, bx, by, k0, kc, t, TILE_THREADS);
                     for (unsigned t = 0; t < TILE_THREADS; t++)
                         tile_sums(p, tile, ps[t], g0, kc, t % TILE,
                                   t / TILE);
