@@ -41,6 +41,7 @@
 
 #include "dpcm.h"
 #include "../codec/dpcm_core.h"
+#include "devbuf.cuh"
 
 #ifdef __CUDACC__
 #define UNROLL _Pragma("unroll")
@@ -1391,11 +1392,6 @@ __global__ void widen_kernel(const uint8_t *in, size_t stride, unsigned w,
 /* ------------------------------------------------------------------ */
 /* Host side */
 
-struct dbuf {
-    void *p;
-    size_t cap;
-};
-
 struct sci_cuda_dpcm {
     dbuf samples, in8, tsamples, cols, sums, res, hist, info, slots, packed, seg_len, seg_off;
     /* decoder: in holds the input, the segment and the strip lists; frames
@@ -1410,43 +1406,15 @@ struct sci_cuda_dpcm {
 
 /* b holds at least `bytes` (a quarter more when it grows): device
  * memory, or page-locked host memory when pinned. */
-static int grow_mem(dbuf *b, size_t bytes, int pinned) {
-    if (b->cap >= bytes)
-        return 0;
-    if (pinned)
-        cudaFreeHost(b->p);
-    else
-        cudaFree(b->p);
-    b->p = NULL;
-    b->cap = 0;
-    size_t want = bytes + bytes / 4;
-    cudaError_t e = pinned ? cudaMallocHost(&b->p, want ? want : 1)
-                           : cudaMalloc(&b->p, want ? want : 1);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return (int)e;
-    }
-    b->cap = want;
-    return 0;
-}
-
-static int grow(dbuf *b, size_t bytes) {
-    return grow_mem(b, bytes, 0);
-}
 
 extern "C" int sci_cuda_dpcm_create(sci_cuda_dpcm **out) {
     sci_cuda_dpcm *c = (sci_cuda_dpcm *)calloc(1, sizeof *c);
     if (!c)
         return SCI_DPCM_E_NOMEM;
-    for (int i = 0; i < 6; i++) {
-        cudaError_t e = cudaEventCreate(&c->ev[i]);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            for (int k = 0; k < i; k++)
-                cudaEventDestroy(c->ev[k]);
-            free(c);
-            return (int)e;
-        }
+    int e = events_create(c->ev, 6);
+    if (e) {
+        free(c);
+        return e;
     }
     *out = c;
     return 0;
@@ -1462,8 +1430,7 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     for (dbuf *b : all)
         cudaFree(b->p);
     cudaFreeHost(c->stage.p);
-    for (int i = 0; i < 6; i++)
-        cudaEventDestroy(c->ev[i]);
+    events_destroy(c->ev, 6);
     free(c);
 }
 
@@ -1489,17 +1456,11 @@ extern "C" void sci_cuda_dpcm_get_times(const sci_cuda_dpcm *c,
 }
 
 static void mark(sci_cuda_dpcm *c, int i, cudaStream_t s) {
-    if (c->timing)
-        cudaEventRecord(c->ev[i], s);
+    events_mark(c->timing, c->ev, i, s);
 }
 
 static float span(sci_cuda_dpcm *c, int a, int b) {
-    float ms = 0;
-    if (c->timing && cudaEventElapsedTime(&ms, c->ev[a], c->ev[b]) != cudaSuccess) {
-        cudaGetLastError();
-        ms = 0;
-    }
-    return ms;
+    return events_span(c->timing, c->ev, a, b);
 }
 
 #ifdef SCI_DPCM_EMU

@@ -29,6 +29,7 @@
 
 #include "spp.h"
 #include "../codec/spp_core.h"
+#include "devbuf.cuh"
 
 #ifdef __CUDACC__
 #define UNROLL _Pragma("unroll")
@@ -327,11 +328,6 @@ static unsigned grid_for(size_t n, unsigned threads) {
 /* ------------------------------------------------------------------ */
 /* Host side */
 
-struct dbuf {
-    void *p;
-    size_t cap;
-};
-
 struct sci_cuda_spp {
     dbuf in, part, c, u, norm, rho, gam, out, bad;
     int timing;
@@ -339,49 +335,22 @@ struct sci_cuda_spp {
     cudaEvent_t ev[7];
 };
 
-static int grow(dbuf *b, size_t bytes) {
-    if (b->cap >= bytes)
-        return 0;
-    cudaFree(b->p);
-    b->p = NULL;
-    b->cap = 0;
-    cudaError_t e = cudaMalloc(&b->p, bytes ? bytes : 1);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return (int)e;
-    }
-    b->cap = bytes;
-    return 0;
-}
-
 static void mark(sci_cuda_spp *c, int i, cudaStream_t s) {
-    if (c->timing)
-        cudaEventRecord(c->ev[i], s);
+    events_mark(c->timing, c->ev, i, s);
 }
 
 static float span(sci_cuda_spp *c, int a, int b) {
-    float ms = 0;
-    if (c->timing &&
-        cudaEventElapsedTime(&ms, c->ev[a], c->ev[b]) != cudaSuccess) {
-        cudaGetLastError();
-        ms = 0;
-    }
-    return ms;
+    return events_span(c->timing, c->ev, a, b);
 }
 
 extern "C" int sci_cuda_spp_create(sci_cuda_spp **out) {
     sci_cuda_spp *c = (sci_cuda_spp *)calloc(1, sizeof *c);
     if (!c)
         return SCI_SPP_E_NOMEM;
-    for (int i = 0; i < 7; i++) {
-        cudaError_t e = cudaEventCreate(&c->ev[i]);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            for (int k = 0; k < i; k++)
-                cudaEventDestroy(c->ev[k]);
-            free(c);
-            return (int)e;
-        }
+    int e = events_create(c->ev, 7);
+    if (e) {
+        free(c);
+        return e;
     }
     *out = c;
     return 0;
@@ -394,8 +363,7 @@ extern "C" void sci_cuda_spp_destroy(sci_cuda_spp *c) {
                    &c->rho,   &c->gam,  &c->out, &c->bad};
     for (dbuf *b : all)
         cudaFree(b->p);
-    for (int i = 0; i < 7; i++)
-        cudaEventDestroy(c->ev[i]);
+    events_destroy(c->ev, 7);
     free(c);
 }
 

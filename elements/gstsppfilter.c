@@ -286,17 +286,14 @@ gst_spp_filter_transform_size (GstBaseTransform * trans,
 static void
 close_cuda (GstSppFilter * self)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
+  gst_sci_filter_cuda_state_close (GST_SCI_FILTER (self),
+      (gpointer *) & self->cuda_spp, (GDestroyNotify) sci_cuda_spp_destroy);
+}
 
-  if (!self->cuda_spp)
-    return;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    g_clear_pointer (&self->cuda_spp, sci_cuda_spp_destroy);
-    gst_sci_cuda_pop ();
-  } else {
-    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
-    self->cuda_spp = NULL;
-  }
+static gint
+new_state (gpointer * state)
+{
+  return sci_cuda_spp_create ((sci_cuda_spp **) state);
 }
 
 /* Makes the device state unless it exists.  FALSE (error posted) when
@@ -305,27 +302,9 @@ close_cuda (GstSppFilter * self)
 static gboolean
 open_cuda (GstSppFilter * self)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
-  const gchar *failed = "context push";
-  gint err = 0;
-
-  if (self->cuda_spp)
-    return TRUE;
-  if (gst_sci_cuda_push (&base->cuda)) {
-    failed = NULL;
-    if ((err = sci_cuda_spp_create (&self->cuda_spp))) {
-      failed = "SPP device state";
-      cudaGetLastError ();
-      /* its one negative code is host memory running out */
-      if (err < 0)
-        err = cudaErrorMemoryAllocation;
-    }
-    gst_sci_cuda_pop ();
-  }
-  if (!failed)
-    return TRUE;
-  close_cuda (self);
-  return gst_sci_filter_cuda_failed (base, failed, err);
+  return gst_sci_filter_cuda_state_open (GST_SCI_FILTER (self),
+      (gpointer *) & self->cuda_spp, new_state,
+      (GDestroyNotify) sci_cuda_spp_destroy, "SPP device state");
 }
 #endif
 

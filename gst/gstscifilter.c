@@ -4,6 +4,10 @@
 
 #include "gstscifilter.h"
 
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (gst_sci_filter_debug);
 #define GST_CAT_DEFAULT gst_sci_filter_debug
 
@@ -557,3 +561,46 @@ gst_sci_filter_coded_allocator (GstSciFilter * self, GstAllocator ** cache,
 #endif
   return fallback;
 }
+
+#if HAVE_CUDA
+void
+gst_sci_filter_cuda_state_close (GstSciFilter * self, gpointer * state,
+    GDestroyNotify destroy)
+{
+  if (!*state)
+    return;
+  if (gst_sci_cuda_push (&self->cuda)) {
+    destroy (*state);
+    gst_sci_cuda_pop ();
+  } else {
+    GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
+  }
+  *state = NULL;
+}
+
+gboolean
+gst_sci_filter_cuda_state_open (GstSciFilter * self, gpointer * state,
+    GstSciCudaStateNew create, GDestroyNotify destroy, const gchar * what)
+{
+  const gchar *failed = "context push";
+  gint err = 0;
+
+  if (*state)
+    return TRUE;
+  if (gst_sci_cuda_push (&self->cuda)) {
+    failed = NULL;
+    if ((err = create (state))) {
+      failed = what;
+      cudaGetLastError ();
+      /* the one negative code of a constructor is host memory running out */
+      if (err < 0)
+        err = cudaErrorMemoryAllocation;
+    }
+    gst_sci_cuda_pop ();
+  }
+  if (!failed)
+    return TRUE;
+  gst_sci_filter_cuda_state_close (self, state, destroy);
+  return gst_sci_filter_cuda_failed (self, failed, err);
+}
+#endif

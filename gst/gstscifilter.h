@@ -106,6 +106,24 @@ gboolean gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
 gboolean gst_sci_filter_frame_cuda_failed (GstSciFilter * self,
     gboolean sent, const gchar * what, gint cuda_err);
 
+#if HAVE_CUDA
+/* A cuda/ handle's constructor (sci_cuda_*_create through a typed
+ * wrapper): 0, a negative code (host memory ran out) or a cudaError_t. */
+typedef gint (*GstSciCudaStateNew) (gpointer * state);
+
+/* Makes *state in the filter's CUDA context unless it exists: TRUE when it
+ * does; else what gst_sci_filter_cuda_failed returns (the CPU takes over,
+ * or an error naming `what` was posted). */
+gboolean gst_sci_filter_cuda_state_open (GstSciFilter * self,
+    gpointer * state, GstSciCudaStateNew create, GDestroyNotify destroy,
+    const gchar * what);
+
+/* Frees *state in the filter's CUDA context (forgets it, with a warning,
+ * when there is no context left to free it in). */
+void gst_sci_filter_cuda_state_close (GstSciFilter * self, gpointer * state,
+    GDestroyNotify destroy);
+#endif
+
 /* The allocator for an encoder's coded output: page-locked host memory
  * (made once into *cache) while the CUDA backend runs, so that the coded
  * bytes come back from the device at full speed; else `fallback`. */

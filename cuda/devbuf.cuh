@@ -1,0 +1,79 @@
+/*
+ * What every cuda/ handle keeps on the host side: device (or page-locked
+ * host) buffers that grow to the largest request and are kept, and the
+ * CUDA events of its stage timer.  Included by the .cu files only.
+ */
+#ifndef SCI_CUDA_DEVBUF_CUH
+#define SCI_CUDA_DEVBUF_CUH
+
+#include <cuda_runtime.h>
+
+#include <stddef.h>
+
+struct dbuf {
+    void *p;
+    size_t cap;
+};
+
+/* At least `bytes` in b (a quarter more, for the next, slightly larger
+ * request): 0, or the cudaError_t of the allocation (b is then empty). */
+static int grow_mem(dbuf *b, size_t bytes, int pinned) {
+    if (b->cap >= bytes)
+        return 0;
+    if (pinned)
+        cudaFreeHost(b->p);
+    else
+        cudaFree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    size_t want = bytes + bytes / 4;
+    cudaError_t e = pinned ? cudaMallocHost(&b->p, want ? want : 1)
+                           : cudaMalloc(&b->p, want ? want : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return (int)e;
+    }
+    b->cap = want;
+    return 0;
+}
+
+static int grow(dbuf *b, size_t bytes) {
+    return grow_mem(b, bytes, 0);
+}
+
+/* n timing events: 0, or the cudaError_t (none left created). */
+static int events_create(cudaEvent_t *ev, int n) {
+    for (int i = 0; i < n; i++) {
+        cudaError_t e = cudaEventCreate(&ev[i]);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            for (int k = 0; k < i; k++)
+                cudaEventDestroy(ev[k]);
+            return (int)e;
+        }
+    }
+    return 0;
+}
+
+static void events_destroy(cudaEvent_t *ev, int n) {
+    for (int i = 0; i < n; i++)
+        cudaEventDestroy(ev[i]);
+}
+
+/* Event i recorded on s when timing is on. */
+static void events_mark(int timing, cudaEvent_t *ev, int i, cudaStream_t s) {
+    if (timing)
+        cudaEventRecord(ev[i], s);
+}
+
+/* ms from event a to b (0 when timing is off or either is missing). */
+static float events_span(int timing, cudaEvent_t *ev, int a, int b) {
+    float ms = 0;
+    if (timing && cudaEventElapsedTime(&ms, ev[a], ev[b]) != cudaSuccess) {
+        cudaGetLastError();
+        ms = 0;
+    }
+    return ms;
+}
+
+#endif
