@@ -76,42 +76,51 @@ double sci_spp_angle(const double *u, double nu, const double *v, double nv,
     return sci_spp_angle_sums(d2, s2, nu, nv);
 }
 
-void sci_spp_weights(unsigned window, double *beta) {
-    const int d = (int)window / 2;
-    for (int a = -d; a <= d; a++)
-        for (int b = -d; b <= d; b++)
-            beta[(a + d) * (int)window + (b + d)] =
-                a || b ? sci_spp_beta(a, b) : 0.0;
-}
-
-void sci_spp_alpha(const double *u, const double *norm, size_t lines,
-                   size_t samples, size_t bands, unsigned window,
-                   double *alpha) {
-    const long d = (long)window / 2;
-    double beta[SCI_SPP_WINDOW_MAX * SCI_SPP_WINDOW_MAX];
-    sci_spp_weights(window, beta);
+int sci_spp_alpha(const double *u, const double *norm, size_t lines,
+                  size_t samples, size_t bands, unsigned window,
+                  double *alpha) {
+    const unsigned nn = window * window - 1, half = nn / 2;
+    /* the angle is symmetric to the bit ((a - b)^2 = (b - a)^2): each
+     * pixel's forward neighbours' angles once, then every pixel's sum */
+    double *gam = malloc(lines * samples * half * sizeof *gam);
+    if (!gam)
+        return SCI_SPP_E_NOMEM;
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t i = 0; i < lines; i++)
         for (size_t j = 0; j < samples; j++) {
             const size_t p = i * samples + j;
-            double num = 0.0, den = 0.0;
-            for (long a = -d; a <= d; a++) {
-                long r = (long)i + a;
-                if (r < 0 || r >= (long)lines)
+            for (unsigned k = half; k < nn; k++) {
+                int a, b;
+                sci_spp_neighbour(window, k, &a, &b);
+                long r = (long)i + a, s = (long)j + b;
+                if (r >= (long)lines || s < 0 || s >= (long)samples)
                     continue;
-                for (long b = -d; b <= d; b++) {
-                    long s = (long)j + b;
-                    if ((!a && !b) || s < 0 || s >= (long)samples)
-                        continue;
-                    const size_t q = (size_t)r * samples + (size_t)s;
-                    double w = beta[(a + d) * (long)window + (b + d)];
-                    num += w * sci_spp_angle(u + p * bands, norm[p],
-                                             u + q * bands, norm[q], bands);
-                    den += w;
-                }
+                const size_t q = (size_t)r * samples + (size_t)s;
+                gam[p * half + (k - half)] = sci_spp_angle(
+                    u + p * bands, norm[p], u + q * bands, norm[q], bands);
+            }
+        }
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < lines; i++)
+        for (size_t j = 0; j < samples; j++) {
+            const size_t p = i * samples + j;
+            double num = 0.0, den = 0.0;
+            for (unsigned k = 0; k < nn; k++) {
+                int a, b;
+                sci_spp_neighbour(window, k, &a, &b);
+                long r = (long)i + a, s = (long)j + b;
+                if (r < 0 || r >= (long)lines || s < 0 || s >= (long)samples)
+                    continue;
+                const size_t q = (size_t)r * samples + (size_t)s;
+                double w = sci_spp_beta(a, b);
+                num += w * (k >= half ? gam[p * half + (k - half)]
+                                      : gam[q * half + (nn - 1 - k - half)]);
+                den += w;
             }
             alpha[p] = den > 0.0 ? num / den : 0.0;
         }
+    free(gam);
+    return 0;
 }
 
 int sci_spp_filter(const void *in, sci_spp_format f, size_t lines,
@@ -136,7 +145,9 @@ int sci_spp_filter(const void *in, sci_spp_format f, size_t lines,
     }
     sci_spp_centroid(in, f, npix, bands, c);
     sci_spp_unit(in, f, npix, bands, u, norm);
-    sci_spp_alpha(u, norm, lines, samples, bands, window, alpha);
+    if ((err = sci_spp_alpha(u, norm, lines, samples, bands, window,
+                             alpha)))
+        goto done;
 #pragma omp parallel for schedule(static)
     for (size_t p = 0; p < npix; p++) {
         double root = sqrt(alpha[p]), rho = (1.0 + root) * (1.0 + root);

@@ -78,15 +78,13 @@ void sci_spp_unit(const void *cube, sci_spp_format f, size_t npix,
 double sci_spp_angle(const double *u, double nu, const double *v, double nv,
                      size_t bands);
 
-/* beta over the window (ws x ws, row-major, offsets -d..d): 1 / (a^2 + b^2),
- * 0 at the centre; not normalised (each pixel normalises over the
- * neighbours it has). */
-void sci_spp_weights(unsigned window, double *beta);
-
-/* alpha of every pixel (lines x samples doubles) from the unit vectors. */
-void sci_spp_alpha(const double *u, const double *norm, size_t lines,
-                   size_t samples, size_t bands, unsigned window,
-                   double *alpha);
+/* alpha of every pixel (lines x samples doubles) from the unit vectors:
+ * each pair's angle once (it is symmetric), then every pixel's neighbours
+ * weighted in raster order.  0, or SCI_SPP_E_NOMEM (it holds
+ * lines x samples x (ws^2 - 1) / 2 angles). */
+int sci_spp_alpha(const double *u, const double *norm, size_t lines,
+                  size_t samples, size_t bands, unsigned window,
+                  double *alpha);
 
 /* The whole filter: the BIP cube `in` of format f to the BIP float cube
  * `out` (lines x samples x bands floats).  0, or an SCI_SPP_E_ code. */

@@ -46,6 +46,17 @@ static inline SCI_SPP_HD double sci_spp_angle_sums(double d2, double s2,
     return 2.0 * atan2(sqrt(d2), sqrt(s2));
 }
 
+/* Neighbour k of a window ws wide (raster order, the centre left out; nn
+ * = ws^2 - 1 of them) as an offset (a lines, b samples).  Neighbour
+ * nn - 1 - k is at the opposite offset: those from nn / 2 on (after the
+ * centre) are the forward half. */
+static inline SCI_SPP_HD void sci_spp_neighbour(unsigned ws, unsigned k,
+                                                int *a, int *b) {
+    unsigned r = k < (ws * ws - 1) / 2 ? k : k + 1;
+    *a = (int)(r / ws) - (int)(ws / 2);
+    *b = (int)(r % ws) - (int)(ws / 2);
+}
+
 /* beta(a, b) = 1 / (a^2 + b^2) of a neighbour at offset (a, b). */
 static inline SCI_SPP_HD double sci_spp_beta(int a, int b) {
     return 1.0 / (double)(a * a + b * b);

@@ -131,14 +131,6 @@ struct pair_sums {
     double d2[GROUP];
 };
 
-/* Neighbour k (raster order of the window, the centre left out) as an
- * offset (a lines, b samples); neighbour nn - 1 - k is at the opposite
- * offset. */
-DK void neighbour(const spp_params &p, unsigned k, int *a, int *b) {
-    unsigned r = k < p.nn / 2 ? k : k + 1;
-    *a = (int)(r / p.ws) - p.d;
-    *b = (int)(r % p.ws) - p.d;
-}
 
 /* Bands k0 .. k0 + kc - 1 of the tile's pixels (with halo; 0 outside the
  * cube) into tile[k][pixel], by threads tid, tid + nt, ... */
@@ -185,7 +177,7 @@ UNROLL
     for (unsigned g = 0; g < GROUP; g++) {
         int a = 0, b = 0;
         if (g0 + g < p.nn)
-            neighbour(p, g0 + g, &a, &b);
+            sci_spp_neighbour(p.ws, g0 + g, &a, &b);
         off[g] = a * (int)p.tw + b;
     }
     for (unsigned k = 0; k < kc; k++) {
@@ -212,7 +204,7 @@ UNROLL
         if (g0 + g >= p.nn)
             break;
         int a, b;
-        neighbour(p, g0 + g, &a, &b);
+        sci_spp_neighbour(p.ws, g0 + g, &a, &b);
         long r = (long)y + a, s = (long)x + b;
         if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
             continue;
@@ -230,7 +222,7 @@ DK void alpha_item(const spp_params &p, size_t q) {
     double num = 0.0, den = 0.0;
     for (unsigned k = 0; k < p.nn; k++) {
         int a, b;
-        neighbour(p, k, &a, &b);
+        sci_spp_neighbour(p.ws, k, &a, &b);
         long r = (long)y + a, s = (long)x + b;
         if (r < 0 || s < 0 || r >= (long)p.lines || s >= (long)p.samples)
             continue;
