@@ -61,18 +61,7 @@ static frame mirror(const fits_frame *f, unsigned S, const char *name) {
 
 static int reps = 15;
 
-#define TIME_MEDIAN(out, stmt)                                              \
-    do {                                                                    \
-        double t_[256];                                                     \
-        int n_ = reps < 256 ? reps : 256;                                   \
-        stmt; /* warm-up */                                                 \
-        for (int r_ = 0; r_ < n_; r_++) {                                   \
-            double a_ = bench_now_ms();                                     \
-            stmt;                                                           \
-            t_[r_] = bench_now_ms() - a_;                                   \
-        }                                                                   \
-        out = bench_median(t_, n_);                                         \
-    } while (0)
+#define TIME_MEDIAN(out, stmt) BENCH_TIME_MEDIAN(out, reps, stmt)
 
 /* One host thread's share of the encodes in flight. */
 typedef struct {

@@ -29,19 +29,6 @@
 
 static int reps = 5;
 
-#define TIME_MEDIAN(out, nrep, stmt)                                        \
-    do {                                                                    \
-        double t_[64];                                                      \
-        int n_ = (nrep) < 64 ? (nrep) : 64;                                 \
-        stmt; /* warm-up */                                                 \
-        for (int r_ = 0; r_ < n_; r_++) {                                   \
-            double a_ = bench_now_ms();                                     \
-            stmt;                                                           \
-            t_[r_] = bench_now_ms() - a_;                                   \
-        }                                                                   \
-        out = bench_median(t_, n_);                                         \
-    } while (0)
-
 static uint64_t state = 88172645463325252ull;
 static double noise(void) {
     state ^= state << 13;
@@ -116,10 +103,10 @@ int main(int argc, char **argv) {
         CK(cudaMemcpy(din, cube, n * 2, cudaMemcpyHostToDevice));
         for (unsigned w = 3; w <= 11; w += 2) {
             double t_dev, t_host, t_cpu;
-            TIME_MEDIAN(t_dev, reps,
+            BENCH_TIME_MEDIAN(t_dev, reps,
                         CKW(sci_cuda_spp_filter(g, din, 1, SCI_SPP_S16, L, S,
                                                 B, w, dout, 1, NULL)));
-            TIME_MEDIAN(t_host, reps,
+            BENCH_TIME_MEDIAN(t_host, reps,
                         CKW(sci_cuda_spp_filter(g, cube, 0, SCI_SPP_S16, L,
                                                 S, B, w, gpu, 0, NULL)));
             sci_cuda_spp_times tm;
@@ -128,7 +115,7 @@ int main(int argc, char **argv) {
                                     1, NULL));
             sci_cuda_spp_get_times(g, &tm);
             sci_cuda_spp_set_timing(g, 0);
-            TIME_MEDIAN(t_cpu, reps < 3 ? reps : 3,
+            BENCH_TIME_MEDIAN(t_cpu, reps < 3 ? reps : 3,
                         CKW(sci_spp_filter(cube, SCI_SPP_S16, L, S, B, w,
                                            cpu)));
             if (!check_out(gpu, cpu, n)) {

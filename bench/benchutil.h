@@ -22,4 +22,19 @@ static inline double bench_median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* out = the median of nrep timings (at most 256) of stmt, in ms, after
+ * one warm-up run. */
+#define BENCH_TIME_MEDIAN(out, nrep, stmt)                                  \
+    do {                                                                    \
+        double t_[256];                                                     \
+        int n_ = (nrep) < 256 ? (nrep) : 256;                               \
+        stmt; /* warm-up */                                                 \
+        for (int r_ = 0; r_ < n_; r_++) {                                   \
+            double a_ = bench_now_ms();                                     \
+            stmt;                                                           \
+            t_[r_] = bench_now_ms() - a_;                                   \
+        }                                                                   \
+        out = bench_median(t_, n_);                                         \
+    } while (0)
+
 #endif
