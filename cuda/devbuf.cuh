@@ -17,7 +17,7 @@ struct dbuf {
 
 /* At least `bytes` in b (a quarter more, for the next, slightly larger
  * request): 0, or the cudaError_t of the allocation (b is then empty). */
-static int grow_mem(dbuf *b, size_t bytes, int pinned) {
+static inline int grow_mem(dbuf *b, size_t bytes, int pinned) {
     if (b->cap >= bytes)
         return 0;
     if (pinned)
@@ -37,12 +37,12 @@ static int grow_mem(dbuf *b, size_t bytes, int pinned) {
     return 0;
 }
 
-static int grow(dbuf *b, size_t bytes) {
+static inline int grow(dbuf *b, size_t bytes) {
     return grow_mem(b, bytes, 0);
 }
 
 /* n timing events: 0, or the cudaError_t (none left created). */
-static int events_create(cudaEvent_t *ev, int n) {
+static inline int events_create(cudaEvent_t *ev, int n) {
     for (int i = 0; i < n; i++) {
         cudaError_t e = cudaEventCreate(&ev[i]);
         if (e != cudaSuccess) {
@@ -55,19 +55,19 @@ static int events_create(cudaEvent_t *ev, int n) {
     return 0;
 }
 
-static void events_destroy(cudaEvent_t *ev, int n) {
+static inline void events_destroy(cudaEvent_t *ev, int n) {
     for (int i = 0; i < n; i++)
         cudaEventDestroy(ev[i]);
 }
 
 /* Event i recorded on s when timing is on. */
-static void events_mark(int timing, cudaEvent_t *ev, int i, cudaStream_t s) {
+static inline void events_mark(int timing, cudaEvent_t *ev, int i, cudaStream_t s) {
     if (timing)
         cudaEventRecord(ev[i], s);
 }
 
 /* ms from event a to b (0 when timing is off or either is missing). */
-static float events_span(int timing, cudaEvent_t *ev, int a, int b) {
+static inline float events_span(int timing, cudaEvent_t *ev, int a, int b) {
     float ms = 0;
     if (timing && cudaEventElapsedTime(&ms, ev[a], ev[b]) != cudaSuccess) {
         cudaGetLastError();
