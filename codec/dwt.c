@@ -112,10 +112,31 @@ static void lift97_inverse(float *t, size_t n, size_t cols) {
     step97(t, n, cols, 1, -SCI_DWT97_ALPHA);
 }
 
+/* The float 5/3 of the seismic codec: the 5/3 lifting of F.4.8.1 without
+ * its rounding, as 9/7-style steps with c = -1/2 and 1/4 and no scaling.
+ * c * (a + b) is exact for these c (barring underflow), so a fused
+ * multiply-add would give the same floats. */
+static void lift53f_forward(float *t, size_t n, size_t cols) {
+    step97(t, n, cols, 1, -0.5f);
+    step97(t, n, cols, 0, 0.25f);
+}
+
+static void lift53f_inverse(float *t, size_t n, size_t cols) {
+    step97(t, n, cols, 0, -0.25f);
+    step97(t, n, cols, 1, 0.5f);
+}
+
 /* ---- one level of one plane -------------------------------------------- */
 
-static void lift(int is97, int inverse, void *t, size_t n, size_t cols) {
-    if (is97) {
+enum { KIND_53, KIND_97, KIND_53F };
+
+static void lift(int kind, int inverse, void *t, size_t n, size_t cols) {
+    if (kind == KIND_53F) {
+        if (inverse)
+            lift53f_inverse(t, n, cols);
+        else
+            lift53f_forward(t, n, cols);
+    } else if (kind == KIND_97) {
         if (inverse)
             lift97_inverse(t, n, cols);
         else
@@ -137,7 +158,7 @@ static inline size_t band_pos(size_t i, size_t nl) {
 /* Vertical pass over columns [0, w) of rows [0, h), h >= 2.  Samples are
  * 4 bytes of either type; only lifting looks at their type. */
 static int pass_vertical(uint32_t *p, size_t w, size_t h, size_t stride,
-                         int is97, int inverse) {
+                         int kind, int inverse) {
     size_t nl = (h + 1) / 2, strips = (w + STRIP_COLS - 1) / STRIP_COLS;
     int failed = 0;
 #pragma omp parallel if (w * h >= 65536)
@@ -157,7 +178,7 @@ static int pass_vertical(uint32_t *p, size_t w, size_t h, size_t stride,
                 size_t y = inverse ? band_pos(i, nl) : i;
                 memcpy(t + i * cols, p + y * stride + x0, cols * sizeof(*t));
             }
-            lift(is97, inverse, t, h, cols);
+            lift(kind, inverse, t, h, cols);
             for (size_t i = 0; i < h; i++) {
                 size_t y = inverse ? i : band_pos(i, nl);
                 memcpy(p + y * stride + x0, t + i * cols, cols * sizeof(*t));
@@ -171,7 +192,7 @@ static int pass_vertical(uint32_t *p, size_t w, size_t h, size_t stride,
 /* Horizontal pass over rows [0, h) of columns [0, w), w >= 2, a block of
  * rows at a time, transposed so that the rows are the lanes. */
 static int pass_horizontal(uint32_t *p, size_t w, size_t h, size_t stride,
-                           int is97, int inverse) {
+                           int kind, int inverse) {
     size_t nl = (w + 1) / 2, blocks = (h + BLOCK_ROWS - 1) / BLOCK_ROWS;
     int failed = 0;
 #pragma omp parallel if (w * h >= 65536)
@@ -192,7 +213,7 @@ static int pass_horizontal(uint32_t *p, size_t w, size_t h, size_t stride,
                 for (size_t i = 0; i < w; i++)
                     t[i * rows + r] = row[inverse ? band_pos(i, nl) : i];
             }
-            lift(is97, inverse, t, w, rows);
+            lift(kind, inverse, t, w, rows);
             for (size_t r = 0; r < rows; r++) {
                 uint32_t *row = p + (y0 + r) * stride;
                 for (size_t i = 0; i < w; i++)
@@ -207,7 +228,7 @@ static int pass_horizontal(uint32_t *p, size_t w, size_t h, size_t stride,
 /* ---- multi-level ------------------------------------------------------- */
 
 static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
-                     unsigned levels, int is97, int inverse) {
+                     unsigned levels, int kind, int inverse) {
     uint32_t *p = plane;
     if (levels > SCI_DWT_MAX_LEVELS)
         return -1;
@@ -226,14 +247,14 @@ static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
         int err = 0;
         if (!inverse) {
             if (lh >= 2)
-                err = pass_vertical(p, lw, lh, stride, is97, 0);
+                err = pass_vertical(p, lw, lh, stride, kind, 0);
             if (!err && lw >= 2)
-                err = pass_horizontal(p, lw, lh, stride, is97, 0);
+                err = pass_horizontal(p, lw, lh, stride, kind, 0);
         } else {
             if (lw >= 2)
-                err = pass_horizontal(p, lw, lh, stride, is97, 1);
+                err = pass_horizontal(p, lw, lh, stride, kind, 1);
             if (!err && lh >= 2)
-                err = pass_vertical(p, lw, lh, stride, is97, 1);
+                err = pass_vertical(p, lw, lh, stride, kind, 1);
         }
         if (err)
             return -1;
@@ -243,20 +264,30 @@ static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
 
 int sci_dwt53_forward(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, 0, 0);
+    return transform(plane, w, h, stride, levels, KIND_53, 0);
 }
 
 int sci_dwt53_inverse(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, 0, 1);
+    return transform(plane, w, h, stride, levels, KIND_53, 1);
 }
 
 int sci_dwt97_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, 1, 0);
+    return transform(plane, w, h, stride, levels, KIND_97, 0);
 }
 
 int sci_dwt97_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, 1, 1);
+    return transform(plane, w, h, stride, levels, KIND_97, 1);
+}
+
+int sci_dwt53f_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
+                       unsigned levels) {
+    return transform(plane, w, h, stride, levels, KIND_53F, 0);
+}
+
+int sci_dwt53f_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
+                       unsigned levels) {
+    return transform(plane, w, h, stride, levels, KIND_53F, 1);
 }

@@ -69,6 +69,15 @@ int sci_dwt97_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels);
 int sci_dwt97_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
                       unsigned levels);
+/* The 5/3 lifting in float without rounding (the seismic codec's transform,
+ * not a JPEG 2000 one): forward x_odd += -1/2 (left + right), then x_even +=
+ * 1/4 (left + right), each step as x + c * (a + b) in float; the inverse
+ * x_even += -1/4 (...), then x_odd += 1/2 (...).  Same layout, levels and
+ * extension as above. */
+int sci_dwt53f_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
+                       unsigned levels);
+int sci_dwt53f_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
+                       unsigned levels);
 
 #ifdef __cplusplus
 }

@@ -6,9 +6,11 @@
 # decoders of the conformance test (tests/conformance_htj2k.c).
 # libcfitsio-dev: the FITS elements fitsdec and fitsenc.
 # libgdal-dev: the ENVI hyperspectral cube elements envisrc and envisink.
+# libzstd-dev: the seismic codec (code tables, SEG-Y headers); libsegyio-dev:
+# the SEG-Y elements segysrc and segysink; libzfp-dev: bench-seismic's anchor.
 # libcharls-dev, liblzma-dev, libzstd-dev, libbz2-dev: the lossless anchors
-# of bench-dpcm (JPEG-LS, xz, zstd, bzip2, all in-process); optional, the
-# bench prints n/a for a missing one.
+# of bench-dpcm (JPEG-LS, xz, zstd, bzip2, all in-process); optional there,
+# the bench prints n/a for a missing one (zstd is required by the codec).
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -21,5 +23,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad \
   openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev libgdal-dev \
-  libcharls-dev liblzma-dev libzstd-dev libbz2-dev \
+  libcharls-dev liblzma-dev libzstd-dev libbz2-dev libsegyio-dev libzfp-dev \
   >/dev/null

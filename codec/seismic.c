@@ -1,0 +1,441 @@
+/*
+ * The seismic codec's C reference and CPU backend (seismic.h); the frame
+ * is defined in docs/seismic-format.md.
+ */
+#include "seismic.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "crc32.h"
+#include "dwt.h"
+#include "huffman.h"
+#include "seismic_core.h"
+
+/* zstd level of the code-length table: tables are at most 64 KiB and most
+ * of their bytes are the zero runs of unused symbols; higher levels gain
+ * little and cost milliseconds a gather at 16 bits. */
+#define TABLE_ZSTD_LEVEL 9
+
+/* ---- little-endian fields ---------------------------------------------- */
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint64_t get64(const uint8_t *p) {
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static float get_f32(const uint8_t *p) {
+    uint32_t u = get32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void put_f32(uint8_t *p, float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(p, u);
+}
+
+static size_t align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
+
+/* ---- parameters --------------------------------------------------------- */
+
+const char *sci_seis_params_check(const sci_seis_params *p) {
+    if (!p)
+        return "no parameters";
+    if (p->bits < SCI_SEIS_MIN_BITS || p->bits > SCI_SEIS_MAX_BITS)
+        return "bits must be 2..16";
+    if (p->levels > SCI_SEIS_MAX_LEVELS)
+        return "levels must be 0..8";
+    if (p->traces < 1 || p->traces > SCI_SEIS_MAX_TRACES)
+        return "traces must be 1..16777216";
+    if (p->samples < 1 || p->samples > SCI_SEIS_MAX_SAMPLES)
+        return "samples must be 1..65535";
+    if ((uint64_t)p->traces * p->samples > SCI_SEIS_MAX_VALUES)
+        return "traces x samples must be at most 2^28";
+    return NULL;
+}
+
+/* Every symbol takes at most one package (a package holds at least one
+ * whole code), so n values take at most n packages. */
+size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
+    size_t n = (size_t)p->traces * p->samples;
+    size_t table = ZSTD_compressBound((size_t)1 << p->bits);
+    return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n + 4;
+}
+
+/* ---- encoder ------------------------------------------------------------ */
+
+static int find_nonfinite(const float *v, size_t n, size_t *bad) {
+    size_t first = n;
+#pragma omp parallel for reduction(min : first) if (n >= 65536)
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]) && i < first)
+            first = i;
+    if (first == n)
+        return 0;
+    if (bad)
+        *bad = first;
+    return 1;
+}
+
+int sci_seis_quantize(const sci_seis_params *p, const float *gather,
+                      uint16_t *q, float *min, float *step, size_t *bad_index) {
+    if (sci_seis_params_check(p) || !gather || !q || !min || !step)
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    const uint32_t qmax = (1u << p->bits) - 1;
+    if (find_nonfinite(gather, n, bad_index))
+        return SCI_SEIS_E_VALUE;
+    float *coef = malloc(n * sizeof *coef);
+    if (!coef)
+        return SCI_SEIS_E_NOMEM;
+    memcpy(coef, gather, n * sizeof *coef);
+    if (sci_dwt53f_forward(coef, p->samples, p->traces, p->samples,
+                           p->levels)) {
+        free(coef);
+        return SCI_SEIS_E_NOMEM;
+    }
+    /* finite samples can still overflow the transform near FLT_MAX */
+    if (find_nonfinite(coef, n, NULL)) {
+        if (bad_index)
+            *bad_index = n;
+        free(coef);
+        return SCI_SEIS_E_VALUE;
+    }
+    float lo = coef[0], hi = coef[0];
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) \
+    if (n >= 65536)
+    for (size_t i = 0; i < n; i++) {
+        lo = coef[i] < lo ? coef[i] : lo;
+        hi = coef[i] > hi ? coef[i] : hi;
+    }
+    /* +0.0f makes a minimum or maximum of -0 a +0, whichever zero the
+     * reduction met first: the frame's bytes must not depend on it */
+    lo = lo + 0.0f;
+    hi = hi + 0.0f;
+    const float st = sci_seis_step_of(lo, hi, p->bits);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+    for (size_t i = 0; i < n; i++)
+        q[i] = (uint16_t)sci_seis_quantize_one(coef[i], lo, st, qmax);
+    free(coef);
+    *min = lo;
+    *step = st;
+    return 0;
+}
+
+int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
+                            float min, float step, const uint8_t *meta,
+                            size_t meta_len, uint8_t *out, size_t cap,
+                            size_t *out_len) {
+    if (sci_seis_params_check(p) || !q || !out || !out_len ||
+        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
+        !isfinite(min) || !isfinite(step) || !(step >= 0.0f))
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    const unsigned nsym = 1u << p->bits;
+    int err = SCI_SEIS_E_NOMEM;
+    uint32_t *sym = malloc(n * sizeof *sym);
+    uint64_t *pkg = malloc(n * sizeof *pkg);
+    uint32_t *first = malloc(n * sizeof *first);
+    uint64_t *freq = calloc(nsym, sizeof *freq);
+    uint8_t *len = malloc(nsym);
+    sci_huff_code code = {0};
+    if (!sym || !pkg || !first || !freq || !len)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (q[i] >= nsym) {
+            err = SCI_SEIS_E_ARG;
+            goto out;
+        }
+        sym[i] = q[i];
+        freq[q[i]]++;
+    }
+    err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+    if (err == 0)
+        err = sci_huff_build(len, nsym, &code);
+    if (err) {
+        err = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
+        goto out;
+    }
+    long np = sci_huff_pack(&code, sym, n, pkg, first, n);
+    if (np < 0) {
+        err = SCI_SEIS_E_ARG;
+        goto out;
+    }
+
+    size_t table_off = SCI_SEIS_HEADER_BYTES + meta_len;
+    if (cap < table_off) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+    size_t zlen = ZSTD_compress(out + table_off, cap - table_off, len, nsym,
+                                TABLE_ZSTD_LEVEL);
+    if (ZSTD_isError(zlen)) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+    size_t pkg_off = align8(table_off + zlen);
+    size_t total = pkg_off + 8 * (size_t)np + 4;
+    if (total > cap) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+
+    uint8_t *h = out;
+    memcpy(h, "SEIS", 4);
+    h[4] = SCI_SEIS_VERSION;
+    h[5] = (uint8_t)p->bits;
+    h[6] = (uint8_t)p->levels;
+    h[7] = (uint8_t)code.max_len;
+    put32(h + 8, p->traces);
+    put32(h + 12, p->samples);
+    put32(h + 16, p->sample_interval_us);
+    put_f32(h + 20, min);
+    put_f32(h + 24, step);
+    put32(h + 28, (uint32_t)zlen);
+    put32(h + 32, (uint32_t)np);
+    put32(h + 36, (uint32_t)meta_len);
+    put32(h + 40, 0);
+    put32(h + 44, sci_crc32(0, h, 44));
+    if (meta_len)
+        memcpy(out + SCI_SEIS_HEADER_BYTES, meta, meta_len);
+    memset(out + table_off + zlen, 0, pkg_off - table_off - zlen);
+    for (long i = 0; i < np; i++)
+        put64(out + pkg_off + 8 * (size_t)i, pkg[i]);
+    put32(out + total - 4, sci_crc32(0, out, total - 4));
+    *out_len = total;
+    err = 0;
+out:
+    sci_huff_free(&code);
+    free(sym);
+    free(pkg);
+    free(first);
+    free(freq);
+    free(len);
+    return err;
+}
+
+int sci_seis_encode(const sci_seis_params *p, const float *gather,
+                    const uint8_t *meta, size_t meta_len, uint8_t *out,
+                    size_t cap, size_t *out_len, size_t *bad_index) {
+    if (sci_seis_params_check(p) || !gather || !out || !out_len ||
+        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta))
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    uint16_t *q = malloc(n * sizeof *q);
+    if (!q)
+        return SCI_SEIS_E_NOMEM;
+    float min, step;
+    int err = sci_seis_quantize(p, gather, q, &min, &step, bad_index);
+    if (!err)
+        err = sci_seis_encode_indices(p, q, min, step, meta, meta_len, out,
+                                      cap, out_len);
+    free(q);
+    return err;
+}
+
+/* ---- decoder ------------------------------------------------------------ */
+
+/* Header fields into info; frame_len from them.  The header's own CRC lets
+ * a stream splitter trust the length before it has the whole frame. */
+static int parse_header(const uint8_t *h, sci_seis_info *info) {
+    if (memcmp(h, "SEIS", 4) != 0)
+        return SCI_SEIS_E_MAGIC;
+    if (h[4] != SCI_SEIS_VERSION)
+        return SCI_SEIS_E_VERSION;
+    if (get32(h + 44) != sci_crc32(0, h, 44))
+        return SCI_SEIS_E_HEADER;
+    memset(info, 0, sizeof *info);
+    info->p.bits = h[5];
+    info->p.levels = h[6];
+    info->max_len = h[7];
+    info->p.traces = get32(h + 8);
+    info->p.samples = get32(h + 12);
+    info->p.sample_interval_us = get32(h + 16);
+    info->min = get_f32(h + 20);
+    info->step = get_f32(h + 24);
+    info->table_len = get32(h + 28);
+    info->packages = get32(h + 32);
+    info->meta_len = get32(h + 36);
+    if (sci_seis_params_check(&info->p))
+        return SCI_SEIS_E_HEADER;
+    size_t n = (size_t)info->p.traces * info->p.samples;
+    if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
+        !isfinite(info->min) || !isfinite(info->step) ||
+        !(info->step >= 0.0f) || info->table_len < 1 ||
+        info->table_len > ZSTD_compressBound((size_t)1 << info->p.bits) ||
+        info->packages < (n + SCI_HUFF_PACKAGE_BITS - 1) /
+                             SCI_HUFF_PACKAGE_BITS ||
+        info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
+        get32(h + 40) != 0)
+        return SCI_SEIS_E_HEADER;
+    info->meta_off = SCI_SEIS_HEADER_BYTES;
+    info->table_off = info->meta_off + info->meta_len;
+    info->pkg_off = align8(info->table_off + info->table_len);
+    info->frame_len = info->pkg_off + 8 * (size_t)info->packages + 4;
+    return 0;
+}
+
+long long sci_seis_frame_length(const uint8_t *hdr) {
+    sci_seis_info info;
+    int err = parse_header(hdr, &info);
+    return err ? err : (long long)info.frame_len;
+}
+
+int sci_seis_parse(const uint8_t *buf, size_t len, sci_seis_info *info) {
+    if (!buf || !info)
+        return SCI_SEIS_E_ARG;
+    if (len < SCI_SEIS_HEADER_BYTES)
+        return SCI_SEIS_E_TRUNCATED;
+    int err = parse_header(buf, info);
+    if (err)
+        return err;
+    if (len < info->frame_len)
+        return SCI_SEIS_E_TRUNCATED;
+    size_t crc_at = info->frame_len - 4;
+    if (get32(buf + crc_at) != sci_crc32(0, buf, crc_at))
+        return SCI_SEIS_E_CRC;
+    for (size_t i = info->table_off + info->table_len; i < info->pkg_off; i++)
+        if (buf[i])
+            return SCI_SEIS_E_DATA;
+    return 0;
+}
+
+int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
+                          uint8_t *len) {
+    const size_t nsym = (size_t)1 << info->p.bits;
+    unsigned long long size =
+        ZSTD_getFrameContentSize(frame + info->table_off, info->table_len);
+    if (size != nsym)
+        return SCI_SEIS_E_DATA;
+    size_t got = ZSTD_decompress(len, nsym, frame + info->table_off,
+                                 info->table_len);
+    if (ZSTD_isError(got) || got != nsym)
+        return SCI_SEIS_E_DATA;
+    unsigned longest = 0;
+    for (size_t s = 0; s < nsym; s++)
+        longest = len[s] > longest ? len[s] : longest;
+    /* the header's max_len is the table's: a decoder may size by it */
+    if (longest != info->max_len)
+        return SCI_SEIS_E_DATA;
+    return 0;
+}
+
+int sci_seis_decode(const uint8_t *frame, const sci_seis_info *info,
+                    uint16_t *q, float *out) {
+    const sci_seis_params *p = &info->p;
+    const size_t n = (size_t)p->traces * p->samples;
+    const size_t np = info->packages;
+    const uint8_t *pk = frame + info->pkg_off;
+    uint8_t *len = malloc((size_t)1 << p->bits);
+    size_t *start = malloc((np + 1) * sizeof *start);
+    float *coef = out ? malloc(n * sizeof *coef) : NULL;
+    sci_huff_code code = {0};
+    int err = SCI_SEIS_E_NOMEM;
+    if (!len || !start || (out && !coef))
+        goto out;
+    err = sci_seis_code_lengths(frame, info, len);
+    if (err)
+        goto out;
+    if (sci_huff_build(len, 1u << p->bits, &code)) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    /* each package's first symbol from the counts in its top bits */
+    start[0] = 0;
+    for (size_t i = 0; i < np; i++)
+        start[i + 1] = start[i] + (pk[8 * i + 7] >> 2);
+    if (start[np] != n) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) \
+    if (np >= 4096)
+    for (size_t i = 0; i < np; i++) {
+        uint32_t sym[SCI_HUFF_PACKAGE_BITS];
+        int k = sci_huff_unpack(&code, get64(pk + 8 * i), sym);
+        if (k < 0 || (size_t)k != start[i + 1] - start[i]) {
+            bad = 1;
+            continue;
+        }
+        for (int j = 0; j < k; j++) {
+            if (q)
+                q[start[i] + j] = (uint16_t)sym[j];
+            if (coef)
+                coef[start[i] + j] =
+                    sci_seis_dequantize_one(sym[j], info->min, info->step);
+        }
+    }
+    if (bad) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    if (out) {
+        if (sci_dwt53f_inverse(coef, p->samples, p->traces, p->samples,
+                               p->levels)) {
+            err = SCI_SEIS_E_NOMEM;
+            goto out;
+        }
+        memcpy(out, coef, n * sizeof *coef);
+    }
+    err = 0;
+out:
+    sci_huff_free(&code);
+    free(len);
+    free(start);
+    free(coef);
+    return err;
+}
+
+const char *sci_seis_error_string(int err) {
+    switch (err) {
+    case 0:
+        return "no error";
+    case SCI_SEIS_E_ARG:
+        return "sizes or parameters out of range";
+    case SCI_SEIS_E_NOMEM:
+        return "out of memory";
+    case SCI_SEIS_E_VALUE:
+        return "NaN or infinity in the gather (or values so large that "
+               "the wavelet transform overflows)";
+    case SCI_SEIS_E_TRUNCATED:
+        return "truncated frame";
+    case SCI_SEIS_E_MAGIC:
+        return "not a seismic frame (bad magic)";
+    case SCI_SEIS_E_VERSION:
+        return "unsupported seismic frame version";
+    case SCI_SEIS_E_HEADER:
+        return "corrupt seismic frame header";
+    case SCI_SEIS_E_CRC:
+        return "seismic frame checksum mismatch";
+    case SCI_SEIS_E_DATA:
+        return "corrupt seismic frame data";
+    case SCI_SEIS_E_ROOM:
+        return "output buffer too small";
+    default:
+        return "unknown seismic codec error";
+    }
+}
