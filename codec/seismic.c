@@ -100,9 +100,40 @@ static int find_nonfinite(const float *v, size_t n, size_t *bad) {
     return 1;
 }
 
+/* Levels of sci_dwt53f_inverse that change anything (its own rule). */
+static unsigned effective_levels(uint32_t w, uint32_t h, unsigned levels) {
+    unsigned used = 0;
+    while (used < levels &&
+           (sci_dwt_low_len(w, used) > 1 || sci_dwt_low_len(h, used) > 1))
+        used++;
+    return used;
+}
+
+/* Each inverse level gives a sample at most its low-band value plus three
+ * detail values (the rows' and then the columns' synthesis sum |weights|
+ * to 1 for either band), so the output is at most (1 + 3 L) times the
+ * largest level; a factor 2 covers the lifting's rounding.  Without levels
+ * the output is a level itself, rounded once: it fits when the level
+ * does. */
+int sci_seis_grid_fits(const sci_seis_grid *g, const sci_seis_params *p) {
+    const uint32_t qmax = (1u << p->bits) - 1;
+    double top;
+    if (g->zero_anchored)
+        top = (double)g->step * (double)(g->zero > (int32_t)qmax - g->zero
+                                             ? g->zero
+                                             : (int32_t)qmax - g->zero);
+    else
+        top = fmax(fabs((double)g->min),
+                   fabs((double)g->min + (double)qmax * g->step));
+    unsigned l = effective_levels(p->samples, p->traces, p->levels);
+    if (l == 0)
+        return top <= (double)FLT_MAX;
+    return top * (1.0 + 3.0 * l) * 2.0 <= (double)FLT_MAX;
+}
+
 int sci_seis_quantize(const sci_seis_params *p, const float *gather,
-                      uint16_t *q, float *min, float *step, size_t *bad_index) {
-    if (sci_seis_params_check(p) || !gather || !q || !min || !step)
+                      uint16_t *q, sci_seis_grid *grid, size_t *bad_index) {
+    if (sci_seis_params_check(p) || !gather || !q || !grid)
         return SCI_SEIS_E_ARG;
     const size_t n = (size_t)p->traces * p->samples;
     const uint32_t qmax = (1u << p->bits) - 1;
@@ -133,25 +164,38 @@ int sci_seis_quantize(const sci_seis_params *p, const float *gather,
     }
     /* +0.0f makes a minimum or maximum of -0 a +0, whichever zero the
      * reduction met first: the frame's bytes must not depend on it */
-    lo = lo + 0.0f;
-    hi = hi + 0.0f;
-    const float st = sci_seis_step_of(lo, hi, p->bits);
+    const sci_seis_grid g = sci_seis_grid_of(lo + 0.0f, hi + 0.0f, p->bits);
+    if (!sci_seis_grid_fits(&g, p)) {
+        if (bad_index)
+            *bad_index = n;
+        free(coef);
+        return SCI_SEIS_E_VALUE;
+    }
 #pragma omp parallel for schedule(static) if (n >= 65536)
     for (size_t i = 0; i < n; i++)
-        q[i] = (uint16_t)sci_seis_quantize_one(coef[i], lo, st, qmax);
+        q[i] = (uint16_t)sci_seis_quantize_one(coef[i], &g, qmax);
     free(coef);
-    *min = lo;
-    *step = st;
+    *grid = g;
     return 0;
 }
 
+/* The header's bytes 20..23 and the flags of a grid. */
+static int grid_valid(const sci_seis_grid *g, unsigned bits) {
+    if (!isfinite(g->step) || !(g->step >= 0.0f))
+        return 0;
+    if (g->zero_anchored)
+        return g->step > 0.0f && g->zero >= 0 &&
+               g->zero <= (int32_t)((1u << bits) - 1);
+    return isfinite(g->min);
+}
+
 int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
-                            float min, float step, const uint8_t *meta,
+                            const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
                             size_t *out_len) {
-    if (sci_seis_params_check(p) || !q || !out || !out_len ||
+    if (sci_seis_params_check(p) || !q || !grid || !out || !out_len ||
         meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
-        !isfinite(min) || !isfinite(step) || !(step >= 0.0f))
+        !grid_valid(grid, p->bits))
         return SCI_SEIS_E_ARG;
     const size_t n = (size_t)p->traces * p->samples;
     const unsigned nsym = 1u << p->bits;
@@ -212,12 +256,15 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
     put32(h + 8, p->traces);
     put32(h + 12, p->samples);
     put32(h + 16, p->sample_interval_us);
-    put_f32(h + 20, min);
-    put_f32(h + 24, step);
+    if (grid->zero_anchored)
+        put32(h + 20, (uint32_t)grid->zero);
+    else
+        put_f32(h + 20, grid->min);
+    put_f32(h + 24, grid->step);
     put32(h + 28, (uint32_t)zlen);
     put32(h + 32, (uint32_t)np);
     put32(h + 36, (uint32_t)meta_len);
-    put32(h + 40, 0);
+    put32(h + 40, grid->zero_anchored ? SCI_SEIS_FLAG_ZERO : 0);
     put32(h + 44, sci_crc32(0, h, 44));
     if (meta_len)
         memcpy(out + SCI_SEIS_HEADER_BYTES, meta, meta_len);
@@ -247,11 +294,11 @@ int sci_seis_encode(const sci_seis_params *p, const float *gather,
     uint16_t *q = malloc(n * sizeof *q);
     if (!q)
         return SCI_SEIS_E_NOMEM;
-    float min, step;
-    int err = sci_seis_quantize(p, gather, q, &min, &step, bad_index);
+    sci_seis_grid grid;
+    int err = sci_seis_quantize(p, gather, q, &grid, bad_index);
     if (!err)
-        err = sci_seis_encode_indices(p, q, min, step, meta, meta_len, out,
-                                      cap, out_len);
+        err = sci_seis_encode_indices(p, q, &grid, meta, meta_len, out, cap,
+                                      out_len);
     free(q);
     return err;
 }
@@ -274,8 +321,13 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     info->p.traces = get32(h + 8);
     info->p.samples = get32(h + 12);
     info->p.sample_interval_us = get32(h + 16);
-    info->min = get_f32(h + 20);
-    info->step = get_f32(h + 24);
+    const uint32_t flags = get32(h + 40);
+    info->grid.zero_anchored = (flags & SCI_SEIS_FLAG_ZERO) != 0;
+    if (info->grid.zero_anchored)
+        info->grid.zero = (int32_t)get32(h + 20);
+    else
+        info->grid.min = get_f32(h + 20);
+    info->grid.step = get_f32(h + 24);
     info->table_len = get32(h + 28);
     info->packages = get32(h + 32);
     info->meta_len = get32(h + 36);
@@ -283,13 +335,16 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
         return SCI_SEIS_E_HEADER;
     size_t n = (size_t)info->p.traces * info->p.samples;
     if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
-        !isfinite(info->min) || !isfinite(info->step) ||
-        !(info->step >= 0.0f) || info->table_len < 1 ||
+        !grid_valid(&info->grid, info->p.bits) || info->table_len < 1 ||
         info->table_len > ZSTD_compressBound((size_t)1 << info->p.bits) ||
         info->packages < (n + SCI_HUFF_PACKAGE_BITS - 1) /
                              SCI_HUFF_PACKAGE_BITS ||
         info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
-        get32(h + 40) != 0)
+        (flags & ~(uint32_t)SCI_SEIS_FLAG_ZERO))
+        return SCI_SEIS_E_HEADER;
+    /* a grid whose levels overflow through the inverse transform: no
+     * encoder writes one, and it would decode to infinities */
+    if (!sci_seis_grid_fits(&info->grid, &info->p))
         return SCI_SEIS_E_HEADER;
     info->meta_off = SCI_SEIS_HEADER_BYTES;
     info->table_off = info->meta_off + info->meta_len;
@@ -386,7 +441,7 @@ int sci_seis_decode(const uint8_t *frame, const sci_seis_info *info,
                 q[start[i] + j] = (uint16_t)sym[j];
             if (coef)
                 coef[start[i] + j] =
-                    sci_seis_dequantize_one(sym[j], info->min, info->step);
+                    sci_seis_dequantize_one(sym[j], &info->grid);
         }
     }
     if (bad) {

@@ -10,10 +10,9 @@
  * (the buffer of application/x-seismic).  The DWT's width is `samples`, its
  * height `traces`.
  *
- * Quantization (the thesis' equations (11)-(12), with range = max - min):
- * step = (float)(((double)max - min) / (2^bits - 1)), q = floor((c - min) /
- * step + 1/2) in double, clamped to 0..2^bits-1 (q = 0 everywhere when
- * step is 0); the decoder's coefficient is fmaf(q, step, min).
+ * Quantization (the thesis' equations (11)-(12), range = max - min of the
+ * coefficients), on a grid that holds zero where the coefficients straddle
+ * it: seismic_core.h and docs/seismic-format.md define it.
  */
 #ifndef SCI_CODEC_SEISMIC_H
 #define SCI_CODEC_SEISMIC_H
@@ -25,7 +24,7 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 1
+#define SCI_SEIS_VERSION 2
 #define SCI_SEIS_HEADER_BYTES 48
 #define SCI_SEIS_MIN_BITS 2
 #define SCI_SEIS_MAX_BITS 16
@@ -35,6 +34,7 @@ extern "C" {
 #define SCI_SEIS_MAX_VALUES (1u << 28) /* traces x samples */
 #define SCI_SEIS_MAX_META (1u << 26)
 #define SCI_SEIS_CODE_LIMIT 20u /* longest Huffman code an encoder makes */
+#define SCI_SEIS_FLAG_ZERO 1u   /* header flags: the grid holds zero */
 
 enum {
     SCI_SEIS_E_ARG = -1,      /* sizes or parameters out of range */
@@ -56,11 +56,19 @@ typedef struct {
     unsigned levels;             /* 0..SCI_SEIS_MAX_LEVELS */
 } sci_seis_params;
 
+/* The quantization grid: level q is (q - zero) * step when zero_anchored,
+ * else min + q * step (seismic_core.h). */
+typedef struct {
+    float step, min;
+    int32_t zero;
+    int zero_anchored;
+} sci_seis_grid;
+
 /* What a frame's header says, and where its sections are. */
 typedef struct {
     sci_seis_params p;
     unsigned max_len;        /* longest code in the table */
-    float min, step;         /* dequantization */
+    sci_seis_grid grid;      /* dequantization */
     uint32_t packages;
     size_t meta_off, meta_len;     /* opaque metadata bytes */
     size_t table_off, table_len;   /* zstd-compressed code lengths */
@@ -77,23 +85,31 @@ size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len);
 /* Encodes the gather (traces x samples floats, finite) with `meta_len`
  * opaque metadata bytes into out (cap bytes; sci_seis_frame_bound is always
  * enough) and sets *out_len.  0 or an error code; E_VALUE when a value is
- * NaN or infinite, its index in *bad_index when bad_index is not NULL. */
+ * NaN or infinite, its index in *bad_index when bad_index is not NULL, and
+ * E_VALUE with *bad_index = traces x samples when the values are so large
+ * that the transform, or the decoder's reconstruction, would overflow. */
 int sci_seis_encode(const sci_seis_params *p, const float *gather,
                     const uint8_t *meta, size_t meta_len, uint8_t *out,
                     size_t cap, size_t *out_len, size_t *bad_index);
 
 /* The encoder's two halves, for a backend that does the first itself
  * (cuda/seismic.h): sci_seis_quantize transforms and quantizes the gather
- * into q (traces x samples indices, Mallat layout) and gives min and step
+ * into q (traces x samples indices, Mallat layout) and gives the grid
  * (E_VALUE and *bad_index as sci_seis_encode); sci_seis_encode_indices
  * codes indices (each below 2^bits) into a frame.  sci_seis_encode is the
  * two one after the other. */
 int sci_seis_quantize(const sci_seis_params *p, const float *gather,
-                      uint16_t *q, float *min, float *step, size_t *bad_index);
+                      uint16_t *q, sci_seis_grid *grid, size_t *bad_index);
 int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
-                            float min, float step, const uint8_t *meta,
+                            const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
                             size_t *out_len);
+
+/* Whether the grid's extreme levels, through the inverse transform of
+ * `levels` levels of a traces x samples gather, stay below FLT_MAX (with a
+ * factor 2 to spare): the encoder refuses grids that fail (E_VALUE), so
+ * that no frame decodes to an infinity. */
+int sci_seis_grid_fits(const sci_seis_grid *g, const sci_seis_params *p);
 
 /* The length of the frame whose first SCI_SEIS_HEADER_BYTES bytes are
  * `hdr` (for splitting a byte stream), or an error code: E_MAGIC,
