@@ -11,6 +11,8 @@
 #include "elements/gstdpcmenc.h"
 #include "elements/gstdpcmdec.h"
 #include "elements/gstsppfilter.h"
+#include "elements/gstseismicenc.h"
+#include "elements/gstseismicdec.h"
 #if HAVE_CFITSIO
 #include "elements/gstfitsdec.h"
 #include "elements/gstfitsenc.h"
@@ -18,6 +20,10 @@
 #if HAVE_GDAL
 #include "elements/gstenvisrc.h"
 #include "elements/gstenvisink.h"
+#endif
+#if HAVE_SEGYIO
+#include "elements/gstsegysrc.h"
+#include "elements/gstsegysink.h"
 #endif
 
 static gboolean
@@ -31,7 +37,10 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);
+  ret |= gst_seismic_type_find_register (plugin);
   ret |= GST_ELEMENT_REGISTER (sppfilter, plugin);
+  ret |= GST_ELEMENT_REGISTER (seismicenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (seismicdec, plugin);
 #if HAVE_CFITSIO
   ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
   ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
@@ -40,6 +49,10 @@ plugin_init (GstPlugin * plugin)
 #if HAVE_GDAL
   ret |= GST_ELEMENT_REGISTER (envisrc, plugin);
   ret |= GST_ELEMENT_REGISTER (envisink, plugin);
+#endif
+#if HAVE_SEGYIO
+  ret |= GST_ELEMENT_REGISTER (segysrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (segysink, plugin);
 #endif
   return ret;
 }

@@ -7,7 +7,10 @@
  * frames by dpcmdec on either backend, back to the input; corrupt DPCM
  * frames refused with the CPU's errors; sppfilter's output within a
  * relative 1e-5 of the CPU's, cubes in CUDA memory read and written in
- * place, NaN cubes refused).  Exits 77 (skipped) without a usable GPU.
+ * place, NaN cubes refused; seismicdec's gathers equal to the CPU's bit for
+ * bit, decoded into CUDA memory and taken from there by seismicenc,
+ * corrupt seismic frames refused with the CPU's errors).  Exits 77
+ * (skipped) without a usable GPU.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -18,6 +21,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <glib/gstdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string.h>
@@ -25,6 +29,8 @@
 #include "frameutil.h"
 #include "codec/dpcm.h"
 #include "codec/spp.h"
+#include "codec/seismic.h"
+#include "codec/crc32.h"
 
 /* cudaupload prefers passthrough when downstream takes system memory too,
  * so the CUDA-memory links are forced. */
@@ -1853,6 +1859,458 @@ GST_START_TEST (test_spp_cuda_nonfinite)
 
 GST_END_TEST;
 
+/* ---- seismicenc, seismicdec ---- */
+
+#define SEIS_CUDA "application/x-seismic(memory:CUDAMemory)"
+/* A CUDA-memory capsfilter that ends a launch line. */
+#define SEIS_CUDA_LAST "capsfilter caps=\"" SEIS_CUDA "\""
+#define SEIS_CODED "application/x-seismic-compressed"
+
+/* Gathers of awkward sizes (one value, one trace, one sample a trace, a
+ * long trace, many traces) with the parameter corners. */
+static const struct
+{
+  guint traces, samples, bits, levels;
+} seis_cases[] = {
+  {1, 1, 2, 0}, {1, 7, 16, 0}, {7, 1, 8, 3}, {96, 3584, 12, 1},
+  {5, 1001, 16, 4}, {240, 1500, 8, 2}, {3, 20000, 2, 8}, {64, 64, 12, 0},
+  {33, 517, 14, 5},
+};
+
+static GstCaps *
+seis_caps (guint traces, guint samples)
+{
+  return gst_caps_new_simple ("application/x-seismic", "traces", G_TYPE_INT,
+      (gint) traces, "samples", G_TYPE_INT, (gint) samples,
+      "sample-interval", G_TYPE_INT, 2000, NULL);
+}
+
+/* A gather: reflections with moveout, noise, a dead trace. */
+static GstBuffer *
+seis_gather (guint traces, guint samples, guint64 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      sizeof (gfloat) * traces * samples, NULL);
+  GstMapInfo map;
+  guint t, s;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (t = 0; t < traces; t++)
+    for (s = 0; s < samples; s++) {
+      gdouble at = samples * 0.3 + 0.02 * t * t, u = (s - at) / 4.0;
+      gdouble v = 800.0 * (1.0 - 2.0 * u * u) * exp (-u * u);
+
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      v += (gdouble) (seed % 2001) / 20.0 - 50.0;
+      if (traces > 2 && t == traces / 2)
+        v = 0.0;
+      GST_WRITE_FLOAT_LE (map.data + 4 * ((gsize) t * samples + s), (gfloat) v);
+    }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* The frame seismicenc backend=cpu makes of the gather. */
+static GstBuffer *
+seis_frame (GstBuffer * gather, guint traces, guint samples, guint bits,
+    guint levels)
+{
+  GstCaps *caps = seis_caps (traces, samples);
+  gchar *desc = g_strdup_printf ("seismicenc backend=cpu bits=%u levels=%u",
+      bits, levels);
+  GstBuffer *out = encode_one (desc, caps, gather, NULL, NULL);
+
+  g_free (desc);
+  gst_caps_unref (caps);
+  return out;
+}
+
+/* The error that seismicdec `pipeline` posts for the `len` bytes of
+ * `data` (bare caps, then EOS), NULL when it outputs gathers instead; *out
+ * (may be NULL) gets the first, in system memory. */
+static gchar *
+seis_decode_error (const gchar * pipeline, const guint8 * data, gsize len,
+    GstBuffer ** out)
+{
+  GstHarness *hr = gst_harness_new_parse (pipeline);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *b;
+  GstMessage *m;
+  gchar *ret = NULL;
+
+  gst_element_set_bus (hr->element, bus);
+  gst_harness_set_src_caps_str (hr, SEIS_CODED);
+  gst_harness_push (hr, gst_buffer_new_memdup (data, len));
+  gst_harness_push_event (hr, gst_event_new_eos ());
+  b = gst_harness_try_pull (hr);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (m) {
+    GError *err = NULL;
+
+    gst_message_parse_error (m, &err, NULL);
+    ret = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    fail_unless (b == NULL, "%s: an error (%s) and a gather", pipeline, ret);
+  } else {
+    fail_unless (b != NULL, "%s: neither an error nor a gather", pipeline);
+    b = download_cube (b);
+  }
+  if (out)
+    *out = b;
+  else if (b)
+    gst_buffer_unref (b);
+  gst_element_set_bus (hr->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hr);
+  return ret;
+}
+
+/* seismicdec backend=cuda gives backend=cpu's gathers bit for bit, in
+ * system memory: every case, and a stream of frames of changing geometry
+ * in one buffer through one element (its device state grows, its output
+ * pool is made again). */
+GST_START_TEST (test_seismic_cuda_equals_cpu)
+{
+  GByteArray *all = g_byte_array_new ();
+  GPtrArray *want = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  guint i, failures = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (seis_cases); i++) {
+    guint T = seis_cases[i].traces, S = seis_cases[i].samples;
+    GstBuffer *in = seis_gather (T, S, 300 + i);
+    GstBuffer *frame = seis_frame (in, T, S, seis_cases[i].bits,
+        seis_cases[i].levels);
+    GstCaps *coded = gst_caps_new_empty_simple (SEIS_CODED);
+    GstCaps *oc = NULL;
+    GstBuffer *cpu = encode_one ("seismicdec backend=cpu", coded, frame, NULL,
+        NULL);
+    GstBuffer *gpu = encode_one ("seismicdec backend=cuda", coded, frame,
+        NULL, &oc);
+    GstMapInfo map;
+    gchar *why;
+
+    fail_if (gst_is_cuda_memory (gst_buffer_peek_memory (gpu, 0)),
+        "system memory was asked for");
+    fail_if (gst_caps_features_contains (gst_caps_get_features (oc, 0),
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+    why = bytes_differ (gpu, cpu);
+    if (why) {
+      g_printerr ("FAIL seismicdec %ux%u, %u bits, %u levels: backend=cuda "
+          "differs from backend=cpu: %s\n", T, S, seis_cases[i].bits,
+          seis_cases[i].levels, why);
+      failures++;
+    }
+    g_free (why);
+    fail_unless (gst_buffer_map (frame, &map, GST_MAP_READ));
+    g_byte_array_append (all, map.data, map.size);
+    gst_buffer_unmap (frame, &map);
+    g_ptr_array_add (want, cpu);
+    gst_buffer_unref (gpu);
+    gst_buffer_unref (frame);
+    gst_buffer_unref (in);
+    gst_caps_unref (oc);
+    gst_caps_unref (coded);
+  }
+
+  /* all the frames back to back through one element */
+  {
+    GstHarness *hr = gst_harness_new_parse ("seismicdec backend=cuda");
+
+    gst_harness_set_src_caps_str (hr, SEIS_CODED);
+    fail_unless_equals_int (gst_harness_push (hr,
+            gst_buffer_new_memdup (all->data, all->len)), GST_FLOW_OK);
+    for (i = 0; i < want->len; i++) {
+      GstBuffer *b = gst_harness_try_pull (hr);
+      gchar *why;
+
+      fail_unless (b != NULL, "stream: gather %u missing", i);
+      why = bytes_differ (b, want->pdata[i]);
+      if (why) {
+        g_printerr ("FAIL seismicdec backend=cuda, stream, gather %u: %s\n",
+            i, why);
+        failures++;
+      }
+      g_free (why);
+      gst_buffer_unref (b);
+    }
+    fail_unless (gst_harness_try_pull (hr) == NULL);
+    gst_harness_teardown (hr);
+  }
+  g_ptr_array_unref (want);
+  g_byte_array_unref (all);
+  fail_unless (failures == 0, "%u cases failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* A harness of seismicenc on `ctx` (set before it starts, so that it
+ * reads CUDA memory of that context), its src caps `caps`. */
+static GstHarness *
+seis_enc_on_context (GstCudaContext * ctx, GstCaps * caps, const gchar * bits)
+{
+  GstElement *enc = gst_element_factory_make ("seismicenc", NULL);
+  GstContext *gctx = gst_context_new_cuda_context (ctx);
+  GstHarness *hr;
+
+  fail_unless (enc != NULL);
+  gst_object_ref_sink (enc);
+  gst_util_set_object_arg (G_OBJECT (enc), "backend", "cuda");
+  gst_util_set_object_arg (G_OBJECT (enc), "bits", bits);
+  gst_element_set_context (enc, gctx);
+  gst_context_unref (gctx);
+  hr = gst_harness_new_with_element (enc, "sink", "src");
+  gst_object_unref (enc);       /* the harness holds it */
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  return hr;
+}
+
+/* Device memory: seismicdec backend=cuda decoding straight into CUDA
+ * memory (caps memory:CUDAMemory), downloaded equal to backend=cpu's
+ * gather; seismicenc taking such gathers (it downloads them) and giving
+ * the bytes that the CPU-decoded gather gives; gathers made here in CUDA
+ * memory of a context of our own coded as from system memory. */
+GST_START_TEST (test_seismic_cuda_memory)
+{
+  GstCudaContext *ctx;
+  guint i, failures = 0;
+
+  fail_unless (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  for (i = 0; i < G_N_ELEMENTS (seis_cases); i++) {
+    guint T = seis_cases[i].traces, S = seis_cases[i].samples;
+    GstBuffer *in = seis_gather (T, S, 400 + i);
+    GstBuffer *frame = seis_frame (in, T, S, seis_cases[i].bits,
+        seis_cases[i].levels);
+    GstCaps *coded = gst_caps_new_empty_simple (SEIS_CODED);
+    GstCaps *gcaps = seis_caps (T, S), *dcaps;
+    GstCaps *oc = NULL;
+    GstBuffer *cpu = encode_one ("seismicdec backend=cpu", coded, frame, NULL,
+        NULL);
+    GstBuffer *gpu, *ref, *out, *dev;
+    GstHarness *hr;
+    gboolean cuda;
+    gchar *why;
+
+    /* decoded into CUDA memory */
+    gpu = encode_one ("seismicdec backend=cuda ! " SEIS_CUDA_LAST, coded,
+        frame, NULL, &oc);
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (gpu, 0)),
+        "%ux%u: output not in CUDA memory", T, S);
+    fail_unless (gst_caps_features_contains (gst_caps_get_features (oc, 0),
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+    fail_unless_equals_int (gst_buffer_get_size (gpu), sizeof (gfloat) * T * S);
+    gpu = download_cube (gpu);
+    why = bytes_differ (gpu, cpu);
+    if (why) {
+      g_printerr ("FAIL seismicdec %ux%u into CUDA memory: %s\n", T, S, why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (gpu);
+    gst_caps_unref (oc);
+
+    /* those gathers coded again by seismicenc, which downloads them */
+    out = encode_one ("seismicdec backend=cuda ! " SEIS_CUDA " ! "
+        "seismicenc name=enc bits=9 levels=2", coded, frame, &cuda, NULL);
+    fail_unless (cuda, "%ux%u: seismicenc's input not in CUDA memory", T, S);
+    ref = seis_frame (cpu, T, S, 9, 2);
+    why = bytes_differ (out, ref);
+    if (why) {
+      g_printerr ("FAIL seismicenc of a CUDA-memory gather %ux%u: %s\n", T, S,
+          why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+
+    /* a gather put in CUDA memory here, on a context of our own */
+    dcaps = gst_caps_copy (gcaps);
+    gst_caps_set_features_simple (dcaps,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+    hr = seis_enc_on_context (ctx, dcaps, "11");
+    dev = device_cube (ctx, in);
+    /* cudaMemcpy from pageable memory may return before the copy lands,
+     * and the element reads on a stream of its own (non-blocking): the
+     * producer of a buffer finishes its work before passing it on */
+    fail_unless (gst_cuda_context_push (ctx));
+    fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
+    gst_cuda_context_pop (NULL);
+    fail_unless_equals_int (gst_harness_push (hr, dev), GST_FLOW_OK);
+    out = gst_harness_pull (hr);
+    fail_unless (out != NULL);
+    gst_harness_teardown (hr);
+    ref = seis_frame (in, T, S, 11, 1);
+    why = bytes_differ (out, ref);
+    if (why) {
+      g_printerr ("FAIL seismicenc of our CUDA-memory gather %ux%u: %s\n", T,
+          S, why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+
+    gst_caps_unref (dcaps);
+    gst_caps_unref (gcaps);
+    gst_caps_unref (coded);
+    gst_buffer_unref (cpu);
+    gst_buffer_unref (frame);
+    gst_buffer_unref (in);
+  }
+  gst_object_unref (ctx);
+  fail_unless (failures == 0, "%u cases failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* Makes both CRCs of the frame at t (len bytes) valid again. */
+static void
+seis_fix_crcs (guint8 * t, gsize len)
+{
+  guint32 h = sci_crc32 (0, t, 44), f;
+  guint k;
+
+  /* bytes: the frame's CRC may be unaligned */
+  for (k = 0; k < 4; k++)
+    t[44 + k] = (guint8) (h >> 8 * k);
+  f = sci_crc32 (0, t, len - 4);
+  for (k = 0; k < 4; k++)
+    t[len - 4 + k] = (guint8) (f >> 8 * k);
+}
+
+/* Corrupt frames into seismicdec backend=cuda, in system and in CUDA
+ * memory: a flipped bit (the CRC tells: the CPU's message), and packages
+ * or the code table changed under valid CRCs, which only decoding can
+ * catch: the CPU's error message, or, where the CPU decodes such a frame,
+ * its gather bit for bit; never a crash. */
+GST_START_TEST (test_seismic_cuda_corrupt)
+{
+  const gchar *gpu_pipes[] = { "seismicdec backend=cuda",
+    "seismicdec backend=cuda ! " SEIS_CUDA_LAST
+  };
+  GstBuffer *in = seis_gather (40, 900, 77), *frame;
+  sci_seis_info info;
+  GstMapInfo map;
+  guint8 *t;
+  gsize n;
+  guint k, m, caught = 0;
+
+  frame = seis_frame (in, 40, 900, 12, 2);
+  fail_unless (gst_buffer_map (frame, &map, GST_MAP_READ));
+  n = map.size;
+  t = g_malloc (n);
+  fail_unless_equals_int (sci_seis_parse (map.data, n, &info), 0);
+  fail_unless (info.packages > 8);
+
+  for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
+    gchar *err;
+
+    memcpy (t, map.data, n);
+    t[n / 2] ^= 0x08;
+    err = seis_decode_error (gpu_pipes[m], t, n, NULL);
+    fail_unless (err != NULL, "%s: no error", gpu_pipes[m]);
+    fail_unless_equals_string (err, "Corrupt seismic frame at byte 0 of the "
+        "stream: seismic frame checksum mismatch");
+    g_free (err);
+  }
+
+  for (k = 0; k < 24; k++) {
+    gsize at = k % 4 == 0 ? info.table_off + k % info.table_len :
+        info.pkg_off + (gsize) k * 8 * (info.packages / 24) + k % 8;
+    GstBuffer *cpu_out = NULL;
+    gchar *cpu_err;
+
+    memcpy (t, map.data, n);
+    if (k % 6 == 5) {
+      /* a package's symbol count moved to the next one */
+      gsize a = info.pkg_off + 8 * (k % (info.packages - 1));
+
+      t[a + 7] = (guint8) (t[a + 7] + 4);
+      t[a + 15] = (guint8) (t[a + 15] - 4);
+    } else {
+      t[at] ^= k % 2 ? 0xFF : 0x10;
+    }
+    seis_fix_crcs (t, n);
+    cpu_err = seis_decode_error ("seismicdec backend=cpu", t, n, &cpu_out);
+    if (cpu_err)
+      caught++;
+    for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
+      GstBuffer *gpu_out = NULL;
+      gchar *gpu_err = seis_decode_error (gpu_pipes[m], t, n, &gpu_out);
+
+      if (cpu_err) {
+        fail_unless (gpu_err != NULL, "case %u: the CPU says '%s', %s "
+            "outputs a gather", k, cpu_err, gpu_pipes[m]);
+        fail_unless_equals_string (gpu_err, cpu_err);
+      } else {
+        gchar *why;
+
+        fail_unless (gpu_err == NULL, "case %u: the CPU decodes the frame, "
+            "%s says '%s'", k, gpu_pipes[m], gpu_err);
+        why = bytes_differ (gpu_out, cpu_out);
+        fail_unless (why == NULL, "case %u: %s decodes otherwise than the "
+            "CPU: %s", k, gpu_pipes[m], why);
+        gst_buffer_unref (gpu_out);
+      }
+      g_free (gpu_err);
+    }
+    g_free (cpu_err);
+    if (cpu_out)
+      gst_buffer_unref (cpu_out);
+  }
+  /* the CPU catches many of them: the GPU's own checks did run */
+  fail_unless (caught >= 8, "only %u of 24 corruptions caught", caught);
+  gst_buffer_unmap (frame, &map);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (in);
+  g_free (t);
+}
+
+GST_END_TEST;
+
+/* As a user would run it, backend=auto, which must pick the GPU and never
+ * warn of a fallback: a file of frames decoded into CUDA memory, coded
+ * again from there and decoded into system memory. */
+GST_START_TEST (test_seismic_pipeline)
+{
+  gchar *dir = g_dir_make_tmp ("seis-gpu-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "f.seis", NULL), *desc;
+  GByteArray *all = g_byte_array_new ();
+  guint i;
+
+  for (i = 0; i < 6; i++) {
+    guint T = i % 2 ? 120 : 61, S = i % 3 ? 1500 : 733;
+    GstBuffer *in = seis_gather (T, S, 900 + i);
+    GstBuffer *frame = seis_frame (in, T, S, 12, 1 + i % 3);
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (frame, &map, GST_MAP_READ));
+    g_byte_array_append (all, map.data, map.size);
+    gst_buffer_unmap (frame, &map);
+    gst_buffer_unref (frame);
+    gst_buffer_unref (in);
+  }
+  fail_unless (g_file_set_contents (path, (const gchar *) all->data,
+          all->len, NULL));
+  desc = g_strdup_printf ("filesrc location=\"%s\" ! seismicdec ! "
+      SEIS_CUDA " ! seismicenc bits=8 levels=3 ! seismicdec ! fakesink", path);
+  play_clean (desc);
+  g_free (desc);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_byte_array_unref (all);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_suite (void)
 {
@@ -1889,6 +2347,14 @@ gpu_suite (void)
   tcase_add_test (tc, test_spp_cuda_equals_cpu);
   tcase_add_test (tc, test_spp_cuda_memory);
   tcase_add_test (tc, test_spp_cuda_nonfinite);
+
+  tc = tcase_create ("seismic-gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_seismic_cuda_equals_cpu);
+  tcase_add_test (tc, test_seismic_cuda_memory);
+  tcase_add_test (tc, test_seismic_cuda_corrupt);
+  tcase_add_test (tc, test_seismic_pipeline);
   return s;
 }
 

@@ -1,0 +1,834 @@
+/**
+ * SECTION:element-seismicdec
+ * @title: seismicdec
+ *
+ * Decoder of compressed seismic gathers (application/x-seismic-compressed,
+ * docs/seismic-format.md) into gathers of float32 traces
+ * (application/x-seismic).
+ *
+ * The input is a byte stream of whole frames one after another: one frame
+ * per buffer (seismicenc, multifilesrc) or any chunks of it (filesrc
+ * reading a file of one or more frames, which the typefinder recognises
+ * by its header: the `SEIS` magic and the header's own CRC).  Each frame's
+ * 48-byte header says its length; the element gathers that many bytes.
+ * The output caps (traces, samples, sample-interval) come from each
+ * frame's header, not from the input caps, which may be bare
+ * `application/x-seismic-compressed`: a gather of another geometry gives
+ * new caps.
+ *
+ * Every frame is checked in full (header, section lengths, CRC-32, code
+ * table, every package) before anything is output: a corrupt frame, or
+ * bytes left at the end of the stream that do not make a whole frame, is
+ * a STREAM/DECODE error whose message says what is wrong and at which
+ * byte of the stream the frame starts.
+ *
+ * The frame's metadata section (seismicenc's) gives back the
+ * #GstSciSegyMeta (SEG-Y file and trace headers, for segysink).
+ *
+ * With a usable CUDA device (`backend=auto` or `cuda`) the kernels of
+ * cuda/seismic.cu decode the frame on the GPU (a thread per package,
+ * dequantization and the inverse wavelet transform on the device), after
+ * the host has checked its header and CRC and read its code table;
+ * otherwise the C reference runs on the CPU.  The samples are the same
+ * to the bit either way, and so are the checks and the error messages.
+ * Output is in system memory, or in CUDA memory
+ * (application/x-seismic(memory:CUDAMemory), written by the kernels in
+ * place) when downstream asks for it and the kernels run; seismicenc
+ * takes such gathers.
+ *
+ * If the GPU state cannot be made, or CUDA fails on the first frame with
+ * the output in system memory, `backend=auto` warns and goes on with the
+ * C reference; with `backend=cuda`, with CUDA-memory output, or once a
+ * gather has been output, a CUDA failure is an error.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=f3.seis ! seismicdec ! \
+ *     segysink location=back.sgy
+ * gst-launch-1.0 filesrc location=f3.seis ! seismicdec ! \
+ *     'application/x-seismic(memory:CUDAMemory)' ! seismicenc bits=8 ! \
+ *     filesink location=f3-8.seis
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/base/gstadapter.h>
+
+#include "gstseismicdec.h"
+#include "gstscisegymeta.h"
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_seismic_dec_debug);
+#define GST_CAT_DEFAULT gst_seismic_dec_debug
+
+#define SEISMIC_MEDIA_TYPE "application/x-seismic"
+#define CODED_MEDIA_TYPE "application/x-seismic-compressed"
+#define SRC_CAPS SEISMIC_MEDIA_TYPE ", traces = (int) [ 1, 16777216 ], " \
+  "samples = (int) [ 1, 65535 ], sample-interval = (int) [ 1, MAX ]"
+
+/* Caps fields carried over between the two sides unchanged. */
+static const gchar *const gather_fields[] = {
+  "traces", "samples", "sample-interval",
+};
+
+#define gst_seismic_dec_parent_class parent_class
+G_DEFINE_TYPE (GstSeismicDec, gst_seismic_dec, GST_TYPE_SCI_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (seismicdec, "seismicdec", GST_RANK_PRIMARY,
+    GST_TYPE_SEISMIC_DEC);
+
+/* ---- typefinder: "SEIS", the version, a header whose CRC holds ---- */
+
+static void
+seismic_type_find (GstTypeFind * tf, gpointer unused)
+{
+  const guint8 *d = gst_type_find_peek (tf, 0, SCI_SEIS_HEADER_BYTES);
+
+  if (d && sci_seis_frame_length (d) >= 0) {
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
+        CODED_MEDIA_TYPE);
+    return;
+  }
+  /* a damaged header, or a file shorter than one: seismicdec says what
+   * is wrong with it */
+  if (!d)
+    d = gst_type_find_peek (tf, 0, 5);
+  if (d && memcmp (d, "SEIS", 4) == 0 && d[4] == SCI_SEIS_VERSION)
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
+        CODED_MEDIA_TYPE);
+}
+
+gboolean
+gst_seismic_type_find_register (GstPlugin * plugin)
+{
+  GstCaps *caps = gst_caps_new_empty_simple (CODED_MEDIA_TYPE);
+  gboolean ret = gst_type_find_register (plugin, CODED_MEDIA_TYPE,
+      GST_RANK_PRIMARY, seismic_type_find, "seis", caps, NULL, NULL);
+
+  gst_caps_unref (caps);
+  return ret;
+}
+
+/* ---- negotiation ---- */
+
+/* Input caps say little for sure (the frame headers decide): the output
+ * is gathers of the geometry the input caps give, in system memory first
+ * (the input is host bytes), else in CUDA memory while the kernels run. */
+static GstCaps *
+gst_seismic_dec_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstCaps *result = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *in = gst_caps_get_structure (caps, i);
+    GstStructure *out;
+
+    if (direction == GST_PAD_SINK) {
+      GstCaps *tmpl = gst_caps_from_string (SRC_CAPS);
+      GstCaps *one;
+
+      out = gst_structure_copy (gst_caps_get_structure (tmpl, 0));
+      gst_caps_unref (tmpl);
+      gst_sci_structure_copy_fields (out, in, gather_fields,
+          G_N_ELEMENTS (gather_fields));
+      one = gst_caps_new_full (out, NULL);
+      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
+              one, NULL));
+      gst_caps_unref (one);
+    } else {
+      out = gst_structure_new_empty (CODED_MEDIA_TYPE);
+      gst_sci_structure_copy_fields (out, in, gather_fields,
+          G_N_ELEMENTS (gather_fields));
+      result = gst_caps_merge_structure (result, out);
+    }
+  }
+  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
+}
+
+/* The bytes of a gather of fixed caps (what the base class sizes device
+ * output pools by). */
+static gboolean
+gst_seismic_dec_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstStructure *s;
+  gint traces, samples;
+
+  if (direction != GST_PAD_SINK || !othercaps
+      || gst_caps_get_size (othercaps) < 1)
+    return FALSE;
+  s = gst_caps_get_structure (othercaps, 0);
+  if (!gst_structure_get_int (s, "traces", &traces)
+      || !gst_structure_get_int (s, "samples", &samples) || traces < 1
+      || samples < 1)
+    return FALSE;
+  *othersize = sizeof (gfloat) * traces * samples;
+  return TRUE;
+}
+
+static gboolean
+gst_seismic_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+
+  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+    return FALSE;
+  gst_caps_replace (&self->sinkcaps, incaps);
+  self->have_out = FALSE;
+  return TRUE;
+}
+
+/* ---- frames ---- */
+
+#define DECODE_ERROR(self, code, at, ...) \
+  GST_ELEMENT_ERROR (self, STREAM, DECODE, \
+      ("Corrupt seismic frame at byte %" G_GUINT64_FORMAT " of the stream: " \
+          "%s", (guint64) (at), sci_seis_error_string (code)), (__VA_ARGS__))
+
+/* The src caps of gathers of this geometry, in CUDA memory when `cuda`.
+ * A sample interval the caps cannot hold (0: unknown) is left out. */
+static GstCaps *
+gather_caps (guint traces, guint samples, guint interval, gboolean cuda)
+{
+  GstCaps *caps = gst_caps_new_simple (SEISMIC_MEDIA_TYPE,
+      "traces", G_TYPE_INT, (gint) traces, "samples", G_TYPE_INT,
+      (gint) samples, NULL);
+
+  if (interval >= 1 && interval <= G_MAXINT)
+    gst_caps_set_simple (caps, "sample-interval", G_TYPE_INT, (gint) interval,
+        NULL);
+#if HAVE_CUDA
+  if (cuda)
+    gst_caps_set_features_simple (caps,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#endif
+  return caps;
+}
+
+/* Makes the src caps say what the frame of `info` decodes to, in the
+ * memory negotiated from the input caps; while the kernels run, in the
+ * other memory when downstream takes only that (no input caps came, or
+ * downstream changed). */
+static gboolean
+ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
+  const sci_seis_params *p = &info->p;
+  GstCaps *caps, *cur;
+  gboolean ok = TRUE, cuda = FALSE;
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  cuda = base->use_cuda && base->out_cuda_memory;
+#endif
+
+  caps = gather_caps (p->traces, p->samples, p->sample_interval_us, cuda);
+  cur = gst_pad_get_current_caps (srcpad);
+  if (!cur || !gst_caps_is_equal (cur, caps)) {
+#if HAVE_CUDA
+    if (base->use_cuda && !gst_pad_peer_query_accept_caps (srcpad, caps)) {
+      GstCaps *other = gather_caps (p->traces, p->samples,
+          p->sample_interval_us, !cuda);
+
+      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
+        gst_caps_unref (caps);
+        caps = other;
+        cuda = !cuda;
+      } else {
+        gst_caps_unref (other);
+      }
+    }
+#endif
+    GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
+        caps);
+    ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
+    if (!ok)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+    else
+      GST_INFO_OBJECT (self, "%u traces x %u samples (%u us), %u bits, %u "
+          "levels: %s backend, %s memory out", p->traces, p->samples,
+          p->sample_interval_us, p->bits, p->levels,
+          GST_SCI_FILTER (self)->use_cuda ? "CUDA" : "CPU",
+          cuda ? "CUDA" : "system");
+  }
+  if (ok) {
+    self->traces = p->traces;
+    self->samples = p->samples;
+    self->sample_interval = p->sample_interval_us;
+    self->have_out = TRUE;
+#if HAVE_CUDA
+    base->out_cuda_memory = cuda;
+#endif
+    if (self->pending_segment) {
+      GstEvent *seg = self->pending_segment;
+
+      self->pending_segment = NULL;
+      GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, seg);
+    }
+  }
+  gst_caps_unref (caps);
+  if (cur)
+    gst_caps_unref (cur);
+  return ok;
+}
+
+/* One frame through the C reference: the checked frame `in` (whose
+ * header is `info`, starting at byte `at` of the stream) decoded into
+ * *outbuf, a new system-memory gather (left NULL on error). */
+static GstFlowReturn
+decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
+    const sci_seis_info * info, guint64 at, GstBuffer ** outbuf)
+{
+  gsize n = (gsize) info->p.traces * info->p.samples;
+  GstBuffer *out;
+  GstMapInfo map;
+  gfloat *dst, *scratch = NULL;
+  gint rc;
+
+  *outbuf = NULL;
+  out = gst_buffer_new_allocate (NULL, n * sizeof (gfloat), NULL);
+  if (!out || !gst_buffer_map (out, &map, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate a gather of %u traces x %u samples",
+            info->p.traces, info->p.samples), (NULL));
+    if (out)
+      gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  dst = (gfloat *) map.data;
+  if ((guintptr) dst % sizeof (gfloat))
+    dst = scratch = g_try_new (gfloat, n);
+  rc = dst ? sci_seis_decode (in, info, NULL, dst) : SCI_SEIS_E_NOMEM;
+  if (rc == 0 && scratch)
+    memcpy (map.data, scratch, n * sizeof (gfloat));
+  g_free (scratch);
+  gst_buffer_unmap (out, &map);
+  if (rc) {
+    DECODE_ERROR (self, rc, at, "sci_seis_decode of a %" G_GSIZE_FORMAT
+        "-byte frame (%u traces x %u samples, %u bits, %u levels): %d",
+        info->frame_len, info->p.traces, info->p.samples, info->p.bits,
+        info->p.levels, rc);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+
+#if HAVE_CUDA
+/* What a CUDA failure of decode_frame_cuda returns: the caller may fall
+ * back to the CPU (it has posted nothing). */
+#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
+
+static gint
+new_state (gpointer * state)
+{
+  return sci_cuda_seis_create ((sci_cuda_seis **) state);
+}
+
+static void
+release_out_pool (GstSeismicDec * self)
+{
+  if (self->out_pool) {
+    gst_buffer_pool_set_active (self->out_pool, FALSE);
+    gst_clear_object (&self->out_pool);
+  }
+  self->out_pool_size = 0;
+}
+
+static void
+release_cuda (GstSeismicDec * self)
+{
+  release_out_pool (self);
+  gst_clear_object (&self->host_allocator);
+  gst_sci_filter_cuda_state_close (GST_SCI_FILTER (self),
+      (gpointer *) & self->cuda_dec, (GDestroyNotify) sci_cuda_seis_destroy);
+}
+
+/* An output buffer of `size` bytes: device memory (`device`) or
+ * page-locked host memory.  NULL posts an error. */
+static GstBuffer *
+acquire_output (GstSeismicDec * self, gboolean device, gsize size)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstBuffer *buf = NULL;
+
+  if (self->out_pool && (self->out_pool_size != size
+          || self->out_pool_device != device))
+    release_out_pool (self);
+  if (!self->out_pool) {
+    GstBufferPool *pool;
+    GstStructure *config;
+    GstCaps *caps = gather_caps (self->traces, self->samples,
+        self->sample_interval, device);
+    gboolean ok = size <= G_MAXUINT;
+
+    if (device) {
+      pool = gst_sci_cuda_blob_pool_new (base->cuda.context);
+    } else {
+      if (!self->host_allocator)
+        self->host_allocator =
+            gst_sci_cuda_host_allocator_new (base->cuda.context);
+      pool = gst_buffer_pool_new ();
+    }
+    ok = ok && pool != NULL;
+    if (ok) {
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps, (guint) size, 0, 0);
+      if (!device)
+        gst_buffer_pool_config_set_allocator (config, self->host_allocator,
+            NULL);
+      ok = gst_buffer_pool_set_config (pool, config)
+          && gst_buffer_pool_set_active (pool, TRUE);
+    }
+    gst_caps_unref (caps);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte %s output "
+              "buffers", size, device ? "CUDA" : "page-locked"), (NULL));
+      if (pool)
+        gst_object_unref (pool);
+      return NULL;
+    }
+    self->out_pool = pool;
+    self->out_pool_size = size;
+    self->out_pool_device = device;
+  }
+  if (gst_buffer_pool_acquire_buffer (self->out_pool, &buf, NULL) !=
+      GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte %s output buffer", size,
+            device ? "CUDA" : "page-locked"), (NULL));
+    return NULL;
+  }
+  return buf;
+}
+
+/* One frame through the kernels, as decode_frame_cpu: decoded straight
+ * into CUDA memory when the src caps have it, else into the element's
+ * device staging and copied into page-locked host memory.
+ * sci_cuda_seis_decode synchronises its stream, and the copy is waited
+ * for, so the gather is complete when this returns.  A frame the kernels
+ * find corrupt gives the CPU path's error.  On FLOW_CUDA_FAILED, *what and
+ * *err say what failed. */
+static GstFlowReturn
+decode_frame_cuda (GstSeismicDec * self, const guint8 * in,
+    const sci_seis_info * info, guint64 at, GstBuffer ** outbuf,
+    const gchar ** what, gint * err)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstSciCuda *cuda = &base->cuda;
+  gboolean device = base->out_cuda_memory;
+  gsize size = (gsize) info->p.traces * info->p.samples * sizeof (gfloat);
+  const guint8 *frames[1];
+  gfloat *outs[1];
+  gint status = 0, rc = 0;
+  GstMapFlags flags;
+  GstBuffer *out;
+  GstMapInfo map;
+
+  *outbuf = NULL;
+  *what = NULL;
+  *err = 0;
+  out = acquire_output (self, device, size);
+  if (!out)
+    return GST_FLOW_ERROR;
+  flags = GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0);
+  if (!gst_buffer_map (out, &map, flags)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  frames[0] = in;
+  if (gst_sci_cuda_push (cuda)) {
+    outs[0] = device ? (gfloat *) map.data :
+        gst_sci_cuda_staging (cuda, 0, size, err);
+    if (!outs[0]) {
+      *what = "device staging allocation";
+    } else {
+      rc = sci_cuda_seis_decode (self->cuda_dec, 1, frames, info, outs, NULL,
+          &status, cuda->stream);
+      if (rc > 0) {
+        *what = "seismic decoding";
+        *err = rc;
+      } else if (rc == 0 && !device) {
+        *err = gst_sci_cuda_copy (cuda, map.data, outs[0], size);
+        if (!*err)
+          *err = gst_sci_cuda_sync (cuda);
+        if (*err)
+          *what = "copy of the gather to the host";
+      }
+    }
+    if (*what)
+      cudaGetLastError ();      /* clear what is not sticky */
+    gst_sci_cuda_pop ();
+  } else {
+    *what = "context push";
+  }
+  gst_buffer_unmap (out, &map);
+  if (*what) {
+    gst_buffer_unref (out);
+    return FLOW_CUDA_FAILED;
+  }
+  if (status != 0) {
+    DECODE_ERROR (self, status, at, "sci_cuda_seis_decode of a %"
+        G_GSIZE_FORMAT "-byte frame (%u traces x %u samples, %u bits, %u "
+        "levels): %d", info->frame_len, info->p.traces, info->p.samples,
+        info->p.bits, info->p.levels, status);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  if (rc < 0) {
+    /* no frame code: the call itself was refused */
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("The GPU decoder refused the frame at byte %" G_GUINT64_FORMAT
+            ": %s", at, sci_seis_error_string (rc)),
+        ("sci_cuda_seis_decode of a %" G_GSIZE_FORMAT "-byte frame (%u "
+            "traces x %u samples) into %s memory: %d", info->frame_len,
+            info->p.traces, info->p.samples, device ? "CUDA" : "system", rc));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+#endif
+
+static GstFlowReturn
+gst_seismic_dec_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+
+  if (self->failed) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+  gst_adapter_push (self->adapter, input);
+  return GST_FLOW_OK;
+}
+
+/* Gives the buffer the GstSciSegyMeta of the frame's metadata section
+ * (seismicenc's records); a section of another form is ignored with a
+ * warning. */
+static void
+restore_metadata (GstSeismicDec * self, GstBuffer * out,
+    const guint8 * frame, const sci_seis_info * info, guint64 at)
+{
+  gboolean added = FALSE;
+
+  if (info->meta_len == 0)
+    return;
+  if (!gst_buffer_add_sci_segy_meta_from_records (out,
+          frame + info->meta_off, info->meta_len, &added))
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The metadata of the seismic frame at byte %" G_GUINT64_FORMAT
+            " is not SEG-Y header records: ignored", at),
+        ("%" G_GSIZE_FORMAT " bytes of metadata", info->meta_len));
+  else if (!added)
+    GST_DEBUG_OBJECT (self, "no SEG-Y headers in %" G_GSIZE_FORMAT
+        " bytes of metadata", info->meta_len);
+}
+
+/* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
+ * when more bytes are needed. */
+static GstFlowReturn
+decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
+{
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (self);
+#endif
+  gsize avail = gst_adapter_available (self->adapter);
+  guint64 at = self->offset;
+  const guint8 *hd;
+  sci_seis_info info;
+  GstBuffer *in, *out = NULL;
+  GstMapInfo map;
+  GstFlowReturn ret;
+  long long len;
+  gint rc;
+
+  *outbuf = NULL;
+  if (avail < SCI_SEIS_HEADER_BYTES)
+    return GST_FLOW_OK;
+  hd = gst_adapter_map (self->adapter, SCI_SEIS_HEADER_BYTES);
+  len = sci_seis_frame_length (hd);
+  gst_adapter_unmap (self->adapter);
+  if (len < 0) {
+    DECODE_ERROR (self, (gint) len, at, "the header of the frame at byte %"
+        G_GUINT64_FORMAT " of the stream", at);
+    return GST_FLOW_ERROR;
+  }
+  if ((guint64) len > G_MAXSIZE) {
+    DECODE_ERROR (self, SCI_SEIS_E_HEADER, at, "a frame of %lld bytes", len);
+    return GST_FLOW_ERROR;
+  }
+  if (avail < (gsize) len)
+    return GST_FLOW_OK;
+
+  in = gst_adapter_take_buffer (self->adapter, (gsize) len);
+  self->offset += (guint64) len;
+  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
+    gst_buffer_unref (in);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* header, lengths and CRC before anything else is read */
+  rc = sci_seis_parse (map.data, map.size, &info);
+  if (rc) {
+    DECODE_ERROR (self, rc, at, "a %" G_GSIZE_FORMAT "-byte frame", map.size);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (!ensure_src_caps (self, &info)) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+#if HAVE_CUDA
+  if (base->use_cuda && !gst_sci_filter_cuda_state_open (base,
+          (gpointer *) & self->cuda_dec, new_state,
+          (GDestroyNotify) sci_cuda_seis_destroy, "seismic decoder state")) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (base->use_cuda) {
+    const gchar *what;
+    gint err;
+
+    ret = decode_frame_cuda (self, map.data, &info, at, &out, &what, &err);
+    if (ret == FLOW_CUDA_FAILED) {
+      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
+        ret = GST_FLOW_ERROR;
+      } else {
+        release_cuda (self);
+        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+        ret = decode_frame_cpu (self, map.data, &info, at, &out);
+      }
+    }
+  } else
+#endif
+    ret = decode_frame_cpu (self, map.data, &info, at, &out);
+  if (ret != GST_FLOW_OK)
+    goto done;
+  restore_metadata (self, out, map.data, &info, at);
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
+  self->sent = TRUE;
+  *outbuf = out;
+  GST_LOG_OBJECT (self, "frame of %lld bytes at byte %" G_GUINT64_FORMAT
+      " decoded", len, at);
+done:
+  gst_buffer_unmap (in, &map);
+  gst_buffer_unref (in);
+  return ret;
+}
+
+static GstFlowReturn
+gst_seismic_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (self->failed)
+    return GST_FLOW_ERROR;
+  ret = decode_next (self, outbuf);
+  if (ret == GST_FLOW_ERROR) {
+    self->failed = TRUE;
+    gst_adapter_clear (self->adapter);
+  }
+  return ret;
+}
+
+/* Never called: generate_output does the work.  A transform function
+ * keeps the base class from going passthrough. */
+static GstFlowReturn
+gst_seismic_dec_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return GST_FLOW_NOT_SUPPORTED;
+}
+
+/* The error for `left` bytes at the end of the stream that are not a
+ * whole frame. */
+static void
+post_truncated (GstSeismicDec * self, gsize left)
+{
+  long long len = SCI_SEIS_E_TRUNCATED;
+
+  if (left >= SCI_SEIS_HEADER_BYTES) {
+    const guint8 *hd = gst_adapter_map (self->adapter, SCI_SEIS_HEADER_BYTES);
+
+    len = sci_seis_frame_length (hd);
+    gst_adapter_unmap (self->adapter);
+  }
+  if (len >= 0)
+    DECODE_ERROR (self, SCI_SEIS_E_TRUNCATED, self->offset, "the stream "
+        "ends %" G_GSIZE_FORMAT " bytes into a frame of %lld bytes", left, len);
+  else
+    DECODE_ERROR (self, SCI_SEIS_E_TRUNCATED, self->offset, "the stream "
+        "ends %" G_GSIZE_FORMAT " bytes into a frame, before the end of its "
+        "%d-byte header", left, SCI_SEIS_HEADER_BYTES);
+}
+
+static gboolean
+gst_seismic_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:{
+      gsize left = gst_adapter_available (self->adapter);
+
+      if (left > 0 && !self->failed)
+        post_truncated (self, left);
+      gst_adapter_clear (self->adapter);
+      gst_clear_event (&self->pending_segment);
+      break;
+    }
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      const GstStructure *st;
+
+      /* Bare caps (filesrc's typefinder, multifilesrc) say nothing that
+       * the first frame's header does not: negotiate from the header, as
+       * without input caps, rather than send caps downstream that the
+       * first frame would replace. */
+      gst_event_parse_caps (event, &caps);
+      st = gst_caps_get_structure (caps, 0);
+      if (!gst_structure_has_field (st, "traces")
+          || !gst_structure_has_field (st, "samples")) {
+        gst_caps_replace (&self->sinkcaps, caps);
+        self->have_out = FALSE;
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+    }
+    case GST_EVENT_SEGMENT:
+      /* caps must go first: without full input caps they come with the
+       * first frame */
+      if (!gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
+        gst_event_replace (&self->pending_segment, event);
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_adapter_clear (self->adapter);
+      self->failed = FALSE;
+      gst_clear_event (&self->pending_segment);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_seismic_dec_start (GstBaseTransform * trans)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+
+  gst_adapter_clear (self->adapter);
+  self->offset = 0;
+  self->have_out = FALSE;
+  self->sent = FALSE;
+  self->failed = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+}
+
+static void
+release_all (GstSeismicDec * self)
+{
+  gst_adapter_clear (self->adapter);
+  gst_clear_caps (&self->sinkcaps);
+  gst_clear_event (&self->pending_segment);
+  self->have_out = FALSE;
+  self->sent = FALSE;
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
+}
+
+static gboolean
+gst_seismic_dec_stop (GstBaseTransform * trans)
+{
+  /* before the base class drops the CUDA context */
+  release_all (GST_SEISMIC_DEC (trans));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_seismic_dec_finalize (GObject * object)
+{
+  GstSeismicDec *self = GST_SEISMIC_DEC (object);
+
+  release_all (self);
+  g_clear_object (&self->adapter);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_seismic_dec_class_init (GstSeismicDecClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
+
+  gobject_class->finalize = gst_seismic_dec_finalize;
+
+  gst_element_class_set_static_metadata (element_class,
+      "Seismic gather decoder", "Codec/Decoder/Seismic",
+      "Decodes and checks compressed seismic gathers into float32 traces, "
+      "SEG-Y headers restored, on CUDA or the CPU", "scicodec developers");
+
+  caps = gst_caps_from_string (CODED_MEDIA_TYPE);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_sci_filter_template_caps (SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_seismic_dec_transform_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_seismic_dec_transform_size);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_seismic_dec_set_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_seismic_dec_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_seismic_dec_generate_output);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_seismic_dec_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_seismic_dec_sink_event);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_seismic_dec_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_seismic_dec_stop);
+
+  /* gathers, not frames: device output buffers come from the blob pool */
+  GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_seismic_dec_debug, "seismicdec", 0,
+      "seismic gather decoder");
+}
+
+static void
+gst_seismic_dec_init (GstSeismicDec * self)
+{
+  self->adapter = gst_adapter_new ();
+}
