@@ -2,8 +2,11 @@
 # The main job: install, build, and run videotestsrc frames through
 # cudadwt ! cudaidwt, checking that every 5/3 frame comes back exact, then
 # through htj2kenc ! openjpegdec, checking that every lossless frame comes
-# back exact and every lossy one above its PSNR floor.  Arguments (--frames
-# N, --backend auto|cuda|cpu, --system-memory) go to both programs.
+# back exact and every lossy one above its PSNR floor; then synthetic shot
+# gathers through seismicenc ! seismicdec, each above its SNR floor, and,
+# where ../shared/data holds it, the F3 SEG-Y file through segysrc ..
+# segysink with its headers back byte for byte.  Arguments (--frames N,
+# --backend auto|cuda|cpu, --system-memory) go to every program.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -14,4 +17,11 @@ rc=0
 "$BUILD/examples/dwt-roundtrip" "$@" || rc=1
 echo
 "$BUILD/examples/htj2k-roundtrip" "$@" || rc=1
+echo
+f3=../shared/data/seismic/f3.sgy
+if [ -f "$f3" ]; then
+  "$BUILD/examples/seismic-roundtrip" --segy "$f3" "$@" || rc=1
+else
+  "$BUILD/examples/seismic-roundtrip" "$@" || rc=1
+fi
 exit $rc
