@@ -375,85 +375,27 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
 #define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
 
 static void
-release_out_pool (GstDpcmDec * self)
-{
-  if (self->out_pool) {
-    gst_buffer_pool_set_active (self->out_pool, FALSE);
-    gst_clear_object (&self->out_pool);
-  }
-  self->out_pool_size = 0;
-}
-
-static void
 release_cuda (GstDpcmDec * self)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
-
-  release_out_pool (self);
-  gst_clear_object (&self->host_allocator);
-  gst_dpcm_cuda_close (base, &self->cuda_dec);
+  gst_sci_out_pool_clear (&self->out);
+  gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_dec);
 }
 
 /* A buffer for a frame of out_info: device memory (`device`) or
- * page-locked host memory, from out_pool.  Device buffers carry the
- * video meta of out_info: their memory records the layout of its
- * carrier, not of the frame.  NULL posts an error. */
+ * page-locked host memory.  Device buffers carry the video meta of
+ * out_info: their memory records the layout of its carrier, not of the
+ * frame.  NULL posts an error. */
 static GstBuffer *
 acquire_output (GstDpcmDec * self, gboolean device)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
   GstVideoInfo *vi = &self->out_info;
-  gsize size = GST_VIDEO_INFO_SIZE (vi);
-  GstBuffer *buf = NULL;
+  GstCaps *caps = gst_video_info_to_caps (vi);
+  GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
+      GST_SCI_FILTER (self)->cuda.context, caps, GST_VIDEO_INFO_SIZE (vi),
+      device);
 
-  if (self->out_pool && (self->out_pool_size != size
-          || self->out_pool_device != device))
-    release_out_pool (self);
-  if (!self->out_pool) {
-    GstBufferPool *pool;
-    GstStructure *config;
-    GstCaps *caps = gst_video_info_to_caps (vi);
-    gboolean ok;
-
-    if (device) {
-      pool = gst_sci_cuda_blob_pool_new (base->cuda.context);
-    } else {
-      if (!self->host_allocator)
-        self->host_allocator =
-            gst_sci_cuda_host_allocator_new (base->cuda.context);
-      pool = gst_buffer_pool_new ();
-    }
-    ok = pool != NULL;
-    if (ok) {
-      config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_set_params (config, caps, (guint) size, 0, 0);
-      if (!device)
-        gst_buffer_pool_config_set_allocator (config, self->host_allocator,
-            NULL);
-      ok = gst_buffer_pool_set_config (pool, config)
-          && gst_buffer_pool_set_active (pool, TRUE);
-    }
-    gst_caps_unref (caps);
-    if (!ok) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte %s output "
-              "buffers", size, device ? "CUDA" : "page-locked"), (NULL));
-      if (pool)
-        gst_object_unref (pool);
-      return NULL;
-    }
-    self->out_pool = pool;
-    self->out_pool_size = size;
-    self->out_pool_device = device;
-  }
-  if (gst_buffer_pool_acquire_buffer (self->out_pool, &buf, NULL) !=
-      GST_FLOW_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte %s output buffer", size,
-            device ? "CUDA" : "page-locked"), (NULL));
-    return NULL;
-  }
-  if (device && !gst_buffer_get_video_meta (buf))
+  gst_caps_unref (caps);
+  if (buf && device && !gst_buffer_get_video_meta (buf))
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
         GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi), vi->offset,
@@ -685,7 +627,12 @@ static gboolean
 gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
+  static const gchar *const fields[] = { "width", "height", "depth", NULL };
 
+  if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
+          fields, self->adapter, &self->sinkcaps, &self->pending_segment,
+          &self->have_out))
+    return TRUE;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{
       gsize left = gst_adapter_available (self->adapter);
@@ -698,39 +645,6 @@ gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_clear_event (&self->pending_segment);
       break;
     }
-    case GST_EVENT_CAPS:{
-      GstCaps *caps;
-      const GstStructure *st;
-
-      /* Bare caps (filesrc's typefinder, multifilesrc) say nothing that
-       * the first frame's header does not: negotiate from the header, as
-       * without input caps, rather than send caps downstream that the
-       * first frame would replace. */
-      gst_event_parse_caps (event, &caps);
-      st = gst_caps_get_structure (caps, 0);
-      if (!gst_structure_has_field (st, "width")
-          || !gst_structure_has_field (st, "height")
-          || !gst_structure_has_field (st, "depth")) {
-        gst_caps_replace (&self->sinkcaps, caps);
-        self->have_out = FALSE;
-        gst_event_unref (event);
-        return TRUE;
-      }
-      break;
-    }
-    case GST_EVENT_SEGMENT:
-      /* caps must go first: without full input caps they come with the
-       * first frame */
-      if (!gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
-        gst_event_replace (&self->pending_segment, event);
-        gst_event_unref (event);
-        return TRUE;
-      }
-      break;
-    case GST_EVENT_FLUSH_STOP:
-      gst_adapter_clear (self->adapter);
-      gst_clear_event (&self->pending_segment);
-      break;
     default:
       break;
   }

@@ -39,12 +39,8 @@ struct _GstDpcmDec
   sci_cuda_dpcm *cuda_dec;
   /* output buffers of out_info's size: device memory (a blob pool, since
    * GStreamer 1.22 allocates no gray GstCudaMemory) when the src caps
-   * have memory:CUDAMemory, else page-locked host memory from
-   * host_allocator; made again when the size or the memory changes */
-  GstBufferPool *out_pool;
-  gsize out_pool_size;
-  gboolean out_pool_device;
-  GstAllocator *host_allocator;
+   * have memory:CUDAMemory, else page-locked host memory */
+  GstSciOutPool out;
 #endif
 };
 

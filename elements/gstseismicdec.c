@@ -338,20 +338,9 @@ new_state (gpointer * state)
 }
 
 static void
-release_out_pool (GstSeismicDec * self)
-{
-  if (self->out_pool) {
-    gst_buffer_pool_set_active (self->out_pool, FALSE);
-    gst_clear_object (&self->out_pool);
-  }
-  self->out_pool_size = 0;
-}
-
-static void
 release_cuda (GstSeismicDec * self)
 {
-  release_out_pool (self);
-  gst_clear_object (&self->host_allocator);
+  gst_sci_out_pool_clear (&self->out);
   gst_sci_filter_cuda_state_close (GST_SCI_FILTER (self),
       (gpointer *) & self->cuda_dec, (GDestroyNotify) sci_cuda_seis_destroy);
 }
@@ -361,57 +350,12 @@ release_cuda (GstSeismicDec * self)
 static GstBuffer *
 acquire_output (GstSeismicDec * self, gboolean device, gsize size)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
-  GstBuffer *buf = NULL;
+  GstCaps *caps = gather_caps (self->traces, self->samples,
+      self->sample_interval, device);
+  GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
+      GST_SCI_FILTER (self)->cuda.context, caps, size, device);
 
-  if (self->out_pool && (self->out_pool_size != size
-          || self->out_pool_device != device))
-    release_out_pool (self);
-  if (!self->out_pool) {
-    GstBufferPool *pool;
-    GstStructure *config;
-    GstCaps *caps = gather_caps (self->traces, self->samples,
-        self->sample_interval, device);
-    gboolean ok = size <= G_MAXUINT;
-
-    if (device) {
-      pool = gst_sci_cuda_blob_pool_new (base->cuda.context);
-    } else {
-      if (!self->host_allocator)
-        self->host_allocator =
-            gst_sci_cuda_host_allocator_new (base->cuda.context);
-      pool = gst_buffer_pool_new ();
-    }
-    ok = ok && pool != NULL;
-    if (ok) {
-      config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_set_params (config, caps, (guint) size, 0, 0);
-      if (!device)
-        gst_buffer_pool_config_set_allocator (config, self->host_allocator,
-            NULL);
-      ok = gst_buffer_pool_set_config (pool, config)
-          && gst_buffer_pool_set_active (pool, TRUE);
-    }
-    gst_caps_unref (caps);
-    if (!ok) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte %s output "
-              "buffers", size, device ? "CUDA" : "page-locked"), (NULL));
-      if (pool)
-        gst_object_unref (pool);
-      return NULL;
-    }
-    self->out_pool = pool;
-    self->out_pool_size = size;
-    self->out_pool_device = device;
-  }
-  if (gst_buffer_pool_acquire_buffer (self->out_pool, &buf, NULL) !=
-      GST_FLOW_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte %s output buffer", size,
-            device ? "CUDA" : "page-locked"), (NULL));
-    return NULL;
-  }
+  gst_caps_unref (caps);
   return buf;
 }
 
@@ -688,7 +632,12 @@ static gboolean
 gst_seismic_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstSeismicDec *self = GST_SEISMIC_DEC (trans);
+  static const gchar *const fields[] = { "traces", "samples", NULL };
 
+  if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
+          fields, self->adapter, &self->sinkcaps, &self->pending_segment,
+          &self->have_out))
+    return TRUE;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{
       gsize left = gst_adapter_available (self->adapter);
@@ -699,38 +648,8 @@ gst_seismic_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_clear_event (&self->pending_segment);
       break;
     }
-    case GST_EVENT_CAPS:{
-      GstCaps *caps;
-      const GstStructure *st;
-
-      /* Bare caps (filesrc's typefinder, multifilesrc) say nothing that
-       * the first frame's header does not: negotiate from the header, as
-       * without input caps, rather than send caps downstream that the
-       * first frame would replace. */
-      gst_event_parse_caps (event, &caps);
-      st = gst_caps_get_structure (caps, 0);
-      if (!gst_structure_has_field (st, "traces")
-          || !gst_structure_has_field (st, "samples")) {
-        gst_caps_replace (&self->sinkcaps, caps);
-        self->have_out = FALSE;
-        gst_event_unref (event);
-        return TRUE;
-      }
-      break;
-    }
-    case GST_EVENT_SEGMENT:
-      /* caps must go first: without full input caps they come with the
-       * first frame */
-      if (!gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
-        gst_event_replace (&self->pending_segment, event);
-        gst_event_unref (event);
-        return TRUE;
-      }
-      break;
     case GST_EVENT_FLUSH_STOP:
-      gst_adapter_clear (self->adapter);
       self->failed = FALSE;
-      gst_clear_event (&self->pending_segment);
       break;
     default:
       break;

@@ -40,14 +40,9 @@ struct _GstSeismicDec
    * and kept while the kernels run (its scratch grows to the largest
    * batch) */
   sci_cuda_seis *cuda_dec;
-  /* output buffers of out_pool_size bytes: device memory (the blob pool)
-   * when the src caps have memory:CUDAMemory, else page-locked host
-   * memory from host_allocator; made again when the size or the memory
-   * changes */
-  GstBufferPool *out_pool;
-  gsize out_pool_size;
-  gboolean out_pool_device;
-  GstAllocator *host_allocator;
+  /* output buffers: device memory when the src caps have
+   * memory:CUDAMemory, else page-locked host memory */
+  GstSciOutPool out;
 #endif
 };
 

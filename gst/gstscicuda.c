@@ -511,3 +511,72 @@ gst_sci_cuda_host_allocator_new (GstCudaContext * context)
   self->context = gst_object_ref (context);
   return GST_ALLOCATOR (self);
 }
+
+/* ---- decoders' output pools ---- */
+
+static void
+out_pool_drop (GstSciOutPool * p)
+{
+  if (p->pool) {
+    gst_buffer_pool_set_active (p->pool, FALSE);
+    gst_clear_object (&p->pool);
+  }
+  p->size = 0;
+}
+
+void
+gst_sci_out_pool_clear (GstSciOutPool * p)
+{
+  out_pool_drop (p);
+  gst_clear_object (&p->host_allocator);
+}
+
+GstBuffer *
+gst_sci_out_pool_acquire (GstSciOutPool * p, GstElement * element,
+    GstCudaContext * context, GstCaps * caps, gsize size, gboolean device)
+{
+  GstBuffer *buf = NULL;
+
+  if (p->pool && (p->size != size || p->device != device))
+    out_pool_drop (p);
+  if (!p->pool) {
+    GstBufferPool *pool;
+    GstStructure *config;
+    gboolean ok = size <= G_MAXUINT;
+
+    if (device) {
+      pool = gst_sci_cuda_blob_pool_new (context);
+    } else {
+      if (!p->host_allocator)
+        p->host_allocator = gst_sci_cuda_host_allocator_new (context);
+      pool = gst_buffer_pool_new ();
+    }
+    ok = ok && pool != NULL;
+    if (ok) {
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps, (guint) size, 0, 0);
+      if (!device)
+        gst_buffer_pool_config_set_allocator (config, p->host_allocator, NULL);
+      ok = gst_buffer_pool_set_config (pool, config)
+          && gst_buffer_pool_set_active (pool, TRUE);
+    }
+    if (!ok) {
+      GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot set up a pool of %" G_GSIZE_FORMAT "-byte %s output "
+              "buffers", size, device ? "CUDA" : "page-locked"), (NULL));
+      if (pool)
+        gst_object_unref (pool);
+      return NULL;
+    }
+    p->pool = pool;
+    p->size = size;
+    p->device = device;
+  }
+  if (gst_buffer_pool_acquire_buffer (p->pool, &buf, NULL) != GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte %s output buffer", size,
+            device ? "CUDA" : "page-locked"), (NULL));
+    return NULL;
+  }
+  return buf;
+}

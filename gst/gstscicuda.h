@@ -95,5 +95,27 @@ GstBufferPool *gst_sci_cuda_blob_pool_new (GstCudaContext * context);
  */
 GstAllocator *gst_sci_cuda_host_allocator_new (GstCudaContext * context);
 
+/*
+ * A decoder's output buffers: all of one size, in CUDA memory of a context
+ * (the blob pool) or in page-locked host memory (the host allocator), the
+ * pool made again when the size or the kind changes.
+ */
+typedef struct
+{
+  GstBufferPool *pool;
+  gsize size;
+  gboolean device;
+  GstAllocator *host_allocator;
+} GstSciOutPool;
+
+/* A buffer of `size` bytes, in device memory when `device`; the pool is
+ * configured with `caps`.  NULL, with an error posted on `element`, when
+ * the pool or the buffer cannot be had. */
+GstBuffer *gst_sci_out_pool_acquire (GstSciOutPool * p, GstElement * element,
+    GstCudaContext * context, GstCaps * caps, gsize size, gboolean device);
+
+/* Drops the pool and the allocator (with the context still alive). */
+void gst_sci_out_pool_clear (GstSciOutPool * p);
+
 G_END_DECLS
 #endif

@@ -604,3 +604,41 @@ gst_sci_filter_cuda_state_open (GstSciFilter * self, gpointer * state,
   return gst_sci_filter_cuda_failed (self, failed, err);
 }
 #endif
+
+gboolean
+gst_sci_filter_framed_sink_event (GstSciFilter * self, GstEvent * event,
+    const gchar * const *fields, GstAdapter * adapter, GstCaps ** sinkcaps,
+    GstEvent ** pending, gboolean * have_out)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      const GstStructure *st;
+      guint i;
+
+      gst_event_parse_caps (event, &caps);
+      st = gst_caps_get_structure (caps, 0);
+      for (i = 0; fields[i]; i++)
+        if (!gst_structure_has_field (st, fields[i]))
+          break;
+      if (!fields[i])
+        return FALSE;
+      gst_caps_replace (sinkcaps, caps);
+      *have_out = FALSE;
+      gst_event_unref (event);
+      return TRUE;
+    }
+    case GST_EVENT_SEGMENT:
+      if (gst_pad_has_current_caps (GST_BASE_TRANSFORM_SRC_PAD (self)))
+        return FALSE;
+      gst_event_replace (pending, event);
+      gst_event_unref (event);
+      return TRUE;
+    case GST_EVENT_FLUSH_STOP:
+      gst_adapter_clear (adapter);
+      gst_clear_event (pending);
+      return FALSE;
+    default:
+      return FALSE;
+  }
+}

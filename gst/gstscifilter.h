@@ -9,6 +9,7 @@
 #define __GST_SCI_FILTER_H__
 
 #include <gst/gst.h>
+#include <gst/base/gstadapter.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
@@ -123,6 +124,18 @@ gboolean gst_sci_filter_cuda_state_open (GstSciFilter * self,
 void gst_sci_filter_cuda_state_close (GstSciFilter * self, gpointer * state,
     GDestroyNotify destroy);
 #endif
+
+/* The sink events that a decoder splitting frames out of a byte stream
+ * (dpcmdec, seismicdec) handles itself.  Caps lacking any of `fields`
+ * (filesrc's typefinder, multifilesrc) say nothing the first frame's
+ * header does not: they are kept in *sinkcaps, *have_out is cleared, and
+ * the header negotiates.  A segment before the src pad has caps waits in
+ * *pending (caps must go first).  A flush stop empties `adapter` and
+ * drops *pending.  TRUE when the event was taken here (the caller returns
+ * TRUE); FALSE when the caller passes it on to the base class. */
+gboolean gst_sci_filter_framed_sink_event (GstSciFilter * self,
+    GstEvent * event, const gchar * const *fields, GstAdapter * adapter,
+    GstCaps ** sinkcaps, GstEvent ** pending, gboolean * have_out);
 
 /* The allocator for an encoder's coded output: page-locked host memory
  * (made once into *cache) while the CUDA backend runs, so that the coded
