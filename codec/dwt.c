@@ -232,13 +232,7 @@ static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
     uint32_t *p = plane;
     if (levels > SCI_DWT_MAX_LEVELS)
         return -1;
-    /* Levels past the one that leaves a 1x1 low band change nothing. */
-    unsigned used = 0;
-    while (used < levels && (sci_dwt_low_len(w, used) > 1
-                             || sci_dwt_low_len(h, used) > 1))
-        used++;
-    if (w == 0 || h == 0)
-        used = 0;
+    unsigned used = w && h ? sci_dwt_used_levels(w, h, levels) : 0;
 
     for (unsigned k = 0; k < used; k++) {
         /* 2D_SD goes down the levels, 2D_SR back up */

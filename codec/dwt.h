@@ -58,6 +58,17 @@ static inline uint32_t sci_dwt_low_len(uint32_t n, unsigned levels) {
     return (uint32_t)(((uint64_t)n + (((uint64_t)1 << levels) - 1)) >> levels);
 }
 
+/* Levels of a w x h transform that change anything: those before the low
+ * band is 1 x 1 (a one-sample signal passes unchanged). */
+static inline unsigned sci_dwt_used_levels(uint32_t w, uint32_t h,
+                                           unsigned levels) {
+    unsigned used = 0;
+    while (used < levels &&
+           (sci_dwt_low_len(w, used) > 1 || sci_dwt_low_len(h, used) > 1))
+        used++;
+    return used;
+}
+
 /* Multi-level 2-D transforms, in place on the top-left w x h samples of a
  * plane whose rows are `stride` samples apart.  0 <= levels <= 32; w or h
  * of 0 is a no-op.  Return 0, or -1 when scratch memory cannot be had. */

@@ -100,15 +100,6 @@ static int find_nonfinite(const float *v, size_t n, size_t *bad) {
     return 1;
 }
 
-/* Levels of sci_dwt53f_inverse that change anything (its own rule). */
-static unsigned effective_levels(uint32_t w, uint32_t h, unsigned levels) {
-    unsigned used = 0;
-    while (used < levels &&
-           (sci_dwt_low_len(w, used) > 1 || sci_dwt_low_len(h, used) > 1))
-        used++;
-    return used;
-}
-
 /* Each inverse level gives a sample at most its low-band value plus three
  * detail values (the rows' and then the columns' synthesis sum |weights|
  * to 1 for either band), so the output is at most (1 + 3 L) times the
@@ -125,7 +116,7 @@ int sci_seis_grid_fits(const sci_seis_grid *g, const sci_seis_params *p) {
     else
         top = fmax(fabs((double)g->min),
                    fabs((double)g->min + (double)qmax * g->step));
-    unsigned l = effective_levels(p->samples, p->traces, p->levels);
+    unsigned l = sci_dwt_used_levels(p->samples, p->traces, p->levels);
     if (l == 0)
         return top <= (double)FLT_MAX;
     return top * (1.0 + 3.0 * l) * 2.0 <= (double)FLT_MAX;

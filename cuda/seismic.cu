@@ -498,14 +498,6 @@ static size_t align_up(size_t v, size_t a) {
     return (v + a - 1) / a * a;
 }
 
-/* Levels of sci_dwt53f_inverse that change anything (its own rule). */
-static unsigned effective_levels(uint32_t w, uint32_t h, unsigned levels) {
-    unsigned used = 0;
-    while (used < levels &&
-           (sci_dwt_low_len(w, used) > 1 || sci_dwt_low_len(h, used) > 1))
-        used++;
-    return used;
-}
 
 /* What the host learns of one frame before staging it. */
 struct frame_plan {
@@ -599,7 +591,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
                 continue;
             f->w = in->p.samples;
             f->h = in->p.traces;
-            f->levels = effective_levels(f->w, f->h, in->p.levels);
+            f->levels = sci_dwt_used_levels(f->w, f->h, in->p.levels);
             f->npkg = in->packages;
             f->grid = in->grid;
             f->max_len = plan[i].code.max_len;
@@ -763,7 +755,7 @@ extern "C" int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
         at[i] = total;
         total += align_up(v, 64);
         max_n = v > max_n ? v : max_n;
-        unsigned lev = effective_levels(p[i].samples, p[i].traces,
+        unsigned lev = sci_dwt_used_levels(p[i].samples, p[i].traces,
                                         p[i].levels);
         max_levels = lev > max_levels ? lev : max_levels;
         uint64_t cols = (uint64_t)((p[i].traces + 1) / 2) * p[i].samples;
@@ -795,7 +787,7 @@ extern "C" int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
         f->w = p[i].samples;
         f->h = p[i].traces;
         f->bits = p[i].bits;
-        f->levels = effective_levels(f->w, f->h, p[i].levels);
+        f->levels = sci_dwt_used_levels(f->w, f->h, p[i].levels);
         f->coef = f->levels ? (float *)s->enc_coef.p + at[i]
                             : (float *)gathers[i];
         f->tmp = (float *)s->enc_tmp.p + at[i];
