@@ -29,7 +29,9 @@
  * cuda/seismic.cu decode the frame on the GPU (a thread per package,
  * dequantization and the inverse wavelet transform on the device), after
  * the host has checked its header and CRC and read its code table;
- * otherwise the C reference runs on the CPU.  The samples are the same
+ * otherwise the C reference runs on the CPU.  Whole frames of the same
+ * geometry already waiting behind the first (up to 64) are decoded with
+ * it in one batch.  The samples are the same
  * to the bit either way, and so are the checks and the error messages.
  * Output is in system memory, or in CUDA memory
  * (application/x-seismic(memory:CUDAMemory), written by the kernels in
@@ -283,12 +285,24 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
   return ok;
 }
 
-/* One frame through the C reference: the checked frame `in` (whose
- * header is `info`, starting at byte `at` of the stream) decoded into
- * *outbuf, a new system-memory gather (left NULL on error). */
-static GstFlowReturn
+/* The error of the frame at byte `at` of the stream (header `info`) that
+ * `decoder` found. */
+static void
+post_frame_error (GstSeismicDec * self, gint code, guint64 at,
+    const sci_seis_info * info, const gchar * decoder)
+{
+  DECODE_ERROR (self, code, at, "%s of a %" G_GSIZE_FORMAT "-byte frame (%u "
+      "traces x %u samples, %u bits, %u levels): %d", decoder,
+      info->frame_len, info->p.traces, info->p.samples, info->p.bits,
+      info->p.levels, code);
+}
+
+/* One frame through the C reference: the checked frame `in` (header
+ * `info`) decoded into *outbuf, a new system-memory gather.  0, or the
+ * codec's error (not posted; *outbuf NULL). */
+static gint
 decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
-    const sci_seis_info * info, guint64 at, GstBuffer ** outbuf)
+    const sci_seis_info * info, GstBuffer ** outbuf)
 {
   gsize n = (gsize) info->p.traces * info->p.samples;
   GstBuffer *out;
@@ -299,12 +313,9 @@ decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
   *outbuf = NULL;
   out = gst_buffer_new_allocate (NULL, n * sizeof (gfloat), NULL);
   if (!out || !gst_buffer_map (out, &map, GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot allocate a gather of %u traces x %u samples",
-            info->p.traces, info->p.samples), (NULL));
     if (out)
       gst_buffer_unref (out);
-    return GST_FLOW_ERROR;
+    return SCI_SEIS_E_NOMEM;
   }
   dst = (gfloat *) map.data;
   if ((guintptr) dst % sizeof (gfloat))
@@ -315,19 +326,15 @@ decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
   g_free (scratch);
   gst_buffer_unmap (out, &map);
   if (rc) {
-    DECODE_ERROR (self, rc, at, "sci_seis_decode of a %" G_GSIZE_FORMAT
-        "-byte frame (%u traces x %u samples, %u bits, %u levels): %d",
-        info->frame_len, info->p.traces, info->p.samples, info->p.bits,
-        info->p.levels, rc);
     gst_buffer_unref (out);
-    return GST_FLOW_ERROR;
+    return rc;
   }
   *outbuf = out;
-  return GST_FLOW_OK;
+  return 0;
 }
 
 #if HAVE_CUDA
-/* What a CUDA failure of decode_frame_cuda returns: the caller may fall
+/* What a CUDA failure of decode_batch_cuda returns: the caller may fall
  * back to the CPU (it has posted nothing). */
 #define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
 
@@ -359,95 +366,92 @@ acquire_output (GstSeismicDec * self, gboolean device, gsize size)
   return buf;
 }
 
-/* One frame through the kernels, as decode_frame_cpu: decoded straight
- * into CUDA memory when the src caps have it, else into the element's
- * device staging and copied into page-locked host memory.
- * sci_cuda_seis_decode synchronises its stream, and the copy is waited
- * for, so the gather is complete when this returns.  A frame the kernels
- * find corrupt gives the CPU path's error.  On FLOW_CUDA_FAILED, *what and
- * *err say what failed. */
+/* n frames of one geometry through the kernels in one batch, as
+ * decode_frame_cpu one by one: decoded straight into CUDA memory when the
+ * src caps have it, else into the element's device staging and copied
+ * into page-locked host memory.  sci_cuda_seis_decode synchronises its
+ * stream, and the copies are waited for, so the gathers are complete when
+ * this returns.  GST_FLOW_OK with outs[i] and status[i] (0, or the frame's
+ * error: outs[i] NULL); GST_FLOW_ERROR posted (no output buffer); or
+ * FLOW_CUDA_FAILED, *what and *err saying what failed. */
 static GstFlowReturn
-decode_frame_cuda (GstSeismicDec * self, const guint8 * in,
-    const sci_seis_info * info, guint64 at, GstBuffer ** outbuf,
+decode_batch_cuda (GstSeismicDec * self, guint n, const guint8 ** frames,
+    const sci_seis_info * info, GstBuffer ** outs, gint * status,
     const gchar ** what, gint * err)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
   GstSciCuda *cuda = &base->cuda;
   gboolean device = base->out_cuda_memory;
-  gsize size = (gsize) info->p.traces * info->p.samples * sizeof (gfloat);
-  const guint8 *frames[1];
-  gfloat *outs[1];
-  gint status = 0, rc = 0;
-  GstMapFlags flags;
-  GstBuffer *out;
-  GstMapInfo map;
+  gsize size = (gsize) info[0].p.traces * info[0].p.samples * sizeof (gfloat);
+  GstMapFlags flags = GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0);
+  GstMapInfo *maps = g_new0 (GstMapInfo, n);
+  gfloat **dst = g_new0 (gfloat *, n);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gint rc = 0;
+  guint i, mapped = 0;
 
-  *outbuf = NULL;
   *what = NULL;
   *err = 0;
-  out = acquire_output (self, device, size);
-  if (!out)
-    return GST_FLOW_ERROR;
-  flags = GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0);
-  if (!gst_buffer_map (out, &map, flags)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
-        (NULL));
-    gst_buffer_unref (out);
-    return GST_FLOW_ERROR;
+  for (i = 0; i < n; i++) {
+    outs[i] = acquire_output (self, device, size);
+    if (!outs[i] || !gst_buffer_map (outs[i], &maps[i], flags)) {
+      if (outs[i])
+        GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+            ("Cannot map output buffer"), (NULL));
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    mapped++;
   }
-  frames[0] = in;
-  if (gst_sci_cuda_push (cuda)) {
-    outs[0] = device ? (gfloat *) map.data :
-        gst_sci_cuda_staging (cuda, 0, size, err);
-    if (!outs[0]) {
+  if (ret == GST_FLOW_OK && gst_sci_cuda_push (cuda)) {
+    gfloat *stage = device ? NULL : gst_sci_cuda_staging (cuda, 0, n * size,
+        err);
+
+    if (!device && !stage) {
       *what = "device staging allocation";
     } else {
-      rc = sci_cuda_seis_decode (self->cuda_dec, 1, frames, info, outs, NULL,
-          &status, cuda->stream);
+      /* 1: not set by the decoder (a call it refused as a whole) */
+      for (i = 0; i < n; i++) {
+        dst[i] = device ? (gfloat *) maps[i].data :
+            stage + i * (size / sizeof (gfloat));
+        status[i] = 1;
+      }
+      rc = sci_cuda_seis_decode (self->cuda_dec, n, frames, info, dst, NULL,
+          status, cuda->stream);
+      for (i = 0; i < n && rc <= 0; i++)
+        if (status[i] == 1)
+          status[i] = rc < 0 ? rc : SCI_SEIS_E_ARG;
       if (rc > 0) {
         *what = "seismic decoding";
         *err = rc;
-      } else if (rc == 0 && !device) {
-        *err = gst_sci_cuda_copy (cuda, map.data, outs[0], size);
+      } else if (!device) {
+        for (i = 0; i < n && !*err; i++)
+          if (status[i] == 0)
+            *err = gst_sci_cuda_copy (cuda, maps[i].data, dst[i], size);
         if (!*err)
           *err = gst_sci_cuda_sync (cuda);
         if (*err)
-          *what = "copy of the gather to the host";
+          *what = "copy of the gathers to the host";
       }
     }
     if (*what)
       cudaGetLastError ();      /* clear what is not sticky */
     gst_sci_cuda_pop ();
-  } else {
+  } else if (ret == GST_FLOW_OK) {
     *what = "context push";
   }
-  gst_buffer_unmap (out, &map);
-  if (*what) {
-    gst_buffer_unref (out);
-    return FLOW_CUDA_FAILED;
-  }
-  if (status != 0) {
-    DECODE_ERROR (self, status, at, "sci_cuda_seis_decode of a %"
-        G_GSIZE_FORMAT "-byte frame (%u traces x %u samples, %u bits, %u "
-        "levels): %d", info->frame_len, info->p.traces, info->p.samples,
-        info->p.bits, info->p.levels, status);
-    gst_buffer_unref (out);
-    return GST_FLOW_ERROR;
-  }
-  if (rc < 0) {
-    /* no frame code: the call itself was refused */
-    GST_ELEMENT_ERROR (self, STREAM, DECODE,
-        ("The GPU decoder refused the frame at byte %" G_GUINT64_FORMAT
-            ": %s", at, sci_seis_error_string (rc)),
-        ("sci_cuda_seis_decode of a %" G_GSIZE_FORMAT "-byte frame (%u "
-            "traces x %u samples) into %s memory: %d", info->frame_len,
-            info->p.traces, info->p.samples, device ? "CUDA" : "system", rc));
-    gst_buffer_unref (out);
-    return GST_FLOW_ERROR;
-  }
-  *outbuf = out;
-  return GST_FLOW_OK;
+  for (i = 0; i < mapped; i++)
+    gst_buffer_unmap (outs[i], &maps[i]);
+  if (ret == GST_FLOW_OK && *what)
+    ret = FLOW_CUDA_FAILED;
+  for (i = 0; i < n; i++)
+    if (outs[i] && (ret != GST_FLOW_OK || status[i] != 0))
+      gst_clear_buffer (&outs[i]);
+  g_free (maps);
+  g_free (dst);
+  return ret;
 }
+
 #endif
 
 static GstFlowReturn
@@ -486,58 +490,149 @@ restore_metadata (GstSeismicDec * self, GstBuffer * out,
         " bytes of metadata", info->meta_len);
 }
 
-/* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
- * when more bytes are needed. */
+/* At most this many frames go to the GPU in one call: the whole frames
+ * waiting in the adapter (big input buffers, a slow downstream), so a
+ * stream of small gathers fills the GPU without any added latency. */
+#define MAX_BATCH 64
+
+/* The length of the whole frame at the start of the adapter (0: more bytes
+ * are needed), or an error code. */
+static long long
+next_frame_length (GstSeismicDec * self)
+{
+  gsize avail = gst_adapter_available (self->adapter);
+  const guint8 *hd;
+  long long len;
+
+  if (avail < SCI_SEIS_HEADER_BYTES)
+    return 0;
+  hd = gst_adapter_map (self->adapter, SCI_SEIS_HEADER_BYTES);
+  len = sci_seis_frame_length (hd);
+  gst_adapter_unmap (self->adapter);
+  if (len >= 0 && (guint64) len > G_MAXSIZE)
+    return SCI_SEIS_E_HEADER;
+  if (len >= 0 && avail < (gsize) len)
+    return 0;
+  return len;
+}
+
+/* A frame taken from the adapter, mapped and checked. */
+typedef struct
+{
+  GstBuffer *in;
+  GstMapInfo map;
+  sci_seis_info info;
+  guint64 at;
+} Frame;
+
+static void
+frame_clear (Frame * f)
+{
+  if (f->in) {
+    gst_buffer_unmap (f->in, &f->map);
+    gst_clear_buffer (&f->in);
+  }
+}
+
+/* Takes the next `len` bytes as a frame: FALSE (posted) when they cannot
+ * be mapped. */
+static gboolean
+take_frame (GstSeismicDec * self, gsize len, Frame * f)
+{
+  f->at = self->offset;
+  f->in = gst_adapter_take_buffer (self->adapter, len);
+  self->offset += len;
+  if (!gst_buffer_map (f->in, &f->map, GST_MAP_READ)) {
+    gst_clear_buffer (&f->in);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+#if HAVE_CUDA
+/* Whether the next whole frame in the adapter checks out and has the
+ * geometry of `first`: then it can join first's batch. */
+static gboolean
+next_joins (GstSeismicDec * self, const sci_seis_info * first, gsize * len)
+{
+  long long l = next_frame_length (self);
+  const guint8 *d;
+  sci_seis_info info;
+  gint rc;
+
+  if (l <= 0)
+    return FALSE;
+  d = gst_adapter_map (self->adapter, (gsize) l);
+  rc = sci_seis_parse (d, (gsize) l, &info);
+  gst_adapter_unmap (self->adapter);
+  *len = (gsize) l;
+  return rc == 0 && info.p.traces == first->p.traces
+      && info.p.samples == first->p.samples
+      && info.p.sample_interval_us == first->p.sample_interval_us;
+}
+#endif
+
+/* A decoded gather made ready for output. */
+static GstBuffer *
+finish_gather (GstSeismicDec * self, GstBuffer * out, const Frame * f)
+{
+  restore_metadata (self, out, f->map.data, &f->info, f->at);
+  gst_buffer_copy_into (out, f->in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
+  GST_LOG_OBJECT (self, "frame of %" G_GSIZE_FORMAT " bytes at byte %"
+      G_GUINT64_FORMAT " decoded", f->info.frame_len, f->at);
+  return out;
+}
+
+/* The next gather into *outbuf: one decoded before, or the next whole
+ * frame of the adapter (with, on the GPU, the whole frames of the same
+ * geometry behind it); *outbuf NULL when more bytes are needed. */
 static GstFlowReturn
 decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
 {
 #if HAVE_CUDA
   GstSciFilter *base = GST_SCI_FILTER (self);
 #endif
-  gsize avail = gst_adapter_available (self->adapter);
-  guint64 at = self->offset;
-  const guint8 *hd;
-  sci_seis_info info;
-  GstBuffer *in, *out = NULL;
-  GstMapInfo map;
-  GstFlowReturn ret;
+  Frame f[MAX_BATCH];
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint n = 0, i;
   long long len;
   gint rc;
 
-  *outbuf = NULL;
-  if (avail < SCI_SEIS_HEADER_BYTES)
+  *outbuf = g_queue_pop_head (&self->ready);
+  if (*outbuf) {
+    self->sent = TRUE;
     return GST_FLOW_OK;
-  hd = gst_adapter_map (self->adapter, SCI_SEIS_HEADER_BYTES);
-  len = sci_seis_frame_length (hd);
-  gst_adapter_unmap (self->adapter);
+  }
+  if (self->held_error) {
+    post_frame_error (self, self->held_error, self->held_at,
+        &self->held_info, self->held_by);
+    self->held_error = 0;
+    return GST_FLOW_ERROR;
+  }
+  len = next_frame_length (self);
+  if (len == 0)
+    return GST_FLOW_OK;
   if (len < 0) {
-    DECODE_ERROR (self, (gint) len, at, "the header of the frame at byte %"
-        G_GUINT64_FORMAT " of the stream", at);
+    DECODE_ERROR (self, (gint) len, self->offset, "the header of the frame "
+        "at byte %" G_GUINT64_FORMAT " of the stream", self->offset);
     return GST_FLOW_ERROR;
   }
-  if ((guint64) len > G_MAXSIZE) {
-    DECODE_ERROR (self, SCI_SEIS_E_HEADER, at, "a frame of %lld bytes", len);
+  memset (f, 0, sizeof f);
+  if (!take_frame (self, (gsize) len, &f[0]))
     return GST_FLOW_ERROR;
-  }
-  if (avail < (gsize) len)
-    return GST_FLOW_OK;
-
-  in = gst_adapter_take_buffer (self->adapter, (gsize) len);
-  self->offset += (guint64) len;
-  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
-    gst_buffer_unref (in);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
+  n = 1;
   /* header, lengths and CRC before anything else is read */
-  rc = sci_seis_parse (map.data, map.size, &info);
+  rc = sci_seis_parse (f[0].map.data, f[0].map.size, &f[0].info);
   if (rc) {
-    DECODE_ERROR (self, rc, at, "a %" G_GSIZE_FORMAT "-byte frame", map.size);
+    DECODE_ERROR (self, rc, f[0].at, "a %" G_GSIZE_FORMAT "-byte frame",
+        f[0].map.size);
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  if (!ensure_src_caps (self, &info)) {
+  if (!ensure_src_caps (self, &f[0].info)) {
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
@@ -549,35 +644,84 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
     goto done;
   }
   if (base->use_cuda) {
+    const guint8 *frames[MAX_BATCH];
+    sci_seis_info info[MAX_BATCH];
+    GstBuffer *outs[MAX_BATCH];
+    gint status[MAX_BATCH];
     const gchar *what;
+    gsize l;
     gint err;
 
-    ret = decode_frame_cuda (self, map.data, &info, at, &out, &what, &err);
-    if (ret == FLOW_CUDA_FAILED) {
-      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
+    while (n < MAX_BATCH && next_joins (self, &f[0].info, &l)) {
+      if (!take_frame (self, l, &f[n])) {
         ret = GST_FLOW_ERROR;
-      } else {
-        release_cuda (self);
-        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
-        ret = decode_frame_cpu (self, map.data, &info, at, &out);
+        goto done;
       }
+      /* checked by next_joins; parsed again for the offsets */
+      sci_seis_parse (f[n].map.data, f[n].map.size, &f[n].info);
+      n++;
     }
-  } else
+    for (i = 0; i < n; i++) {
+      frames[i] = f[i].map.data;
+      info[i] = f[i].info;
+    }
+    ret = decode_batch_cuda (self, n, frames, info, outs, status, &what, &err);
+    if (ret == GST_FLOW_OK) {
+      /* the gathers up to the first bad frame; its error after them */
+      for (i = 0; i < n && status[i] == 0; i++)
+        g_queue_push_tail (&self->ready, finish_gather (self, outs[i], &f[i]));
+      if (i < n) {
+        self->held_error = status[i];
+        self->held_at = f[i].at;
+        self->held_info = f[i].info;
+        self->held_by = "sci_cuda_seis_decode";
+      }
+      GST_LOG_OBJECT (self, "%u frames in one batch", n);
+      goto done;
+    }
+    if (ret != FLOW_CUDA_FAILED)
+      goto done;
+    if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
+      ret = GST_FLOW_ERROR;
+      goto done;
+    }
+    release_cuda (self);
+    GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+  }
 #endif
-    ret = decode_frame_cpu (self, map.data, &info, at, &out);
-  if (ret != GST_FLOW_OK)
-    goto done;
-  restore_metadata (self, out, map.data, &info, at);
-  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
-  self->sent = TRUE;
-  *outbuf = out;
-  GST_LOG_OBJECT (self, "frame of %lld bytes at byte %" G_GUINT64_FORMAT
-      " decoded", len, at);
+  /* the C reference, frame by frame (a CUDA batch that failed too) */
+  ret = GST_FLOW_OK;
+  for (i = 0; i < n; i++) {
+    GstBuffer *out;
+
+    rc = decode_frame_cpu (self, f[i].map.data, &f[i].info, &out);
+    if (rc) {
+      self->held_error = rc;
+      self->held_at = f[i].at;
+      self->held_info = f[i].info;
+      self->held_by = "sci_seis_decode";
+      break;
+    }
+    g_queue_push_tail (&self->ready, finish_gather (self, out, &f[i]));
+  }
 done:
-  gst_buffer_unmap (in, &map);
-  gst_buffer_unref (in);
-  return ret;
+  for (i = 0; i < n; i++)
+    frame_clear (&f[i]);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  /* the first gather now, or the error if there is none */
+  *outbuf = g_queue_pop_head (&self->ready);
+  if (*outbuf) {
+    self->sent = TRUE;
+    return GST_FLOW_OK;
+  }
+  if (self->held_error) {
+    post_frame_error (self, self->held_error, self->held_at,
+        &self->held_info, self->held_by);
+    self->held_error = 0;
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -650,6 +794,8 @@ gst_seismic_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
     }
     case GST_EVENT_FLUSH_STOP:
       self->failed = FALSE;
+      g_queue_clear_full (&self->ready, (GDestroyNotify) gst_buffer_unref);
+      self->held_error = 0;
       break;
     default:
       break;
@@ -673,6 +819,8 @@ gst_seismic_dec_start (GstBaseTransform * trans)
 static void
 release_all (GstSeismicDec * self)
 {
+  g_queue_clear_full (&self->ready, (GDestroyNotify) gst_buffer_unref);
+  self->held_error = 0;
   gst_adapter_clear (self->adapter);
   gst_clear_caps (&self->sinkcaps);
   gst_clear_event (&self->pending_segment);
@@ -750,4 +898,5 @@ static void
 gst_seismic_dec_init (GstSeismicDec * self)
 {
   self->adapter = gst_adapter_new ();
+  g_queue_init (&self->ready);
 }

@@ -44,6 +44,14 @@ struct _GstSeismicDec
    * memory:CUDAMemory, else page-locked host memory */
   GstSciOutPool out;
 #endif
+  /* gathers decoded in one batch and not yet output, and the error of
+   * the batch's frame after them (held_error 0: none), posted when they
+   * are out */
+  GQueue ready;
+  gint held_error;
+  guint64 held_at;
+  sci_seis_info held_info;
+  const gchar *held_by;         /* the decoder that found it */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (seismicdec);

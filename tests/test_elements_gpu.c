@@ -1970,14 +1970,15 @@ seis_decode_error (const gchar * pipeline, const guint8 * data, gsize len,
 
 /* seismicdec backend=cuda gives backend=cpu's gathers bit for bit, in
  * system memory: every case, and a stream of frames of changing geometry
- * in one buffer through one element (its device state grows, its output
- * pool is made again). */
+ * in one buffer through one element, each geometry three frames in a row
+ * (decoded as batches; its device state grows, its output pool is made
+ * again). */
 GST_START_TEST (test_seismic_cuda_equals_cpu)
 {
   GByteArray *all = g_byte_array_new ();
   GPtrArray *want = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
-  guint i, failures = 0;
+  guint i, k, failures = 0;
 
   for (i = 0; i < G_N_ELEMENTS (seis_cases); i++) {
     guint T = seis_cases[i].traces, S = seis_cases[i].samples;
@@ -2006,9 +2007,12 @@ GST_START_TEST (test_seismic_cuda_equals_cpu)
     }
     g_free (why);
     fail_unless (gst_buffer_map (frame, &map, GST_MAP_READ));
-    g_byte_array_append (all, map.data, map.size);
+    for (k = 0; k < 3; k++) {
+      g_byte_array_append (all, map.data, map.size);
+      g_ptr_array_add (want, gst_buffer_ref (cpu));
+    }
     gst_buffer_unmap (frame, &map);
-    g_ptr_array_add (want, cpu);
+    gst_buffer_unref (cpu);
     gst_buffer_unref (gpu);
     gst_buffer_unref (frame);
     gst_buffer_unref (in);
@@ -2266,6 +2270,74 @@ GST_START_TEST (test_seismic_cuda_corrupt)
   }
   /* the CPU catches many of them: the GPU's own checks did run */
   fail_unless (caught >= 8, "only %u of 24 corruptions caught", caught);
+
+  /* in one batch: two good frames, a damaged one, a good one: the two
+   * gathers (the CPU's), then the CPU's error for the third frame, with
+   * its offset, and nothing after it */
+  for (k = 0; k < 24; k++) {
+    GByteArray *all = g_byte_array_new ();
+    GstBuffer *cpu_out = NULL;
+    gchar *cpu_err, *want;
+
+    memcpy (t, map.data, n);
+    t[info.pkg_off + (gsize) k * 8 * (info.packages / 24) + k % 8] ^= 0xFF;
+    seis_fix_crcs (t, n);
+    cpu_err = seis_decode_error ("seismicdec backend=cpu", t, n, &cpu_out);
+    if (!cpu_err) {
+      gst_buffer_unref (cpu_out);
+      g_byte_array_unref (all);
+      continue;
+    }
+    /* the CPU's message names byte 0: the batch's names byte 2n */
+    fail_unless (g_str_has_prefix (cpu_err, "Corrupt seismic frame at byte "
+            "0 of the stream: "));
+    want = g_strdup_printf ("Corrupt seismic frame at byte %" G_GSIZE_FORMAT
+        " of the stream: %s", 2 * n, cpu_err + strlen ("Corrupt seismic "
+            "frame at byte 0 of the stream: "));
+    g_byte_array_append (all, map.data, n);
+    g_byte_array_append (all, map.data, n);
+    g_byte_array_append (all, t, n);
+    g_byte_array_append (all, map.data, n);
+    for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
+      GstHarness *hr = gst_harness_new_parse (gpu_pipes[m]);
+      GstBus *bus = gst_bus_new ();
+      GstBuffer *ref = NULL, *b;
+      GstMessage *msg;
+      GError *e = NULL;
+      guint got = 0;
+
+      fail_unless (seis_decode_error ("seismicdec backend=cpu", map.data, n,
+              &ref) == NULL);
+      gst_element_set_bus (hr->element, bus);
+      gst_harness_set_src_caps_str (hr, SEIS_CODED);
+      fail_unless_equals_int (gst_harness_push (hr,
+              gst_buffer_new_memdup (all->data, all->len)), GST_FLOW_ERROR);
+      while ((b = gst_harness_try_pull (hr))) {
+        gchar *why;
+
+        b = download_cube (b);
+        why = bytes_differ (b, ref);
+        fail_unless (why == NULL, "batch case %u, %s, gather %u: %s", k,
+            gpu_pipes[m], got, why);
+        gst_buffer_unref (b);
+        got++;
+      }
+      fail_unless_equals_int (got, 2);
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      fail_unless (msg != NULL, "batch case %u, %s: no error", k, gpu_pipes[m]);
+      gst_message_parse_error (msg, &e, NULL);
+      fail_unless_equals_string (e->message, want);
+      g_error_free (e);
+      gst_message_unref (msg);
+      gst_buffer_unref (ref);
+      gst_element_set_bus (hr->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (hr);
+    }
+    g_free (want);
+    g_free (cpu_err);
+    g_byte_array_unref (all);
+  }
   gst_buffer_unmap (frame, &map);
   gst_buffer_unref (frame);
   gst_buffer_unref (in);
