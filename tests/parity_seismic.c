@@ -15,9 +15,11 @@
  * a NaN at the same index.  With --data,
  * the F3 survey's gather from ../shared/data/seismic too.
  *
- *   parity-seismic [--seed N] [--quick] [--data DIR]
+ *   parity-seismic [--seed N] [--quick] [--huge] [--data DIR]
  *
- * --quick: small gathers only (the emulated run in CI).  Exit 0 when all
+ * --quick: small gathers only (the emulated run in CI).  --huge: also one
+ * gather at the format's limits, 4096 traces of 65535 samples (2^28 - 4096
+ * values, 1 GiB of floats), decoded and encoded both ways.  Exit 0 when all
  * pass, 1 on a failure, 77 when there is no CUDA device.
  */
 #include <math.h>
@@ -268,13 +270,15 @@ static void run_encode(sci_cuda_seis *s, fcase *cs, unsigned n,
 
 int main(int argc, char **argv) {
     uint64_t seed = 20261123;
-    int quick = 0;
+    int quick = 0, huge = 0;
     const char *data = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[i], "--huge"))
+            huge = 1;
         else if (!strcmp(argv[i], "--data") && i + 1 < argc)
             data = argv[++i];
     }
@@ -355,6 +359,21 @@ int main(int argc, char **argv) {
             free(b);
             free(g);
         }
+    }
+
+    if (huge) {
+        fcase c;
+        float *g = malloc((size_t)4096 * 65535 * 4);
+        fill(g, 4096, 65535, SMOOTH);
+        sci_seis_params p = {4096, 65535, 1000, 12, 2};
+        if (!g || make_case(&c, g, p)) {
+            failures++;
+        } else {
+            run_batch(s, &c, 1, "huge gather");
+            run_encode(s, &c, 1, NULL, "encode huge gather");
+            free_case(&c);
+        }
+        free(g);
     }
 
     if (data) {
