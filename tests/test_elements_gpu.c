@@ -1540,6 +1540,10 @@ device_cube (GstCudaContext * ctx, GstBuffer * host)
   fail_unless (gst_cuda_context_push (ctx));
   fail_unless_equals_int (cudaMemcpy (dev.data, hm.data, size,
           cudaMemcpyHostToDevice), cudaSuccess);
+  /* cudaMemcpy from pageable memory may return before the copy lands,
+   * and the elements read on streams of their own (non-blocking): the
+   * producer of a buffer finishes its work before passing it on */
+  fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
   gst_cuda_context_pop (NULL);
   gst_buffer_unmap (host, &hm);
   gst_buffer_unmap (buf, &dev);
@@ -2139,12 +2143,6 @@ GST_START_TEST (test_seismic_cuda_memory)
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
     hr = seis_enc_on_context (ctx, dcaps, "11");
     dev = device_cube (ctx, in);
-    /* cudaMemcpy from pageable memory may return before the copy lands,
-     * and the element reads on a stream of its own (non-blocking): the
-     * producer of a buffer finishes its work before passing it on */
-    fail_unless (gst_cuda_context_push (ctx));
-    fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
-    gst_cuda_context_pop (NULL);
     fail_unless_equals_int (gst_harness_push (hr, dev), GST_FLOW_OK);
     out = gst_harness_pull (hr);
     fail_unless (out != NULL);
