@@ -1,0 +1,329 @@
+/*
+ * MQ coder, ISO/IEC 15444-1 Annex C, written from the flow charts of C.2
+ * (encoder) and C.3 (decoder) with the register conventions of Table C.1:
+ * the encoder's C holds 27 bits below the byte that is still open to a
+ * carry (b), A is the 16-bit interval, CT the shifts before the next byte.
+ */
+#include "mq.h"
+
+#include <string.h>
+
+/* Table C.2: Qe, next index after an MPS, after an LPS, and whether an LPS
+ * switches the MPS sense. */
+static const uint16_t qe_tab[47] = {
+    0x5601, 0x3401, 0x1801, 0x0AC1, 0x0521, 0x0221, 0x5601, 0x5401,
+    0x4801, 0x3801, 0x3001, 0x2401, 0x1C01, 0x1601, 0x5601, 0x5401,
+    0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201,
+    0x1C01, 0x1801, 0x1601, 0x1401, 0x1201, 0x1101, 0x0AC1, 0x09C1,
+    0x08A1, 0x0521, 0x0441, 0x02A1, 0x0221, 0x0141, 0x0111, 0x0085,
+    0x0049, 0x0025, 0x0015, 0x0009, 0x0005, 0x0001, 0x5601,
+};
+static const uint8_t nmps_tab[47] = {
+    1, 2, 3, 4, 5, 38, 7, 8, 9, 10, 11, 12, 13, 29, 15, 16,
+    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+    33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 45, 46,
+};
+static const uint8_t nlps_tab[47] = {
+    1, 6, 9, 12, 29, 33, 6, 14, 14, 14, 17, 18, 20, 21, 14, 14,
+    15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+    30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 46,
+};
+/* SWITCH is 1 only for indices 0, 6 and 14 */
+static inline unsigned switch_of(unsigned i) {
+    return i == 0 || i == 6 || i == 14;
+}
+
+unsigned sci_mq_qe(unsigned index) {
+    return index < 47 ? qe_tab[index] : 0;
+}
+
+static void set_contexts(uint8_t *cx, unsigned *nctx_out, unsigned nctx,
+                         const uint8_t *init) {
+    if (nctx > SCI_MQ_MAX_CONTEXTS)
+        nctx = SCI_MQ_MAX_CONTEXTS;
+    *nctx_out = nctx;
+    if (init)
+        memcpy(cx, init, nctx);
+    else
+        memset(cx, 0, nctx);
+}
+
+/* ---- encoder ---- */
+
+void sci_mq_enc_restart(sci_mq_enc *e, size_t start) {
+    e->a = 0x8000;
+    e->c = 0;
+    /* The byte before the segment is a dummy 0 that is never written: a
+     * segment must decode on its own, so it may not depend on (or stuff
+     * after) the previous segment's last byte.  C < 2^27 at the first
+     * BYTEOUT, so no carry reaches the dummy. */
+    e->ct = 12;
+    e->b = 0;
+    e->bp = (long)start - 1;
+    e->first = (long)start;
+}
+
+void sci_mq_enc_init(sci_mq_enc *e, uint8_t *buf, size_t cap, unsigned nctx,
+                     const uint8_t *init) {
+    e->buf = buf;
+    e->cap = cap;
+    e->overflow = 0;
+    e->symbols = 0;
+    set_contexts(e->cx, &e->nctx, nctx, init);
+    sci_mq_enc_restart(e, 0);
+}
+
+/* Closes byte b (writes it) and opens the next one with value v. */
+static inline void next_byte(sci_mq_enc *e, unsigned v) {
+    if (e->bp >= e->first) {
+        if ((size_t)e->bp < e->cap)
+            e->buf[e->bp] = (uint8_t)e->b;
+        else
+            e->overflow = 1;
+    }
+    e->bp++;
+    e->b = v & 0xFF;
+}
+
+/* BYTEOUT (Figure C.9): after a 0xFF only 7 bits go out, the eighth (the
+ * byte's MSB) is a stuffed 0 that can absorb a later carry. */
+static void byteout(sci_mq_enc *e) {
+    if (e->b != 0xFF && e->c >= 0x8000000u) {
+        e->b++;               /* carry into the open byte */
+        e->c &= 0x7FFFFFFu;
+    }
+    if (e->b == 0xFF) {
+        next_byte(e, e->c >> 20);
+        e->c &= 0xFFFFFu;
+        e->ct = 7;
+    } else {
+        next_byte(e, e->c >> 19);
+        e->c &= 0x7FFFFu;
+        e->ct = 8;
+    }
+}
+
+static inline void renorme(sci_mq_enc *e) {
+    do {
+        e->a <<= 1;
+        e->c <<= 1;
+        if (--e->ct == 0)
+            byteout(e);
+    } while (!(e->a & 0x8000));
+}
+
+void sci_mq_enc_encode(sci_mq_enc *e, unsigned cx, unsigned d) {
+    uint8_t *s = &e->cx[cx];
+    unsigned i = *s >> 1, mps = *s & 1;
+    uint32_t qe = qe_tab[i];
+    e->symbols++;
+    e->a -= qe;
+    if ((d & 1) == mps) {
+        /* CODEMPS (C.2.4): the MPS takes the upper sub-interval, unless it
+         * is the smaller one (conditional exchange). */
+        if (e->a & 0x8000) {
+            e->c += qe;
+            return;
+        }
+        if (e->a < qe)
+            e->a = qe;
+        else
+            e->c += qe;
+        *s = sci_mq_state(nmps_tab[i], mps);
+    } else {
+        /* CODELPS (C.2.5) */
+        if (e->a < qe)
+            e->c += qe;
+        else
+            e->a = qe;
+        *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
+    }
+    renorme(e);
+}
+
+/* FLUSH (C.2.9) on e: SETBITS puts as many 1-bits as the interval allows at
+ * the bottom of C (the decoder supplies ones beyond the end), then two
+ * BYTEOUTs push out the rest. */
+static size_t flush(sci_mq_enc *e) {
+    uint32_t top = e->c + e->a;
+    e->c |= 0xFFFF;
+    if (e->c >= top)
+        e->c -= 0x8000;
+    e->c <<= e->ct;
+    byteout(e);
+    e->c <<= e->ct;
+    byteout(e);
+    /* the open byte goes out unless it is 0xFF: ones either way */
+    if (e->b != 0xFF)
+        next_byte(e, 0);
+    return (size_t)e->bp;
+}
+
+size_t sci_mq_enc_flush(sci_mq_enc *e) {
+    return flush(e);
+}
+
+size_t sci_mq_enc_flush_len(const sci_mq_enc *e) {
+    sci_mq_enc t = *e;
+    t.buf = NULL;   /* nothing is written: bp >= first writes check cap */
+    t.cap = 0;
+    return flush(&t);
+}
+
+size_t sci_mq_enc_trunc_len(const sci_mq_enc *e) {
+    /* The next byte to go out holds C's bits 26-CT down to 19-CT (or
+     * 20-CT after a 0xFF); the interval's end C + A must be a multiple of
+     * the weight of the cut's lowest bit, so the cut must reach down to
+     * bit t = ctz(C + A). */
+    uint32_t top = e->c + e->a;
+    int t = 0;
+    while (t < 31 && !(top >> t & 1))
+        t++;
+    int need = 27 - (int)e->ct - t;
+    size_t len = (size_t)(e->bp + 1);
+    /* Every other further byte may follow a 0xFF (a byte after 0xFF is at
+     * most 0x80, so never two in a row) and carry only 7 bits. */
+    unsigned k = 0;
+    while ((int)(8 * k - (k + 1) / 2) < need)
+        k++;
+    return len + k;
+}
+
+void sci_mq_enc_mark(const sci_mq_enc *e, sci_mq_mark *m) {
+    m->c = e->c;
+    m->a = e->a;
+    m->ct = e->ct;
+    m->b = e->b;
+    m->bp = e->bp;
+    m->first = e->first;
+}
+
+size_t sci_mq_cut_len(const sci_mq_mark *m, const uint8_t *buf, size_t len) {
+    /* Weights relative to the register at the mark, scaled by 2^S so that
+     * the bytes below C's bit 0 stay integers: the open byte's LSB weighs
+     * 2^(27-CT); each further byte 8 bits less, 7 after a 0xFF (its MSB
+     * lines up with the 0xFF's LSB).  The bytes before the open one are
+     * final already and common to both sides of the comparison. */
+    enum { S = 20 };
+    int w = 27 - (int)m->ct;
+    uint64_t low = ((uint64_t)m->b << (w + S)) + ((uint64_t)m->c << S);
+    uint64_t lim = low + ((uint64_t)m->a << S);
+    long i = m->bp;
+    unsigned byte = i >= m->first && (size_t)i < len ? buf[i] : 0;
+    uint64_t acc = (uint64_t)byte << (w + S);
+    size_t cut = len;
+    /* at most four bytes past the open one (sci_mq_enc_trunc_len) */
+    for (;;) {
+        size_t l = (size_t)(i + 1);
+        if (l >= len)
+            break;
+        /* the cut followed by ones, a value just below acc + 2^w, must
+         * lie in [C, C + A): above C fails only where the cut ends in a
+         * 0xFF whose successor carries into it (a set MSB) */
+        uint64_t v = acc + ((uint64_t)1 << (w + S));
+        if (v > low && v <= lim) {
+            cut = l;
+            break;
+        }
+        if (i >= m->bp + 4)
+            break;
+        w -= byte == 0xFF ? 7 : 8;
+        i++;
+        byte = buf[i];
+        acc += (uint64_t)byte << (w + S);
+    }
+    if (cut > (size_t)m->first && buf[cut - 1] == 0xFF)
+        cut--;
+    return cut;
+}
+
+/* ---- decoder ---- */
+
+static inline unsigned byte_at(const sci_mq_dec *d, size_t i) {
+    return i < d->len ? d->buf[i] : 0xFF;
+}
+
+/* BYTEIN (Figure C.19): a 0xFF followed by a byte above 0x8F is a marker
+ * (or the end): the decoder then feeds 1-bits and stays put. */
+static void bytein(sci_mq_dec *d) {
+    if (d->b == 0xFF) {
+        unsigned b1 = byte_at(d, d->bp + 1);
+        if (b1 > 0x8F) {
+            d->c += 0xFF00;
+            d->ct = 8;
+        } else {
+            d->bp++;
+            d->b = b1;
+            d->c += b1 << 9;
+            d->ct = 7;
+        }
+    } else {
+        d->bp++;
+        d->b = byte_at(d, d->bp);
+        d->c += d->b << 8;
+        d->ct = 8;
+    }
+}
+
+void sci_mq_dec_restart(sci_mq_dec *d, const uint8_t *buf, size_t len) {
+    d->buf = buf;
+    d->len = len;
+    d->bp = 0;
+    d->b = byte_at(d, 0);
+    d->c = d->b << 16;
+    bytein(d);
+    d->c <<= 7;
+    d->ct -= 7;
+    d->a = 0x8000;
+}
+
+void sci_mq_dec_init(sci_mq_dec *d, const uint8_t *buf, size_t len,
+                     unsigned nctx, const uint8_t *init) {
+    d->symbols = 0;
+    set_contexts(d->cx, &d->nctx, nctx, init);
+    sci_mq_dec_restart(d, buf, len);
+}
+
+static inline void renormd(sci_mq_dec *d) {
+    do {
+        if (d->ct == 0)
+            bytein(d);
+        d->a <<= 1;
+        d->c <<= 1;
+        d->ct--;
+    } while (!(d->a & 0x8000));
+}
+
+unsigned sci_mq_dec_decode(sci_mq_dec *d, unsigned cx) {
+    uint8_t *s = &d->cx[cx];
+    unsigned i = *s >> 1, mps = *s & 1, bit;
+    uint32_t qe = qe_tab[i];
+    d->symbols++;
+    d->a -= qe;
+    if ((d->c >> 16) < qe) {
+        /* lower sub-interval: the LPS, unless exchanged (LPS_EXCHANGE) */
+        if (d->a < qe) {
+            bit = mps;
+            *s = sci_mq_state(nmps_tab[i], mps);
+        } else {
+            bit = !mps;
+            *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
+        }
+        d->a = qe;
+        renormd(d);
+        return bit;
+    }
+    d->c -= qe << 16;
+    if (d->a & 0x8000)
+        return mps;
+    /* MPS_EXCHANGE */
+    if (d->a < qe) {
+        bit = !mps;
+        *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
+    } else {
+        bit = mps;
+        *s = sci_mq_state(nmps_tab[i], mps);
+    }
+    renormd(d);
+    return bit;
+}

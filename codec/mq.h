@@ -1,0 +1,130 @@
+/*
+ * The MQ arithmetic coder of ITU-T T.800 | ISO/IEC 15444-1 Annex C (the
+ * same coder as JBIG2's, ITU-T T.88 Annex E, except for the termination):
+ * an adaptive binary coder whose probability estimate per context is one of
+ * the 47 states of Table C.2.
+ *
+ * The encoder writes one codeword segment; sci_mq_enc_flush terminates it
+ * as C.2.9 does.  Rate control needs to cut a codeword short, after some
+ * symbol, without terminating it there: sci_mq_enc_trunc_len gives a length
+ * at which that cut is safe (see its comment and docs/ebcot.md).
+ *
+ * The decoder (C.3) is there to test the encoder and Tier-1; it reads bytes
+ * beyond the end of its segment as 0xFF, as if the segment were followed by
+ * a marker, so it feeds 1-bits there (C.3.4).
+ */
+#ifndef SCI_CODEC_MQ_H
+#define SCI_CODEC_MQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tier-1 uses 19 contexts; the coder itself takes any count up to this. */
+#define SCI_MQ_MAX_CONTEXTS 64
+
+/* One context's state: (index into Table C.2 << 1) | MPS. */
+static inline uint8_t sci_mq_state(unsigned index, unsigned mps) {
+    return (uint8_t)(index << 1 | (mps & 1));
+}
+
+typedef struct {
+    uint32_t a, c;    /* interval size and code register (C.2.1) */
+    unsigned ct;      /* shifts left before the next byte goes out */
+    unsigned b;       /* the byte at bp, still open to a carry */
+    long bp;          /* index of b in buf; first - 1 before any byte */
+    long first;       /* where the current segment starts in buf */
+    uint8_t *buf;
+    size_t cap;
+    int overflow;     /* a byte fell beyond cap (still counted in bp) */
+    unsigned long symbols;  /* decisions coded since init */
+    unsigned nctx;
+    uint8_t cx[SCI_MQ_MAX_CONTEXTS];
+} sci_mq_enc;
+
+typedef struct {
+    uint32_t a, c;
+    unsigned ct, b;
+    size_t bp, len;
+    const uint8_t *buf;
+    unsigned long symbols;
+    unsigned nctx;
+    uint8_t cx[SCI_MQ_MAX_CONTEXTS];
+} sci_mq_dec;
+
+/* Qe of a state index (0..46), for tests and cost estimates. */
+unsigned sci_mq_qe(unsigned index);
+
+/* INITENC (C.2.8) writing to buf[0..cap); nctx contexts (at most
+ * SCI_MQ_MAX_CONTEXTS), each set from init[] (sci_mq_state values), or to
+ * state 0, MPS 0 where init is NULL. */
+void sci_mq_enc_init(sci_mq_enc *e, uint8_t *buf, size_t cap, unsigned nctx,
+                     const uint8_t *init);
+/* INITENC again for a new segment that starts at buf[start] (termination on
+ * each pass): the contexts are kept. */
+void sci_mq_enc_restart(sci_mq_enc *e, size_t start);
+/* ENCODE (C.2.2): decision d (0/1) in context cx. */
+void sci_mq_enc_encode(sci_mq_enc *e, unsigned cx, unsigned d);
+/* FLUSH (C.2.9): terminates the segment; returns the index one past its
+ * last byte (a final 0xFF is left out, as C.2.9 says).  The bytes are in buf
+ * unless e->overflow. */
+size_t sci_mq_enc_flush(sci_mq_enc *e);
+
+/* The number of bytes, from the start of the buffer, that a FLUSH now would
+ * leave (without touching the encoder): the length of the codeword if it
+ * were terminated after the current symbol.  That is the pass length under
+ * termination on each pass; it is NOT a safe place to cut a codeword that
+ * goes on, since the bytes that follow differ from the flush's. */
+size_t sci_mq_enc_flush_len(const sci_mq_enc *e);
+
+/* A cut of the final codeword (whatever is coded after now, and however it
+ * is flushed) to this many bytes, read by a decoder that takes bytes beyond
+ * the end as 0xFF, decodes every symbol coded so far correctly.  It is:
+ *   the bytes emitted so far (up to and including the byte still open to a
+ *   carry) + the fewest further bytes that carry the code register down to
+ *   bit t, t = the number of trailing zero bits of C + A (the end of the
+ *   current interval), counting 7 bits for every further byte that may
+ *   follow a 0xFF.
+ * Truncated there, the codeword reads as its first bytes followed by ones,
+ * a value that stays below C + A because C + A is a multiple of the weight
+ * of the last byte's lowest bit.  The caller may then clip it to the final
+ * length.  One more rule: a cut that ends in 0xFF where the codeword goes
+ * on must keep the byte after it too, since that byte's MSB may be a carry
+ * into the 0xFF (the decoder's ones after a 0xFF leave that bit 0).  It is
+ * a bound that holds for every continuation, so it can exceed the
+ * shortest cut of the actual final codeword (sci_mq_cut_len) by a few
+ * bytes. */
+size_t sci_mq_enc_trunc_len(const sci_mq_enc *e);
+
+/* The exact version, once the final codeword is known: a mark taken after
+ * a symbol, and the shortest cut of the final codeword buf[0..len) that
+ * still decodes every symbol up to the mark.  The cut's bytes, followed by
+ * the decoder's ones, must read as a value in the interval [C, C + A) of
+ * the mark; that is checked against the actual bytes (their stuffing
+ * included) for the cuts that keep at least the byte open at the mark,
+ * shortest first.  A last byte 0xFF of the cut is then left out (the same
+ * value).  Never longer than sci_mq_enc_trunc_len (with its rules). */
+typedef struct {
+    uint32_t c, a;
+    unsigned ct, b;
+    long bp, first;
+} sci_mq_mark;
+
+void sci_mq_enc_mark(const sci_mq_enc *e, sci_mq_mark *m);
+size_t sci_mq_cut_len(const sci_mq_mark *m, const uint8_t *buf, size_t len);
+
+/* INITDEC (C.3.5) over buf[0..len); contexts as for sci_mq_enc_init. */
+void sci_mq_dec_init(sci_mq_dec *d, const uint8_t *buf, size_t len,
+                     unsigned nctx, const uint8_t *init);
+/* INITDEC for the next segment, buf[0..len), keeping the contexts. */
+void sci_mq_dec_restart(sci_mq_dec *d, const uint8_t *buf, size_t len);
+/* DECODE (C.3.2): the next decision in context cx. */
+unsigned sci_mq_dec_decode(sci_mq_dec *d, unsigned cx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,269 @@
+/*
+ * Sequential Tier-1 encoder of ISO/IEC 15444-1 Annex D.  The block is
+ * scanned in stripes of four rows, column by column within a stripe (D.1);
+ * each plane is coded by up to three passes that visit every sample once
+ * between them: significance propagation for insignificant samples with a
+ * significant neighbour, magnitude refinement for samples significant since
+ * an earlier plane, cleanup for the rest, with run-length coding of whole
+ * stripe columns that are quiet.
+ */
+#include "t1.h"
+
+#include <string.h>
+
+#include "t1_ctx.h"
+
+const char *sci_t1_check(const sci_t1_params *p) {
+    if (p->w < 1 || p->h < 1 || p->w > SCI_T1_MAX_SIDE ||
+        p->h > SCI_T1_MAX_SIDE || p->w * p->h > SCI_T1_MAX_SAMPLES)
+        return "block size must be 1..1024 a side and at most 4096 samples";
+    if (p->band > SCI_T1_HH)
+        return "unknown subband orientation";
+    if (p->nbp < 1 || p->nbp > SCI_T1_MAX_PLANES)
+        return "magnitude bit-planes must be 1..30";
+    if (p->style & ~(unsigned)SCI_T1_STYLES)
+        return "code-block style not supported (bypass, predictable termination)";
+    return NULL;
+}
+
+size_t sci_t1_max_bytes(unsigned w, unsigned h, unsigned nbp) {
+    /* A plane codes at most 2.5 decisions a sample (a run-length column of
+     * four: RL, two uniform, a sign, three times ZC and sign) and four
+     * segmentation symbols; a decision renormalizes by at most 15 bits
+     * (A >= 1 after it); at least 7 bits go into a byte.  Each pass may
+     * be flushed (TERMALL): 27 bits and two bytes more a pass. */
+    size_t n = (size_t)w * h;
+    size_t sym = (n * 5 / 2 + 4) * nbp;
+    size_t passes = 3 * (size_t)nbp;
+    return (sym * 15 + passes * 27) / 7 + passes * 2 + 8;
+}
+
+typedef struct {
+    sci_mq_enc mq;
+    const sci_t1_params *p;
+    uint16_t *f;     /* flags of sample (0, 0) */
+    uint32_t *mag;
+    size_t W;        /* flags row pitch: w + 2 */
+    double dist;     /* this pass's distortion decrease so far */
+} enc;
+
+static inline void code(enc *e, unsigned cx, unsigned d) {
+    if (e->p->trace)
+        e->p->trace(e->p->trace_user, cx, d);
+    sci_mq_enc_encode(&e->mq, cx, d);
+}
+
+static inline int64_t sq(int64_t x) {
+    return x * x;
+}
+
+/* Distortion decrease when a sample of magnitude m becomes significant in
+ * plane p: from 0 to the midpoint 1.5 * 2^p (or exactly 1 in plane 0). */
+static inline int64_t sig_gain(uint32_t m, unsigned p) {
+    int64_t rec = p ? (int64_t)3 << (p - 1) : 1;
+    return sq(m) - sq((int64_t)m - rec);
+}
+
+/* ... when plane p of an already significant sample is refined. */
+static inline int64_t ref_gain(uint32_t m, unsigned p) {
+    int64_t before = (int64_t)(m >> (p + 1) << (p + 1)) + ((int64_t)1 << p);
+    int64_t after = p ? (int64_t)(m >> p << p) + ((int64_t)1 << (p - 1)) : m;
+    return sq((int64_t)m - before) - sq((int64_t)m - after);
+}
+
+/* Codes sample i (flags at f) becoming significant: its sign. */
+static void code_sign(enc *e, uint16_t *f, unsigned y, unsigned i,
+                      unsigned p) {
+    unsigned xr;
+    unsigned cx = t1_sc_ctx(f, e->W, t1_below(e->p->style, y), &xr);
+    code(e, cx, ((*f & T1_NEG) ? 1u : 0u) ^ xr);
+    *f |= T1_SIG;
+    e->dist += (double)sig_gain(e->mag[i], p);
+}
+
+static void sig_pass(enc *e, unsigned p) {
+    unsigned w = e->p->w, h = e->p->h, band = e->p->band;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = e->f + y * e->W + x;
+                if (*f & T1_SIG)
+                    continue;
+                int below = t1_below(e->p->style, y);
+                unsigned cx = t1_zc_ctx(f, e->W, band, below);
+                if (cx == SCI_T1_CX_ZC)
+                    continue;   /* no significant neighbour: cleanup's */
+                unsigned i = y * w + x;
+                unsigned bit = e->mag[i] >> p & 1;
+                code(e, cx, bit);
+                *f |= T1_VIS;
+                if (bit)
+                    code_sign(e, f, y, i, p);
+            }
+        }
+    }
+}
+
+static void ref_pass(enc *e, unsigned p) {
+    unsigned w = e->p->w, h = e->p->h;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = e->f + y * e->W + x;
+                if ((*f & (T1_SIG | T1_VIS)) != T1_SIG)
+                    continue;
+                unsigned i = y * w + x;
+                unsigned cx = t1_mr_ctx(f, e->W, t1_below(e->p->style, y));
+                code(e, cx, e->mag[i] >> p & 1);
+                *f |= T1_REF;
+                e->dist += (double)ref_gain(e->mag[i], p);
+            }
+        }
+    }
+}
+
+static void cleanup_pass(enc *e, unsigned p) {
+    unsigned w = e->p->w, h = e->p->h, band = e->p->band;
+    unsigned style = e->p->style;
+    size_t W = e->W;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            uint16_t *col = e->f + y0 * W + x;
+            unsigned y = y0;
+            /* Run-length mode (D.3.4): a full column of four samples, none
+             * coded yet in this plane and none with a significant
+             * neighbour.  Partial stripes never use it. */
+            int run = y1 - y0 == 4;
+            for (unsigned k = 0; run && k < 4; k++) {
+                uint16_t *f = col + k * W;
+                run = !(*f & (T1_SIG | T1_VIS)) &&
+                      !t1_any_sig(f, W, t1_below(style, y0 + k));
+            }
+            if (run) {
+                unsigned r = 0;
+                while (r < 4 && !(e->mag[(y0 + r) * w + x] >> p & 1))
+                    r++;
+                code(e, SCI_T1_CX_RL, r < 4);
+                if (r == 4)
+                    continue;
+                code(e, SCI_T1_CX_UNI, r >> 1);
+                code(e, SCI_T1_CX_UNI, r & 1);
+                code_sign(e, col + r * W, y0 + r, (y0 + r) * w + x, p);
+                y = y0 + r + 1;
+            }
+            for (; y < y1; y++) {
+                uint16_t *f = e->f + y * W + x;
+                if (*f & (T1_SIG | T1_VIS))
+                    continue;
+                unsigned i = y * w + x;
+                unsigned bit = e->mag[i] >> p & 1;
+                code(e, t1_zc_ctx(f, W, band, t1_below(style, y)), bit);
+                if (bit)
+                    code_sign(e, f, y, i, p);
+            }
+        }
+    }
+    /* pi only lives for one plane */
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            e->f[y * W + x] &= (uint16_t)~T1_VIS;
+    if (style & SCI_T1_SEGSYM) {
+        /* D.5: 1010 in the uniform context ends every cleanup pass */
+        code(e, SCI_T1_CX_UNI, 1);
+        code(e, SCI_T1_CX_UNI, 0);
+        code(e, SCI_T1_CX_UNI, 1);
+        code(e, SCI_T1_CX_UNI, 0);
+    }
+}
+
+int sci_t1_encode(sci_t1_coder *t, const sci_t1_params *p, const uint32_t *sm,
+                  size_t stride, uint8_t *out, size_t cap, sci_t1_result *r) {
+    if (sci_t1_check(p))
+        return -1;
+    unsigned w = p->w, h = p->h;
+    enc e;
+    e.p = p;
+    e.W = w + 2;
+    e.mag = t->mag;
+    memset(t->flags, 0, (w + 2) * (h + 2) * sizeof t->flags[0]);
+    e.f = t->flags + e.W + 1;
+
+    uint32_t any = 0;
+    for (unsigned y = 0; y < h; y++) {
+        for (unsigned x = 0; x < w; x++) {
+            uint32_t v = sm[y * stride + x], m = v & ~SCI_T1_SIGN;
+            t->mag[y * w + x] = m;
+            if (v & SCI_T1_SIGN)
+                e.f[y * e.W + x] = T1_NEG;
+            any |= m;
+        }
+    }
+    memset(r, 0, sizeof *r);
+    if (any >> p->nbp)
+        return -1;
+    if (!any) {
+        /* Nothing to code: the block is left out of every packet (its
+         * inclusion never signalled), so no passes and no bytes. */
+        r->zero_planes = p->nbp;
+        return 0;
+    }
+    unsigned top = 31;
+    while (!(any >> top))
+        top--;
+    r->zero_planes = p->nbp - 1 - top;
+
+    uint8_t init[SCI_T1_NCTX];
+    t1_init_states(init);
+    sci_mq_enc_init(&e.mq, out, cap, SCI_T1_NCTX, init);
+
+    size_t raw[SCI_T1_MAX_PASSES];
+    sci_mq_mark mark[SCI_T1_MAX_PASSES];
+    unsigned n = 0;
+    for (int pl = (int)top; pl >= 0; pl--) {
+        for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3; kind++) {
+            e.dist = 0;
+            if (kind == 0)
+                sig_pass(&e, (unsigned)pl);
+            else if (kind == 1)
+                ref_pass(&e, (unsigned)pl);
+            else
+                cleanup_pass(&e, (unsigned)pl);
+            r->pass_dist[n] = e.dist;
+            r->pass_symbols[n] = e.mq.symbols;
+            if (p->style & SCI_T1_TERMALL) {
+                /* each pass is its own segment; the next starts where
+                 * this one's flushed bytes end */
+                raw[n] = sci_mq_enc_flush(&e.mq);
+                sci_mq_enc_restart(&e.mq, raw[n]);
+            } else {
+                sci_mq_enc_mark(&e.mq, &mark[n]);
+            }
+            if (p->style & SCI_T1_RESET)
+                t1_init_states(e.mq.cx);
+            n++;
+        }
+    }
+    size_t len = p->style & SCI_T1_TERMALL ? raw[n - 1]
+                                           : sci_mq_enc_flush(&e.mq);
+    if (e.mq.overflow)
+        return -2;
+    r->passes = n;
+    r->len = len;
+    r->symbols = e.mq.symbols;
+    if (p->style & SCI_T1_TERMALL) {
+        memcpy(r->pass_len, raw, n * sizeof raw[0]);
+        return 0;
+    }
+    /* The shortest cut of the final codeword after each pass (mq.h).  A
+     * cut that is good after pass j is good after any earlier pass, so
+     * each length is the least of its own and its successors'. */
+    r->pass_len[n - 1] = len;
+    for (int i = (int)n - 2; i >= 0; i--) {
+        size_t l = sci_mq_cut_len(&mark[i], out, len);
+        r->pass_len[i] = l < r->pass_len[i + 1] ? l : r->pass_len[i + 1];
+    }
+    return 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * What the Tier-1 encoder and decoder share (internal to codec/t1*.c): the
+ * per-sample state flags, the context formation of D.3 (Tables D.1 to D.4)
+ * and the initial context states of Table D.7.
+ *
+ * State lives in a (w + 2) x (h + 2) array of flags with a border of
+ * always-insignificant samples, so every sample has eight neighbours.
+ */
+#ifndef SCI_CODEC_T1_CTX_H
+#define SCI_CODEC_T1_CTX_H
+
+#include "mq.h"
+#include "t1.h"
+
+#define T1_SIG 1u   /* sigma: significant */
+#define T1_REF 2u   /* sigma': refined at least once */
+#define T1_VIS 4u   /* pi: coded in this plane's significance pass */
+#define T1_NEG 8u   /* chi: negative (valid once significant) */
+
+/* Table D.7: all contexts at state 0, MPS 0, except ZC label 0 (state 4),
+ * run-length (state 3) and uniform (state 46). */
+static inline void t1_init_states(uint8_t *s) {
+    for (unsigned i = 0; i < SCI_T1_NCTX; i++)
+        s[i] = sci_mq_state(0, 0);
+    s[SCI_T1_CX_ZC] = sci_mq_state(4, 0);
+    s[SCI_T1_CX_RL] = sci_mq_state(3, 0);
+    s[SCI_T1_CX_UNI] = sci_mq_state(46, 0);
+}
+
+/* The neighbourhood of the sample at f: below = 0 leaves out the row
+ * below (vertically causal mode, last row of a stripe). */
+static inline unsigned t1_sig(const uint16_t *f) {
+    return *f & T1_SIG;
+}
+
+static inline unsigned t1_any_sig(const uint16_t *f, size_t W, int below) {
+    unsigned s = t1_sig(f - W - 1) | t1_sig(f - W) | t1_sig(f - W + 1) |
+                 t1_sig(f - 1) | t1_sig(f + 1);
+    if (below)
+        s |= t1_sig(f + W - 1) | t1_sig(f + W) | t1_sig(f + W + 1);
+    return s;
+}
+
+/* Table D.1: the zero coding label from the counts of significant
+ * horizontal (0..2), vertical (0..2) and diagonal (0..4) neighbours.  LL
+ * and LH favour horizontal neighbours, HL the vertical ones (the table with
+ * h and v swapped), HH the diagonals. */
+static inline unsigned t1_zc_label(unsigned band, unsigned h, unsigned v,
+                                   unsigned d) {
+    if (band == SCI_T1_HL) {
+        unsigned t = h;
+        h = v;
+        v = t;
+    }
+    if (band != SCI_T1_HH) {
+        if (h == 2)
+            return 8;
+        if (h == 1)
+            return v ? 7 : d ? 6 : 5;
+        if (v)
+            return v == 2 ? 4 : 3;
+        return d >= 2 ? 2 : d;
+    }
+    unsigned hv = h + v;
+    if (d >= 3)
+        return 8;
+    if (d == 2)
+        return hv ? 7 : 6;
+    if (d == 1)
+        return hv >= 2 ? 5 : hv ? 4 : 3;
+    return hv >= 2 ? 2 : hv;
+}
+
+static inline unsigned t1_zc_ctx(const uint16_t *f, size_t W, unsigned band,
+                                 int below) {
+    unsigned h = t1_sig(f - 1) + t1_sig(f + 1);
+    unsigned v = t1_sig(f - W);
+    unsigned d = t1_sig(f - W - 1) + t1_sig(f - W + 1);
+    if (below) {
+        v += t1_sig(f + W);
+        d += t1_sig(f + W - 1) + t1_sig(f + W + 1);
+    }
+    return SCI_T1_CX_ZC + t1_zc_label(band, h, v, d);
+}
+
+/* A neighbour's sign contribution (Table D.2): +1 significant positive,
+ * -1 significant negative, 0 insignificant. */
+static inline int t1_contrib(const uint16_t *f) {
+    if (!(*f & T1_SIG))
+        return 0;
+    return *f & T1_NEG ? -1 : 1;
+}
+
+static inline int t1_clamp1(int x) {
+    return x > 1 ? 1 : x < -1 ? -1 : x;
+}
+
+/* Table D.3: the sign coding context; *xr is the bit the sign is XORed
+ * with.  The table is symmetric under negating both contributions, with
+ * xr = 1 on the negated half. */
+static inline unsigned t1_sc_ctx(const uint16_t *f, size_t W, int below,
+                                 unsigned *xr) {
+    int h = t1_clamp1(t1_contrib(f - 1) + t1_contrib(f + 1));
+    int v = t1_contrib(f - W) + (below ? t1_contrib(f + W) : 0);
+    v = t1_clamp1(v);
+    *xr = 0;
+    if (h < 0 || (h == 0 && v < 0)) {
+        h = -h;
+        v = -v;
+        *xr = 1;
+    }
+    return (unsigned)(SCI_T1_CX_SC + (h ? 3 : 0) + v);
+}
+
+/* Table D.4: the first refinement of a sample depends on whether any
+ * neighbour is significant, later ones share a context. */
+static inline unsigned t1_mr_ctx(const uint16_t *f, size_t W, int below) {
+    if (*f & T1_REF)
+        return SCI_T1_CX_MR + 2;
+    return SCI_T1_CX_MR + (t1_any_sig(f, W, below) ? 1 : 0);
+}
+
+/* Whether the row below counts for a sample in row y. */
+static inline int t1_below(unsigned style, unsigned y) {
+    return !(style & SCI_T1_VCAUSAL) || (y & 3) != 3;
+}
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * Tier-1 decoder of ISO/IEC 15444-1 Annex D, the mirror of t1.c: the same
+ * scan, passes and contexts, with decisions read from the MQ decoder.  It
+ * exists to test the encoder (and the parallel modeller through it).
+ */
+#include "t1.h"
+
+#include <string.h>
+
+#include "t1_ctx.h"
+
+typedef struct {
+    sci_mq_dec mq;
+    const sci_t1_params *p;
+    uint16_t *f;
+    uint32_t *mag;   /* decoded magnitude bits */
+    uint8_t *low;    /* lowest plane decoded, per significant sample */
+    size_t W;
+} dec;
+
+static inline unsigned get(dec *d, unsigned cx) {
+    unsigned bit = sci_mq_dec_decode(&d->mq, cx);
+    if (d->p->trace)
+        d->p->trace(d->p->trace_user, cx, bit);
+    return bit;
+}
+
+static void get_sign(dec *d, uint16_t *f, unsigned y, unsigned i,
+                     unsigned p) {
+    unsigned xr;
+    unsigned cx = t1_sc_ctx(f, d->W, t1_below(d->p->style, y), &xr);
+    if (get(d, cx) ^ xr)
+        *f |= T1_NEG;
+    *f |= T1_SIG;
+    d->mag[i] |= 1u << p;
+    d->low[i] = (uint8_t)p;
+}
+
+static void sig_pass(dec *d, unsigned p) {
+    unsigned w = d->p->w, h = d->p->h, band = d->p->band;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = d->f + y * d->W + x;
+                if (*f & T1_SIG)
+                    continue;
+                int below = t1_below(d->p->style, y);
+                unsigned cx = t1_zc_ctx(f, d->W, band, below);
+                if (cx == SCI_T1_CX_ZC)
+                    continue;
+                *f |= T1_VIS;
+                if (get(d, cx))
+                    get_sign(d, f, y, y * w + x, p);
+            }
+        }
+    }
+}
+
+static void ref_pass(dec *d, unsigned p) {
+    unsigned w = d->p->w, h = d->p->h;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = d->f + y * d->W + x;
+                if ((*f & (T1_SIG | T1_VIS)) != T1_SIG)
+                    continue;
+                unsigned i = y * w + x;
+                unsigned cx = t1_mr_ctx(f, d->W, t1_below(d->p->style, y));
+                d->mag[i] |= get(d, cx) << p;
+                d->low[i] = (uint8_t)p;
+                *f |= T1_REF;
+            }
+        }
+    }
+}
+
+/* Returns 0, or 1 when the segmentation symbol is not 1010. */
+static int cleanup_pass(dec *d, unsigned p) {
+    unsigned w = d->p->w, h = d->p->h, band = d->p->band;
+    unsigned style = d->p->style;
+    size_t W = d->W;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            uint16_t *col = d->f + y0 * W + x;
+            unsigned y = y0;
+            int run = y1 - y0 == 4;
+            for (unsigned k = 0; run && k < 4; k++) {
+                uint16_t *f = col + k * W;
+                run = !(*f & (T1_SIG | T1_VIS)) &&
+                      !t1_any_sig(f, W, t1_below(style, y0 + k));
+            }
+            if (run) {
+                if (!get(d, SCI_T1_CX_RL))
+                    continue;
+                unsigned r = get(d, SCI_T1_CX_UNI) << 1;
+                r |= get(d, SCI_T1_CX_UNI);
+                get_sign(d, col + r * W, y0 + r, (y0 + r) * w + x, p);
+                y = y0 + r + 1;
+            }
+            for (; y < y1; y++) {
+                uint16_t *f = d->f + y * W + x;
+                if (*f & (T1_SIG | T1_VIS))
+                    continue;
+                if (get(d, t1_zc_ctx(f, W, band, t1_below(style, y))))
+                    get_sign(d, f, y, y * w + x, p);
+            }
+        }
+    }
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            d->f[y * W + x] &= (uint16_t)~T1_VIS;
+    if (style & SCI_T1_SEGSYM) {
+        unsigned s = get(d, SCI_T1_CX_UNI) << 3;
+        s |= get(d, SCI_T1_CX_UNI) << 2;
+        s |= get(d, SCI_T1_CX_UNI) << 1;
+        s |= get(d, SCI_T1_CX_UNI);
+        return s != 0xA;
+    }
+    return 0;
+}
+
+int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
+                  size_t len, unsigned zero_planes, unsigned passes,
+                  const size_t *pass_len, uint32_t *sm, size_t stride) {
+    if (sci_t1_check(p) || zero_planes > p->nbp ||
+        ((p->style & SCI_T1_TERMALL) && passes && !pass_len))
+        return -1;
+    unsigned w = p->w, h = p->h;
+    for (unsigned y = 0; y < h; y++)
+        memset(sm + y * stride, 0, w * sizeof *sm);
+    if (zero_planes == p->nbp || passes == 0)
+        return 0;
+    unsigned top = p->nbp - 1 - zero_planes;
+    if (passes > 3 * top + 1)
+        passes = 3 * top + 1;
+
+    dec d;
+    d.p = p;
+    d.W = w + 2;
+    d.mag = t->mag;
+    d.low = t->low;
+    memset(t->flags, 0, (w + 2) * (h + 2) * sizeof t->flags[0]);
+    memset(t->mag, 0, (size_t)w * h * sizeof t->mag[0]);
+    d.f = t->flags + d.W + 1;
+
+    uint8_t init[SCI_T1_NCTX];
+    t1_init_states(init);
+    size_t seg_end = p->style & SCI_T1_TERMALL ? pass_len[0] : len;
+    if (seg_end > len)
+        seg_end = len;
+    sci_mq_dec_init(&d.mq, in, seg_end, SCI_T1_NCTX, init);
+
+    int bad = 0;
+    unsigned n = 0;
+    for (int pl = (int)top; pl >= 0 && n < passes; pl--) {
+        for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3 && n < passes;
+             kind++) {
+            if (kind == 0)
+                sig_pass(&d, (unsigned)pl);
+            else if (kind == 1)
+                ref_pass(&d, (unsigned)pl);
+            else
+                bad |= cleanup_pass(&d, (unsigned)pl);
+            if ((p->style & SCI_T1_TERMALL) && n + 1 < passes) {
+                size_t s = pass_len[n] < len ? pass_len[n] : len;
+                size_t e = pass_len[n + 1] < len ? pass_len[n + 1] : len;
+                sci_mq_dec_restart(&d.mq, in + s, e > s ? e - s : 0);
+            }
+            if (p->style & SCI_T1_RESET)
+                t1_init_states(d.mq.cx);
+            n++;
+        }
+    }
+
+    for (unsigned y = 0; y < h; y++) {
+        for (unsigned x = 0; x < w; x++) {
+            uint16_t f = d.f[y * d.W + x];
+            unsigned i = y * w + x;
+            if (!(f & T1_SIG))
+                continue;
+            uint32_t m = t->mag[i];
+            if (t->low[i])
+                m |= 1u << (t->low[i] - 1);
+            sm[y * stride + x] = m | (f & T1_NEG ? SCI_T1_SIGN : 0);
+        }
+    }
+    return bad;
+}
