@@ -133,15 +133,7 @@ static void cleanup_pass(enc *e, unsigned p) {
         for (unsigned x = 0; x < w; x++) {
             uint16_t *col = e->f + y0 * W + x;
             unsigned y = y0;
-            /* Run-length mode (D.3.4): a full column of four samples, none
-             * coded yet in this plane and none with a significant
-             * neighbour.  Partial stripes never use it. */
-            int run = y1 - y0 == 4;
-            for (unsigned k = 0; run && k < 4; k++) {
-                uint16_t *f = col + k * W;
-                run = !(*f & (T1_SIG | T1_VIS)) &&
-                      !t1_any_sig(f, W, t1_below(style, y0 + k));
-            }
+            int run = t1_run_eligible(col, W, style, y0, y1);
             if (run) {
                 unsigned r = 0;
                 while (r < 4 && !(e->mag[(y0 + r) * w + x] >> p & 1))

@@ -125,4 +125,21 @@ static inline int t1_below(unsigned style, unsigned y) {
     return !(style & SCI_T1_VCAUSAL) || (y & 3) != 3;
 }
 
+/* Run-length mode (D.3.4) for the column of a stripe starting at flag
+ * `col`, rows y0..y1-1: a full column of four samples, none coded yet in
+ * this plane and none with a significant neighbour.  Partial stripes
+ * never use it. */
+static inline int t1_run_eligible(const uint16_t *col, size_t W,
+                                  unsigned style, unsigned y0, unsigned y1) {
+    if (y1 - y0 != 4)
+        return 0;
+    for (unsigned k = 0; k < 4; k++) {
+        const uint16_t *f = col + k * W;
+        if ((*f & (T1_SIG | T1_VIS)) ||
+            t1_any_sig(f, W, t1_below(style, y0 + k)))
+            return 0;
+    }
+    return 1;
+}
+
 #endif

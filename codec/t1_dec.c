@@ -86,12 +86,7 @@ static int cleanup_pass(dec *d, unsigned p) {
         for (unsigned x = 0; x < w; x++) {
             uint16_t *col = d->f + y0 * W + x;
             unsigned y = y0;
-            int run = y1 - y0 == 4;
-            for (unsigned k = 0; run && k < 4; k++) {
-                uint16_t *f = col + k * W;
-                run = !(*f & (T1_SIG | T1_VIS)) &&
-                      !t1_any_sig(f, W, t1_below(style, y0 + k));
-            }
+            int run = t1_run_eligible(col, W, style, y0, y1);
             if (run) {
                 if (!get(d, SCI_T1_CX_RL))
                     continue;
