@@ -53,24 +53,6 @@ static inline void code(enc *e, unsigned cx, unsigned d) {
     sci_mq_enc_encode(&e->mq, cx, d);
 }
 
-static inline int64_t sq(int64_t x) {
-    return x * x;
-}
-
-/* Distortion decrease when a sample of magnitude m becomes significant in
- * plane p: from 0 to the midpoint 1.5 * 2^p (or exactly 1 in plane 0). */
-static inline int64_t sig_gain(uint32_t m, unsigned p) {
-    int64_t rec = p ? (int64_t)3 << (p - 1) : 1;
-    return sq(m) - sq((int64_t)m - rec);
-}
-
-/* ... when plane p of an already significant sample is refined. */
-static inline int64_t ref_gain(uint32_t m, unsigned p) {
-    int64_t before = (int64_t)(m >> (p + 1) << (p + 1)) + ((int64_t)1 << p);
-    int64_t after = p ? (int64_t)(m >> p << p) + ((int64_t)1 << (p - 1)) : m;
-    return sq((int64_t)m - before) - sq((int64_t)m - after);
-}
-
 /* Codes sample i (flags at f) becoming significant: its sign. */
 static void code_sign(enc *e, uint16_t *f, unsigned y, unsigned i,
                       unsigned p) {
@@ -78,7 +60,7 @@ static void code_sign(enc *e, uint16_t *f, unsigned y, unsigned i,
     unsigned cx = t1_sc_ctx(f, e->W, t1_below(e->p->style, y), &xr);
     code(e, cx, ((*f & T1_NEG) ? 1u : 0u) ^ xr);
     *f |= T1_SIG;
-    e->dist += (double)sig_gain(e->mag[i], p);
+    e->dist += (double)t1_sig_gain(e->mag[i], p);
 }
 
 static void sig_pass(enc *e, unsigned p) {
@@ -118,7 +100,7 @@ static void ref_pass(enc *e, unsigned p) {
                 unsigned cx = t1_mr_ctx(f, e->W, t1_below(e->p->style, y));
                 code(e, cx, e->mag[i] >> p & 1);
                 *f |= T1_REF;
-                e->dist += (double)ref_gain(e->mag[i], p);
+                e->dist += (double)t1_ref_gain(e->mag[i], p);
             }
         }
     }

@@ -142,4 +142,24 @@ static inline int t1_run_eligible(const uint16_t *col, size_t W,
     return 1;
 }
 
+static inline int64_t t1_sq(int64_t x) {
+    return x * x;
+}
+
+/* Distortion decrease (squared error of the quantization index, with
+ * sci_t1_decode's reconstruction) when a sample of magnitude m becomes
+ * significant in plane p: from 0 to the midpoint 1.5 * 2^p (or exactly 1
+ * in plane 0). */
+static inline int64_t t1_sig_gain(uint32_t m, unsigned p) {
+    int64_t rec = p ? (int64_t)3 << (p - 1) : 1;
+    return t1_sq(m) - t1_sq((int64_t)m - rec);
+}
+
+/* ... when plane p of an already significant sample is refined. */
+static inline int64_t t1_ref_gain(uint32_t m, unsigned p) {
+    int64_t before = (int64_t)(m >> (p + 1) << (p + 1)) + ((int64_t)1 << p);
+    int64_t after = p ? (int64_t)(m >> p << p) + ((int64_t)1 << (p - 1)) : m;
+    return t1_sq((int64_t)m - before) - t1_sq((int64_t)m - after);
+}
+
 #endif

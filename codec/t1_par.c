@@ -132,29 +132,12 @@ static inline void put(sci_t1p *t, unsigned i, unsigned cx, unsigned d) {
     s->pos = (uint16_t)i;
 }
 
-static inline int64_t sq(int64_t x) {
-    return x * x;
-}
-
-/* The distortion terms of t1.c: becoming significant in plane p (0 to the
- * midpoint 1.5 * 2^p, or exactly 1 in plane 0), refining plane p. */
-static inline int64_t sig_gain(uint32_t m, unsigned p) {
-    int64_t rec = p ? (int64_t)3 << (p - 1) : 1;
-    return sq(m) - sq((int64_t)m - rec);
-}
-
-static inline int64_t ref_gain(uint32_t m, unsigned p) {
-    int64_t before = (int64_t)(m >> (p + 1) << (p + 1)) + ((int64_t)1 << p);
-    int64_t after = p ? (int64_t)(m >> p << p) + ((int64_t)1 << (p - 1)) : m;
-    return sq((int64_t)m - before) - sq((int64_t)m - after);
-}
-
 /* The sign of sample i at (x, y), which just became significant. */
 static void put_sign(sci_t1p *t, unsigned i, unsigned x, unsigned y) {
     nbhd n = look(t, x, y);
     unsigned xr, cx = sc_ctx(&n, &xr);
     put(t, i, cx, t->neg[i] ^ xr);
-    t->sgain[i] = sig_gain(t->mag[i], (unsigned)t->plane);
+    t->sgain[i] = t1_sig_gain(t->mag[i], (unsigned)t->plane);
     t->hasgain[i] = 1;
 }
 
@@ -263,7 +246,7 @@ static void ref_pass(sci_t1p *t) {
         }
         t->tau[i] = 2;
         put(t, i, cx, bit(t, i));
-        t->sgain[i] = ref_gain(t->mag[i], (unsigned)t->plane);
+        t->sgain[i] = t1_ref_gain(t->mag[i], (unsigned)t->plane);
         t->hasgain[i] = 1;
     }
 }

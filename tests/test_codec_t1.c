@@ -18,6 +18,7 @@
 #include "codec/mq.h"
 #include "codec/t1.h"
 #include "testutil.h"
+#include "t1trace.h"
 
 /* ---- MQ coder ---- */
 
@@ -253,21 +254,6 @@ static void test_mq_trunc(void) {
 
 /* ---- Tier-1 ---- */
 
-typedef struct {
-    uint8_t *v;   /* cx << 1 | d */
-    size_t n, cap;
-} trace;
-
-static void trace_fn(void *user, unsigned cx, unsigned d) {
-    trace *t = user;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 4096;
-        t->v = realloc(t->v, t->cap);
-        if (!t->v)
-            abort();
-    }
-    t->v[t->n++] = (uint8_t)(cx << 1 | d);
-}
 
 /* (one rng() call a statement: the order of calls within an expression
  * is unspecified, and --seed must replay on every compiler) */

@@ -20,22 +20,8 @@
 #include "codec/t1.h"
 #include "codec/t1_par.h"
 #include "testutil.h"
+#include "t1trace.h"
 
-typedef struct {
-    uint8_t *v;   /* cx << 1 | d */
-    size_t n, cap;
-} trace;
-
-static void trace_fn(void *user, unsigned cx, unsigned d) {
-    trace *t = user;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 4096;
-        t->v = realloc(t->v, t->cap);
-        if (!t->v)
-            abort();
-    }
-    t->v[t->n++] = (uint8_t)(cx << 1 | d);
-}
 
 typedef struct {
     unsigned long blocks, passes, pairs, steps;
