@@ -163,6 +163,22 @@ size_t sci_mq_enc_flush(sci_mq_enc *e) {
     return flush(e);
 }
 
+size_t sci_mq_enc_pterm(sci_mq_enc *e) {
+    /* D.4.2: no SETBITS; C is shifted out byte by byte until k = 12 - CT
+     * more bits have gone out, then the open byte is closed (with a last
+     * carry) unless it is 0xFF. */
+    int k = 12 - (int)e->ct;
+    while (k > 0) {
+        e->c <<= e->ct;
+        e->ct = 0;
+        byteout(e);
+        k -= (int)e->ct;
+    }
+    if (e->b != 0xFF)
+        byteout(e);
+    return (size_t)e->bp;
+}
+
 size_t sci_mq_enc_flush_len(const sci_mq_enc *e) {
     sci_mq_enc t = *e;
     t.buf = NULL;   /* nothing is written: bp >= first writes check cap */
@@ -235,6 +251,75 @@ size_t sci_mq_cut_len(const sci_mq_mark *m, const uint8_t *buf, size_t len) {
     if (cut > (size_t)m->first && buf[cut - 1] == 0xFF)
         cut--;
     return cut;
+}
+
+/* ---- raw (bypass) segments ---- */
+
+void sci_raw_enc_init(sci_raw_enc *r, uint8_t *buf, size_t cap, size_t start) {
+    r->buf = buf;
+    r->cap = cap;
+    r->bp = (long)start;
+    r->c = 0;
+    r->ct = r->full = 8;
+    r->overflow = 0;
+    r->symbols = 0;
+}
+
+static void raw_close(sci_raw_enc *r) {
+    if ((size_t)r->bp < r->cap)
+        r->buf[r->bp] = (uint8_t)r->c;
+    else
+        r->overflow = 1;
+    r->bp++;
+    r->full = r->ct = r->c == 0xFF ? 7 : 8;
+    r->c = 0;
+}
+
+void sci_raw_enc_put(sci_raw_enc *r, unsigned d) {
+    r->symbols++;
+    r->c |= (d & 1u) << --r->ct;
+    if (r->ct == 0)
+        raw_close(r);
+}
+
+size_t sci_raw_enc_len(const sci_raw_enc *r) {
+    return (size_t)r->bp + (r->ct < r->full);
+}
+
+size_t sci_raw_enc_flush(sci_raw_enc *r, int pterm) {
+    if (r->ct < r->full) {
+        for (unsigned bit = 0; r->ct; bit ^= 1)
+            r->c |= bit << --r->ct;
+        raw_close(r);
+    } else if (r->full == 7) {
+        /* the last byte is a 0xFF */
+        if (pterm) {
+            r->c = 0x2A;
+            raw_close(r);
+        } else {
+            r->bp--;
+        }
+    }
+    r->ct = r->full = 8;
+    r->c = 0;
+    return (size_t)r->bp;
+}
+
+void sci_raw_dec_init(sci_raw_dec *r, const uint8_t *buf, size_t len) {
+    r->buf = buf;
+    r->len = len;
+    r->bp = 0;
+    r->c = 0;
+    r->ct = 0;
+}
+
+unsigned sci_raw_dec_get(sci_raw_dec *r) {
+    if (r->ct == 0) {
+        r->ct = r->c == 0xFF ? 7 : 8;
+        r->c = r->bp < r->len ? r->buf[r->bp] : 0xFF;
+        r->bp++;
+    }
+    return r->c >> --r->ct & 1;
 }
 
 /* ---- decoder ---- */

@@ -116,6 +116,51 @@ typedef struct {
 void sci_mq_enc_mark(const sci_mq_enc *e, sci_mq_mark *m);
 size_t sci_mq_cut_len(const sci_mq_mark *m, const uint8_t *buf, size_t len);
 
+/* Predictable termination (D.4.2) instead of FLUSH: C itself (the low end
+ * of the interval) is pushed out until at least 12 - CT more bits are out,
+ * and the open byte goes out unless it is 0xFF.  Returns the index one
+ * past the segment's last byte.  A decoder that reads 0xFF beyond the end
+ * decodes it like a FLUSHed segment. */
+size_t sci_mq_enc_pterm(sci_mq_enc *e);
+
+/* The raw segments of selective arithmetic coding bypass (D.6): decisions
+ * are bits, packed MSB first; after a 0xFF byte the next byte's MSB is a
+ * stuffed 0 (only 7 bits go in), so no 0xFF is followed by a byte above
+ * 0x7F. */
+typedef struct {
+    uint8_t *buf;
+    size_t cap;
+    long bp;          /* index of the byte being filled */
+    unsigned c;       /* its bits so far */
+    unsigned ct;      /* bits still free in it */
+    unsigned full;    /* its size in bits: 8, or 7 after a 0xFF */
+    int overflow;
+    unsigned long symbols;
+} sci_raw_enc;
+
+/* Starts a raw segment at buf[start]. */
+void sci_raw_enc_init(sci_raw_enc *r, uint8_t *buf, size_t cap, size_t start);
+void sci_raw_enc_put(sci_raw_enc *r, unsigned d);
+/* Index one past the last byte holding a bit coded so far (a partly
+ * filled byte counts): a cut of the final segment there decodes them. */
+size_t sci_raw_enc_len(const sci_raw_enc *r);
+/* Terminates the segment: a partly filled byte is padded with 0, 1, 0, ...
+ * (D.6's predictable padding; used with and without pterm).  A last 0xFF
+ * with nothing after it is left out (the decoder's 0xFF reads the same
+ * ones), except under predictable termination, where a byte 0x2A (the 7
+ * bits 0101010) follows it.  Returns the index one past the last byte. */
+size_t sci_raw_enc_flush(sci_raw_enc *r, int pterm);
+
+typedef struct {
+    const uint8_t *buf;
+    size_t len, bp;
+    unsigned c, ct;
+} sci_raw_dec;
+
+/* Reads the raw segment buf[0..len); bytes beyond len read as 0xFF. */
+void sci_raw_dec_init(sci_raw_dec *r, const uint8_t *buf, size_t len);
+unsigned sci_raw_dec_get(sci_raw_dec *r);
+
 /* INITDEC (C.3.5) over buf[0..len); contexts as for sci_mq_enc_init. */
 void sci_mq_dec_init(sci_mq_dec *d, const uint8_t *buf, size_t len,
                      unsigned nctx, const uint8_t *init);

@@ -22,7 +22,7 @@ const char *sci_t1_check(const sci_t1_params *p) {
     if (p->nbp < 1 || p->nbp > SCI_T1_MAX_PLANES)
         return "magnitude bit-planes must be 1..30";
     if (p->style & ~(unsigned)SCI_T1_STYLES)
-        return "code-block style not supported (bypass, predictable termination)";
+        return "unknown code-block style bits";
     return NULL;
 }
 
@@ -31,15 +31,91 @@ size_t sci_t1_max_bytes(unsigned w, unsigned h, unsigned nbp) {
      * four: RL, two uniform, a sign, three times ZC and sign) and four
      * segmentation symbols; a decision renormalizes by at most 15 bits
      * (A >= 1 after it); at least 7 bits go into a byte.  Each pass may
-     * be flushed (TERMALL): 27 bits and two bytes more a pass. */
+     * be flushed (TERMALL): 27 bits and two bytes more a pass (a raw
+     * pass's bits take fewer bytes, its padding less). */
     size_t n = (size_t)w * h;
     size_t sym = (n * 5 / 2 + 4) * nbp;
     size_t passes = 3 * (size_t)nbp;
     return (sym * 15 + passes * 27) / 7 + passes * 2 + 8;
 }
 
+void t1_out_init(t1_out *o, unsigned style, unsigned passes, uint8_t *buf,
+                 size_t cap) {
+    uint8_t init[SCI_T1_NCTX];
+    t1_init_states(init);
+    o->style = style;
+    o->passes = passes;
+    o->n = 0;
+    o->israw = t1_pass_raw(style, 0);
+    o->overflow = 0;
+    o->buf = buf;
+    o->cap = cap;
+    o->symbols = 0;
+    sci_mq_enc_init(&o->mq, buf, cap, SCI_T1_NCTX, init);
+}
+
+void t1_out_end_pass(t1_out *o) {
+    unsigned n = o->n, style = o->style;
+    if (t1_pass_term(style, n, o->passes)) {
+        int pterm = (style & SCI_T1_PTERM) != 0;
+        if (o->israw) {
+            o->end[n] = sci_raw_enc_flush(&o->raw, pterm);
+            o->overflow |= o->raw.overflow;
+        } else {
+            o->end[n] = pterm ? sci_mq_enc_pterm(&o->mq)
+                              : sci_mq_enc_flush(&o->mq);
+        }
+        if (n + 1 < o->passes) {
+            /* the next segment starts where this one's bytes end */
+            if (t1_pass_raw(style, n + 1))
+                sci_raw_enc_init(&o->raw, o->buf, o->cap, o->end[n]);
+            else
+                sci_mq_enc_restart(&o->mq, o->end[n]);
+        }
+    } else if (o->israw) {
+        o->end[n] = sci_raw_enc_len(&o->raw);
+    } else {
+        sci_mq_enc_mark(&o->mq, &o->mark[n]);
+    }
+    if (style & SCI_T1_RESET)
+        t1_init_states(o->mq.cx);
+    o->n = n + 1;
+    o->israw = t1_pass_raw(style, n + 1);
+}
+
+int t1_out_finish(t1_out *o, sci_t1_result *r) {
+    unsigned n = o->passes;
+    if (o->overflow || o->mq.overflow)
+        return -2;
+    r->passes = n;
+    r->len = o->end[n - 1];
+    r->symbols = o->symbols;
+    r->segments = 0;
+    /* A cut that is good after pass j is good after any earlier pass of
+     * its segment, so each length is the least of its own and its
+     * successors' (a raw pass's own length can pass its segment's end by
+     * a dropped 0xFF). */
+    size_t seg_end = r->len;
+    for (int i = (int)n - 1; i >= 0; i--) {
+        r->pass_raw[i] = (uint8_t)t1_pass_raw(o->style, (unsigned)i);
+        r->pass_term[i] = (uint8_t)t1_pass_term(o->style, (unsigned)i, n);
+        size_t l;
+        if (r->pass_term[i]) {
+            l = seg_end = o->end[i];
+            r->segments++;
+        } else {
+            l = r->pass_raw[i] ? o->end[i]
+                               : sci_mq_cut_len(&o->mark[i], o->buf, seg_end);
+        }
+        if (i + 1 < (int)n && l > r->pass_len[i + 1])
+            l = r->pass_len[i + 1];
+        r->pass_len[i] = l;
+    }
+    return 0;
+}
+
 typedef struct {
-    sci_mq_enc mq;
+    t1_out *o;
     const sci_t1_params *p;
     uint16_t *f;     /* flags of sample (0, 0) */
     uint32_t *mag;
@@ -48,9 +124,7 @@ typedef struct {
 } enc;
 
 static inline void code(enc *e, unsigned cx, unsigned d) {
-    if (e->p->trace)
-        e->p->trace(e->p->trace_user, cx, d);
-    sci_mq_enc_encode(&e->mq, cx, d);
+    t1_out_code(e->o, e->p, cx, d);
 }
 
 /* Codes sample i (flags at f) becoming significant: its sign. */
@@ -189,12 +263,9 @@ int sci_t1_encode(sci_t1_coder *t, const sci_t1_params *p, const uint32_t *sm,
         top--;
     r->zero_planes = p->nbp - 1 - top;
 
-    uint8_t init[SCI_T1_NCTX];
-    t1_init_states(init);
-    sci_mq_enc_init(&e.mq, out, cap, SCI_T1_NCTX, init);
-
-    size_t raw[SCI_T1_MAX_PASSES];
-    sci_mq_mark mark[SCI_T1_MAX_PASSES];
+    t1_out o;
+    e.o = &o;
+    t1_out_init(&o, p->style, 3 * top + 1, out, cap);
     unsigned n = 0;
     for (int pl = (int)top; pl >= 0; pl--) {
         for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3; kind++) {
@@ -206,38 +277,10 @@ int sci_t1_encode(sci_t1_coder *t, const sci_t1_params *p, const uint32_t *sm,
             else
                 cleanup_pass(&e, (unsigned)pl);
             r->pass_dist[n] = e.dist;
-            r->pass_symbols[n] = e.mq.symbols;
-            if (p->style & SCI_T1_TERMALL) {
-                /* each pass is its own segment; the next starts where
-                 * this one's flushed bytes end */
-                raw[n] = sci_mq_enc_flush(&e.mq);
-                sci_mq_enc_restart(&e.mq, raw[n]);
-            } else {
-                sci_mq_enc_mark(&e.mq, &mark[n]);
-            }
-            if (p->style & SCI_T1_RESET)
-                t1_init_states(e.mq.cx);
+            r->pass_symbols[n] = o.symbols;
+            t1_out_end_pass(&o);
             n++;
         }
     }
-    size_t len = p->style & SCI_T1_TERMALL ? raw[n - 1]
-                                           : sci_mq_enc_flush(&e.mq);
-    if (e.mq.overflow)
-        return -2;
-    r->passes = n;
-    r->len = len;
-    r->symbols = e.mq.symbols;
-    if (p->style & SCI_T1_TERMALL) {
-        memcpy(r->pass_len, raw, n * sizeof raw[0]);
-        return 0;
-    }
-    /* The shortest cut of the final codeword after each pass (mq.h).  A
-     * cut that is good after pass j is good after any earlier pass, so
-     * each length is the least of its own and its successors'. */
-    r->pass_len[n - 1] = len;
-    for (int i = (int)n - 2; i >= 0; i--) {
-        size_t l = sci_mq_cut_len(&mark[i], out, len);
-        r->pass_len[i] = l < r->pass_len[i + 1] ? l : r->pass_len[i + 1];
-    }
-    return 0;
+    return t1_out_finish(&o, r);
 }

@@ -12,7 +12,9 @@
  *
  * The decision sequence of the passes, (context, decision) pairs in coding
  * order, can be watched with a trace callback: the bit-parallel modeller
- * must reproduce exactly that sequence.
+ * must reproduce exactly that sequence.  Decisions of raw passes
+ * (SCI_T1_BYPASS) have no context: the trace reports them with
+ * cx = SCI_T1_NCTX.
  */
 #ifndef SCI_CODEC_T1_H
 #define SCI_CODEC_T1_H
@@ -56,9 +58,9 @@ typedef enum {
 #define SCI_T1_VCAUSAL 0x08  /* vertically causal context formation */
 #define SCI_T1_PTERM 0x10    /* predictable termination */
 #define SCI_T1_SEGSYM 0x20   /* segmentation symbols */
-/* What this coder implements (BYPASS and PTERM are refused). */
-#define SCI_T1_STYLES (SCI_T1_RESET | SCI_T1_TERMALL | SCI_T1_VCAUSAL | \
-                       SCI_T1_SEGSYM)
+/* What this coder implements: all of Part 1's styles. */
+#define SCI_T1_STYLES (SCI_T1_BYPASS | SCI_T1_RESET | SCI_T1_TERMALL | \
+                       SCI_T1_VCAUSAL | SCI_T1_PTERM | SCI_T1_SEGSYM)
 
 typedef void (*sci_t1_trace_fn)(void *user, unsigned cx, unsigned d);
 
@@ -75,19 +77,28 @@ typedef struct {
     unsigned passes;       /* 0 when every magnitude is 0: not coded */
     unsigned zero_planes;  /* nbp - 1 - P (nbp when passes == 0) */
     size_t len;            /* codeword bytes */
-    unsigned long symbols; /* MQ decisions coded */
+    unsigned long symbols; /* decisions coded (MQ, and raw under BYPASS) */
     /* After pass i (0-based): the bytes a decoder needs to decode passes
      * 0..i (cumulative, non-decreasing, pass_len[passes - 1] == len): the
-     * flushed segment ends under SCI_T1_TERMALL, else the shortest cuts
-     * of the final codeword that still decode the pass (sci_mq_cut_len,
-     * see docs/ebcot.md). */
+     * end of the codeword segment where pass i ends one (pass_term[i]),
+     * else the shortest cut of the segment's final bytes that still
+     * decodes the pass (sci_mq_cut_len for MQ passes, the bytes holding
+     * its bits for raw ones; see docs/ebcot.md). */
     size_t pass_len[SCI_T1_MAX_PASSES];
+    /* Codeword segments (D.4): pass i ends one iff pass_term[i] (the last
+     * pass always; every pass under SCI_T1_TERMALL; under SCI_T1_BYPASS
+     * Table D.9's boundaries).  Segment j spans from the pass_len of the
+     * previous terminating pass (0 for the first) to that of its own
+     * last pass.  pass_raw[i]: pass i was coded raw (bypass). */
+    unsigned segments;
+    uint8_t pass_term[SCI_T1_MAX_PASSES];
+    uint8_t pass_raw[SCI_T1_MAX_PASSES];
     /* Decrease of the squared error of the quantization indices that pass
      * i brings, with the reconstruction of sci_t1_decode (exact per sample,
      * summed in double: exact while nbp <= 20).  Their sum is the block's
      * sum of squared magnitudes. */
     double pass_dist[SCI_T1_MAX_PASSES];
-    /* MQ decisions coded up to the end of pass i (cumulative). */
+    /* Decisions coded up to the end of pass i (cumulative). */
     unsigned long pass_symbols[SCI_T1_MAX_PASSES];
 } sci_t1_result;
 
@@ -114,7 +125,8 @@ int sci_t1_encode(sci_t1_coder *t, const sci_t1_params *p, const uint32_t *sm,
 /* Decodes the first `passes` passes of a block coded with p and
  * zero_planes, from in[0..len) (len = pass_len[passes - 1] of the encoder,
  * or less: bytes beyond len read as 0xFF).  pass_len (the encoder's
- * cumulative lengths) is needed under SCI_T1_TERMALL, else unused.
+ * cumulative lengths, entries 0..passes-1) is needed under SCI_T1_TERMALL
+ * and SCI_T1_BYPASS (where segments start), else unused.
  * A sample whose bit-planes down to q >= 1 were decoded is reconstructed at
  * the midpoint of its interval, magnitude | 2^(q-1); one decoded down to
  * plane 0 is exact.  Returns 0, -1 for invalid parameters, 1 when a

@@ -162,4 +162,67 @@ static inline int64_t t1_ref_gain(uint32_t m, unsigned p) {
     return t1_sq((int64_t)m - before) - t1_sq((int64_t)m - after);
 }
 
+/* ---- passes and codeword segments (D.4, D.6, Table D.9) ---- */
+
+/* Kind of pass n (0-based): 0 significance propagation, 1 magnitude
+ * refinement, 2 cleanup; pass 0 is the cleanup of the top plane. */
+static inline unsigned t1_pass_kind(unsigned n) {
+    return n == 0 ? 2 : (n - 1) % 3;
+}
+
+/* Bypass: the significance and refinement passes from the fifth coded
+ * bit-plane on (pass 10 on) are raw. */
+static inline int t1_pass_raw(unsigned style, unsigned n) {
+    return (style & SCI_T1_BYPASS) && n >= 10 && t1_pass_kind(n) != 2;
+}
+
+/* Whether pass n of `passes` ends a codeword segment: the last pass;
+ * every pass under TERMALL; under BYPASS the cleanup of the fourth plane
+ * (pass 9, before the first raw pass) and then every refinement (end of a
+ * raw segment) and cleanup pass (an MQ segment before a raw one). */
+static inline int t1_pass_term(unsigned style, unsigned n, unsigned passes) {
+    if (n + 1 >= passes || (style & SCI_T1_TERMALL))
+        return 1;
+    return (style & SCI_T1_BYPASS) && n >= 9 && t1_pass_kind(n) != 0;
+}
+
+/* The coder side of the segments, shared by t1.c and t1_par.c so that both
+ * write the same bytes: decisions go to the MQ coder or, in raw passes, to
+ * the raw coder; t1_out_end_pass terminates segments where Table D.9 (and
+ * the style) says and starts the next one. */
+typedef struct {
+    sci_mq_enc mq;
+    sci_raw_enc raw;
+    unsigned style, passes, n;
+    int israw;            /* the current pass is raw */
+    int overflow;
+    uint8_t *buf;
+    size_t cap;
+    unsigned long symbols;   /* decisions coded, MQ and raw */
+    size_t end[SCI_T1_MAX_PASSES];   /* terminated: segment end; raw: len */
+    sci_mq_mark mark[SCI_T1_MAX_PASSES];
+} t1_out;
+
+void t1_out_init(t1_out *o, unsigned style, unsigned passes, uint8_t *buf,
+                 size_t cap);
+/* Ends the current pass. */
+void t1_out_end_pass(t1_out *o);
+/* After the last pass: fills r's len, symbols, passes and segment fields
+ * and pass_len; returns 0, or -2 when the bytes did not fit. */
+int t1_out_finish(t1_out *o, sci_t1_result *r);
+
+static inline void t1_out_code(t1_out *o, const sci_t1_params *p,
+                               unsigned cx, unsigned d) {
+    o->symbols++;
+    if (o->israw) {
+        if (p->trace)
+            p->trace(p->trace_user, SCI_T1_NCTX, d);
+        sci_raw_enc_put(&o->raw, d);
+    } else {
+        if (p->trace)
+            p->trace(p->trace_user, cx, d);
+        sci_mq_enc_encode(&o->mq, cx, d);
+    }
+}
+
 #endif

@@ -11,6 +11,8 @@
 
 typedef struct {
     sci_mq_dec mq;
+    sci_raw_dec raw;
+    int israw;       /* the current pass is raw (bypass) */
     const sci_t1_params *p;
     uint16_t *f;
     uint32_t *mag;   /* decoded magnitude bits */
@@ -19,7 +21,13 @@ typedef struct {
 } dec;
 
 static inline unsigned get(dec *d, unsigned cx) {
-    unsigned bit = sci_mq_dec_decode(&d->mq, cx);
+    unsigned bit;
+    if (d->israw) {
+        bit = sci_raw_dec_get(&d->raw);
+        cx = SCI_T1_NCTX;
+    } else {
+        bit = sci_mq_dec_decode(&d->mq, cx);
+    }
     if (d->p->trace)
         d->p->trace(d->p->trace_user, cx, bit);
     return bit;
@@ -117,11 +125,27 @@ static int cleanup_pass(dec *d, unsigned p) {
     return 0;
 }
 
+/* The end (clipped to len, at least s) of the segment whose first pass is
+ * n, s its start: its last pass's pass_len, or the last decoded pass's; the
+ * whole length when there is only one segment. */
+static size_t seg_end(unsigned style, unsigned all, unsigned passes,
+                      unsigned n, size_t s, const size_t *pass_len,
+                      size_t len) {
+    if (!(style & (SCI_T1_TERMALL | SCI_T1_BYPASS)))
+        return len;
+    unsigned m = n;
+    while (m + 1 < passes && !t1_pass_term(style, m, all))
+        m++;
+    size_t e = pass_len[m] < len ? pass_len[m] : len;
+    return e > s ? e : s;
+}
+
 int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
                   size_t len, unsigned zero_planes, unsigned passes,
                   const size_t *pass_len, uint32_t *sm, size_t stride) {
     if (sci_t1_check(p) || zero_planes > p->nbp ||
-        ((p->style & SCI_T1_TERMALL) && passes && !pass_len))
+        ((p->style & (SCI_T1_TERMALL | SCI_T1_BYPASS)) && passes &&
+         !pass_len))
         return -1;
     unsigned w = p->w, h = p->h;
     for (unsigned y = 0; y < h; y++)
@@ -143,10 +167,10 @@ int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
 
     uint8_t init[SCI_T1_NCTX];
     t1_init_states(init);
-    size_t seg_end = p->style & SCI_T1_TERMALL ? pass_len[0] : len;
-    if (seg_end > len)
-        seg_end = len;
-    sci_mq_dec_init(&d.mq, in, seg_end, SCI_T1_NCTX, init);
+    unsigned all = 3 * top + 1;
+    d.israw = 0;
+    sci_mq_dec_init(&d.mq, in, seg_end(p->style, all, passes, 0, 0, pass_len, len),
+                    SCI_T1_NCTX, init);
 
     int bad = 0;
     unsigned n = 0;
@@ -159,10 +183,16 @@ int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
                 ref_pass(&d, (unsigned)pl);
             else
                 bad |= cleanup_pass(&d, (unsigned)pl);
-            if ((p->style & SCI_T1_TERMALL) && n + 1 < passes) {
+            if (t1_pass_term(p->style, n, all) && n + 1 < passes) {
+                /* the next segment: from this pass's end to the end of
+                 * its last pass (or of the last pass decoded) */
                 size_t s = pass_len[n] < len ? pass_len[n] : len;
-                size_t e = pass_len[n + 1] < len ? pass_len[n + 1] : len;
-                sci_mq_dec_restart(&d.mq, in + s, e > s ? e - s : 0);
+                size_t e = seg_end(p->style, all, passes, n + 1, s, pass_len, len);
+                d.israw = t1_pass_raw(p->style, n + 1);
+                if (d.israw)
+                    sci_raw_dec_init(&d.raw, in + s, e - s);
+                else
+                    sci_mq_dec_restart(&d.mq, in + s, e - s);
             }
             if (p->style & SCI_T1_RESET)
                 t1_init_states(d.mq.cx);

@@ -454,50 +454,23 @@ int sci_t1p_encode(sci_t1p *t, const sci_t1_params *p, const uint32_t *sm,
     r->zero_planes = zero;
     if (!passes)
         return 0;
-    uint8_t init[SCI_T1_NCTX];
-    t1_init_states(init);
-    sci_mq_enc mq;
-    sci_mq_enc_init(&mq, out, cap, SCI_T1_NCTX, init);
-    size_t raw[SCI_T1_MAX_PASSES];
-    sci_mq_mark mark[SCI_T1_MAX_PASSES];
+    /* the one sequential consumer: MQ or raw coding (the segments of
+     * t1.c, shared code) and the ordered sum; raw passes ignore the pairs'
+     * contexts */
+    t1_out oc;
+    t1_out_init(&oc, p->style, passes, out, cap);
     unsigned n = 0;
     sci_t1p_pass o;
     while (sci_t1p_next(t, &o)) {
-        /* the one sequential consumer: MQ coding and the ordered sum */
-        for (size_t k = 0; k < o.n; k++) {
-            if (p->trace)
-                p->trace(p->trace_user, o.pairs[k].cx, o.pairs[k].d);
-            sci_mq_enc_encode(&mq, o.pairs[k].cx, o.pairs[k].d);
-        }
+        for (size_t k = 0; k < o.n; k++)
+            t1_out_code(&oc, p, o.pairs[k].cx, o.pairs[k].d);
         double dist = 0;
         for (size_t k = 0; k < o.ngain; k++)
             dist += (double)o.gain[k];
         r->pass_dist[n] = dist;
-        r->pass_symbols[n] = mq.symbols;
-        if (p->style & SCI_T1_TERMALL) {
-            raw[n] = sci_mq_enc_flush(&mq);
-            sci_mq_enc_restart(&mq, raw[n]);
-        } else {
-            sci_mq_enc_mark(&mq, &mark[n]);
-        }
-        if (p->style & SCI_T1_RESET)
-            t1_init_states(mq.cx);
+        r->pass_symbols[n] = oc.symbols;
+        t1_out_end_pass(&oc);
         n++;
     }
-    size_t len = p->style & SCI_T1_TERMALL ? raw[n - 1] : sci_mq_enc_flush(&mq);
-    if (mq.overflow)
-        return -2;
-    r->passes = n;
-    r->len = len;
-    r->symbols = mq.symbols;
-    if (p->style & SCI_T1_TERMALL) {
-        memcpy(r->pass_len, raw, n * sizeof raw[0]);
-        return 0;
-    }
-    r->pass_len[n - 1] = len;
-    for (int i = (int)n - 2; i >= 0; i--) {
-        size_t l = sci_mq_cut_len(&mark[i], out, len);
-        r->pass_len[i] = l < r->pass_len[i + 1] ? l : r->pass_len[i + 1];
-    }
-    return 0;
+    return t1_out_finish(&oc, r);
 }

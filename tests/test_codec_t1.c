@@ -105,6 +105,60 @@ static void test_mq_hand(void) {
     check(sci_mq_dec_decode(&d, 0) == 1, "hand: FF 7F decodes to 1");
 }
 
+/* Predictable termination (D.4.2) by hand, from the registers of
+ * test_mq_hand: no SETBITS, k = 12 - CT bits pushed out.
+ * One MPS (A = 0xAC02, C = 0, CT = 11): k = 1; C << 11 = 0, BYTEOUT opens
+ * byte 0x00, CT = 8, k = -7; the open byte is not 0xFF: BYTEOUT writes it.
+ * Codeword: 00 (FLUSH gives 7F).
+ * One LPS (A = 0xA7FC, C = 0x15804, CT = 10): k = 2; C << 10 = 0x5601000,
+ * BYTEOUT opens C >> 19 = 0xAC, C = 0x1000, k = -6; 0xAC goes out.
+ * Codeword: AC (FLUSH gives FF 7F).
+ * Raw segments (D.6): nine 1-bits are FF then a byte of 7 bits after the
+ * stuffed 0: 1 and the padding 010101, 0x55; eight 1-bits are FF, left
+ * out (0 bytes) unless predictably terminated: FF 2A. */
+static void test_mq_pterm_raw(void) {
+    uint8_t buf[16];
+    sci_mq_enc e;
+    sci_mq_enc_init(&e, buf, sizeof buf, 1, NULL);
+    sci_mq_enc_encode(&e, 0, 0);
+    size_t n = sci_mq_enc_pterm(&e);
+    check(n == 1 && buf[0] == 0x00, "pterm: one MPS codes to 00");
+    sci_mq_enc_init(&e, buf, sizeof buf, 1, NULL);
+    sci_mq_enc_encode(&e, 0, 1);
+    n = sci_mq_enc_pterm(&e);
+    check(n == 1 && buf[0] == 0xAC, "pterm: one LPS codes to AC");
+    sci_mq_dec d;
+    static const uint8_t z[] = {0x00}, ac[] = {0xAC};
+    sci_mq_dec_init(&d, z, 1, 1, NULL);
+    check(sci_mq_dec_decode(&d, 0) == 0, "pterm: 00 decodes to 0");
+    sci_mq_dec_init(&d, ac, 1, 1, NULL);
+    check(sci_mq_dec_decode(&d, 0) == 1, "pterm: AC decodes to 1");
+
+    sci_raw_enc r;
+    sci_raw_enc_init(&r, buf, sizeof buf, 0);
+    for (unsigned i = 0; i < 9; i++)
+        sci_raw_enc_put(&r, 1);
+    check(sci_raw_enc_len(&r) == 2, "raw: nine bits touch two bytes");
+    n = sci_raw_enc_flush(&r, 0);
+    check(n == 2 && buf[0] == 0xFF && buf[1] == 0x55, "raw: nine 1-bits are FF 55");
+    sci_raw_enc_init(&r, buf, sizeof buf, 0);
+    for (unsigned i = 0; i < 8; i++)
+        sci_raw_enc_put(&r, 1);
+    check(sci_raw_enc_flush(&r, 0) == 0, "raw: a last FF is left out");
+    sci_raw_enc_init(&r, buf, sizeof buf, 0);
+    for (unsigned i = 0; i < 8; i++)
+        sci_raw_enc_put(&r, 1);
+    n = sci_raw_enc_flush(&r, 1);
+    check(n == 2 && buf[0] == 0xFF && buf[1] == 0x2A, "raw: predictable end FF 2A");
+    sci_raw_dec rd;
+    static const uint8_t ff55[] = {0xFF, 0x55};
+    sci_raw_dec_init(&rd, ff55, 2);
+    unsigned ok = 1;
+    for (unsigned i = 0; i < 9; i++)
+        ok &= sci_raw_dec_get(&rd) == 1;
+    check(ok && sci_raw_dec_get(&rd) == 0, "raw: FF 55 reads as nine 1s, then the padding");
+}
+
 /* A random decision source: per context a probability of a 1 from very
  * skewed to even, drawn once. */
 typedef struct {
@@ -146,7 +200,8 @@ static void test_mq_random(void) {
         sci_mq_enc_init(&e, buf, sizeof buf, nctx, init);
         for (unsigned i = 0; i < n; i++)
             sci_mq_enc_encode(&e, cx[i], dd[i]);
-        size_t len = sci_mq_enc_flush(&e);
+        /* every other run predictably terminated (D.4.2) */
+        size_t len = run & 1 ? sci_mq_enc_pterm(&e) : sci_mq_enc_flush(&e);
         int ok = !e.overflow && e.symbols == n && (len == 0 || buf[len - 1] != 0xFF);
         sci_mq_dec d;
         sci_mq_dec_init(&d, buf, len, nctx, init);
@@ -278,17 +333,71 @@ static const unsigned shapes[][2] = {
     {16, 256}, {1024, 4}, {4, 1024}, {256, 16},
     {1, 1}, {3, 5}, {63, 17}, {1, 64}, {64, 1}, {5, 3}, {7, 1}, {2, 9},
 };
+/* every combination of the other styles, also with BYPASS, PTERM, both */
+#define T1_STYLE_SET(x) x, x | SCI_T1_BYPASS, x | SCI_T1_PTERM, \
+    x | SCI_T1_BYPASS | SCI_T1_PTERM
 static const unsigned styles[] = {
-    0, SCI_T1_RESET, SCI_T1_TERMALL, SCI_T1_RESET | SCI_T1_TERMALL,
-    SCI_T1_VCAUSAL, SCI_T1_SEGSYM, SCI_T1_STYLES,
+    T1_STYLE_SET(0), T1_STYLE_SET(SCI_T1_RESET), T1_STYLE_SET(SCI_T1_TERMALL),
+    T1_STYLE_SET(SCI_T1_RESET | SCI_T1_TERMALL), T1_STYLE_SET(SCI_T1_VCAUSAL),
+    T1_STYLE_SET(SCI_T1_SEGSYM), T1_STYLE_SET(SCI_T1_RESET | SCI_T1_TERMALL |
+                                              SCI_T1_VCAUSAL | SCI_T1_SEGSYM),
 };
 
 typedef struct {
     unsigned blocks, bad_round, bad_trace, bad_count, bad_zero, bad_cut,
-        bad_dist, bad_sum, bad_mono_est, cuts, neg_passes, bad_len;
+        bad_dist, bad_sum, bad_mono_est, cuts, neg_passes, bad_len, bad_seg,
+        bad_rebuild,
+        raw_passes;
 } t1_stats;
 
 static sci_t1_coder coder;
+
+/* The codeword put together again from the encoder's trace with the MQ
+ * and raw coders alone, segment by segment as pass_term / pass_raw say
+ * (checked against Table D.9 separately): each segment FLUSHed, or
+ * predictably terminated under PTERM; contexts from Table D.7, reset
+ * after every pass under RESET.  1 when it matches bytes and lengths. */
+static int t1_rebuild(const trace *te, const sci_t1_result *r, unsigned style,
+                      const uint8_t *out) {
+    static uint8_t buf[1 << 20];
+    uint8_t init[SCI_T1_NCTX] = {0};
+    init[0] = sci_mq_state(4, 0);
+    init[17] = sci_mq_state(3, 0);
+    init[18] = sci_mq_state(46, 0);
+    int pterm = (style & SCI_T1_PTERM) != 0;
+    sci_mq_enc e;
+    sci_raw_enc rw;
+    sci_mq_enc_init(&e, buf, sizeof buf, SCI_T1_NCTX, init);
+    size_t start = 0, k = 0;
+    for (unsigned i = 0; i < r->passes; i++) {
+        int raw = r->pass_raw[i];
+        if (i && r->pass_term[i - 1]) {
+            if (raw)
+                sci_raw_enc_init(&rw, buf, sizeof buf, start);
+            else
+                sci_mq_enc_restart(&e, start);
+        }
+        for (; k < r->pass_symbols[i]; k++) {
+            unsigned cx = te->v[k] >> 1, d = te->v[k] & 1;
+            if (raw != (cx == SCI_T1_NCTX))
+                return 0;
+            if (raw)
+                sci_raw_enc_put(&rw, d);
+            else
+                sci_mq_enc_encode(&e, cx, d);
+        }
+        if (r->pass_term[i]) {
+            size_t end = raw ? sci_raw_enc_flush(&rw, pterm)
+                             : pterm ? sci_mq_enc_pterm(&e) : sci_mq_enc_flush(&e);
+            if (end != r->pass_len[i])
+                return 0;
+            start = end;
+        }
+        if (style & SCI_T1_RESET)
+            memcpy(e.cx, init, sizeof init);
+    }
+    return start == r->len && !memcmp(buf, out, r->len);
+}
 
 /* Encodes sm, decodes it whole and after every pass, and checks all that
  * the comments of test_t1 list. */
@@ -328,6 +437,34 @@ static void t1_block(t1_stats *st, const uint32_t *sm, unsigned w, unsigned h,
     st->bad_len += r.pass_len[r.passes - 1] != r.len;
     for (unsigned i = 1; i < r.passes; i++)
         st->bad_len += r.pass_len[i] < r.pass_len[i - 1];
+
+    /* The segments of Table D.9, worked out here independently: raw are
+     * the SPP and MRP passes of the fifth plane on (pass 10 on), segments
+     * end at the last pass, at every pass under TERMALL, and under BYPASS
+     * at pass 9 and every later MRP and CUP.  No segment ends in 0xFF,
+     * no 0xFF is followed by a byte above 0x8F (MQ) or 0x7F (raw). */
+    unsigned nseg = 0;
+    size_t seg_start = 0;
+    for (unsigned i = 0; i < r.passes; i++) {
+        unsigned kind = i ? (i - 1) % 3 : 2;
+        int raw = (style & SCI_T1_BYPASS) && i >= 10 && kind != 2;
+        int term = i + 1 == r.passes || (style & SCI_T1_TERMALL) ||
+                   ((style & SCI_T1_BYPASS) && i >= 9 && kind != 0);
+        st->bad_seg += r.pass_raw[i] != raw || r.pass_term[i] != term;
+        st->raw_passes += raw;
+        if (!r.pass_term[i])
+            continue;
+        nseg++;
+        size_t e = r.pass_len[i];
+        if (e > seg_start && out[e - 1] == 0xFF)
+            st->bad_seg++;
+        for (size_t j = seg_start; j + 1 < e; j++)
+            if (out[j] == 0xFF && out[j + 1] > (raw ? 0x7F : 0x8F))
+                st->bad_seg++;
+        seg_start = e;
+    }
+    st->bad_seg += nseg != r.segments;
+    st->bad_rebuild += !t1_rebuild(&te, &r, style, out);
 
     /* all passes: the samples come back exactly, the decoder sees the
      * encoder's (context, decision) sequence */
@@ -407,6 +544,12 @@ static void report(const t1_stats *st, const char *name) {
     check(st->bad_zero == 0, what);
     snprintf(what, sizeof what, "%s: pass lengths non-decreasing, last == codeword", name);
     check(st->bad_len == 0, what);
+    snprintf(what, sizeof what, "%s: segments and raw passes as Table D.9 (%u raw passes), "
+             "no segment ends in 0xFF, no false marker", name, st->raw_passes);
+    check(st->bad_seg == 0 && st->raw_passes > 0, what);
+    snprintf(what, sizeof what, "%s: codeword == its segments rebuilt from the trace by the "
+             "MQ and raw coders (FLUSH, or PTERM)", name);
+    check(st->bad_rebuild == 0, what);
     snprintf(what, sizeof what, "%s: %u cuts decode the encoder's decisions, samples within a plane",
              name, st->cuts);
     check(st->bad_cut == 0 && st->cuts > 0, what);
@@ -517,9 +660,11 @@ static void test_t1_params(void) {
     p.nbp = 31;
     check(sci_t1_check(&p) != NULL, "31 bit-planes refused");
     p.nbp = 8;
-    p.style = SCI_T1_BYPASS;
+    p.style = 0x40;
     check(sci_t1_check(&p) != NULL && sci_t1_encode(&coder, &p, sm, 8, out, sizeof out, &r) == -1,
-          "bypass refused");
+          "unknown style bit refused");
+    p.style = SCI_T1_BYPASS | SCI_T1_PTERM;
+    check(sci_t1_check(&p) == NULL, "bypass and predictable termination accepted");
     p.style = 0;
     memset(sm, 0, sizeof sm);
     sm[3] = 256;
@@ -536,6 +681,7 @@ int main(int argc, char **argv) {
     check(qe_index_ok(), "Table C.2 spot values");
     test_mq_h2();
     test_mq_hand();
+    test_mq_pterm_raw();
     test_mq_random();
     test_mq_trunc();
     test_t1();

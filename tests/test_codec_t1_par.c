@@ -83,8 +83,11 @@ static void par_block(par_stats *st, const uint32_t *sm, unsigned w,
             st->worst_h = h;
         }
         size_t end = r1.pass_symbols[k];
+        /* the pairs keep their contexts in raw (bypass) passes; the coder
+         * traces raw decisions as context SCI_T1_NCTX */
         for (size_t j = 0; j < o.n && !differ; j++) {
-            uint8_t v = (uint8_t)(o.pairs[j].cx << 1 | o.pairs[j].d);
+            unsigned cx = r1.pass_raw[k] ? SCI_T1_NCTX : o.pairs[j].cx;
+            uint8_t v = (uint8_t)(cx << 1 | o.pairs[j].d);
             if (at + j >= end || t1.v[at + j] != v) {
                 differ = 1;
                 if (st->reported++ < 5) {
@@ -136,9 +139,12 @@ static void par_block(par_stats *st, const uint32_t *sm, unsigned w,
     }
     int same = r1.passes == r2.passes && r1.zero_planes == r2.zero_planes &&
                r1.len == r2.len && r1.symbols == r2.symbols &&
+               r1.segments == r2.segments &&
                !memcmp(out1, out2, r1.len);
     for (unsigned i = 0; i < r1.passes && same; i++)
         same = r1.pass_len[i] == r2.pass_len[i] &&
+               r1.pass_term[i] == r2.pass_term[i] &&
+               r1.pass_raw[i] == r2.pass_raw[i] &&
                r1.pass_symbols[i] == r2.pass_symbols[i] &&
                !memcmp(&r1.pass_dist[i], &r2.pass_dist[i], sizeof(double));
     if (!same && st->reported++ < 5)
@@ -191,9 +197,14 @@ static const unsigned shapes[][2] = {
     {1, 1}, {3, 5}, {63, 17}, {1, 64}, {64, 1}, {5, 3}, {7, 1}, {2, 9},
 };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+/* every combination of the other styles, also with BYPASS, PTERM, both */
+#define T1_STYLE_SET(x) x, x | SCI_T1_BYPASS, x | SCI_T1_PTERM, \
+    x | SCI_T1_BYPASS | SCI_T1_PTERM
 static const unsigned styles[] = {
-    0, SCI_T1_VCAUSAL, SCI_T1_RESET, SCI_T1_TERMALL, SCI_T1_SEGSYM,
-    SCI_T1_RESET | SCI_T1_TERMALL, SCI_T1_STYLES,
+    T1_STYLE_SET(0), T1_STYLE_SET(SCI_T1_VCAUSAL), T1_STYLE_SET(SCI_T1_RESET),
+    T1_STYLE_SET(SCI_T1_TERMALL), T1_STYLE_SET(SCI_T1_SEGSYM),
+    T1_STYLE_SET(SCI_T1_RESET | SCI_T1_TERMALL),
+    T1_STYLE_SET(SCI_T1_RESET | SCI_T1_TERMALL | SCI_T1_VCAUSAL | SCI_T1_SEGSYM),
 };
 enum { NSTYLES = sizeof styles / sizeof styles[0] };
 
@@ -363,8 +374,8 @@ static void test_params(void) {
     check(sci_t1p_begin(par, &p, &v, 1, &passes, &zero) == -1,
           "magnitude >= 2^nbp refused");
     p.nbp = 3;
-    p.style = SCI_T1_BYPASS;
-    check(sci_t1p_begin(par, &p, &v, 1, &passes, &zero) == -1, "bypass style refused");
+    p.style = 0x40;
+    check(sci_t1p_begin(par, &p, &v, 1, &passes, &zero) == -1, "unknown style bit refused");
     p.style = 0;
     p.w = 65;
     p.h = 64;
