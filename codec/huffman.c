@@ -193,7 +193,8 @@ long sci_huff_pack(const sci_huff_code *c, const uint32_t *sym, size_t n,
                 return SCI_HUFF_E_ARG;
             pkg[np] = (uint64_t)count << SCI_HUFF_PACKAGE_BITS |
                       acc << (SCI_HUFF_PACKAGE_BITS - used);
-            first[np] = (uint32_t)(i - count);
+            if (first)
+                first[np] = (uint32_t)(i - count);
             np++;
             acc = 0;
             used = count = 0;

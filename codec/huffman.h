@@ -70,8 +70,8 @@ int sci_huff_build(const uint8_t *len, unsigned nsym, sci_huff_code *c);
 void sci_huff_free(sci_huff_code *c);
 
 /* Packages of the symbols sym[0..n-1] (each with a code) into pkg (room for
- * cap words) and the index of each one's first symbol into first (cap
- * entries).  Returns the number of packages, or E_ARG when a symbol has no
+ * cap words) and, when first is not NULL, the index of each one's first
+ * symbol into first (cap entries; a decoder can also sum the counts).  Returns the number of packages, or E_ARG when a symbol has no
  * code or the room runs out.  n symbols take at most n packages. */
 long sci_huff_pack(const sci_huff_code *c, const uint32_t *sym, size_t n,
                    uint64_t *pkg, uint32_t *first, size_t cap);

@@ -193,11 +193,10 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
     int err = SCI_SEIS_E_NOMEM;
     uint32_t *sym = malloc(n * sizeof *sym);
     uint64_t *pkg = malloc(n * sizeof *pkg);
-    uint32_t *first = malloc(n * sizeof *first);
     uint64_t *freq = calloc(nsym, sizeof *freq);
     uint8_t *len = malloc(nsym);
     sci_huff_code code = {0};
-    if (!sym || !pkg || !first || !freq || !len)
+    if (!sym || !pkg || !freq || !len)
         goto out;
     for (size_t i = 0; i < n; i++) {
         if (q[i] >= nsym) {
@@ -214,7 +213,8 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
         err = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
         goto out;
     }
-    long np = sci_huff_pack(&code, sym, n, pkg, first, n);
+    /* the frame stores no first indices: a decoder sums the counts */
+    long np = sci_huff_pack(&code, sym, n, pkg, NULL, n);
     if (np < 0) {
         err = SCI_SEIS_E_ARG;
         goto out;
@@ -269,7 +269,6 @@ out:
     sci_huff_free(&code);
     free(sym);
     free(pkg);
-    free(first);
     free(freq);
     free(len);
     return err;
