@@ -120,7 +120,7 @@ typedef struct {
     uint16_t *f;     /* flags of sample (0, 0) */
     uint32_t *mag;
     size_t W;        /* flags row pitch: w + 2 */
-    double dist;     /* this pass's distortion decrease so far */
+    t1_dsum dist;    /* this pass's distortion decrease so far, exact */
 } enc;
 
 static inline void code(enc *e, unsigned cx, unsigned d) {
@@ -132,9 +132,11 @@ static void code_sign(enc *e, uint16_t *f, unsigned y, unsigned i,
                       unsigned p) {
     unsigned xr;
     unsigned cx = t1_sc_ctx(f, e->W, t1_below(e->p->style, y), &xr);
-    code(e, cx, ((*f & T1_NEG) ? 1u : 0u) ^ xr);
+    /* a raw (bypass) pass stores the sign itself, not its prediction's
+     * XOR (D.6) */
+    code(e, cx, ((*f & T1_NEG) ? 1u : 0u) ^ (e->o->israw ? 0u : xr));
     *f |= T1_SIG;
-    e->dist += (double)t1_sig_gain(e->mag[i], p);
+    e->dist += t1_sig_gain(e->mag[i], p);
 }
 
 static void sig_pass(enc *e, unsigned p) {
@@ -174,7 +176,7 @@ static void ref_pass(enc *e, unsigned p) {
                 unsigned cx = t1_mr_ctx(f, e->W, t1_below(e->p->style, y));
                 code(e, cx, e->mag[i] >> p & 1);
                 *f |= T1_REF;
-                e->dist += (double)t1_ref_gain(e->mag[i], p);
+                e->dist += t1_ref_gain(e->mag[i], p);
             }
         }
     }
@@ -276,7 +278,7 @@ int sci_t1_encode(sci_t1_coder *t, const sci_t1_params *p, const uint32_t *sm,
                 ref_pass(&e, (unsigned)pl);
             else
                 cleanup_pass(&e, (unsigned)pl);
-            r->pass_dist[n] = e.dist;
+            r->pass_dist[n] = t1_dsum_double(e.dist);
             r->pass_symbols[n] = o.symbols;
             t1_out_end_pass(&o);
             n++;

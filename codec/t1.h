@@ -94,9 +94,10 @@ typedef struct {
     uint8_t pass_term[SCI_T1_MAX_PASSES];
     uint8_t pass_raw[SCI_T1_MAX_PASSES];
     /* Decrease of the squared error of the quantization indices that pass
-     * i brings, with the reconstruction of sci_t1_decode (exact per sample,
-     * summed in double: exact while nbp <= 20).  Their sum is the block's
-     * sum of squared magnitudes. */
+     * i brings, with the reconstruction of sci_t1_decode: the exact integer
+     * sum of the pass's per-sample terms (int64 each, summed in 128 bits,
+     * so independent of the order of summation), rounded once to double.
+     * Their sum is the block's sum of squared magnitudes. */
     double pass_dist[SCI_T1_MAX_PASSES];
     /* Decisions coded up to the end of pass i (cumulative). */
     unsigned long pass_symbols[SCI_T1_MAX_PASSES];

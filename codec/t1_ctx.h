@@ -146,6 +146,19 @@ static inline int64_t t1_sq(int64_t x) {
     return x * x;
 }
 
+/* A pass's distortion decrease is the sum of the int64 terms below (each
+ * within 2^62), summed exactly in a 128-bit integer: no sum of a block's
+ * terms can overflow it, and integer addition makes the result the same in
+ * any order (the CUDA coder adds the same terms per lane and then across
+ * lanes).  pass_dist is that sum rounded once to double (round to nearest,
+ * ties to even).  __int128 is a GCC and Clang extension, hence
+ * __extension__ (C99 has no 128-bit type). */
+__extension__ typedef __int128 t1_dsum;
+
+static inline double t1_dsum_double(t1_dsum s) {
+    return (double)s;
+}
+
 /* Distortion decrease (squared error of the quantization index, with
  * sci_t1_decode's reconstruction) when a sample of magnitude m becomes
  * significant in plane p: from 0 to the midpoint 1.5 * 2^p (or exactly 1

@@ -37,7 +37,7 @@ static void get_sign(dec *d, uint16_t *f, unsigned y, unsigned i,
                      unsigned p) {
     unsigned xr;
     unsigned cx = t1_sc_ctx(f, d->W, t1_below(d->p->style, y), &xr);
-    if (get(d, cx) ^ xr)
+    if (get(d, cx) ^ (d->israw ? 0u : xr))
         *f |= T1_NEG;
     *f |= T1_SIG;
     d->mag[i] |= 1u << p;

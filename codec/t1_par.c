@@ -136,6 +136,10 @@ static inline void put(sci_t1p *t, unsigned i, unsigned cx, unsigned d) {
 static void put_sign(sci_t1p *t, unsigned i, unsigned x, unsigned y) {
     nbhd n = look(t, x, y);
     unsigned xr, cx = sc_ctx(&n, &xr);
+    /* a raw (bypass) significance pass stores the sign itself (D.6) */
+    if (t->kind == SCI_T1P_SPP &&
+        t1_pass_raw(t->style, 3 * (t->top - (unsigned)t->plane) - 2))
+        xr = 0;
     put(t, i, cx, t->neg[i] ^ xr);
     t->sgain[i] = t1_sig_gain(t->mag[i], (unsigned)t->plane);
     t->hasgain[i] = 1;
@@ -455,8 +459,8 @@ int sci_t1p_encode(sci_t1p *t, const sci_t1_params *p, const uint32_t *sm,
     if (!passes)
         return 0;
     /* the one sequential consumer: MQ or raw coding (the segments of
-     * t1.c, shared code) and the ordered sum; raw passes ignore the pairs'
-     * contexts */
+     * t1.c, shared code); raw passes ignore the pairs' contexts.  The
+     * distortion sum is exact, its order immaterial. */
     t1_out oc;
     t1_out_init(&oc, p->style, passes, out, cap);
     unsigned n = 0;
@@ -464,10 +468,10 @@ int sci_t1p_encode(sci_t1p *t, const sci_t1_params *p, const uint32_t *sm,
     while (sci_t1p_next(t, &o)) {
         for (size_t k = 0; k < o.n; k++)
             t1_out_code(&oc, p, o.pairs[k].cx, o.pairs[k].d);
-        double dist = 0;
+        t1_dsum dist = 0;
         for (size_t k = 0; k < o.ngain; k++)
-            dist += (double)o.gain[k];
-        r->pass_dist[n] = dist;
+            dist += o.gain[k];
+        r->pass_dist[n] = t1_dsum_double(dist);
         r->pass_symbols[n] = oc.symbols;
         t1_out_end_pass(&oc);
         n++;

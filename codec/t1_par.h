@@ -74,7 +74,8 @@ typedef struct {
     const sci_t1p_pair *pairs;
     /* Distortion decreases (t1.h's pass_dist terms, exact integers) of the
      * samples that became significant or were refined, in coding order:
-     * summed left to right in double they give pass_dist bit for bit. */
+     * their exact (128-bit) sum, in any order, rounded to double is
+     * pass_dist. */
     size_t ngain;
     const int64_t *gain;
     unsigned long steps;        /* parallel steps this pass took */

@@ -114,12 +114,12 @@ static void par_block(par_stats *st, const uint32_t *sm, unsigned w,
                        w, h, band, nbp, style, k, kind_name[o.kind], o.plane,
                        o.n, end - at);
         }
-        /* the pass's distortion does not depend on the order of the sum
-         * (every term is 2^(p-1) times an integer below 2^(p+4), so the
-         * double sums are exact): summed backwards it is the same */
-        double back = 0;
+        /* pass_dist is the exact (128-bit) sum of the terms rounded to
+         * double, whatever the order: summed backwards, the same bits */
+        __extension__ __int128 acc = 0;
         for (size_t j = o.ngain; j-- > 0;)
-            back += (double)o.gain[j];
+            acc += o.gain[j];
+        double back = (double)acc;
         st->bad_sum_order += memcmp(&back, &r1.pass_dist[k], sizeof back) != 0;
         st->pairs += o.n;
         at = end;
