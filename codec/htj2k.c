@@ -16,66 +16,8 @@
 #include <string.h>
 
 #include "ht_block.h"
+#include "j2k_enc.h"
 #include "t2_bits.h"
-
-#define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
-/* Largest resolution that one precinct of 2^15 covers. */
-#define MAX_PRECINCT 32768u
-
-typedef struct {
-    unsigned comp, res, type;   /* type: 0 LL, 1 HL, 2 LH, 3 HH */
-    unsigned level;             /* decomposition level (LL: levels) */
-    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
-    unsigned nbx, nby;          /* code-blocks across and down */
-    unsigned mb;                /* magnitude bit-planes M_b */
-    uint16_t spqcd;             /* QCD entry: exponent (and mantissa) */
-    float inv_step;             /* 9/7: 1 / step, in coefficient units */
-    double weight;              /* 9/7: L2 norm of its synthesis basis */
-    size_t first_block;
-    /* tag-tree geometry and node storage, used by tier-2 for bands with
-     * both included and left-out blocks (values, first-visit flags) */
-    sci_tagtree incl, zbp;
-} band;
-
-typedef struct {
-    unsigned band;
-    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
-    size_t slot, slot_cap;      /* its bytes in the block arena */
-} block;
-
-/* The packet of one (component, resolution): its bands are consecutive in
- * bands[] and their blocks consecutive in blocks[] (layout order). */
-typedef struct {
-    unsigned first_band, nbands;
-    size_t first_block, nblocks;
-} packet;
-
-#define MAX_PACKETS (SCI_WT_MAX_COMPONENTS * (SCI_DWT_MAX_LEVELS + 1))
-
-struct sci_htj2k_enc {
-    sci_wt_geometry g;
-    sci_htj2k_params p;
-    sci_ht_enc_tables tables;
-    unsigned guard_bits;
-    unsigned nbands;
-    band bands[MAX_BANDS];
-    size_t nblocks;
-    block *blocks;
-    uint8_t *arena;             /* the C backend's coded blocks */
-    size_t arena_size;
-    long *len;                  /* coded length of each block */
-    size_t *slot_off;           /* arena offset of each block */
-    uint8_t *hdr;               /* one packet header */
-    size_t hdr_cap;
-    unsigned npackets;
-    packet packets[MAX_PACKETS];  /* index c * (levels + 1) + r */
-    sci_htj2k_span spans[MAX_PACKETS];
-    size_t comp_offset[SCI_WT_MAX_COMPONENTS];
-    double last_qstep;
-    /* rate control: the step and log-log slope the last frame ended on
-     * (0: no frame yet) */
-    double rate_q, rate_slope;
-};
 
 void sci_htj2k_params_default(sci_htj2k_params *p) {
     p->qstep = 1.0 / 256;
@@ -83,6 +25,9 @@ void sci_htj2k_params_default(sci_htj2k_params *p) {
     p->cb_h_log2 = 6;
     p->progression = SCI_J2K_RPCL;
     p->bitrate = 0;
+    p->coder = SCI_J2K_CODER_HT;
+    p->layers = 1;
+    p->cb_style = 0;
     p->jph = 0;
 }
 
@@ -103,7 +48,18 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
         return "qstep must be in (0, 2]";
     if (!(p->bitrate >= 0) || p->bitrate > 64)
         return "bitrate must be 0 (off) or up to 64 bits per pixel";
-    if (p->bitrate > 0 && g->filter != SCI_DWT_97)
+    int part1 = p->coder == SCI_J2K_CODER_PART1;
+    if (!part1 && p->coder != SCI_J2K_CODER_HT)
+        return "unknown block coder";
+    if (p->layers < 1 || p->layers > SCI_J2K_MAX_LAYERS)
+        return "layers must be 1 to 64";
+    if (!part1 && (p->layers != 1 || p->cb_style))
+        return "quality layers and code-block styles need the Part 1 coder";
+    if (p->cb_style & ~(unsigned)SCI_T1_STYLES)
+        return "unknown code-block style bits";
+    if (part1 && p->jph)
+        return "the JPH file format is for HTJ2K codestreams";
+    if (p->bitrate > 0 && !part1 && g->filter != SCI_DWT_97)
         return "a bitrate target needs the irreversible (9/7) path";
     if (p->bitrate > 0) {
         /* What no step can go below (markers, one empty packet a component
@@ -114,11 +70,12 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
                    g->depth;
         double floor_bytes = 2 + 40 + 3.0 * g->components + 10 + 14 +
                              5 + 2.0 * (3 * g->levels + 1) + 14 + 2 +
-                             (double)g->components * (g->levels + 1) +
+                             (double)g->components * (g->levels + 1) *
+                                 p->layers +
                              (p->jph ? 85 : 0);
         if (p->bitrate * pixels / 8 < 1.05 * floor_bytes)
             return "bitrate too low: the codestream's headers alone need more";
-        if (p->bitrate * pixels > raw)
+        if (p->bitrate * pixels > raw && !part1)
             return "bitrate above the uncompressed samples' bits per pixel: "
                    "use reversible (lossless) coding instead";
     }
@@ -164,10 +121,11 @@ static double bibo_53(unsigned levels, int high) {
     return sum;
 }
 
-/* L2 norm of a 1-D 9/7 synthesis basis function of a coefficient of the
- * low (high = 0) or high band of level `level`, found by running our own
- * inverse transform on an impulse, so it holds for our normalisation. */
-static double norm_97(unsigned level, int high) {
+/* L2 norm of a 1-D synthesis basis function of a coefficient of the low
+ * (high = 0) or high band of level `level`, found by running our own
+ * inverse transform (9/7, or the 5/3 without rounding) on an impulse, so
+ * it holds for our normalisation. */
+static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
     unsigned l = level > 14 ? 14 : level;
     uint32_t n = (uint32_t)64 << l;
     float *x = calloc(n, sizeof(float));
@@ -176,7 +134,10 @@ static double norm_97(unsigned level, int high) {
     uint32_t low = sci_dwt_low_len(n, l);
     uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
     x[pos] = 1.0f;
-    sci_dwt97_inverse(x, n, 1, n, l);
+    if (f == SCI_DWT_97)
+        sci_dwt97_inverse(x, n, 1, n, l);
+    else
+        sci_dwt53f_inverse(x, n, 1, n, l);
     double sum = 0;
     for (uint32_t i = 0; i < n; i++)
         sum += (double)x[i] * x[i];
@@ -205,6 +166,27 @@ static uint16_t encode_step(double rel, unsigned *eps_out) {
     return (uint16_t)((eps << 11) | (unsigned)mu);
 }
 
+/* Part 1 rate allocation weighs each band's index errors by what they
+ * become in the image: the step and the synthesis norm, squared, and for
+ * the first three components the squared norm of their column of the
+ * inverse colour transform (RCT: G = Y - (Cb + Cr) / 4, R = Cr + G,
+ * B = Cb + G; ICT: Table G.2's inverse). */
+static void set_dist_weights(sci_htj2k_enc *e) {
+    static const double rct[3] = {3.0, 11.0 / 16, 11.0 / 16};
+    static const double ict[3] = {3.0, 0.344136 * 0.344136 + 1.772 * 1.772,
+                                  1.402 * 1.402 + 0.714136 * 0.714136};
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        double step = e->g.filter == SCI_DWT_97 ? 1.0 / b->inv_step : 1.0;
+        double w = step * step * b->weight * b->weight;
+        if (b->comp < 3 && e->g.ct == SCI_CT_RCT)
+            w *= rct[b->comp];
+        else if (b->comp < 3 && e->g.ct == SCI_CT_ICT)
+            w *= ict[b->comp];
+        b->dist_weight = w;
+    }
+}
+
 static void set_steps(sci_htj2k_enc *e, double qstep) {
     const sci_wt_geometry *g = &e->g;
     for (unsigned i = 0; i < e->nbands; i++) {
@@ -225,6 +207,7 @@ static void set_steps(sci_htj2k_enc *e, double qstep) {
         b->inv_step = (float)(1.0 / coded);
         b->mb = e->guard_bits + eps - 1;
     }
+    set_dist_weights(e);
 }
 
 static int layout(sci_htj2k_enc *e) {
@@ -235,10 +218,10 @@ static int layout(sci_htj2k_enc *e) {
     if (g->filter == SCI_DWT_53 && g->ct == SCI_CT_RCT)
         extra = 1; /* RCT chroma differences take one bit more */
     double norm_low[SCI_DWT_MAX_LEVELS + 1], norm_high[SCI_DWT_MAX_LEVELS + 1];
-    if (g->filter == SCI_DWT_97)
+    if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
         for (unsigned d = 0; d <= L; d++) {
-            norm_low[d] = norm_97(d, 0);
-            norm_high[d] = d ? norm_97(d, 1) : 1.0;
+            norm_low[d] = norm_synth(g->filter, d, 0);
+            norm_high[d] = d ? norm_synth(g->filter, d, 1) : 1.0;
         }
     e->nbands = 0;
     e->nblocks = 0;
@@ -263,10 +246,10 @@ static int layout(sci_htj2k_enc *e) {
                 b->nby = (b->h + (1u << p->cb_h_log2) - 1) >> p->cb_h_log2;
                 b->first_block = e->nblocks;
                 e->nblocks += (size_t)b->nbx * b->nby;
-                if (g->filter == SCI_DWT_97) {
+                if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
                     b->weight = ((t & 1) ? norm_high[d] : norm_low[d]) *
                                 ((t & 2) ? norm_high[d] : norm_low[d]);
-                } else {
+                if (g->filter == SCI_DWT_53) {
                     double gain = t == 0 ? bibo_53(d, 0) * bibo_53(d, 0)
                                   : t == 3 ? bibo_53(d - 1, 1) * bibo_53(d - 1, 1)
                                            : bibo_53(d, 0) * bibo_53(d - 1, 1);
@@ -299,8 +282,18 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     if (sci_ht_enc_tables_init(&e->tables) < 0)
         goto fail;
     layout(e);
-    if (g->filter == SCI_DWT_97)
+    if (g->filter == SCI_DWT_97 && p->coder == SCI_J2K_CODER_PART1 &&
+        p->bitrate > 0) {
+        /* Truncation, not the step, sets the rate here: quantize no
+         * coarser than one sample unit, so that high rates are not capped
+         * by the step. */
+        e->last_qstep = fmin(p->qstep, ldexp(1.0, -(int)g->depth));
+        set_steps(e, e->last_qstep);
+    } else if (g->filter == SCI_DWT_97) {
         set_steps(e, p->qstep);
+    } else {
+        set_dist_weights(e);
+    }
     for (unsigned i = 0; i < e->nbands; i++)
         if (e->bands[i].mb > 30)
             goto fail;
@@ -320,9 +313,12 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
                 k->w = b->w - bx * cbw < cbw ? b->w - bx * cbw : cbw;
                 k->h = b->h - by * cbh < cbh ? b->h - by * cbh : cbh;
                 k->slot = arena;
-                /* 9/7 steps may change under rate control: size for 30. */
-                k->slot_cap = sci_ht_block_max_bytes((size_t)k->w * k->h,
-                        g->filter == SCI_DWT_97 ? 30 : b->mb);
+                /* HT 9/7 steps may change under rate control: size for 30. */
+                if (p->coder == SCI_J2K_CODER_PART1)
+                    k->slot_cap = sci_t1_max_bytes(k->w, k->h, b->mb);
+                else
+                    k->slot_cap = sci_ht_block_max_bytes((size_t)k->w * k->h,
+                            g->filter == SCI_DWT_97 ? 30 : b->mb);
                 arena += k->slot_cap;
             }
         if (b->nbx && b->nby) {
@@ -359,6 +355,8 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
         goto fail;
     for (size_t i = 0; i < e->nblocks; i++)
         e->slot_off[i] = e->blocks[i].slot;
+    if (p->coder == SCI_J2K_CODER_PART1 && j2k_p1_init(e) < 0)
+        goto fail;
     return e;
 fail:
     sci_htj2k_enc_free(e);
@@ -368,6 +366,7 @@ fail:
 void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     if (!e)
         return;
+    j2k_p1_free(e);
     for (unsigned i = 0; i < e->nbands; i++) {
         sci_tagtree_free(&e->bands[i].incl);
         sci_tagtree_free(&e->bands[i].zbp);
@@ -386,30 +385,6 @@ double sci_htj2k_last_qstep(const sci_htj2k_enc *e) {
 
 /* --- markers ------------------------------------------------------------- */
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} out_buf;
-
-static void put8(out_buf *o, unsigned v) {
-    if (o->p && o->len < o->cap)
-        o->p[o->len] = (uint8_t)v;
-    o->len++;
-}
-static void put16(out_buf *o, unsigned v) {
-    put8(o, v >> 8);
-    put8(o, v);
-}
-static void put32(out_buf *o, uint32_t v) {
-    put16(o, v >> 16);
-    put16(o, v & 0xFFFF);
-}
-static void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
-    if (o->p && o->len + n <= o->cap)
-        memcpy(o->p + o->len, s, n);
-    o->len += n;
-}
-
 static unsigned max_mb(const sci_htj2k_enc *e) {
     unsigned m = 0;
     for (unsigned i = 0; i < e->nbands; i++)
@@ -424,7 +399,8 @@ static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
 
     put16(o, 0xFF51); /* SIZ */
     put16(o, 38 + 3 * g->components);
-    put16(o, 0x4000); /* Rsiz: Part 15 capabilities in CAP */
+    int part1 = e->p.coder == SCI_J2K_CODER_PART1;
+    put16(o, part1 ? 0 : 0x4000); /* Rsiz: Part 15 capabilities in CAP */
     put32(o, g->width);
     put32(o, g->height);
     put32(o, 0);
@@ -440,23 +416,25 @@ static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
         put8(o, g->dy[c]);
     }
 
-    put16(o, 0xFF50); /* CAP */
-    put16(o, 8);
-    put32(o, 0x00020000); /* Pcap: bit 15 (from the MSB), Part 15 */
-    unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
-    /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible flag */
-    put16(o, (irrev ? 0x20 : 0) | bp);
+    if (!part1) {
+        put16(o, 0xFF50); /* CAP */
+        put16(o, 8);
+        put32(o, 0x00020000); /* Pcap: bit 15 (from the MSB), Part 15 */
+        unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
+        /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
+        put16(o, (irrev ? 0x20 : 0) | bp);
+    }
 
     put16(o, 0xFF52); /* COD */
     put16(o, 12);
     put8(o, 0); /* maximal precincts, no SOP, no EPH */
     put8(o, e->p.progression);
-    put16(o, 1); /* layers */
+    put16(o, e->p.layers);
     put8(o, g->ct != SCI_CT_NONE);
     put8(o, g->levels);
     put8(o, e->p.cb_w_log2 - 2);
     put8(o, e->p.cb_h_log2 - 2);
-    put8(o, 0x40); /* HT code-blocks only */
+    put8(o, part1 ? e->p.cb_style : 0x40); /* 0x40: HT code-blocks only */
     put8(o, irrev ? 0 : 1);
 
     /* QCD: the bands of component 0 stand for all (equal depth and levels) */
@@ -474,40 +452,51 @@ static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
 
 /* --- block coding -------------------------------------------------------- */
 
-static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
+                       uint32_t *dst, size_t stride) {
     const sci_wt_geometry *g = &e->g;
-    int irrev = g->filter == SCI_DWT_97;
+    const block *k = &e->blocks[i];
+    const band *b = &e->bands[k->band];
+    uint32_t cw = sci_wt_comp_width(g, b->comp);
+    uint32_t limit = (1u << b->mb) - 1;
+    size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
+    int bad = 0;
+    for (uint32_t y = 0; y < k->h; y++, dst += stride) {
+        if (g->filter == SCI_DWT_97) {
+            const float *src = (const float *)coeffs + base + (size_t)y * cw;
+            for (uint32_t x = 0; x < k->w; x++) {
+                float v = src[x];
+                float a = fabsf(v) * b->inv_step;
+                uint32_t q = a >= (float)limit ? limit : (uint32_t)a;
+                dst[x] = q ? q | (v < 0 ? SCI_HT_SIGN : 0) : 0;
+            }
+        } else {
+            const int32_t *src = (const int32_t *)coeffs + base + (size_t)y * cw;
+            for (uint32_t x = 0; x < k->w; x++) {
+                int32_t v = src[x];
+                uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+                bad |= a > limit; /* exceeds the signalled range */
+                dst[x] = a ? a | (v < 0 ? SCI_HT_SIGN : 0) : 0;
+            }
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
+                             const void *coeffs, uint32_t *sm) {
+    return j2k_quantize_block(e, i, coeffs, sm, e->blocks[i].w);
+}
+
+static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
     int failed = 0;
     long n = (long)e->nblocks;
 #pragma omp parallel for schedule(dynamic, 4) reduction(| : failed)
     for (long i = 0; i < n; i++) {
         uint32_t sm[4096];
-        block *k = &e->blocks[i];
-        const band *b = &e->bands[k->band];
-        uint32_t cw = sci_wt_comp_width(g, b->comp);
-        uint32_t limit = (1u << b->mb) - 1;
-        size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
-        for (uint32_t y = 0; y < k->h; y++) {
-            uint32_t *dst = sm + (size_t)y * k->w;
-            if (irrev) {
-                const float *src = (const float *)coeffs + base + (size_t)y * cw;
-                for (uint32_t x = 0; x < k->w; x++) {
-                    float v = src[x];
-                    float a = fabsf(v) * b->inv_step;
-                    uint32_t q = a >= (float)limit ? limit : (uint32_t)a;
-                    dst[x] = q ? q | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-                }
-            } else {
-                const int32_t *src = (const int32_t *)coeffs + base + (size_t)y * cw;
-                for (uint32_t x = 0; x < k->w; x++) {
-                    int32_t v = src[x];
-                    uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-                    if (a > limit)
-                        failed = 1; /* exceeds the signalled range */
-                    dst[x] = a ? a | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-                }
-            }
-        }
+        const block *k = &e->blocks[i];
+        if (j2k_quantize_block(e, (size_t)i, coeffs, sm, k->w) < 0)
+            failed = 1;
         e->len[i] = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
                                         e->arena + k->slot, k->slot_cap);
         if (e->len[i] < 0)
@@ -757,8 +746,9 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
     put8(o, 0);   /* tile-part 0 */
     put8(o, 1);   /* of 1 */
     put16(o, 0xFF93); /* SOD */
-    if (write_packets(e, len, o, base, spans, nspans) < 0 ||
-        (o->p && o->len > o->cap))
+    int bad = e->p1 ? j2k_p1_write_packets(e, o)
+                    : write_packets(e, len, o, base, spans, nspans);
+    if (bad < 0 || (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
     if (psot > 0xFFFFFFFFu)
@@ -836,6 +826,16 @@ static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
     return o.len + n;
 }
 
+size_t j2k_write_all(sci_htj2k_enc *e, uint8_t *out, size_t cap) {
+    return write_all(e, NULL, out, cap, NULL, NULL);
+}
+
+size_t j2k_frame_overhead(sci_htj2k_enc *e) {
+    out_buf o = {NULL, 0, 0};
+    write_main_header(e, &o);
+    return o.len + 12 + 2 + 2; /* SOT, SOD, EOC */
+}
+
 size_t sci_htj2k_packet_count(const sci_htj2k_enc *e) {
     return e->npackets;
 }
@@ -867,6 +867,9 @@ size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     /* headers, plus per code-block its bytes and a generous header share */
     size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
+    if (e->p1)
+        return n + e->nblocks * e->p.layers * j2k_p1_block_header_bound(e) +
+               (size_t)e->npackets * e->p.layers * 2;
     n += e->nblocks * 8 + (size_t)e->g.components * (e->g.levels + 1) * 2;
     return n;
 }
@@ -884,6 +887,7 @@ void sci_htj2k_block_get(const sci_htj2k_enc *e, size_t i,
     info->w = k->w;
     info->h = k->h;
     info->mb = e->bands[k->band].mb;
+    info->band = e->bands[k->band].type;
     info->max_bytes = k->slot_cap;
 }
 
@@ -966,6 +970,12 @@ static long code_cpu(void *ctx, long *len) {
 
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
+    if (e->p1) {
+        if (j2k_p1_code_blocks(e, coeffs) < 0)
+            return 0;
+        return sci_j2k_part1_write(e, j2k_p1_cpu_passes(e), e->arena,
+                                   e->slot_off, out, cap);
+    }
     if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
         cpu_ctx c = {e, coeffs};
         if (sci_htj2k_search_rate(e, code_cpu, &c) < 0)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "ht_tables.h"
+#include "t1.h"
 #include "wavelet_frame.h"
 
 #ifdef __cplusplus
@@ -37,13 +38,32 @@ typedef enum {
     SCI_J2K_CPRL = 4,
 } sci_j2k_progression;
 
+/* The block coder: HT (Part 15, a single cleanup pass a block) or the
+ * EBCOT Tier-1 of Part 1 (three passes a bit-plane, MQ coded; t1.h). */
+typedef enum {
+    SCI_J2K_CODER_HT = 0,
+    SCI_J2K_CODER_PART1 = 1,
+} sci_j2k_coder;
+
+#define SCI_J2K_MAX_LAYERS 64
+
 typedef struct {
+    sci_j2k_coder coder;
     double qstep;        /* 9/7 only: base step, (0, 2]; 1/256 by default */
     unsigned cb_w_log2;  /* code-block width 2^cb_w_log2: 2..10 */
     unsigned cb_h_log2;  /* code-block height; cb_w_log2 + cb_h_log2 <= 12 */
     sci_j2k_progression progression;
-    double bitrate;      /* 9/7 only: target bits per pixel, 0 = off */
-    int jph;             /* nonzero: wrap the codestream in a JPH file */
+    /* Target bits per pixel, 0 = off.  HT: 9/7 only, met by the step.
+     * Part 1: either filter, met by truncating blocks at the convex hull
+     * (PCRD), the step staying qstep. */
+    double bitrate;
+    /* Part 1 only.  layers: quality layers, 1..SCI_J2K_MAX_LAYERS; layer
+     * l of L ends at a size of 2^-(L-1-l) of the last, which holds every
+     * pass (or the bitrate target).  cb_style: SCI_T1_* style bits. */
+    unsigned layers;
+    unsigned cb_style;
+    int jph;             /* nonzero: wrap the codestream in a JPH file
+                          * (HT only) */
 } sci_htj2k_params;
 
 void sci_htj2k_params_default(sci_htj2k_params *p);
@@ -82,6 +102,7 @@ typedef struct {
     unsigned comp;
     uint32_t x0, y0, w, h;  /* in the component's coefficient plane */
     unsigned mb;            /* magnitude bit-planes: |q| < 2^mb */
+    unsigned band;          /* orientation, sci_t1_band */
     size_t max_bytes;       /* bound on its coded length */
 } sci_htj2k_block_info;
 
@@ -139,6 +160,37 @@ size_t sci_htj2k_write_frame(sci_htj2k_enc *e, const long *len, uint8_t *out,
  * 0, or -1 when `code` failed. */
 int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
                           void *ctx);
+
+/*
+ * Part 1: rate allocation and tier-2 over Tier-1 results that any backend
+ * produced.  Block i was coded by sci_t1_encode (or its equal) from its
+ * quantized samples with the parameters sci_htj2k_t1_params gives; its
+ * passes are described by blk[i] and its codeword is at bytes + off[i].
+ * Chooses each layer's truncation points (PCRD on the convex hull of every
+ * block's rate-distortion points, the distortion weighted by the band's
+ * step and synthesis norm) and writes the codestream.  Returns its length,
+ * or 0 when cap is too small (never when cap >= sci_htj2k_max_bytes).
+ * The result depends only on the arguments: equal Tier-1 output gives an
+ * equal codestream.
+ */
+typedef struct {
+    unsigned passes;          /* 0: every sample zero, not coded */
+    unsigned zero_planes;
+    const size_t *pass_len;   /* as in sci_t1_result */
+    const double *pass_dist;
+    const uint8_t *pass_term;
+} sci_j2k_block_passes;
+
+void sci_htj2k_t1_params(const sci_htj2k_enc *e, size_t i, sci_t1_params *p);
+/* Block i's sign-magnitude quantization indices (as sci_htj2k_encode makes
+ * them) into sm (w * h words, rows w apart); -1 when a 5/3 magnitude
+ * exceeds the band's range. */
+int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
+                             const void *coeffs, uint32_t *sm);
+void sci_j2k_block_passes_from(sci_j2k_block_passes *b, const sci_t1_result *r);
+size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
+                           const uint8_t *bytes, const size_t *off,
+                           uint8_t *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,7 @@ void sci_tagtree_set(sci_tagtree *t, uint32_t x, uint32_t y, int32_t v) {
     t->value[(size_t)y * t->w + x] = v;
 }
 
-void sci_tagtree_build(sci_tagtree *t) {
+void sci_tagtree_refresh(sci_tagtree *t) {
     for (unsigned l = 1; l < t->levels; l++) {
         const int32_t *below = t->value + t->base[l - 1];
         int32_t *here = t->value + t->base[l];
@@ -106,6 +106,10 @@ void sci_tagtree_build(sci_tagtree *t) {
                 here[(size_t)y * t->lw[l] + x] = m;
             }
     }
+}
+
+void sci_tagtree_build(sci_tagtree *t) {
+    sci_tagtree_refresh(t);
     for (size_t i = 0; i < t->nodes; i++) {
         t->low[i] = 0;
         t->known[i] = 0;

@@ -61,6 +61,10 @@ void sci_tagtree_free(sci_tagtree *t);
 void sci_tagtree_set(sci_tagtree *t, uint32_t x, uint32_t y, int32_t v);
 /* Computes the inner nodes and resets what the decoder is assumed to know. */
 void sci_tagtree_build(sci_tagtree *t);
+/* Recomputes the inner nodes only, keeping what the decoder knows: for
+ * leaves whose changes the decoder cannot yet have seen (inclusion tree
+ * leaves still above the threshold coded so far). */
+void sci_tagtree_refresh(sci_tagtree *t);
 /* Emits what tells a decoder whether leaf (x, y) is below `threshold`
  * (and, if so, its exact value). */
 void sci_tagtree_encode(sci_tagtree *t, sci_t2_bits *b, uint32_t x,

@@ -1,0 +1,558 @@
+/*
+ * JPEG 2000 Part 1 on the shared frame layout of htj2k.c: Tier-1 of every
+ * code-block with the EBCOT coder (t1.h), post-compression rate-distortion
+ * optimisation (PCRD) over quality layers, and tier-2 packets with several
+ * coding passes, codeword segments and layers per code-block (B.10).
+ *
+ * Rate allocation.  Each block's truncation points (after 0..passes passes)
+ * have a rate (the cumulative pass length) and a distortion decrease (the
+ * Tier-1 pass distortions times the band's weight, htj2k.c's
+ * set_dist_weights).  Only points on the lower convex hull can be optimal;
+ * for a slope threshold lambda every block stops at its last hull point
+ * whose slope is >= lambda, which minimises distortion for the rate it
+ * gives.  Layer l's lambda is the smallest hull slope (of any block) at
+ * which the codestream up to layer l, headers included and counted by the
+ * tier-2 coder itself, fits its budget: a binary search over the sorted
+ * slopes.  Lambdas fall from layer to layer, so truncation points only
+ * grow.
+ *
+ * Tier-2 state carries from layer to layer (inclusion and zero bit-plane
+ * tag trees, Lblock); the search saves it before a layer and restores it
+ * for each trial.  An inclusion tag tree leaf holds the block's first
+ * layer where known and `layers` (never) otherwise: for thresholds up to
+ * the current layer that codes exactly what the final values would.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "j2k_enc.h"
+#include "t1.h"
+
+#define NPTS (SCI_T1_MAX_PASSES + 1)
+
+struct j2k_p1 {
+    /* the C coder's output */
+    sci_t1_result *res;
+    sci_j2k_block_passes *cpu;
+    /* the frame being written */
+    const sci_j2k_block_passes *blk;
+    const uint8_t *bytes;
+    const size_t *off;
+    /* convex hulls: block i's points (passes) and slopes, hull_n[i] of them */
+    uint8_t *hull_pt, *hull_n;
+    double *hull_slope;
+    double *cand;               /* every hull slope, for the search */
+    /* trunc[l * nblocks + i]: passes of block i in layers 0..l */
+    uint8_t *trunc;
+    /* tier-2 state, and its copy for the layer search */
+    uint8_t *first, *lblock;
+    uint8_t *first_saved, *lblock_saved;
+    uint8_t *tree_saved;
+    size_t tree_bytes;
+    uint8_t *hdr;
+    size_t hdr_cap;
+};
+
+static size_t tree_state_bytes(const sci_tagtree *t) {
+    return t->nodes * (sizeof(*t->low) + 1);
+}
+
+size_t j2k_p1_block_header_bound(const sci_htj2k_enc *e) {
+    /* bits: inclusion (a 1 a level, zeros up to the layer), zero
+     * bit-planes (a 1 a level, up to 30 zeros), passes (<= 16), Lblock
+     * increment (<= 33), lengths (<= 39 a segment) */
+    unsigned segs = e->p.cb_style & (SCI_T1_TERMALL | SCI_T1_BYPASS) ?
+                    SCI_T1_MAX_PASSES : 1;
+    size_t bits = 17 + SCI_J2K_MAX_LAYERS + 17 + 31 + 16 + 33 + 39 * segs;
+    return bits / 7 + 2;
+}
+
+int j2k_p1_init(sci_htj2k_enc *e) {
+    struct j2k_p1 *p = calloc(1, sizeof(*p));
+    if (!p)
+        return -1;
+    e->p1 = p;
+    size_t n = e->nblocks ? e->nblocks : 1;
+    p->res = malloc(n * sizeof(*p->res));
+    p->cpu = calloc(n, sizeof(*p->cpu));
+    p->hull_pt = malloc(n * NPTS);
+    p->hull_n = calloc(n, 1);
+    p->hull_slope = malloc(n * NPTS * sizeof(double));
+    p->cand = malloc(n * NPTS * sizeof(double));
+    p->trunc = calloc(n * e->p.layers, 1);
+    p->first = malloc(n);
+    p->lblock = malloc(n);
+    p->first_saved = malloc(n);
+    p->lblock_saved = malloc(n);
+    size_t most = 0;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        const band *b = &e->bands[i];
+        if (b->nbx && b->nby)
+            p->tree_bytes += tree_state_bytes(&b->incl) +
+                             tree_state_bytes(&b->zbp);
+    }
+    for (unsigned k = 0; k < e->npackets; k++)
+        most = e->packets[k].nblocks > most ? e->packets[k].nblocks : most;
+    p->tree_saved = malloc(p->tree_bytes ? p->tree_bytes : 1);
+    p->hdr_cap = most * j2k_p1_block_header_bound(e) + 16;
+    p->hdr = malloc(p->hdr_cap);
+    if (!p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
+        !p->cand || !p->trunc || !p->first || !p->lblock ||
+        !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr)
+        return -1;
+    return 0;
+}
+
+void j2k_p1_free(sci_htj2k_enc *e) {
+    struct j2k_p1 *p = e->p1;
+    if (!p)
+        return;
+    free(p->res);
+    free(p->cpu);
+    free(p->hull_pt);
+    free(p->hull_n);
+    free(p->hull_slope);
+    free(p->cand);
+    free(p->trunc);
+    free(p->first);
+    free(p->lblock);
+    free(p->first_saved);
+    free(p->lblock_saved);
+    free(p->tree_saved);
+    free(p->hdr);
+    free(p);
+    e->p1 = NULL;
+}
+
+void sci_htj2k_t1_params(const sci_htj2k_enc *e, size_t i, sci_t1_params *tp) {
+    const block *k = &e->blocks[i];
+    const band *b = &e->bands[k->band];
+    memset(tp, 0, sizeof(*tp));
+    tp->w = k->w;
+    tp->h = k->h;
+    tp->band = b->type;
+    tp->nbp = b->mb;
+    tp->style = e->p.cb_style;
+}
+
+void sci_j2k_block_passes_from(sci_j2k_block_passes *b, const sci_t1_result *r) {
+    b->passes = r->passes;
+    b->zero_planes = r->zero_planes;
+    b->pass_len = r->pass_len;
+    b->pass_dist = r->pass_dist;
+    b->pass_term = r->pass_term;
+}
+
+/* --- Tier-1 with the C coder --------------------------------------------- */
+
+int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+    struct j2k_p1 *p = e->p1;
+    int failed = 0;
+    long n = (long)e->nblocks;
+#pragma omp parallel reduction(| : failed)
+    {
+        sci_t1_coder *coder = malloc(sizeof(*coder));
+        uint32_t *sm = malloc(SCI_T1_MAX_SAMPLES * sizeof(*sm));
+        if (!coder || !sm)
+            failed = 1;
+#pragma omp for schedule(dynamic, 4)
+        for (long i = 0; i < n; i++) {
+            if (!coder || !sm)
+                continue;
+            const block *k = &e->blocks[i];
+            sci_t1_params tp;
+            sci_htj2k_t1_params(e, (size_t)i, &tp);
+            if (j2k_quantize_block(e, (size_t)i, coeffs, sm, k->w) < 0 ||
+                sci_t1_encode(coder, &tp, sm, k->w, e->arena + k->slot,
+                              k->slot_cap, &p->res[i]) < 0)
+                failed = 1;
+            else
+                sci_j2k_block_passes_from(&p->cpu[i], &p->res[i]);
+        }
+        free(coder);
+        free(sm);
+    }
+    return failed ? -1 : 0;
+}
+
+const sci_j2k_block_passes *j2k_p1_cpu_passes(const sci_htj2k_enc *e) {
+    return e->p1->cpu;
+}
+
+/* --- tier 2 -------------------------------------------------------------- */
+
+static uint8_t *trunc_of(const sci_htj2k_enc *e, unsigned l) {
+    return e->p1->trunc + (size_t)l * e->nblocks;
+}
+
+/* Fresh state for the first layer: nothing included, Lblock 3, the zero
+ * bit-plane trees hold each block's value. */
+static void t2_reset(sci_htj2k_enc *e) {
+    struct j2k_p1 *p = e->p1;
+    memset(p->first, e->p.layers, e->nblocks);
+    memset(p->lblock, 3, e->nblocks);
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        if (!b->nbx || !b->nby)
+            continue;
+        for (unsigned y = 0; y < b->nby; y++)
+            for (unsigned x = 0; x < b->nbx; x++) {
+                const sci_j2k_block_passes *k =
+                    &p->blk[b->first_block + (size_t)y * b->nbx + x];
+                sci_tagtree_set(&b->zbp, x, y, (int32_t)k->zero_planes);
+                sci_tagtree_set(&b->incl, x, y, (int32_t)e->p.layers);
+            }
+        sci_tagtree_build(&b->zbp);
+        sci_tagtree_build(&b->incl);
+    }
+}
+
+static void t2_save(sci_htj2k_enc *e, int restore) {
+    struct j2k_p1 *p = e->p1;
+    uint8_t *s = p->tree_saved;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        if (!b->nbx || !b->nby)
+            continue;
+        sci_tagtree *t[2] = {&b->incl, &b->zbp};
+        for (int j = 0; j < 2; j++) {
+            size_t nl = t[j]->nodes * sizeof(*t[j]->low);
+            if (restore) {
+                memcpy(t[j]->low, s, nl);
+                memcpy(t[j]->known, s + nl, t[j]->nodes);
+            } else {
+                memcpy(s, t[j]->low, nl);
+                memcpy(s + nl, t[j]->known, t[j]->nodes);
+            }
+            s += nl + t[j]->nodes;
+        }
+    }
+    if (restore) {
+        memcpy(p->first, p->first_saved, e->nblocks);
+        memcpy(p->lblock, p->lblock_saved, e->nblocks);
+    } else {
+        memcpy(p->first_saved, p->first, e->nblocks);
+        memcpy(p->lblock_saved, p->lblock, e->nblocks);
+    }
+}
+
+static unsigned floor_log2(unsigned v) {
+    return 31u - (unsigned)__builtin_clz(v);
+}
+
+static unsigned bit_len(size_t v) {
+    return v ? 64u - (unsigned)__builtin_clzll((unsigned long long)v) : 0;
+}
+
+/* Table B.4: the number of new coding passes. */
+static void put_pass_count(sci_t2_bits *w, unsigned n) {
+    if (n == 1)
+        sci_t2_bits_put(w, 0, 1);
+    else if (n == 2)
+        sci_t2_bits_put(w, 2, 2);
+    else if (n <= 5)
+        sci_t2_bits_put(w, (3u << 2) | (n - 3), 4);
+    else if (n <= 36)
+        sci_t2_bits_put(w, (15u << 5) | (n - 6), 9);
+    else
+        sci_t2_bits_put(w, (511u << 7) | (n - 37), 16);
+}
+
+/* The block's contribution to a packet header: passes from..to-1 (to >
+ * from), in codeword segments split after each pass that ends one; one
+ * Lblock increment for all, then each segment's length in
+ * Lblock + floor(log2(its passes)) bits (B.10.7).  Returns the bytes. */
+static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
+                               const sci_j2k_block_passes *k, unsigned from,
+                               unsigned to) {
+    put_pass_count(w, to - from);
+    unsigned lb = *lblock;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = from ? k->pass_len[from - 1] : 0;
+        unsigned s = from;
+        for (unsigned j = from; j < to; j++) {
+            if (!(k->pass_term[j] || j == to - 1))
+                continue;
+            size_t len = k->pass_len[j] - start;
+            unsigned extra = floor_log2(j + 1 - s), need = bit_len(len);
+            if (pass == 0) {
+                if (need > lb + extra)
+                    lb = need - extra;
+            } else {
+                sci_t2_bits_put(w, len, lb + extra);
+            }
+            start = k->pass_len[j];
+            s = j + 1;
+        }
+        if (pass == 0) {
+            sci_t2_bits_run(w, 1, lb - *lblock);
+            sci_t2_bits_put(w, 0, 1);
+            *lblock = (uint8_t)lb;
+        }
+    }
+    return k->pass_len[to - 1] - (from ? k->pass_len[from - 1] : 0);
+}
+
+/* Packet (layer l, component and resolution of pk): the header into
+ * p->hdr, the tier-2 state advanced.  Returns the header's bytes and the
+ * body's in *body, or 0 on overflow. */
+static size_t packet_header(sci_htj2k_enc *e, unsigned l, const packet *pk,
+                            size_t *body) {
+    struct j2k_p1 *p = e->p1;
+    const uint8_t *now = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
+    sci_t2_bits w;
+    sci_t2_bits_init(&w, p->hdr, p->hdr_cap);
+    int any = 0;
+    for (size_t i = pk->first_block; i < pk->first_block + pk->nblocks; i++)
+        any |= now[i] > (before ? before[i] : 0);
+    *body = 0;
+    sci_t2_bits_put(&w, (uint64_t)any, 1);
+    for (unsigned bi = 0; any && bi < pk->nbands; bi++) {
+        band *b = &e->bands[pk->first_band + bi];
+        if (!b->nbx || !b->nby)
+            continue;
+        const size_t base = b->first_block;
+        for (unsigned y = 0; y < b->nby; y++)
+            for (unsigned x = 0; x < b->nbx; x++) {
+                size_t i = base + (size_t)y * b->nbx + x;
+                if (p->first[i] == e->p.layers)
+                    sci_tagtree_set(&b->incl, x, y,
+                                    now[i] > (before ? before[i] : 0) ?
+                                    (int32_t)l : (int32_t)e->p.layers);
+            }
+        sci_tagtree_refresh(&b->incl);
+        for (unsigned y = 0; y < b->nby; y++)
+            for (unsigned x = 0; x < b->nbx; x++) {
+                size_t i = base + (size_t)y * b->nbx + x;
+                const sci_j2k_block_passes *k = &p->blk[i];
+                unsigned from = before ? before[i] : 0, to = now[i];
+                if (p->first[i] == e->p.layers) {
+                    sci_tagtree_encode(&b->incl, &w, x, y, (int32_t)l + 1);
+                    if (to == from)
+                        continue;
+                    p->first[i] = (uint8_t)l;
+                    sci_tagtree_encode(&b->zbp, &w, x, y,
+                                       (int32_t)k->zero_planes + 1);
+                } else {
+                    sci_t2_bits_put(&w, to > from, 1);
+                    if (to == from)
+                        continue;
+                }
+                *body += put_block_passes(&w, &p->lblock[i], k, from, to);
+            }
+    }
+    return sci_t2_bits_finish(&w);
+}
+
+static int write_packet(sci_htj2k_enc *e, unsigned l, const packet *pk,
+                        out_buf *o) {
+    struct j2k_p1 *p = e->p1;
+    size_t body, n = packet_header(e, l, pk, &body);
+    if (!n)
+        return -1;
+    put_bytes(o, p->hdr, n);
+    if (!o->p) {
+        o->len += body;
+        return 0;
+    }
+    const uint8_t *now = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
+    for (size_t i = pk->first_block; i < pk->first_block + pk->nblocks; i++) {
+        const sci_j2k_block_passes *k = &p->blk[i];
+        unsigned from = before ? before[i] : 0, to = now[i];
+        if (to == from)
+            continue;
+        size_t a = from ? k->pass_len[from - 1] : 0, z = k->pass_len[to - 1];
+        put_bytes(o, p->bytes + p->off[i] + a, z - a);
+    }
+    return 0;
+}
+
+/* The bytes of layer l's packets (any order will do for counting: every
+ * band's state is its own). */
+static size_t count_layer(sci_htj2k_enc *e, unsigned l) {
+    out_buf o = {NULL, 0, 0};
+    for (unsigned k = 0; k < e->npackets; k++)
+        if (write_packet(e, l, &e->packets[k], &o) < 0)
+            return SIZE_MAX;
+    return o.len;
+}
+
+int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
+    unsigned L = e->p.layers, C = e->g.components, R = e->g.levels + 1;
+    t2_reset(e);
+    /* With one precinct per resolution every order is a nest of layer,
+     * resolution and component loops. */
+    unsigned dims[3] = {L, R, C}, order[3];
+    switch (e->p.progression) {
+    case SCI_J2K_LRCP:
+        order[0] = 0, order[1] = 1, order[2] = 2;
+        break;
+    case SCI_J2K_RLCP:
+        order[0] = 1, order[1] = 0, order[2] = 2;
+        break;
+    case SCI_J2K_RPCL:
+        order[0] = 1, order[1] = 2, order[2] = 0;
+        break;
+    default: /* PCRL, CPRL */
+        order[0] = 2, order[1] = 1, order[2] = 0;
+        break;
+    }
+    unsigned idx[3];
+    for (unsigned a = 0; a < dims[order[0]]; a++)
+        for (unsigned b = 0; b < dims[order[1]]; b++)
+            for (unsigned c = 0; c < dims[order[2]]; c++) {
+                idx[order[0]] = a, idx[order[1]] = b, idx[order[2]] = c;
+                const packet *pk = &e->packets[idx[2] * R + idx[1]];
+                if (write_packet(e, idx[0], pk, o) < 0)
+                    return -1;
+            }
+    return 0;
+}
+
+/* --- rate allocation ----------------------------------------------------- */
+
+static void block_hull(sci_htj2k_enc *e, size_t i) {
+    struct j2k_p1 *p = e->p1;
+    const sci_j2k_block_passes *k = &p->blk[i];
+    double w = e->bands[e->blocks[i].band].dist_weight;
+    uint8_t *pt = p->hull_pt + i * NPTS;
+    double *sl = p->hull_slope + i * NPTS;
+    double r[NPTS], d[NPTS];
+    unsigned n = 0;
+    r[0] = 0, d[0] = 0;
+    for (unsigned j = 1; j <= k->passes; j++) {
+        r[j] = (double)k->pass_len[j - 1];
+        d[j] = d[j - 1] + w * k->pass_dist[j - 1];
+    }
+    /* stack of hull points after the origin, slopes strictly falling */
+    for (unsigned j = 1; j <= k->passes; j++) {
+        for (;;) {
+            unsigned top = n ? pt[n - 1] : 0;
+            if (d[j] <= d[top])
+                goto next;
+            double dr = r[j] - r[top];
+            double s = dr > 0 ? (d[j] - d[top]) / dr : INFINITY;
+            if (n && s >= sl[n - 1]) {
+                n--;
+                continue;
+            }
+            pt[n] = (uint8_t)j;
+            sl[n] = s;
+            n++;
+            break;
+        }
+    next:;
+    }
+    p->hull_n[i] = (uint8_t)n;
+}
+
+/* trunc of layer l for threshold lambda, never below layer l - 1's */
+static void set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
+    struct j2k_p1 *p = e->p1;
+    uint8_t *t = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
+    for (size_t i = 0; i < e->nblocks; i++) {
+        const double *sl = p->hull_slope + i * NPTS;
+        unsigned n = 0, h = p->hull_n[i];
+        while (n < h && sl[n] >= lambda)
+            n++;
+        unsigned v = n ? p->hull_pt[i * NPTS + n - 1] : 0;
+        unsigned b = before ? before[i] : 0;
+        t[i] = (uint8_t)(v > b ? v : b);
+    }
+}
+
+static void set_trunc_all(sci_htj2k_enc *e, unsigned l) {
+    uint8_t *t = trunc_of(e, l);
+    for (size_t i = 0; i < e->nblocks; i++)
+        t[i] = (uint8_t)e->p1->blk[i].passes;
+}
+
+static int cmp_desc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Chooses every layer's truncation points. */
+static int allocate(sci_htj2k_enc *e) {
+    struct j2k_p1 *p = e->p1;
+    unsigned L = e->p.layers;
+    size_t overhead = j2k_frame_overhead(e);
+    /* the size with every pass in one layer: the lossless (or full) size */
+    t2_reset(e);
+    set_trunc_all(e, 0);
+    size_t full = count_layer(e, 0);
+    if (full == SIZE_MAX)
+        return -1;
+    full += overhead + (L - 1) * e->npackets; /* later layers: empty packets */
+    double target = e->p.bitrate > 0 ?
+                    e->p.bitrate * (double)e->g.width * e->g.height / 8.0 : 0;
+    if (L == 1 && (target == 0 || full <= target))
+        return 0; /* trunc of layer 0 holds every pass */
+    size_t nc = 0;
+    for (size_t i = 0; i < e->nblocks; i++) {
+        block_hull(e, i);
+        for (unsigned j = 0; j < p->hull_n[i]; j++)
+            p->cand[nc++] = p->hull_slope[i * NPTS + j];
+    }
+    qsort(p->cand, nc, sizeof(double), cmp_desc);
+    size_t u = 0;
+    for (size_t j = 0; j < nc; j++)
+        if (!u || p->cand[j] != p->cand[u - 1])
+            p->cand[u++] = p->cand[j];
+    nc = u;
+    double last = target > 0 && full > target ? target : (double)full;
+    size_t done = overhead; /* bytes of the layers chosen so far */
+    long lo = -1;           /* the previous layer's candidate */
+    t2_reset(e);
+    for (unsigned l = 0; l < L; l++) {
+        double budget = ldexp(last, -(int)(L - 1 - l));
+        /* later layers' empty packets are part of the codestream too */
+        double room = budget - (double)done - (double)(L - 1 - l) * e->npackets;
+        t2_save(e, 0);
+        if (l == L - 1 && !(target > 0 && full > target)) {
+            set_trunc_all(e, l);
+        } else {
+            /* largest k in [lo, nc) whose layer fits; k = lo: nothing new
+             * beyond the previous layer (and always taken if none fits) */
+            long a = lo, z = (long)nc - 1;
+            while (a < z) {
+                long m = a + (z - a + 1) / 2;
+                set_trunc(e, l, p->cand[m]);
+                t2_save(e, 1);
+                size_t n = count_layer(e, l);
+                if (n != SIZE_MAX && (double)n <= room)
+                    a = m;
+                else
+                    z = m - 1;
+            }
+            if (a >= 0)
+                set_trunc(e, l, p->cand[a]);
+            else if (l)
+                memcpy(trunc_of(e, l), trunc_of(e, l - 1), e->nblocks);
+            else
+                memset(trunc_of(e, 0), 0, e->nblocks);
+            lo = a;
+            t2_save(e, 1);
+        }
+        size_t n = count_layer(e, l);
+        if (n == SIZE_MAX)
+            return -1;
+        done += n;
+    }
+    return 0;
+}
+
+size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
+                           const uint8_t *bytes, const size_t *off,
+                           uint8_t *out, size_t cap) {
+    struct j2k_p1 *p = e->p1;
+    if (!p)
+        return 0;
+    p->blk = blk;
+    p->bytes = bytes;
+    p->off = off;
+    if (allocate(e) < 0)
+        return 0;
+    return j2k_write_all(e, out, cap);
+}
