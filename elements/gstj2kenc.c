@@ -1,39 +1,7 @@
-/**
- * SECTION:element-htj2kenc
- * @title: htj2kenc
- *
- * High-Throughput JPEG 2000 (ITU-T T.814 | ISO/IEC 15444-15) encoder: one
- * codestream (image/x-jpc, which openjpegdec decodes) or one JPH file
- * (image/x-jph, with `jph=true`) per frame, one tile per image.
- *
- * It takes raw video, running the wavelet transform itself (DC level shift,
- * RCT or ICT, 5/3 or 9/7, `levels` deep), or the application/x-wavelet
- * coefficients of cudadwt, whose caps then give the filter, the levels and
- * the colour transform.  `reversible=true` codes losslessly (5/3 and RCT);
- * the default is 9/7 and ICT with the quantisation step `qstep`, or the
- * step that meets `bitrate`.
- *
- * With a usable CUDA device (`backend=auto` or `cuda`) the wavelet
- * transform, the quantisation and the HT block coding run on the GPU and
- * only the coded bytes come back to the host, where tier-2 writes the
- * codestream; else the C reference runs on the CPU.  The bytes are the
- * same either way.  Input may be in system memory or in CUDA memory
- * (video/x-raw(memory:CUDAMemory) from cudaupload, or the coefficients of
- * cudadwt on the GPU); the output is always in system memory.
- *
- * ## Example launch lines
- * |[
- * gst-launch-1.0 videotestsrc num-buffers=1 ! htj2kenc ! \
- *     filesink location=f.j2c
- * gst-launch-1.0 videotestsrc num-buffers=1 ! video/x-raw,format=Y444_12LE ! \
- *     htj2kenc reversible=true jph=true ! filesink location=f.jph
- * gst-launch-1.0 videotestsrc ! cudadwt filter=9-7 ! htj2kenc ! openjpegdec ! \
- *     videoconvert ! autovideosink
- * gst-launch-1.0 videotestsrc num-buffers=100 ! \
- *     video/x-raw,format=I420_10LE,width=3840,height=2160 ! cudaupload ! \
- *     'video/x-raw(memory:CUDAMemory)' ! htj2kenc reversible=true ! \
- *     multifilesink location=f%05d.j2c
- * ]|
+/*
+ * The JPEG 2000 encoder shared by htj2kenc (gsthtj2kenc.c) and ebcotcm
+ * (gstebcotcm.c): they differ in the block coder (HT or EBCOT), a few
+ * properties and the output media types; everything else is here.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,13 +9,13 @@
 
 #include <string.h>
 
-#include "gsthtj2kenc.h"
+#include "gstj2kenc.h"
 #if HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_htj2k_enc_debug);
-#define GST_CAT_DEFAULT gst_htj2k_enc_debug
+/* every log call here names the element `self` */
+#define GST_CAT_DEFAULT (GST_SCI_J2K_ENC_GET_CLASS (self)->debug)
 
 enum
 {
@@ -61,6 +29,8 @@ enum
   PROP_COLOUR_TRANSFORM,
   PROP_BITRATE,
   PROP_JPH,
+  PROP_LAYERS,
+  PROP_CODE_BLOCK_STYLE,
 };
 
 #define DEFAULT_REVERSIBLE FALSE
@@ -68,9 +38,11 @@ enum
 #define DEFAULT_LEVELS 5
 #define DEFAULT_BLOCK_SIZE 64
 #define DEFAULT_PROGRESSION SCI_J2K_RPCL
-#define DEFAULT_COLOUR GST_HTJ2K_COLOUR_AUTO
+#define DEFAULT_COLOUR GST_SCI_J2K_COLOUR_AUTO
 #define DEFAULT_BITRATE 0.0
 #define DEFAULT_JPH FALSE
+#define DEFAULT_LAYERS 1
+#define DEFAULT_CODE_BLOCK_STYLE 0
 
 #define MIN_BLOCK_SIZE 4
 #define MAX_BLOCK_SIZE 1024
@@ -94,14 +66,12 @@ static const gchar *const passthrough_fields[] = {
   "width", "height", "framerate", "pixel-aspect-ratio",
 };
 
-#define gst_htj2k_enc_parent_class parent_class
-G_DEFINE_TYPE (GstHtj2kEnc, gst_htj2k_enc, GST_TYPE_SCI_FILTER);
-GST_ELEMENT_REGISTER_DEFINE (htj2kenc, "htj2kenc", GST_RANK_NONE,
-    GST_TYPE_HTJ2K_ENC);
+#define gst_sci_j2k_enc_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE (GstSciJ2kEnc, gst_sci_j2k_enc, GST_TYPE_SCI_FILTER);
 
-#define GST_TYPE_HTJ2K_PROGRESSION (gst_htj2k_progression_get_type ())
+#define GST_TYPE_SCI_J2K_PROGRESSION (gst_sci_j2k_progression_get_type ())
 static GType
-gst_htj2k_progression_get_type (void)
+gst_sci_j2k_progression_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -114,26 +84,52 @@ gst_htj2k_progression_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstHtj2kProgression", values);
+    GType t = g_enum_register_static ("GstSciJ2kProgression", values);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
-#define GST_TYPE_HTJ2K_COLOUR (gst_htj2k_colour_get_type ())
+#define GST_TYPE_SCI_J2K_COLOUR (gst_sci_j2k_colour_get_type ())
 static GType
-gst_htj2k_colour_get_type (void)
+gst_sci_j2k_colour_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_HTJ2K_COLOUR_AUTO, "RCT (reversible) or ICT (irreversible) when "
+    {GST_SCI_J2K_COLOUR_AUTO, "RCT (reversible) or ICT (irreversible) when "
           "the input has 3 full-size components (RGB), else none", "auto"},
-    {GST_HTJ2K_COLOUR_NONE, "Code every component on its own", "none"},
+    {GST_SCI_J2K_COLOUR_NONE, "Code every component on its own", "none"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstHtj2kColour", values);
+    GType t = g_enum_register_static ("GstSciJ2kColour", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_SCI_J2K_CODE_BLOCK_STYLE \
+  (gst_sci_j2k_code_block_style_get_type ())
+static GType
+gst_sci_j2k_code_block_style_get_type (void)
+{
+  static GType type = 0;
+  static const GFlagsValue values[] = {
+    {SCI_T1_BYPASS, "Selective arithmetic coding bypass: significance and "
+          "refinement passes raw from the fifth coded bit-plane", "bypass"},
+    {SCI_T1_RESET, "Reset context probabilities on each coding pass",
+        "reset"},
+    {SCI_T1_TERMALL, "Terminate the codeword on each coding pass", "termall"},
+    {SCI_T1_VCAUSAL, "Vertically causal context formation", "vcausal"},
+    {SCI_T1_PTERM, "Predictable termination", "pterm"},
+    {SCI_T1_SEGSYM, "Segmentation symbols at the end of each cleanup pass",
+        "segsym"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstSciJ2kCodeBlockStyle", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -146,10 +142,10 @@ typedef struct
   const gchar *sampling;
   const gchar *colorspace;
   gint components;
-} Htj2kSampling;
+} J2kSampling;
 
 static gboolean
-sampling_from_format (GstVideoFormat format, Htj2kSampling * out)
+sampling_from_format (GstVideoFormat format, J2kSampling * out)
 {
   const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
   GstVideoInfo vinfo;
@@ -192,7 +188,7 @@ coded_structure (const GstStructure * in, const gchar * media_type,
     const gchar * format)
 {
   GstStructure *out;
-  Htj2kSampling si;
+  J2kSampling si;
 
   if (format && !sampling_from_format (gst_video_format_from_string (format),
           &si))
@@ -228,7 +224,7 @@ formats_for_coded (const GstStructure * s, GValue * list)
   g_value_init (list, GST_TYPE_LIST);
   for (i = 0; i < gst_value_list_get_size (formats); i++) {
     const GValue *f = gst_value_list_get_value (formats, i);
-    Htj2kSampling si;
+    J2kSampling si;
     GValue v = G_VALUE_INIT;
     gboolean ok;
 
@@ -253,7 +249,7 @@ formats_for_coded (const GstStructure * s, GValue * list)
 }
 
 static void
-set_dirty_and_reconfigure (GstHtj2kEnc * self)
+set_dirty_and_reconfigure (GstSciJ2kEnc * self)
 {
   GST_OBJECT_LOCK (self);
   self->dirty = TRUE;
@@ -265,10 +261,10 @@ set_dirty_and_reconfigure (GstHtj2kEnc * self)
 }
 
 static void
-gst_htj2k_enc_set_property (GObject * object, guint prop_id,
+gst_sci_j2k_enc_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -299,6 +295,12 @@ gst_htj2k_enc_set_property (GObject * object, guint prop_id,
     case PROP_JPH:
       self->jph = g_value_get_boolean (value);
       break;
+    case PROP_LAYERS:
+      self->layers = g_value_get_uint (value);
+      break;
+    case PROP_CODE_BLOCK_STYLE:
+      self->cb_style = g_value_get_flags (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -309,10 +311,10 @@ gst_htj2k_enc_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_htj2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
+gst_sci_j2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (object);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -343,6 +345,12 @@ gst_htj2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_JPH:
       g_value_set_boolean (value, self->jph);
       break;
+    case PROP_LAYERS:
+      g_value_set_uint (value, self->layers);
+      break;
+    case PROP_CODE_BLOCK_STYLE:
+      g_value_set_flags (value, self->cb_style);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -351,10 +359,10 @@ gst_htj2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static GstCaps *
-gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
+gst_sci_j2k_enc_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
   GstCaps *result = gst_caps_new_empty ();
   const gchar *media_type;
   guint i, k;
@@ -424,11 +432,11 @@ gst_htj2k_enc_transform_caps (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_htj2k_enc_transform_size (GstBaseTransform * trans,
+gst_sci_j2k_enc_transform_size (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
     gsize * othersize)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 
   /* Only the bound on a coded frame is known; prepare_output_buffer
    * allocates it and transform trims the buffer to the frame. */
@@ -439,28 +447,30 @@ gst_htj2k_enc_transform_size (GstBaseTransform * trans,
 }
 
 #if HAVE_CUDA
-/* The CUDA handles (the HT one uses enc: freed first). */
+/* The CUDA handles (the block coders use enc: freed first). */
 static void
-release_cuda (GstHtj2kEnc * self)
+release_cuda (GstSciJ2kEnc * self)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
 
-  if (!self->wt && !self->ht)
+  if (!self->wt && !self->ht && !self->t1)
     return;
   if (gst_sci_cuda_push (&base->cuda)) {
     g_clear_pointer (&self->ht, sci_cuda_ht_destroy);
+    g_clear_pointer (&self->t1, sci_cuda_t1_destroy);
     g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
     gst_sci_cuda_pop ();
   } else {
     GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
     self->ht = NULL;
+    self->t1 = NULL;
     self->wt = NULL;
   }
 }
 #endif
 
 static void
-release_encoder (GstHtj2kEnc * self)
+release_encoder (GstSciJ2kEnc * self)
 {
 #if HAVE_CUDA
   release_cuda (self);
@@ -479,7 +489,7 @@ release_encoder (GstHtj2kEnc * self)
  * rather than at a frame.  FALSE (error posted) when that fails and the
  * CPU cannot take over; else use_cuda says which backend runs. */
 static gboolean
-setup_cuda (GstHtj2kEnc * self, const GstWaveletInfo * winfo,
+setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
     const sci_htj2k_params * p)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
@@ -491,8 +501,12 @@ setup_cuda (GstHtj2kEnc * self, const GstWaveletInfo * winfo,
     if (!self->wavelet_in
         && (err = sci_cuda_wt_create (&self->wt, &winfo->geom)))
       what = "wavelet transform scratch";
-    else if ((err = sci_cuda_ht_create (&self->ht, self->enc, &winfo->geom, p)))
+    else if (p->coder == SCI_J2K_CODER_HT
+        && (err = sci_cuda_ht_create (&self->ht, self->enc, &winfo->geom, p)))
       what = "HT block coder memory";
+    else if (p->coder == SCI_J2K_CODER_PART1
+        && (err = sci_cuda_t1_create (&self->t1, self->enc, &winfo->geom, p)))
+      what = "EBCOT block coder memory";
     else if (!(self->wavelet_in && base->in_cuda_memory)
         && !gst_sci_cuda_staging (&base->cuda, 1, winfo->size, &err))
       what = "coefficient buffer";
@@ -501,8 +515,9 @@ setup_cuda (GstHtj2kEnc * self, const GstWaveletInfo * winfo,
     gst_sci_cuda_pop ();
   }
   if (!what) {
-    GST_DEBUG_OBJECT (self, "HT block coder: %" G_GSIZE_FORMAT " bytes of "
-        "device memory", sci_cuda_ht_device_bytes (self->ht));
+    GST_DEBUG_OBJECT (self, "block coder: %" G_GSIZE_FORMAT " bytes of "
+        "device memory", self->ht ? sci_cuda_ht_device_bytes (self->ht) :
+        sci_cuda_t1_device_bytes (self->t1));
     return TRUE;
   }
   release_cuda (self);
@@ -514,14 +529,15 @@ setup_cuda (GstHtj2kEnc * self, const GstWaveletInfo * winfo,
  * called at negotiation and before the first frame after a property
  * change.  FALSE posts an error saying why. */
 static gboolean
-gst_htj2k_enc_configure (GstHtj2kEnc * self)
+gst_sci_j2k_enc_configure (GstSciJ2kEnc * self)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
+  sci_j2k_coder coder = GST_SCI_J2K_ENC_GET_CLASS (self)->coder;
   GstWaveletInfo winfo;
   sci_htj2k_params p;
   gboolean reversible;
   guint levels, bw, bh;
-  GstHtj2kColour colour;
+  GstSciJ2kColour colour;
   gdouble bitrate;
   const sci_wt_geometry *g = &winfo.geom;
   const gchar *why;
@@ -535,9 +551,14 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
   bh = self->block_height;
   bitrate = self->bitrate;
   sci_htj2k_params_default (&p);
+  p.coder = coder;
   p.qstep = self->qstep;
   p.progression = self->progression;
   p.bitrate = bitrate;
+  if (coder == SCI_J2K_CODER_PART1) {
+    p.layers = self->layers;
+    p.cb_style = self->cb_style;
+  }
   GST_OBJECT_UNLOCK (self);
   /* from the caps, not the property: the bytes must match the caps even
    * when jph changes between renegotiation and this frame */
@@ -591,7 +612,7 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
   }
   p.cb_w_log2 = g_bit_nth_lsf (bw, -1);
   p.cb_h_log2 = g_bit_nth_lsf (bh, -1);
-  if (reversible && bitrate > 0) {
+  if (coder == SCI_J2K_CODER_HT && reversible && bitrate > 0) {
     NEGOTIATION_ERROR (self, "bitrate=%g needs reversible=false: reversible "
         "coding is lossless and has no rate target (set bitrate=0)", bitrate);
     return FALSE;
@@ -607,7 +628,7 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
   self->enc = sci_htj2k_enc_new (g, &p);
   if (!self->enc) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot create the HTJ2K encoder (out of memory?)"), (NULL));
+        ("Cannot create the JPEG 2000 encoder (out of memory?)"), (NULL));
     return FALSE;
   }
 #if HAVE_CUDA
@@ -632,13 +653,15 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
   self->max_bytes = sci_htj2k_max_bytes (self->enc);
 
   GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
-      " colour transform %s, code-blocks %ux%u, progression %u, %s%s, "
+      " colour transform %s, code-blocks %ux%u, progression %u, %u layers, "
+      "style 0x%02x, %s%s, "
       "up to %" G_GSIZE_FORMAT " bytes a frame, %s backend, %s memory in",
       self->wavelet_in ? "coefficients of " : "",
       gst_video_format_to_string (winfo.video_format), g->width, g->height,
       g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
       g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
-      (guint) p.progression, p.jph ? "JPH" : "codestream",
+      (guint) p.progression, p.layers, p.cb_style,
+      p.jph ? "JPH" : "codestream",
       reversible ? ", lossless" : "", self->max_bytes,
       base->use_cuda ? "CUDA" : "CPU",
       base->in_cuda_memory ? "CUDA" : "system");
@@ -646,10 +669,10 @@ gst_htj2k_enc_configure (GstHtj2kEnc * self)
 }
 
 static gboolean
-gst_htj2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_sci_j2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 
   if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
     return FALSE;
@@ -661,13 +684,13 @@ gst_htj2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   gst_caps_replace (&self->incaps, incaps);
   gst_caps_replace (&self->outcaps, outcaps);
-  return gst_htj2k_enc_configure (self);
+  return gst_sci_j2k_enc_configure (self);
 }
 
 static gboolean
-gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_sci_j2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  return gst_sci_coded_pool_decide_allocation (&GST_HTJ2K_ENC (trans)->out,
+  return gst_sci_coded_pool_decide_allocation (&GST_SCI_J2K_ENC (trans)->out,
       trans, query, GST_BASE_TRANSFORM_CLASS (parent_class));
 }
 
@@ -675,7 +698,7 @@ gst_htj2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
  * changes.  With the CUDA backend the buffers are page-locked, so that
  * copies from the device into them run at full speed. */
 static gboolean
-ensure_pool (GstHtj2kEnc * self)
+ensure_pool (GstSciJ2kEnc * self)
 {
   GstAllocator *allocator =
       gst_sci_filter_coded_allocator (GST_SCI_FILTER (self),
@@ -686,10 +709,10 @@ ensure_pool (GstHtj2kEnc * self)
 }
 
 static GstFlowReturn
-gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
+gst_sci_j2k_enc_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
   gboolean dirty;
 
   GST_OBJECT_LOCK (self);
@@ -697,7 +720,7 @@ gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
   GST_OBJECT_UNLOCK (self);
   if (!self->outcaps)
     return GST_FLOW_NOT_NEGOTIATED;
-  if ((dirty || !self->enc) && !gst_htj2k_enc_configure (self))
+  if ((dirty || !self->enc) && !gst_sci_j2k_enc_configure (self))
     return GST_FLOW_NOT_NEGOTIATED;
   if (!ensure_pool (self))
     return GST_FLOW_ERROR;
@@ -705,7 +728,7 @@ gst_htj2k_enc_prepare_output_buffer (GstBaseTransform * trans,
 }
 
 static gboolean
-map_frame (GstHtj2kEnc * self, GstVideoFrame * frame, GstBuffer * inbuf)
+map_frame (GstSciJ2kEnc * self, GstVideoFrame * frame, GstBuffer * inbuf)
 {
   if (gst_video_frame_map (frame, &self->in_info, inbuf, GST_MAP_READ))
     return TRUE;
@@ -721,7 +744,7 @@ map_frame (GstHtj2kEnc * self, GstVideoFrame * frame, GstBuffer * inbuf)
 
 /* Maps wavelet input (GST_MAP_CUDA in `extra`: device addresses). */
 static gboolean
-map_coefficients (GstHtj2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
+map_coefficients (GstSciJ2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
     GstMapFlags extra)
 {
   if (!gst_buffer_map (inbuf, in, GST_MAP_READ | extra)) {
@@ -743,7 +766,7 @@ map_coefficients (GstHtj2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
 /* One frame through the C reference: the wavelet transform (raw input) and
  * the encoder.  *written gets the coded bytes. */
 static GstFlowReturn
-encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
+encode_frame_cpu (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
     gsize cap, gsize * written)
 {
   GstMapInfo in = GST_MAP_INFO_INIT;
@@ -790,7 +813,7 @@ encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
     gst_buffer_unmap (inbuf, &in);
   if (*written == 0) {
     GST_ELEMENT_ERROR (self, STREAM, ENCODE,
-        ("The HTJ2K encoder refused the frame"),
+        ("The JPEG 2000 encoder refused the frame"),
         ("sci_htj2k_encode returned 0 with a %" G_GSIZE_FORMAT "-byte "
             "buffer (magnitudes beyond the signalled bit-planes?)", cap));
     return GST_FLOW_ERROR;
@@ -811,7 +834,7 @@ encode_frame_cpu (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
  * stream, so the input may be unmapped after it).  On FLOW_CUDA_FAILED,
  * *what and *err say what failed. */
 static GstFlowReturn
-encode_frame_cuda (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
+encode_frame_cuda (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
     gsize cap, gsize * written, const gchar ** what, gint * err)
 {
   GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
@@ -874,9 +897,17 @@ encode_frame_cuda (GstHtj2kEnc * self, GstBuffer * inbuf, guint8 * out,
     }
     coeffs = dev;
   }
-  *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written, cuda->stream);
-  if (*err)
-    *what = "HT encoding";
+  if (self->ht) {
+    *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written,
+        cuda->stream);
+    if (*err)
+      *what = "HT encoding";
+  } else {
+    *err = sci_cuda_t1_encode (self->t1, coeffs, out, cap, written,
+        cuda->stream);
+    if (*err)
+      *what = "EBCOT encoding";
+  }
 pop:
   if (*what)
     cudaGetLastError ();        /* clear what is not sticky */
@@ -886,11 +917,12 @@ done:
     gst_buffer_unmap (inbuf, &in);
   else
     gst_video_frame_unmap (&frame);
-  if (*err == SCI_CUDA_HT_ERR_BLOCK || *err == SCI_CUDA_HT_ERR_CAP) {
+  if (*err == SCI_CUDA_HT_ERR_BLOCK || *err == SCI_CUDA_HT_ERR_CAP
+      || *err == SCI_CUDA_T1_ERR_BLOCK || *err == SCI_CUDA_T1_ERR_CAP) {
     /* the data, not the device: the C reference would refuse it too */
     GST_ELEMENT_ERROR (self, STREAM, ENCODE,
-        ("The HTJ2K encoder refused the frame"),
-        ("sci_cuda_ht_encode with a %" G_GSIZE_FORMAT "-byte buffer: %s", cap,
+        ("The JPEG 2000 encoder refused the frame"),
+        ("%s with a %" G_GSIZE_FORMAT "-byte buffer: %s", *what, cap,
             sci_cuda_error_string (*err)));
     return GST_FLOW_ERROR;
   }
@@ -899,10 +931,10 @@ done:
 #endif
 
 static GstFlowReturn
-gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 #if HAVE_CUDA
   GstSciFilter *base = GST_SCI_FILTER (trans);
 #endif
@@ -916,7 +948,7 @@ gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 #if HAVE_CUDA
-  if (base->use_cuda && self->ht) {
+  if (base->use_cuda && (self->ht || self->t1)) {
     const gchar *what;
     gint err;
 
@@ -948,7 +980,7 @@ gst_htj2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
 /* Everything a stream made: at stop and at finalize. */
 static void
-release_all (GstHtj2kEnc * self)
+release_all (GstSciJ2kEnc * self)
 {
   release_encoder (self);
   gst_sci_coded_pool_clear (&self->out);
@@ -959,9 +991,9 @@ release_all (GstHtj2kEnc * self)
 }
 
 static gboolean
-gst_htj2k_enc_stop (GstBaseTransform * trans)
+gst_sci_j2k_enc_stop (GstBaseTransform * trans)
 {
-  GstHtj2kEnc *self = GST_HTJ2K_ENC (trans);
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 
   /* before the base class drops the CUDA context */
   release_all (self);
@@ -969,14 +1001,14 @@ gst_htj2k_enc_stop (GstBaseTransform * trans)
 }
 
 static void
-gst_htj2k_enc_finalize (GObject * object)
+gst_sci_j2k_enc_finalize (GObject * object)
 {
-  release_all (GST_HTJ2K_ENC (object));
+  release_all (GST_SCI_J2K_ENC (object));
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
-gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
+gst_sci_j2k_enc_class_init (GstSciJ2kEncClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -985,9 +1017,9 @@ gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
       GST_PARAM_MUTABLE_PLAYING;
   GstCaps *caps;
 
-  gobject_class->set_property = gst_htj2k_enc_set_property;
-  gobject_class->get_property = gst_htj2k_enc_get_property;
-  gobject_class->finalize = gst_htj2k_enc_finalize;
+  gobject_class->set_property = gst_sci_j2k_enc_set_property;
+  gobject_class->get_property = gst_sci_j2k_enc_get_property;
+  gobject_class->finalize = gst_sci_j2k_enc_finalize;
 
   g_object_class_install_property (gobject_class, PROP_REVERSIBLE,
       g_param_spec_boolean ("reversible", "Reversible",
@@ -1018,63 +1050,96 @@ gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_PROGRESSION,
       g_param_spec_enum ("progression", "Progression order",
           "Packet progression order of the codestream",
-          GST_TYPE_HTJ2K_PROGRESSION, DEFAULT_PROGRESSION, flags));
+          GST_TYPE_SCI_J2K_PROGRESSION, DEFAULT_PROGRESSION, flags));
   g_object_class_install_property (gobject_class, PROP_COLOUR_TRANSFORM,
       g_param_spec_enum ("colour-transform", "Colour transform",
           "Component transform of raw video input: auto = RCT (reversible) or"
           " ICT when the input has 3 full-size components (RGB), none = code"
-          " components independently", GST_TYPE_HTJ2K_COLOUR, DEFAULT_COLOUR,
+          " components independently", GST_TYPE_SCI_J2K_COLOUR, DEFAULT_COLOUR,
           flags));
-  g_object_class_install_property (gobject_class, PROP_BITRATE,
-      g_param_spec_double ("bitrate", "Bit rate",
-          "Irreversible only: target bits per pixel (the step meeting it "
-          "replaces qstep); 0 = off.  With reversible=true negotiation fails",
-          0.0, MAX_BITRATE, DEFAULT_BITRATE, flags));
-  g_object_class_install_property (gobject_class, PROP_JPH,
-      g_param_spec_boolean ("jph", "JPH file",
-          "Output the JPH file format (image/x-jph: JP2 signature, header "
-          "boxes, codestream box) instead of the raw codestream (image/x-jpc)",
-          DEFAULT_JPH, flags));
-
-  gst_element_class_set_static_metadata (element_class,
-      "HTJ2K encoder", "Codec/Encoder/Image",
-      "High-Throughput JPEG 2000 (ITU-T T.814) encoder of raw video or "
-      "wavelet coefficients into codestreams or JPH files, on CUDA or the CPU",
-      "scicodec developers");
-
   caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING "; "
       GST_WAVELET_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_caps_from_string (SRC_CAPS);
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
 
   trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform_caps);
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_transform_caps);
   trans_class->transform_size =
-      GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform_size);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_htj2k_enc_set_caps);
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_transform_size);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_set_caps);
   trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_htj2k_enc_decide_allocation);
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_decide_allocation);
   trans_class->prepare_output_buffer =
-      GST_DEBUG_FUNCPTR (gst_htj2k_enc_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_htj2k_enc_transform);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_htj2k_enc_stop);
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_transform);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_stop);
 
   GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
   /* the codestream is written on the host whichever backend runs */
   GST_SCI_FILTER_CLASS (klass)->src_system_memory = TRUE;
 
-  gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_PROGRESSION, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_HTJ2K_COLOUR, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_htj2k_enc_debug, "htj2kenc", 0, "HTJ2K encoder");
+  gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_ENC, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_PROGRESSION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_COLOUR, 0);
+}
+
+void
+gst_sci_j2k_enc_class_setup (GstSciJ2kEncClass * klass, sci_j2k_coder coder,
+    GstDebugCategory * debug)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  GstCaps *caps;
+
+  klass->coder = coder;
+  klass->debug = debug;
+  /* GObject does not inherit these: the properties installed here are
+   * the base's too */
+  gobject_class->set_property = gst_sci_j2k_enc_set_property;
+  gobject_class->get_property = gst_sci_j2k_enc_get_property;
+  if (coder == SCI_J2K_CODER_HT) {
+    g_object_class_install_property (gobject_class, PROP_BITRATE,
+        g_param_spec_double ("bitrate", "Bit rate",
+            "Irreversible only: target bits per pixel (the step meeting it "
+            "replaces qstep); 0 = off.  With reversible=true negotiation "
+            "fails", 0.0, MAX_BITRATE, DEFAULT_BITRATE, flags));
+    g_object_class_install_property (gobject_class, PROP_JPH,
+        g_param_spec_boolean ("jph", "JPH file",
+            "Output the JPH file format (image/x-jph: JP2 signature, header "
+            "boxes, codestream box) instead of the raw codestream "
+            "(image/x-jpc)", DEFAULT_JPH, flags));
+    caps = gst_caps_from_string (SRC_CAPS);
+  } else {
+    g_object_class_install_property (gobject_class, PROP_BITRATE,
+        g_param_spec_double ("bitrate", "Bit rate",
+            "Target bits per pixel of the codestream, headers included, met "
+            "by truncating code-blocks at their rate-distortion convex hull "
+            "(PCRD); with reversible=true too (lossy 5/3).  With it the "
+            "irreversible step is at most one sample unit.  0 = off: every "
+            "coding pass is kept", 0.0, MAX_BITRATE, DEFAULT_BITRATE, flags));
+    g_object_class_install_property (gobject_class, PROP_LAYERS,
+        g_param_spec_uint ("layers", "Quality layers",
+            "Quality layers: the last holds every pass (or meets bitrate), "
+            "each one before it half the bytes of the next",
+            1, SCI_J2K_MAX_LAYERS, DEFAULT_LAYERS, flags));
+    g_object_class_install_property (gobject_class, PROP_CODE_BLOCK_STYLE,
+        g_param_spec_flags ("code-block-style", "Code-block style",
+            "Code-block coding style options of COD (ISO/IEC 15444-1 Table "
+            "A.19)", GST_TYPE_SCI_J2K_CODE_BLOCK_STYLE,
+            DEFAULT_CODE_BLOCK_STYLE, flags));
+    gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_CODE_BLOCK_STYLE, 0);
+    caps = gst_caps_from_string (JPC_MEDIA_TYPE ", " CODED_FIELDS);
+  }
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
 }
 
 static void
-gst_htj2k_enc_init (GstHtj2kEnc * self)
+gst_sci_j2k_enc_init (GstSciJ2kEnc * self)
 {
   self->reversible = DEFAULT_REVERSIBLE;
   self->qstep = DEFAULT_QSTEP;
@@ -1085,5 +1150,7 @@ gst_htj2k_enc_init (GstHtj2kEnc * self)
   self->colour = DEFAULT_COLOUR;
   self->bitrate = DEFAULT_BITRATE;
   self->jph = DEFAULT_JPH;
+  self->layers = DEFAULT_LAYERS;
+  self->cb_style = DEFAULT_CODE_BLOCK_STYLE;
   gst_sci_coded_pool_init (&self->out, TRUE);
 }

@@ -1,5 +1,5 @@
-#ifndef __GST_HTJ2K_ENC_H__
-#define __GST_HTJ2K_ENC_H__
+#ifndef __GST_SCI_J2K_ENC_H__
+#define __GST_SCI_J2K_ENC_H__
 
 #include "gstscifilter.h"
 #include "gstscicodedpool.h"
@@ -8,21 +8,52 @@
 #if HAVE_CUDA
 #include "cuda/dwt.h"
 #include "cuda/htj2k.h"
+#include "cuda/t1.h"
 #endif
 
 G_BEGIN_DECLS
-#define GST_TYPE_HTJ2K_ENC (gst_htj2k_enc_get_type ())
-G_DECLARE_FINAL_TYPE (GstHtj2kEnc, gst_htj2k_enc, GST, HTJ2K_ENC, GstSciFilter);
+/*
+ * The JPEG 2000 encoder shared by htj2kenc (HT code-blocks, Part 15) and
+ * ebcotcm (EBCOT code-blocks, Part 1): negotiation, the wavelet transform,
+ * the backends, output buffers.  A subclass picks the block coder and its
+ * own properties with gst_sci_j2k_enc_class_setup.
+ */
+#define GST_TYPE_SCI_J2K_ENC (gst_sci_j2k_enc_get_type ())
+#define GST_SCI_J2K_ENC(obj) \
+  (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_SCI_J2K_ENC, GstSciJ2kEnc))
+#define GST_SCI_J2K_ENC_CLASS(klass) \
+  (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_SCI_J2K_ENC, GstSciJ2kEncClass))
+#define GST_SCI_J2K_ENC_GET_CLASS(obj) \
+  (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_SCI_J2K_ENC, GstSciJ2kEncClass))
+typedef struct _GstSciJ2kEnc GstSciJ2kEnc;
+typedef struct _GstSciJ2kEncClass GstSciJ2kEncClass;
+
+struct _GstSciJ2kEncClass
+{
+  GstSciFilterClass parent_class;
+
+  sci_j2k_coder coder;
+  /* the element's own debug category, which the shared code logs to */
+  GstDebugCategory *debug;
+};
+
+GType gst_sci_j2k_enc_get_type (void);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstSciJ2kEnc, gst_object_unref);
+
+/* Sets the coder, installs the properties and pad templates that depend
+ * on it; called from a subclass's class_init. */
+void gst_sci_j2k_enc_class_setup (GstSciJ2kEncClass * klass,
+    sci_j2k_coder coder, GstDebugCategory * debug);
 
 /* The colour-transform property: a subset of GstSciColourMode (same
  * values), since the encoder picks RCT or ICT from `reversible`. */
 typedef enum
 {
-  GST_HTJ2K_COLOUR_AUTO = GST_SCI_COLOUR_AUTO,
-  GST_HTJ2K_COLOUR_NONE = GST_SCI_COLOUR_NONE,
-} GstHtj2kColour;
+  GST_SCI_J2K_COLOUR_AUTO = GST_SCI_COLOUR_AUTO,
+  GST_SCI_J2K_COLOUR_NONE = GST_SCI_COLOUR_NONE,
+} GstSciJ2kColour;
 
-struct _GstHtj2kEnc
+struct _GstSciJ2kEnc
 {
   GstSciFilter parent;
 
@@ -32,9 +63,11 @@ struct _GstHtj2kEnc
   guint levels;
   guint block_width, block_height;
   sci_j2k_progression progression;
-  GstHtj2kColour colour;
+  GstSciJ2kColour colour;
   gdouble bitrate;
-  gboolean jph;
+  gboolean jph;                 /* htj2kenc */
+  guint layers;                 /* ebcotcm */
+  guint cb_style;
   /* a property changed since the encoder was configured */
   gboolean dirty;
 
@@ -51,7 +84,8 @@ struct _GstHtj2kEnc
   /* CUDA backend, made with enc (raw input: wt too); the device
    * coefficients are the base's staging slot 1 */
   sci_cuda_wt *wt;
-  sci_cuda_ht *ht;
+  sci_cuda_ht *ht;              /* htj2kenc */
+  sci_cuda_t1 *t1;              /* ebcotcm */
 #endif
   /* a coded frame has left since start: no CPU fallback after that */
   gboolean sent;
@@ -62,7 +96,6 @@ struct _GstHtj2kEnc
   GstAllocator *host_allocator; /* page-locked memory, CUDA backend */
 };
 
-GST_ELEMENT_REGISTER_DECLARE (htj2kenc);
 
 G_END_DECLS
 #endif

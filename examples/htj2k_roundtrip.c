@@ -1,17 +1,20 @@
 /*
- * The main job, second part: videotestsrc frames through htj2kenc and
- * OpenJPEG's decoder (openjpegdec), each decoded frame compared with the
- * frame that went in: lossless (reversible=true) cases must come back
- * exact, lossy ones above a PSNR floor.  The first codestream of each case
- * is written to a directory and, where opj_decompress and ojph_expand are
- * on PATH, decoded by them too (their exit status is checked).
+ * The main job, second part: videotestsrc frames through the JPEG 2000
+ * encoders (htj2kenc: HT code-blocks; ebcotcm: Part 1 EBCOT code-blocks
+ * with PCRD rate control and quality layers) and OpenJPEG's decoder
+ * (openjpegdec), each decoded frame compared with the frame that went in:
+ * lossless (reversible=true) cases must come back exact, lossy ones above
+ * a PSNR floor.  The first codestream of each case is written to a
+ * directory and, where opj_decompress and ojph_expand are on PATH, decoded
+ * by them too (their exit status is checked; ojph_expand decodes HT
+ * code-blocks only).
  *
  * A case runs on CUDA memory (cudaupload ! htj2kenc) when nvcodec's
  * cudaupload is there and takes its format, the backend is not cpu and the
  * plugin was built with CUDA; else on system memory.  Which backend ran is
- * read from htj2kenc's own log (its INFO lines are captured, not printed,
+ * read from the encoder's own log (its INFO lines are captured, not printed,
  * unless GST_DEBUG asked for them).  "enc fps" is frames over the wall-clock
- * time spent in the encoding elements (upload, DWT, htj2kenc), measured at
+ * time spent in the encoding elements (upload, DWT, encoder), measured at
  * their pads, leaving out the first frame (set-up) where there are more.
  *
  *   htj2k-roundtrip [--frames N] [--backend auto|cuda|cpu] [--system-memory]
@@ -30,12 +33,13 @@
 
 typedef struct
 {
+  const gchar *element;         /* htj2kenc or ebcotcm */
   const gchar *name;            /* file name of its codestream */
   const gchar *format;
   gint width, height;
   const gchar *pattern;
-  const gchar *dwt;             /* cudadwt before htj2kenc: its properties */
-  const gchar *props;           /* htj2kenc properties */
+  const gchar *dwt;             /* cudadwt before the encoder: its properties */
+  const gchar *props;           /* the encoder's properties */
   const gchar *coding;          /* what the table says of the two */
   gboolean lossless;
   gdouble min_psnr;             /* lossy: the least PSNR accepted, dB */
@@ -44,33 +48,51 @@ typedef struct
 } Case;
 
 static const Case cases[] = {
-  {"rgb-720p", "RGB", 1280, 720, "smpte", NULL, "reversible=true",
+  {"htj2kenc", "rgb-720p", "RGB", 1280, 720, "smpte", NULL, "reversible=true",
       "lossless", TRUE, 0, 0, 0},
-  {"i420p10-1080p", "I420_10LE", 1920, 1080, "spokes", NULL,
+  {"htj2kenc", "i420p10-1080p", "I420_10LE", 1920, 1080, "spokes", NULL,
       "reversible=true", "lossless", TRUE, 0, 0, 0},
-  {"i422p10-1080p-cudadwt", "I422_10LE", 1920, 1080, "pinwheel",
+  {"htj2kenc", "i422p10-1080p-cudadwt", "I422_10LE", 1920, 1080, "pinwheel",
         "filter=5-3 levels=5", "reversible=true", "cudadwt ! lossless", TRUE,
       0, 0, 0},
-  {"y444p12-2160p-qstep", "Y444_12LE", 3840, 2160, "circular", NULL,
-      "qstep=0.00390625", "qstep 1/256", FALSE, 50, 0, 2},
-  {"gbrp12-2160p-1bpp", "GBR_12LE", 3840, 2160, "circular", NULL,
+  {"htj2kenc", "y444p12-2160p-qstep", "Y444_12LE", 3840, 2160, "circular",
+      NULL, "qstep=0.00390625", "qstep 1/256", FALSE, 50, 0, 2},
+  {"htj2kenc", "gbrp12-2160p-1bpp", "GBR_12LE", 3840, 2160, "circular", NULL,
       "bitrate=1", "bitrate 1 bpp", FALSE, 40, 1.05, 2},
-  {"gray16-odd", "GRAY16_LE", 1001, 999, "gradient", NULL, "reversible=true",
-      "lossless", TRUE, 0, 0, 0},
+  {"htj2kenc", "gray16-odd", "GRAY16_LE", 1001, 999, "gradient", NULL,
+      "reversible=true", "lossless", TRUE, 0, 0, 0},
+  {"ebcotcm", "p1-rgb-720p", "RGB", 1280, 720, "smpte", NULL,
+      "reversible=true", "lossless", TRUE, 0, 0, 0},
+  {"ebcotcm", "p1-i420p10-1080p-styles", "I420_10LE", 1920, 1080, "spokes",
+        NULL, "reversible=true code-block-style=bypass+termall+segsym",
+      "lossless, styles", TRUE, 0, 0, 0},
+  {"ebcotcm", "p1-y444p12-2160p-2bpp", "Y444_12LE", 3840, 2160, "circular",
+      NULL, "bitrate=2 layers=4", "2 bpp, 4 layers", FALSE, 40, 2.0, 2},
+  {"ebcotcm", "p1-i422p10-1080p-cudadwt", "I422_10LE", 1920, 1080, "smpte",
+        "filter=9-7 levels=5", "bitrate=1", "cudadwt ! 1 bpp", FALSE, 35, 1.0,
+      0},
 };
 
-/* What htj2kenc said about its backend, from its INFO log lines. */
+/* What the encoder said about its backend, from its INFO log lines. */
 static GMutex log_lock;
 static gchar log_backend[16];
 static gboolean log_fallback;
 static GstDebugLevel user_level = GST_LEVEL_NONE;
+
+static gboolean
+is_encoder_category (GstDebugCategory * cat)
+{
+  const gchar *name = gst_debug_category_get_name (cat);
+
+  return strcmp (name, "htj2kenc") == 0 || strcmp (name, "ebcotcm") == 0;
+}
 
 static void
 log_func (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
     const gchar * function, gint line, GObject * object,
     GstDebugMessage * message, gpointer user_data)
 {
-  if (strcmp (gst_debug_category_get_name (cat), "htj2kenc") == 0) {
+  if (is_encoder_category (cat)) {
     const gchar *m = gst_debug_message_get (message);
 
     g_mutex_lock (&log_lock);
@@ -90,22 +112,26 @@ log_func (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
       NULL);
 }
 
-/* Lets htj2kenc's INFO lines reach log_func without printing them. */
+/* Lets the encoders' INFO lines reach log_func without printing them. */
 static void
 capture_backend_log (void)
 {
-  GstElement *e = gst_element_factory_make ("htj2kenc", NULL);
+  const gchar *names[] = { "htj2kenc", "ebcotcm" };
   GSList *cats, *l;
+  guint i;
 
-  /* its debug category exists once its class is made */
-  if (!e)
-    return;
-  gst_object_unref (e);
+  /* a debug category exists once its class is made */
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_element_factory_make (names[i], NULL);
+
+    if (e)
+      gst_object_unref (e);
+  }
   cats = gst_debug_get_all_categories ();
   for (l = cats; l; l = l->next) {
     GstDebugCategory *cat = l->data;
 
-    if (strcmp (gst_debug_category_get_name (cat), "htj2kenc") == 0) {
+    if (is_encoder_category (cat)) {
       user_level = gst_debug_category_get_threshold (cat);
       if (user_level < GST_LEVEL_INFO)
         gst_debug_category_set_threshold (cat, GST_LEVEL_INFO);
@@ -194,11 +220,11 @@ run_case (const Case * c, guint frames, const gchar * backend,
   desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t "
       "t. ! queue ! appsink name=ref sync=false "
-      "t. ! queue name=qe ! %s %s htj2kenc name=enc backend=%s %s ! "
+      "t. ! queue name=qe ! %s %s %s name=enc backend=%s %s ! "
       "queue ! openjpegdec ! appsink name=out sync=false",
       frames, c->pattern, c->format, c->width, c->height,
       cuda_memory ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
-      dwt, backend, c->props);
+      dwt, c->element, backend, c->props);
   g_free (dwt);
   memset (r, 0, sizeof (*r));
   ok = example_pipeline_init (&p, desc, error);
@@ -346,7 +372,8 @@ check_external (const Case * c, GBytes * cs, const gchar * dir,
     *failed = TRUE;
   } else {
     *opj = run_decoder ("opj_decompress", j2c, o1, failed);
-    *ojph = run_decoder ("ojph_expand", j2c, o2, failed);
+    if (strcmp (c->element, "htj2kenc") == 0)
+      *ojph = run_decoder ("ojph_expand", j2c, o2, failed);
   }
   /* keep the codestream, not the (large) decoded pictures */
   remove_outputs (dir, base);
@@ -381,10 +408,12 @@ main (int argc, char **argv)
           entries, &frames, &backend))
     return 2;
   enc = gst_element_factory_find ("htj2kenc");
-  if (!enc) {
-    g_printerr ("htj2kenc not found: set GST_PLUGIN_PATH to the build dir\n");
+  if (!enc || !(dec = gst_element_factory_find ("ebcotcm"))) {
+    g_printerr ("htj2kenc or ebcotcm not found: set GST_PLUGIN_PATH to the "
+        "build dir\n");
     return 2;
   }
+  gst_object_unref (dec);
   dec = gst_element_factory_find ("openjpegdec");
   if (!dec) {
     g_printerr ("openjpegdec not found: install gstreamer1.0-plugins-bad "
@@ -404,11 +433,11 @@ main (int argc, char **argv)
   else
     dir = g_dir_make_tmp ("htj2k-roundtrip-XXXXXX", NULL);
 
-  g_print ("videotestsrc ! htj2kenc ! openjpegdec, each frame compared with "
-      "its input; backend=%s\n\n", backend);
-  g_print ("%-33s %-18s %6s %11s %6s %7s %-13s %-8s %-4s %s\n", "case",
-      "coding", "frames", "bytes/frame", "bpp", "enc fps", "result", "backend",
-      "opj", "ojph");
+  g_print ("videotestsrc ! htj2kenc|ebcotcm ! openjpegdec, each frame "
+      "compared with its input; backend=%s\n\n", backend);
+  g_print ("%-8s %-33s %-18s %6s %11s %6s %7s %-13s %-8s %-4s %s\n", "element",
+      "case", "coding", "frames", "bytes/frame", "bpp", "enc fps", "result",
+      "backend", "opj", "ojph");
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     const Case *c = &cases[i];
     guint n = c->frames ? MIN ((guint) frames, c->frames) : (guint) frames;
@@ -452,8 +481,9 @@ main (int argc, char **argv)
     }
     if (ok)
       check_external (c, r.st.first, dir, &opj, &ojph, &failed);
-    g_print ("%-33s %-18s %6u %11.0f %6.3f %7.2f %-13s %-8s %-4s %s\n",
-        label, c->coding, r.done, bytes, bpp, fps, result, used, opj, ojph);
+    g_print ("%-8s %-33s %-18s %6u %11.0f %6.3f %7.2f %-13s %-8s %-4s %s\n",
+        c->element, label, c->coding, r.done, bytes, bpp, fps, result, used,
+        opj, ojph);
     all_ok &= !failed;
     if (r.st.first)
       g_bytes_unref (r.st.first);
@@ -464,7 +494,7 @@ main (int argc, char **argv)
   }
   g_print ("\nbpp: codestream bits per pixel; enc fps: frames per second of "
       "wall-clock time in the\nencoding elements, after the first frame; "
-      "backend: the one htj2kenc ran (/cudamem:\nframes uploaded by "
+      "backend: the one the encoder ran (/cudamem:\nframes uploaded by "
       "cudaupload); opj, ojph: opj_decompress and ojph_expand on the\n"
       "first codestream, kept in %s\n\n", dir);
   g_print ("%s\n", all_ok ? "every case ran; every lossless frame came back "

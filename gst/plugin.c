@@ -8,6 +8,7 @@
 #include "elements/gstcudadwt.h"
 #include "elements/gstcudaidwt.h"
 #include "elements/gsthtj2kenc.h"
+#include "elements/gstebcotcm.h"
 #include "elements/gstdpcmenc.h"
 #include "elements/gstdpcmdec.h"
 #include "elements/gstsppfilter.h"
@@ -34,6 +35,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
   ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (ebcotcm, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The main job: install, build, and run videotestsrc frames through
 # cudadwt ! cudaidwt, checking that every 5/3 frame comes back exact, then
-# through htj2kenc ! openjpegdec, checking that every lossless frame comes
-# back exact and every lossy one above its PSNR floor; then synthetic shot
+# through htj2kenc ! openjpegdec and ebcotcm ! openjpegdec (JPEG 2000 Part
+# 15 and Part 1), checking that every lossless frame comes back exact and
+# every lossy one above its PSNR floor; then synthetic shot
 # gathers through seismicenc ! seismicdec, each above its SNR floor, and,
 # where ../shared/data holds it, the F3 SEG-Y file through segysrc ..
 # segysink with its headers back byte for byte.  Arguments (--frames N,

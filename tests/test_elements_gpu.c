@@ -1,10 +1,11 @@
 /*
- * cudadwt, cudaidwt, htj2kenc, dpcmenc and dpcmdec on the GPU host: CUDA
- * memory from nvcodec's cudaupload through the elements to cudadownload,
- * every mix of CUDA and system memory at the element boundaries, and the
- * CUDA backend's output equal to the CPU backend's (htj2kenc and dpcmenc:
- * the same bytes; lossless codestreams decoded by openjpegdec, and DPCM
- * frames by dpcmdec on either backend, back to the input; corrupt DPCM
+ * cudadwt, cudaidwt, htj2kenc, ebcotcm, dpcmenc and dpcmdec on the GPU
+ * host: CUDA memory from nvcodec's cudaupload through the elements to
+ * cudadownload, every mix of CUDA and system memory at the element
+ * boundaries, and the CUDA backend's output equal to the CPU backend's
+ * (htj2kenc, ebcotcm and dpcmenc: the same bytes; lossless codestreams
+ * decoded by openjpegdec, and DPCM frames by dpcmdec on either backend,
+ * back to the input; corrupt DPCM
  * frames refused with the CPU's errors; sppfilter's output within a
  * relative 1e-5 of the CPU's, cubes in CUDA memory read and written in
  * place, NaN cubes refused; seismicdec's gathers equal to the CPU's bit for
@@ -529,6 +530,80 @@ GST_START_TEST (test_htj2k_cuda_coefficients)
     gst_caps_unref (caps);
   }
   fail_unless (failures == 0, "%u comparisons failed (see stderr)", failures);
+}
+
+GST_END_TEST;
+
+/* ---- ebcotcm ---- */
+
+/* ebcotcm backend=cuda gives the bytes of backend=cpu: raw video in CUDA
+ * or system memory, cudadwt coefficients in CUDA memory, lossless, lossy,
+ * with bitrate (PCRD), layers, code-block styles, odd sizes and small
+ * code-blocks. */
+GST_START_TEST (test_ebcot_cuda_equals_cpu)
+{
+  const struct
+  {
+    const gchar *format;
+    gint w, h;
+    const gchar *before;        /* in front of ebcotcm backend=cuda */
+    const gchar *props;
+  } cases[] = {
+    {"Y444_12LE", 4096, 2160, "cudaupload ! " CUDA_VIDEO " ! ",
+        "reversible=true"},
+    {"Y444_12LE", 1283, 719, "", "bitrate=2 layers=3"},
+    {"I420_10LE", 1921, 1081, "cudaupload ! " CUDA_VIDEO " ! ",
+        "reversible=true code-block-style=bypass+termall"},
+    {"I420", 333, 211, "", "qstep=0.01 code-block-style=reset+vcausal+segsym"},
+    {"GBR_12LE", 641, 479, "", "reversible=true bitrate=3 progression=lrcp"},
+    {"GRAY8", 129, 65, "", "reversible=true block-width=32 block-height=128 "
+          "code-block-style=pterm+bypass"},
+    {"GRAY16_LE", 7, 1, "", "reversible=true"},
+    {"RGB", 1, 7, "", "bitrate=8"},
+    {"Y444", 500, 300, "", "bitrate=0.5 block-width=16 block-height=16 "
+          "layers=5"},
+    {"I420_10LE", 333, 211, "cudaupload ! " CUDA_VIDEO " ! cudadwt "
+          "backend=cuda filter=9-7 levels=4 ! " CUDA_WAVELET " ! ",
+        "bitrate=1"},
+  };
+  guint i, failures = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *caps = frameutil_video_caps (cases[i].format, cases[i].w,
+        cases[i].h);
+    GstVideoInfo info;
+    GstBuffer *in, *gpu, *cpu;
+    gchar *pg, *pc, *why;
+    gboolean in_cuda;
+    guint64 seed = 900 + i;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = frameutil_random_buffer (&info, &seed);
+    pg = g_strdup_printf ("%sebcotcm name=enc backend=cuda %s",
+        cases[i].before, cases[i].props);
+    pc = g_strdup_printf ("%sebcotcm backend=cpu %s",
+        strstr (cases[i].before, "cudadwt") ? "cudadwt backend=cpu "
+        "filter=9-7 levels=4 ! " : "", cases[i].props);
+    gpu = encode_one (pg, caps, in, &in_cuda, NULL);
+    cpu = encode_one (pc, caps, in, NULL, NULL);
+    fail_unless (in_cuda == (cases[i].before[0] != '\0'),
+        "%s: input %s CUDA memory", pg, in_cuda ? "in" : "not in");
+    why = bytes_differ (gpu, cpu);
+    if (why) {
+      g_printerr ("FAIL %s %dx%d, %s: CUDA and CPU codestreams differ: %s\n",
+          cases[i].format, cases[i].w, cases[i].h, pg, why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (gpu);
+    gst_buffer_unref (cpu);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    g_free (pg);
+    g_free (pc);
+  }
+  fail_unless (failures == 0, "%u of %u cases differ (see stderr)", failures,
+      (guint) G_N_ELEMENTS (cases));
 }
 
 GST_END_TEST;
@@ -2401,6 +2476,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_htj2k_cuda_coefficients);
   tcase_add_test (tc, test_htj2k_lossless_openjpegdec);
   tcase_add_test (tc, test_htj2k_pipeline);
+  tcase_add_test (tc, test_ebcot_cuda_equals_cpu);
 
   tc = tcase_create ("dpcm-gpu");
   tcase_set_timeout (tc, 600);
