@@ -41,6 +41,29 @@ static inline int grow(dbuf *b, size_t bytes) {
     return grow_mem(b, bytes, 0);
 }
 
+/* n elements of device memory, counted into *held (a handle's total);
+ * *p is NULL on failure. */
+template <typename T>
+static cudaError_t dev_alloc(size_t *held, T **p, size_t n) {
+    size_t bytes = n * sizeof(T);
+    cudaError_t err = cudaMalloc((void **)p, bytes ? bytes : 1);
+    if (!err)
+        *held += bytes ? bytes : 1;
+    else
+        *p = NULL;
+    return err;
+}
+
+/* n elements of page-locked host memory; *p is NULL on failure. */
+template <typename T>
+static cudaError_t host_alloc(T **p, size_t n) {
+    size_t bytes = n * sizeof(T);
+    cudaError_t err = cudaMallocHost((void **)p, bytes ? bytes : 1);
+    if (err)
+        *p = NULL;
+    return err;
+}
+
 /* n timing events: 0, or the cudaError_t (none left created). */
 static inline int events_create(cudaEvent_t *ev, int n) {
     for (int i = 0; i < n; i++) {

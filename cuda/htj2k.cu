@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "devbuf.cuh"
 #include "htj2k.h"
 #include "../codec/ht_tables.h"
 
@@ -690,26 +691,6 @@ extern "C" void sci_cuda_ht_destroy(sci_cuda_ht *h) {
     free(h);
 }
 
-template <typename T>
-static cudaError_t dev_alloc(sci_cuda_ht *h, T **p, size_t n) {
-    size_t bytes = n * sizeof(T);
-    cudaError_t err = cudaMalloc((void **)p, bytes ? bytes : 1);
-    if (!err)
-        h->dev_bytes += bytes ? bytes : 1;
-    else
-        *p = NULL;
-    return err;
-}
-
-template <typename T>
-static cudaError_t host_alloc(T **p, size_t n) {
-    size_t bytes = n * sizeof(T);
-    cudaError_t err = cudaMallocHost((void **)p, bytes ? bytes : 1);
-    if (err)
-        *p = NULL;
-    return err;
-}
-
 extern "C" int sci_cuda_ht_create(sci_cuda_ht **out, sci_htj2k_enc *enc,
                                   const sci_wt_geometry *g,
                                   const sci_htj2k_params *par) {
@@ -754,21 +735,21 @@ extern "C" int sci_cuda_ht_create(sci_cuda_ht **out, sci_htj2k_enc *enc,
     }
     h->arena_size = arena;
     if (!err)
-        err = dev_alloc(h, &h->d_blk, nb);
+        err = dev_alloc(&h->dev_bytes, &h->d_blk, nb);
     if (!err)
-        err = dev_alloc(h, &h->d_qp, nb);
+        err = dev_alloc(&h->dev_bytes, &h->d_qp, nb);
     if (!err)
-        err = dev_alloc(h, &h->d_lut, 4096);
+        err = dev_alloc(&h->dev_bytes, &h->d_lut, 4096);
     if (!err)
-        err = dev_alloc(h, &h->d_arena, arena);
+        err = dev_alloc(&h->dev_bytes, &h->d_arena, arena);
     if (!err)
-        err = dev_alloc(h, &h->d_packed, arena);
+        err = dev_alloc(&h->dev_bytes, &h->d_packed, arena);
     if (!err)
-        err = dev_alloc(h, &h->d_len, nb);
+        err = dev_alloc(&h->dev_bytes, &h->d_len, nb);
     if (!err)
-        err = dev_alloc(h, &h->d_off, nb);
+        err = dev_alloc(&h->dev_bytes, &h->d_off, nb);
     if (!err)
-        err = dev_alloc(h, &h->d_total, 1);
+        err = dev_alloc(&h->dev_bytes, &h->d_total, 1);
     if (!err)
         err = host_alloc(&h->h_qp, nb);
     if (!err)

@@ -82,6 +82,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "devbuf.cuh"
 #include "t1.h"
 
 #if defined(__CUDACC__) && !defined(SCI_T1_EMU)
@@ -1844,26 +1845,6 @@ extern "C" void sci_cuda_t1_destroy(sci_cuda_t1 *h) {
     free(h);
 }
 
-template <typename T>
-static cudaError_t dev_alloc(sci_cuda_t1 *h, T **p, size_t n) {
-    size_t bytes = n * sizeof(T);
-    cudaError_t err = cudaMalloc((void **)p, bytes ? bytes : 1);
-    if (!err)
-        h->dev_bytes += bytes ? bytes : 1;
-    else
-        *p = NULL;
-    return err;
-}
-
-template <typename T>
-static cudaError_t host_alloc(T **p, size_t n) {
-    size_t bytes = n * sizeof(T);
-    cudaError_t err = cudaMallocHost((void **)p, bytes ? bytes : 1);
-    if (err)
-        *p = NULL;
-    return err;
-}
-
 static size_t batch_bytes; /* sci_cuda_t1_test_batch_bytes */
 
 extern "C" void sci_cuda_t1_test_batch_bytes(size_t bytes) {
@@ -1976,33 +1957,33 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
     size_t np = (size_t)n1 * h->stride;
     /* the pair reader runs 32 bytes ahead of the last pair */
     if (!err)
-        err = dev_alloc(h, &h->d_blk, n1);
+        err = dev_alloc(&h->dev_bytes, &h->d_blk, n1);
     if (!err)
-        err = dev_alloc(h, &h->d_order, max_count ? max_count : 1);
+        err = dev_alloc(&h->dev_bytes, &h->d_order, max_count ? max_count : 1);
     if (!err)
-        err = dev_alloc(h, &h->d_smp, max_smp + 4);
+        err = dev_alloc(&h->dev_bytes, &h->d_smp, max_smp + 4);
     if (!err)
-        err = dev_alloc(h, &h->d_pairs, max_pairs + 64);
+        err = dev_alloc(&h->dev_bytes, &h->d_pairs, max_pairs + 64);
     if (!err)
-        err = dev_alloc(h, &h->d_slots, max_slots + 16);
+        err = dev_alloc(&h->dev_bytes, &h->d_slots, max_slots + 16);
     if (!err)
-        err = dev_alloc(h, &h->d_packed, packed + 16);
+        err = dev_alloc(&h->dev_bytes, &h->d_packed, packed + 16);
     if (!err)
-        err = dev_alloc(h, &h->d_marks, (max_count ? max_count : 1) * h->stride);
+        err = dev_alloc(&h->dev_bytes, &h->d_marks, (max_count ? max_count : 1) * h->stride);
     if (!err)
-        err = dev_alloc(h, &h->d_bres, n1);
+        err = dev_alloc(&h->dev_bytes, &h->d_bres, n1);
     if (!err)
-        err = dev_alloc(h, &h->d_dist, np);
+        err = dev_alloc(&h->dev_bytes, &h->d_dist, np);
     if (!err)
-        err = dev_alloc(h, &h->d_plen, np);
+        err = dev_alloc(&h->dev_bytes, &h->d_plen, np);
     if (!err)
-        err = dev_alloc(h, &h->d_off, n1);
+        err = dev_alloc(&h->dev_bytes, &h->d_off, n1);
     if (!err)
-        err = dev_alloc(h, &h->d_total, 1);
+        err = dev_alloc(&h->dev_bytes, &h->d_total, 1);
     if (!err)
-        err = dev_alloc(h, &h->d_term, np);
+        err = dev_alloc(&h->dev_bytes, &h->d_term, np);
     if (!err)
-        err = dev_alloc(h, &h->d_sym, np);
+        err = dev_alloc(&h->dev_bytes, &h->d_sym, np);
     if (!err)
         err = host_alloc(&h->h_bres, n1);
     if (!err)
