@@ -26,13 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "j2k_enc.h"
 #include "t1.h"
 
 #define NPTS (SCI_T1_MAX_PASSES + 1)
 
 struct j2k_p1 {
-    /* the C coder's output */
+    /* the C coder: a coder and a sample block per thread, its output */
+    int ncoders;
+    sci_t1_coder *coders;
+    uint32_t *sm;
     sci_t1_result *res;
     sci_j2k_block_passes *cpu;
     /* the frame being written */
@@ -74,6 +81,14 @@ int j2k_p1_init(sci_htj2k_enc *e) {
         return -1;
     e->p1 = p;
     size_t n = e->nblocks ? e->nblocks : 1;
+    /* as many coders as threads a frame may run on: encoding a frame
+     * allocates nothing (htj2k.h) */
+    p->ncoders = 1;
+#ifdef _OPENMP
+    p->ncoders = omp_get_max_threads();
+#endif
+    p->coders = malloc((size_t)p->ncoders * sizeof(*p->coders));
+    p->sm = malloc((size_t)p->ncoders * SCI_T1_MAX_SAMPLES * sizeof(*p->sm));
     p->res = malloc(n * sizeof(*p->res));
     p->cpu = calloc(n, sizeof(*p->cpu));
     p->hull_pt = malloc(n * NPTS);
@@ -97,7 +112,7 @@ int j2k_p1_init(sci_htj2k_enc *e) {
     p->tree_saved = malloc(p->tree_bytes ? p->tree_bytes : 1);
     p->hdr_cap = most * j2k_p1_block_header_bound(e) + 16;
     p->hdr = malloc(p->hdr_cap);
-    if (!p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
+    if (!p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
         !p->cand || !p->trunc || !p->first || !p->lblock ||
         !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr)
         return -1;
@@ -108,6 +123,8 @@ void j2k_p1_free(sci_htj2k_enc *e) {
     struct j2k_p1 *p = e->p1;
     if (!p)
         return;
+    free(p->coders);
+    free(p->sm);
     free(p->res);
     free(p->cpu);
     free(p->hull_pt);
@@ -150,16 +167,16 @@ int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
     struct j2k_p1 *p = e->p1;
     int failed = 0;
     long n = (long)e->nblocks;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel num_threads(p->ncoders) reduction(| : failed)
     {
-        sci_t1_coder *coder = malloc(sizeof(*coder));
-        uint32_t *sm = malloc(SCI_T1_MAX_SAMPLES * sizeof(*sm));
-        if (!coder || !sm)
-            failed = 1;
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        sci_t1_coder *coder = &p->coders[t];
+        uint32_t *sm = p->sm + (size_t)t * SCI_T1_MAX_SAMPLES;
 #pragma omp for schedule(dynamic, 4)
         for (long i = 0; i < n; i++) {
-            if (!coder || !sm)
-                continue;
             const block *k = &e->blocks[i];
             sci_t1_params tp;
             sci_htj2k_t1_params(e, (size_t)i, &tp);
@@ -170,8 +187,6 @@ int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
             else
                 sci_j2k_block_passes_from(&p->cpu[i], &p->res[i]);
         }
-        free(coder);
-        free(sm);
     }
     return failed ? -1 : 0;
 }
@@ -477,10 +492,12 @@ static int cmp_desc(const void *a, const void *b) {
 static int allocate(sci_htj2k_enc *e) {
     struct j2k_p1 *p = e->p1;
     unsigned L = e->p.layers;
+    set_trunc_all(e, 0);
+    if (L == 1 && e->p.bitrate <= 0)
+        return 0; /* every pass in the one layer: nothing to choose */
     size_t overhead = j2k_frame_overhead(e);
     /* the size with every pass in one layer: the lossless (or full) size */
     t2_reset(e);
-    set_trunc_all(e, 0);
     size_t full = count_layer(e, 0);
     if (full == SIZE_MAX)
         return -1;
