@@ -6,7 +6,9 @@
  * 3-level 5/3, 64x64 code-blocks, lossless: 512x512 natural, white noise
  * and one colour; 1280x720, 1920x1080 and 4096x2160 natural.  Per image:
  *   GPU T1    the Tier-1 kernels (quantization, bit-parallel modeller, MQ
- *             coder, packing), CUDA events, from device coefficients
+ *             coder, packing), CUDA events, from device coefficients;
+ *             model and MQ, two of them; decisions, all and in the
+ *             largest block (whose MQ chain is the kernel's critical path)
  *   +d2h      the same with the results' way to the host
  *   GPU frame samples on the device to the codestream in pinned host
  *             memory: DWT, Tier-1, copies, rate allocation and tier-2
@@ -23,7 +25,10 @@
  *
  *   bench-ebcot [--runs N] [--cpu-runs N] [--anchor-runs N] [--threads T]
  *               [--bpp B] [--images DIR] [--work DIR] [--no-anchors]
+ *               [--frames-only] [--mq-heavy N] [--mq-lanes N]
  *
+ * --frames-only: Part 2 alone.  --mq-heavy, --mq-lanes: the MQ kernel's
+ * layout (sci_cuda_t1_set_mq_heavy, _lanes), for trying others.
  * --images DIR: natural-512x512.pgm, natural-1280x720.pgm,
  * natural-1920x1080.pgm, natural-4096x2160.pgm (8-bit) and
  * natural-4096x2160.ppm (any maxval, scaled to 12 bits) are read from DIR
@@ -37,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -154,12 +160,15 @@ static int write_pnm(const char *path, const image *im) {
 /* Wall time of one run of argv (stdout and stderr to /dev/null), ms; NAN
  * when it fails. */
 static double run_ms(char *const argv[]) {
+    /* the child must not inherit (and flush again) our buffered tables */
+    fflush(NULL);
     double t0 = bench_now_ms();
     pid_t pid = fork();
     if (pid < 0)
         return NAN;
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
             _exit(127);
         execvp(argv[0], argv);
         _exit(127);
@@ -246,10 +255,14 @@ static void frame_init(frame *f, const image *im, sci_dwt_filter filter,
 
 typedef struct {
     double t1, t1_d2h, frame, cpu_t1, cpu_frame;
+    double model, mq;      /* the Tier-1 kernels' medians */
     size_t bytes;
     int same;              /* GPU codestream == CPU codestream */
-    unsigned long long symbols;
+    unsigned long long symbols, max_symbols;
 } result;
+
+/* The MQ kernel's layout (sci_cuda_t1_set_mq_heavy/_lanes); 0: default. */
+static unsigned mq_heavy, mq_lanes;
 
 /* Times the GPU (Tier-1 alone and the whole frame) and the CPU on one
  * frame. */
@@ -273,11 +286,16 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     CK(cudaMalloc(&d_co, nco * 4));
     CKW(sci_cuda_t1_create(&t1, e, &f->g, &f->p));
     sci_cuda_t1_set_timing(t1, 1);
+    if (mq_heavy)
+        sci_cuda_t1_set_mq_heavy(t1, mq_heavy);
+    if (mq_lanes)
+        sci_cuda_t1_set_mq_lanes(t1, mq_lanes);
     size_t cap = sci_htj2k_max_bytes(e), n = 0;
     uint8_t *out, *cout = malloc(cap);
     CK(cudaMallocHost((void **)&out, cap));
-    double *tt = malloc(sizeof(double) * (size_t)runs * 3);
+    double *tt = malloc(sizeof(double) * (size_t)runs * 5);
     double *t_t1 = tt, *t_t1d = tt + runs, *t_fr = tt + 2 * runs;
+    double *t_mo = tt + 3 * runs, *t_mq = tt + 4 * runs;
     for (int r = -3; r < runs; r++) {
         /* Tier-1 alone, from the coefficients */
         CK(cudaMemcpy(d_co, h_co, nco * 4, cudaMemcpyHostToDevice));
@@ -294,11 +312,16 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
         t_t1[r] = tm.model_ms + tm.mq_ms + tm.pack_ms;
         t_t1d[r] = t_t1[r] + tm.d2h_ms;
         t_fr[r] = z - a;
+        t_mo[r] = tm.model_ms;
+        t_mq[r] = tm.mq_ms;
         res->symbols = tm.symbols;
+        res->max_symbols = tm.max_symbols;
     }
     res->t1 = bench_median(t_t1, runs);
     res->t1_d2h = bench_median(t_t1d, runs);
     res->frame = bench_median(t_fr, runs);
+    res->model = bench_median(t_mo, runs);
+    res->mq = bench_median(t_mq, runs);
     res->bytes = n;
 
     /* the C reference: Tier-1 alone, then the whole frame */
@@ -359,6 +382,7 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
 
 int main(int argc, char **argv) {
     int runs = 20, cpu_runs = 3, anchor_runs = 3, threads = 16, anchors = 1;
+    int table = 1;
     double bpp = 2.0;
     const char *images = NULL, *work = NULL;
     for (int i = 1; i < argc; i++) {
@@ -378,10 +402,17 @@ int main(int argc, char **argv) {
             work = argv[++i];
         else if (!strcmp(argv[i], "--no-anchors"))
             anchors = 0;
+        else if (!strcmp(argv[i], "--frames-only"))
+            table = 0;
+        else if (!strcmp(argv[i], "--mq-heavy") && i + 1 < argc)
+            mq_heavy = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--mq-lanes") && i + 1 < argc)
+            mq_lanes = (unsigned)atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--anchor-runs N] "
                     "[--threads T] [--bpp B] [--images DIR] [--work DIR] "
-                    "[--no-anchors]\n", argv[0]);
+                    "[--no-anchors] [--frames-only] [--mq-heavy N] [--mq-lanes N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -416,13 +447,16 @@ int main(int argc, char **argv) {
         {"one colour", 512, 512, 2, NAN}, {"natural", 1280, 720, 0, NAN},
         {"natural", 1920, 1080, 0, NAN}, {"natural", 4096, 2160, 0, 663},
     };
-    printf("## Tier-1, 8-bit grey, 3-level 5/3, 64x64 code-blocks, lossless\n\n");
-    printf("| image | source | bytes | GPU T1 ms | +d2h ms | GPU frame ms | CPU T1 ms "
-           "| CPU frame ms | opj_compress ms | grk_compress ms | opj / GPU frame | "
-           "grk / GPU frame | GPU = CPU |\n");
-    printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-           "| ---: | --- |\n");
-    for (size_t k = 0; k < sizeof(t1c) / sizeof(t1c[0]); k++) {
+    if (table) {
+        printf("## Tier-1, 8-bit grey, 3-level 5/3, 64x64 code-blocks, lossless\n\n");
+        printf("| image | source | bytes | GPU T1 ms | model ms | MQ ms | decisions "
+               "| largest block | +d2h ms | GPU frame ms | CPU T1 ms | CPU frame ms | "
+               "opj_compress ms | grk_compress ms | opj / GPU frame | grk / GPU frame "
+               "| GPU = CPU |\n");
+        printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+               "---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    }
+    for (size_t k = 0; table && k < sizeof(t1c) / sizeof(t1c[0]); k++) {
         image im;
         image_alloc(&im, t1c[k].w, t1c[k].h, 1, 8);
         char path[512];
@@ -456,13 +490,14 @@ int main(int argc, char **argv) {
         double opj = ams[0], grk = ams[1];
         char label[64];
         snprintf(label, sizeof(label), "%s %ux%u", t1c[k].name, im.w, im.h);
-        printf("| %s | %s | %zu | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | "
-               "%.1fx | %.1fx | %s |\n", label, im.source, r.bytes, r.t1, r.t1_d2h,
+        printf("| %s | %s | %zu | %.2f | %.2f | %.2f | %llu | %llu | %.2f | %.2f | %.1f "
+               "| %.1f | %.1f | %.1f | %.1fx | %.1fx | %s |\n", label, im.source,
+               r.bytes, r.t1, r.model, r.mq, r.symbols, r.max_symbols, r.t1_d2h,
                r.frame, r.cpu_t1, r.cpu_frame, opj, grk, opj / r.frame,
                grk / r.frame, r.same ? "yes" : "NO");
         if (!isnan(t1c[k].paper_ms))
             printf("|   the paper (GTX 285): Tier-1 %.0f ms, %.0fx our GPU T1; Kakadu "
-                   "single-threaded 1093 ms | | | | | | | | | | | | |\n",
+                   "single-threaded 1093 ms | | | | | | | | | | | | | | | | |\n",
                    t1c[k].paper_ms, t1c[k].paper_ms / r.t1);
         CK(cudaFree(f.d_smp));
         image_free(&im);
@@ -470,10 +505,11 @@ int main(int argc, char **argv) {
 
     /* --- 4K 4:4:4 12-bit frames/s ---------------------------------------- */
     printf("\n## 4096x2160 4:4:4 12-bit, 5 levels, 64x64 code-blocks, end to end\n\n");
-    printf("| mode | source | bytes | bpp | GPU fps | GPU ms | GPU T1 ms | CPU ms | "
-           "opj_compress ms | grk_compress ms | GPU vs opj | GPU vs grk | GPU = CPU |\n");
+    printf("| mode | source | bytes | bpp | GPU fps | GPU ms | GPU T1 ms | model ms | "
+           "MQ ms | decisions | largest block | CPU ms | opj_compress ms | "
+           "grk_compress ms | GPU vs opj | GPU vs grk | GPU = CPU |\n");
     printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-           "| ---: | --- |\n");
+           "| ---: | ---: | ---: | ---: | ---: | --- |\n");
     image big;
     image_alloc(&big, 4096, 2160, 3, 12);
     char path[512];
@@ -502,10 +538,12 @@ int main(int argc, char **argv) {
                    abytes[0], abytes[1]);
         }
         double opj = ams[0], grk = ams[1];
-        printf("| %s | %s | %zu | %.3f | %.1f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0fx "
-               "| %.0fx | %s |\n", lossy ? "lossy 9/7 PCRD" : "lossless 5/3", big.source,
-               r.bytes, r.bytes * 8.0 / (4096.0 * 2160), 1000.0 / r.frame, r.frame, r.t1,
-               r.cpu_frame, opj, grk, opj / r.frame, grk / r.frame, r.same ? "yes" : "NO");
+        printf("| %s | %s | %zu | %.3f | %.1f | %.2f | %.2f | %.2f | %.2f | %llu | %llu "
+               "| %.0f | %.0f | %.0f | %.0fx | %.0fx | %s |\n",
+               lossy ? "lossy 9/7 PCRD" : "lossless 5/3", big.source, r.bytes,
+               r.bytes * 8.0 / (4096.0 * 2160), 1000.0 / r.frame, r.frame, r.t1, r.model,
+               r.mq, r.symbols, r.max_symbols, r.cpu_frame, opj, grk, opj / r.frame,
+               grk / r.frame, r.same ? "yes" : "NO");
         CK(cudaFree(f.d_smp));
     }
     image_free(&big);

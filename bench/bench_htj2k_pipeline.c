@@ -1,10 +1,11 @@
 /*
- * Pipeline benchmark of htj2kenc: one picture pushed N times through
- * `appsrc ! cudaupload ! htj2kenc ! fakesink`, frames per second from the
- * first push to EOS, and the mean coded bits per pixel.
+ * Pipeline benchmark of htj2kenc (or ebcotcm): one picture pushed N times
+ * through `appsrc ! cudaupload ! htj2kenc ! fakesink`, frames per second
+ * from the first push to EOS, and the mean coded bits per pixel.
  *
  *   bench-htj2k-pipeline [--frames N] [--backend auto|cuda|cpu]
- *       [--reversible] [--qstep Q] [--format GBR_12LE|Y444_16LE|...]
+ *       [--element htj2kenc|ebcotcm] [--reversible] [--qstep Q]
+ *       [--bitrate B] [--format GBR_12LE|Y444_16LE|...]
  *       [--no-upload] [--dump FILE] IMAGE.ppm
  *
  * IMAGE is a binary PPM (P6) of up to 16 bits; its samples go into the
@@ -82,8 +83,9 @@ main (int argc, char **argv)
 {
   guint frames = 200, i;
   const gchar *backend = "auto", *format = "GBR_12LE", *path = NULL;
+  const gchar *element = "htj2kenc";
   gboolean reversible = FALSE, upload = TRUE;
-  gdouble qstep = 1.0 / 256;
+  gdouble qstep = 1.0 / 256, bitrate = 0;
   gint w, h, maxval, c, x, y;
   guint16 *rgb;
   GstVideoInfo vinfo;
@@ -107,6 +109,10 @@ main (int argc, char **argv)
       format = argv[++i];
     else if (!strcmp (argv[i], "--qstep") && i + 1 < (guint) argc)
       qstep = g_ascii_strtod (argv[++i], NULL);
+    else if (!strcmp (argv[i], "--bitrate") && i + 1 < (guint) argc)
+      bitrate = g_ascii_strtod (argv[++i], NULL);
+    else if (!strcmp (argv[i], "--element") && i + 1 < (guint) argc)
+      element = argv[++i];
     else if (!strcmp (argv[i], "--reversible"))
       reversible = TRUE;
     else if (!strcmp (argv[i], "--no-upload"))
@@ -152,10 +158,10 @@ main (int argc, char **argv)
 
   desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=4 "
-      "%s ! htj2kenc backend=%s reversible=%s qstep=%g ! "
+      "%s ! %s backend=%s reversible=%s qstep=%g bitrate=%g ! "
       "fakesink name=sink signal-handoffs=true sync=false",
-      upload ? "! cudaupload" : "", backend, reversible ? "true" : "false",
-      qstep);
+      upload ? "! cudaupload" : "", element, backend,
+      reversible ? "true" : "false", qstep, bitrate);
   pipe = gst_parse_launch (desc, NULL);
   g_free (desc);
   if (!pipe) {
@@ -202,8 +208,10 @@ main (int argc, char **argv)
     rc = 1;
   } else {
     gdouble s = (t1 - t0) / 1e6;
-    printf ("| %s | %s | %s | %dx%d | %u | %.1f | %.3f |\n", format,
-        backend, reversible ? "lossless" : "lossy", w, h, count.frames,
+    printf ("| %s | %s | %s%s%s | %dx%d | %u | %.1f | %.3f |\n", format,
+        backend, strcmp (element, "htj2kenc") ? element : "",
+        strcmp (element, "htj2kenc") ? " " : "",
+        reversible ? "lossless" : "lossy", w, h, count.frames,
         count.frames / s,
         count.frames ? count.bytes * 8.0 / count.frames / w / h : 0.0);
   }
