@@ -12,7 +12,9 @@
  *     full-magnitude, single-sample and all-zero data, 5/3 (int32) and 9/7
  *     (float, quantized with a step) coefficients at random places and
  *     strides; each handle codes a second frame (negated), and tables
- *     split into several batches;
+ *     split into several batches; the tables' frames take the MQ
+ *     kernel's layouts in turn (the default, one block a warp, heavy
+ *     warps then 2, 3 or 5 blocks a warp, 32 a warp);
  *   - real frames: sci_wt_forward of random images of awkward sizes, both
  *     filters, 0..5 levels, several block sizes and styles, through
  *     sci_cuda_t1_create: each block against sci_htj2k_block_quantize +
@@ -247,7 +249,16 @@ static void run_table(stats *st, const char *name, const bspec *bs, size_t nb,
     CK(cudaMalloc(&d, total * 4));
     static uint8_t ref[1 << 20];
     sci_t1_coder *coder = malloc(sizeof(*coder));
+    /* the MQ kernel's layouts in turn (a table's two frames take two):
+     * the default, then fixed ones; the codewords must not depend on it */
+    static const int layouts[][2] = {{-1, -1}, {0, 1}, {2, 2}, {0, 32}, {7, 5}, {1, 3}};
+    static unsigned layout_turn;
     for (int frame = 0; frame < 2; frame++) {
+        const int *lay = layouts[layout_turn++ % (sizeof layouts / sizeof layouts[0])];
+        if (lay[0] >= 0) {
+            sci_cuda_t1_set_mq_heavy(h, (unsigned)lay[0]);
+            sci_cuda_t1_set_mq_lanes(h, (unsigned)lay[1]);
+        }
         if (frame == 1)
             for (size_t k = 0; k < total; k++) {
                 if (irrev) {
@@ -311,9 +322,10 @@ static void run_table(stats *st, const char *name, const bspec *bs, size_t nb,
                               bp[i].pass_dist != &bp[i].pass_dist[0])))
                 st->bad_struct++;
             char where[160];
-            snprintf(where, sizeof where, "%s frame %d (%ux%u band %u nbp %u style 0x%02x %s)",
+            snprintf(where, sizeof where,
+                     "%s frame %d (%ux%u band %u nbp %u style 0x%02x %s; MQ layout %d,%d)",
                      name, frame, w, hh, bs[i].band, bs[i].nbp, bs[i].style,
-                     kind_name[bs[i].kind]);
+                     kind_name[bs[i].kind], lay[0], lay[1]);
             compare_block(st, where, i, &a, ref, &b, bytes + off[i]);
         }
     }
