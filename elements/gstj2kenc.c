@@ -525,6 +525,31 @@ setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
 }
 #endif
 
+/* The output buffers' size.  sci_htj2k_max_bytes is a proof, not an
+ * estimate: for Part 1 it lets every decision renormalize by 15 bits and
+ * comes to some forty times the samples' bytes (2.4 GB for a 4096x2160
+ * 4:4:4 12-bit frame), and a pool of page-locked buffers that size would
+ * pin gigabytes.  The buffers hold the samples' bytes and a quarter more,
+ * 64 KiB and 16 bytes a code-block and layer for headers (lossless white
+ * noise, about the least compressible input, takes some 1.1 times its
+ * samples' bytes); a frame that needs more gets a buffer of its own
+ * (transform). */
+static gsize
+pool_size (GstSciJ2kEnc * self)
+{
+  const sci_wt_geometry *g = &self->winfo.geom;
+  guint64 bytes = 0;
+  guint c;
+
+  for (c = 0; c < g->components; c++)
+    bytes += (guint64) ((g->width + g->dx[c] - 1) / g->dx[c]) *
+        ((g->height + g->dy[c] - 1) / g->dy[c]);
+  bytes *= (g->depth + 7) / 8;
+  bytes += bytes / 4 + 65536 +
+      (guint64) 16 *sci_htj2k_block_count (self->enc) * self->params.layers;
+  return MIN (bytes, self->max_bytes);
+}
+
 /* Builds the encoder for the negotiated caps and the current properties:
  * called at negotiation and before the first frame after a property
  * change.  FALSE posts an error saying why. */
@@ -651,18 +676,19 @@ gst_sci_j2k_enc_configure (GstSciJ2kEnc * self)
   self->winfo = winfo;
   self->params = p;
   self->max_bytes = sci_htj2k_max_bytes (self->enc);
+  self->pool_bytes = pool_size (self);
 
   GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
       " colour transform %s, code-blocks %ux%u, progression %u, %u layers, "
-      "style 0x%02x, %s%s, "
-      "up to %" G_GSIZE_FORMAT " bytes a frame, %s backend, %s memory in",
+      "style 0x%02x, %s%s, up to %" G_GSIZE_FORMAT " bytes a frame (buffers "
+      "of %" G_GSIZE_FORMAT "), %s backend, %s memory in",
       self->wavelet_in ? "coefficients of " : "",
       gst_video_format_to_string (winfo.video_format), g->width, g->height,
       g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
       g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
       (guint) p.progression, p.layers, p.cb_style,
       p.jph ? "JPH" : "codestream",
-      reversible ? ", lossless" : "", self->max_bytes,
+      reversible ? ", lossless" : "", self->max_bytes, self->pool_bytes,
       base->use_cuda ? "CUDA" : "CPU",
       base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;
@@ -694,7 +720,7 @@ gst_sci_j2k_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       trans, query, GST_BASE_TRANSFORM_CLASS (parent_class));
 }
 
-/* A pool of max_bytes buffers, made again when that bound or the backend
+/* A pool of pool_bytes buffers, made again when that size or the backend
  * changes.  With the CUDA backend the buffers are page-locked, so that
  * copies from the device into them run at full speed. */
 static gboolean
@@ -705,7 +731,7 @@ ensure_pool (GstSciJ2kEnc * self)
       &self->host_allocator, self->out.allocator);
 
   return gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
-      self->outcaps, self->max_bytes, allocator);
+      self->outcaps, self->pool_bytes, allocator);
 }
 
 static GstFlowReturn
@@ -763,6 +789,11 @@ map_coefficients (GstSciJ2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
   return TRUE;
 }
 
+/* What the encoders return when the codestream outgrows a buffer smaller
+ * than max_bytes (nothing posted): transform gives the frame a larger
+ * one. */
+#define FLOW_TOO_SMALL GST_FLOW_CUSTOM_ERROR_1
+
 /* One frame through the C reference: the wavelet transform (raw input) and
  * the encoder.  *written gets the coded bytes. */
 static GstFlowReturn
@@ -811,6 +842,8 @@ encode_frame_cpu (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
   *written = sci_htj2k_encode (self->enc, coeffs, out, cap);
   if (in.memory)
     gst_buffer_unmap (inbuf, &in);
+  if (*written == 0 && cap < self->max_bytes)
+    return FLOW_TOO_SMALL;
   if (*written == 0) {
     GST_ELEMENT_ERROR (self, STREAM, ENCODE,
         ("The JPEG 2000 encoder refused the frame"),
@@ -917,6 +950,9 @@ done:
     gst_buffer_unmap (inbuf, &in);
   else
     gst_video_frame_unmap (&frame);
+  if ((*err == SCI_CUDA_HT_ERR_CAP || *err == SCI_CUDA_T1_ERR_CAP)
+      && cap < self->max_bytes)
+    return FLOW_TOO_SMALL;
   if (*err == SCI_CUDA_HT_ERR_BLOCK || *err == SCI_CUDA_HT_ERR_CAP
       || *err == SCI_CUDA_T1_ERR_BLOCK || *err == SCI_CUDA_T1_ERR_CAP) {
     /* the data, not the device: the C reference would refuse it too */
@@ -930,17 +966,18 @@ done:
 }
 #endif
 
+/* One frame into outbuf's memory, on the CUDA backend while it works (a
+ * CUDA failure before the first frame has left hands the stream to the
+ * CPU); FLOW_TOO_SMALL when the memory cannot hold it. */
 static GstFlowReturn
-gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+encode_into (GstSciJ2kEnc * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    gsize * written)
 {
-  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 #if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstSciFilter *base = GST_SCI_FILTER (self);
 #endif
   GstMapInfo out;
   GstFlowReturn ret;
-  gsize written = 0;
 
   if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
@@ -952,7 +989,7 @@ gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     const gchar *what;
     gint err;
 
-    ret = encode_frame_cuda (self, inbuf, out.data, out.size, &written, &what,
+    ret = encode_frame_cuda (self, inbuf, out.data, out.size, written, &what,
         &err);
     if (ret == FLOW_CUDA_FAILED) {
       if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
@@ -960,13 +997,42 @@ gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       } else {
         release_cuda (self);
         GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
-        ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
+        ret = encode_frame_cpu (self, inbuf, out.data, out.size, written);
       }
     }
   } else
 #endif
-    ret = encode_frame_cpu (self, inbuf, out.data, out.size, &written);
+    ret = encode_frame_cpu (self, inbuf, out.data, out.size, written);
   gst_buffer_unmap (outbuf, &out);
+  return ret;
+}
+
+static GstFlowReturn
+gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
+  GstFlowReturn ret;
+  gsize written = 0;
+
+  ret = encode_into (self, inbuf, outbuf, &written);
+  if (ret == FLOW_TOO_SMALL) {
+    /* rare (see pool_size): a buffer of its own, at the bound; its pages
+     * are touched only as far as the codestream goes */
+    GstMemory *mem = gst_allocator_alloc (NULL, self->max_bytes, NULL);
+
+    GST_DEBUG_OBJECT (self, "the frame needs more than the %" G_GSIZE_FORMAT
+        " bytes of the pool's buffers: coding it into %" G_GSIZE_FORMAT,
+        self->pool_bytes, self->max_bytes);
+    if (!mem) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate a %" G_GSIZE_FORMAT "-byte output buffer",
+              self->max_bytes), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gst_buffer_replace_all_memory (outbuf, mem);
+    ret = encode_into (self, inbuf, outbuf, &written);
+  }
   if (ret == GST_FLOW_OK) {
     gst_buffer_set_size (outbuf, written);
     self->sent = TRUE;

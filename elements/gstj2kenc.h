@@ -80,6 +80,7 @@ struct _GstSciJ2kEnc
   sci_htj2k_enc *enc;
   gpointer coeffs;              /* DWT output (raw input), winfo.size bytes */
   gsize max_bytes;              /* sci_htj2k_max_bytes of enc */
+  gsize pool_bytes;             /* the pool's buffers (pool_size ()) */
 #if HAVE_CUDA
   /* CUDA backend, made with enc (raw input: wt too); the device
    * coefficients are the base's staging slot 1 */
@@ -90,8 +91,9 @@ struct _GstSciJ2kEnc
   /* a coded frame has left since start: no CPU fallback after that */
   gboolean sent;
 
-  /* output buffers: a pool of max_bytes buffers trimmed to each frame
-   * (page-locked ones, from host_allocator, with the CUDA backend) */
+  /* output buffers: a pool of pool_bytes buffers trimmed to each frame
+   * (page-locked ones, from host_allocator, with the CUDA backend); a
+   * frame that needs more gets a max_bytes buffer of its own */
   GstSciCodedPool out;
   GstAllocator *host_allocator; /* page-locked memory, CUDA backend */
 };

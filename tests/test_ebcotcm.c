@@ -745,6 +745,55 @@ GST_START_TEST (test_short_buffers)
 
 GST_END_TEST;
 
+/* The output pool's buffers hold what real frames need, far less than
+ * the proven bound (gstj2kenc.c's pool_size: the samples' bytes and a
+ * quarter more, 64 KiB, 16 bytes a code-block and layer); random 16-bit
+ * samples in 4x4 code-blocks with every pass terminated need more: that
+ * frame gets a buffer of its own and still decodes exactly, and the pool
+ * goes on with the frames after it (one harness: flat, random, natural). */
+GST_START_TEST (test_frame_beyond_pool)
+{
+  const gchar *props = "block-width=4 block-height=4 code-block-style=termall";
+  const gint w = 256, h = 256;
+  gchar *desc = g_strdup_printf ("ebcotcm reversible=true %s", props);
+  GstCaps *caps = frameutil_video_caps ("GRAY16_LE", w, h);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  gsize pool_bytes;
+  guint64 blocks = 0;
+  guint l, bw, bh;
+
+  J2KUTIL_REQUIRE_OPENJPEGDEC ();
+  /* code-blocks of the 5-level 5/3 decomposition, band by band */
+  for (l = 1, bw = w, bh = h; l <= 5; l++) {
+    guint lw = (bw + 1) / 2, lh = (bh + 1) / 2, hw = bw / 2, hh = bh / 2;
+
+    blocks += (guint64) ((hw + 3) / 4) * ((lh + 3) / 4)
+        + (guint64) ((lw + 3) / 4) * ((hh + 3) / 4)
+        + (guint64) ((hw + 3) / 4) * ((hh + 3) / 4);
+    bw = lw;
+    bh = lh;
+  }
+  blocks += (guint64) ((bw + 3) / 4) * ((bh + 3) / 4);
+  pool_bytes = (gsize) w *h * 2;
+  pool_bytes += pool_bytes / 4 + 65536 + 16 * blocks;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = j2kutil_random_frame (&info, 77);
+  out = j2kutil_encode (desc, in, caps, NULL);
+  fail_unless (gst_buffer_get_size (out) > pool_bytes,
+      "the random frame takes %" G_GSIZE_FORMAT " bytes, no more than the "
+      "pool's %" G_GSIZE_FORMAT ": the test misses its path",
+      gst_buffer_get_size (out), pool_bytes);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_free (desc);
+  check_lossless (props, "GRAY16_LE", w, h, 78);
+}
+
+GST_END_TEST;
+
 /* As a user would run it: several frames, raw and through cudadwt. */
 GST_START_TEST (test_pipeline)
 {
@@ -777,6 +826,7 @@ ebcotcm_suite (void)
   tcase_add_test (tc, test_wavelet_input_matches_raw);
   tcase_add_test (tc, test_property_change);
   tcase_add_test (tc, test_short_buffers);
+  tcase_add_test (tc, test_frame_beyond_pool);
   tcase_add_test (tc, test_pipeline);
   return s;
 }
