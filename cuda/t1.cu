@@ -13,11 +13,10 @@
  *             each pass) and each pass's exact distortion decrease.
  *   t1_plan   one CTA: the blocks sorted by decision count, largest first
  *             (the MQ kernel's critical path is its longest block).
- *   t1_mq     a thread a code-block (by default one block a warp: lanes
- *             of a warp coding different blocks issue each other's
- *             divergent paths): the MQ and raw coders of codec/mq.c over
- *             that byte stream, four ordinary decisions straight-line per
- *             word of the stream, with the segment rules of t1_ctx.h's
+ *   t1_mq     a thread a code-block (the longest blocks one a warp, the
+ *             rest two a warp, mq_layout): the MQ and raw coders of
+ *             codec/mq.c over that byte stream, a word of four ordinary
+ *             decisions at a time, with the segment rules of t1_ctx.h's
  *             t1_out at each PB_END, then the pass lengths (sci_mq_cut_len
  *             on the final bytes).
  *   t1_scan   exclusive scan of the codeword lengths (one CTA).
@@ -1017,41 +1016,32 @@ T1_D uint32_t rd_word(t1_rd &r) {
     return v;
 }
 
-/* One MQ decision from its pair byte. */
-T1_D void mq_one(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, unsigned pb) {
-    uint32_t *c = cx + (pb >> 1) * cs;
-    uint32_t w = *c;
-    *c = mq_encode(e, w, succ[w >> 17 & 63], pb & 1);
+/* The successor words of a context word, loaded whether the decision
+ * needs them or not: the compiler would otherwise move the load into the
+ * renormalization branch, and the lanes of a warp coding different
+ * blocks would part there at half their decisions. */
+T1_D uint2 succ_of(const uint2 *succ, uint32_t w) {
+#if defined(__CUDA_ARCH__) && !defined(SCI_T1_EMU)
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(v.x), "=r"(v.y)
+                 : "r"((unsigned)__cvta_generic_to_shared(succ + (w >> 17 & 63))));
+    return v;
+#else
+    return succ[w >> 17 & 63];
+#endif
 }
 
-/* Four MQ decisions (a word of pair bytes, none special), straight-line:
- * the four context words and their successors are loaded at once, and a
- * decision's new word replaces the loaded one in the later decisions of
- * the same context. */
-T1_D void mq_four(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, uint32_t wd) {
-    unsigned k0 = wd >> 1 & 63, k1 = wd >> 9 & 63, k2 = wd >> 17 & 63, k3 = wd >> 25 & 63;
-    uint32_t *c0 = cx + k0 * cs, *c1 = cx + k1 * cs, *c2 = cx + k2 * cs, *c3 = cx + k3 * cs;
-    uint32_t w0 = *c0, w1 = *c1, w2 = *c2, w3 = *c3;
-    uint2 s1 = succ[w1 >> 17 & 63], s2 = succ[w2 >> 17 & 63], s3 = succ[w3 >> 17 & 63];
-    uint32_t n0 = mq_encode(e, w0, succ[w0 >> 17 & 63], wd & 1);
-    *c0 = n0;
-    if (k1 == k0) {
-        w1 = n0;
-        s1 = succ[w1 >> 17 & 63];
-    }
-    uint32_t n1 = mq_encode(e, w1, s1, wd >> 8 & 1);
-    *c1 = n1;
-    if (k2 == k1 || k2 == k0) {
-        w2 = k2 == k1 ? n1 : n0;
-        s2 = succ[w2 >> 17 & 63];
-    }
-    uint32_t n2 = mq_encode(e, w2, s2, wd >> 16 & 1);
-    *c2 = n2;
-    if (k3 == k2 || k3 == k1 || k3 == k0) {
-        w3 = k3 == k2 ? n2 : k3 == k1 ? n1 : n0;
-        s3 = succ[w3 >> 17 & 63];
-    }
-    *c3 = mq_encode(e, w3, s3, wd >> 24 & 1);
+/* One MQ decision from its pair byte (the context in bits 1-6).  The same
+ * instructions for every decision: a warp's lanes coding different blocks
+ * part only at BYTEOUT and the special bytes.  (A first version coded a
+ * word's four decisions with their four context loads hoisted and
+ * same-context forwarding; its branches cost more than the loads saved:
+ * docs/ebcot.md.) */
+T1_D void mq_one(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, unsigned pb) {
+    uint32_t *c = cx + (pb >> 1 & 63) * cs;
+    uint32_t w = *c;
+    *c = mq_encode(e, w, succ_of(succ, w), pb & 1);
 }
 
 T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
@@ -1082,7 +1072,10 @@ T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
     for (unsigned n = 0;;) {
         uint32_t wd = rd_word(rd);
         if (!(wd & 0x80808080u)) {
-            mq_four(e, cx, cs, succ, wd);
+            mq_one(e, cx, cs, succ, wd);
+            mq_one(e, cx, cs, succ, wd >> 8);
+            mq_one(e, cx, cs, succ, wd >> 16);
+            mq_one(e, cx, cs, succ, wd >> 24);
             continue;
         }
         int done = 0;
@@ -1476,19 +1469,19 @@ static cudaError_t launch_model(sci_cuda_t1 *h, const t1_kp &kp, cudaStream_t s)
 #endif
 }
 
-/* The MQ layout of a batch.  Measured on an H100 (docs/ebcot.md): with
- * up to about 8 blocks a scheduler, a block a warp is best (the longest
- * block's chain is the critical path and lanes of one warp coding
- * different blocks issue each other's divergent paths); beyond that the
- * kernel is bound by the integer pipes' issue rate, and one warp a
- * scheduler for the longest blocks with the rest two a warp is faster
- * (4096x2160 4:4:4 12-bit, 6700 blocks: MQ 12.0 -> 10.7 ms). */
+/* The MQ layout of a batch: the longest blocks (as many as the device
+ * has warp schedulers) one a warp, so that each has a scheduler's issue
+ * slots mostly to itself (their chains are the kernel's critical path),
+ * the rest two a warp, which share the integer pipes' issue slots that
+ * single-lane warps would each take whole.  More lanes a warp diverge
+ * more at BYTEOUT and the pass ends.  Measured on an H100 (docs/ebcot.md,
+ * MQ ms with 2 / 8 lanes after the heavy warps): 4096x2160 4:4:4 12-bit
+ * lossless, 6700 blocks, 8.8 / 11.9; the same at 2 bpp, 8.7 / 8.2. */
 static void mq_layout(const sci_cuda_t1 *h, t1_kp *kp) {
     if (!h->auto_layout)
         return;
-    int many = h->schedulers && kp->count > 8 * h->schedulers;
-    kp->heavy = many ? h->schedulers : 0;
-    kp->lanes = many ? 2 : 1;
+    kp->heavy = h->schedulers;
+    kp->lanes = h->schedulers ? 2 : 1;
 }
 
 static cudaError_t launch_mq(sci_cuda_t1 *h, const t1_kp &kp, cudaStream_t s) {
@@ -1886,8 +1879,8 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
         return cudaErrorMemoryAllocation;
     h->irrev = irreversible != 0;
     h->nb = (unsigned)nb;
-    /* the MQ kernel's layout follows the batch (mq_layout) unless a test
-     * or benchmark sets one */
+    /* the MQ kernel's layout is mq_layout's unless a test or benchmark
+     * sets one */
     h->heavy = 0;
     h->lanes = 1;
     h->auto_layout = 1;
