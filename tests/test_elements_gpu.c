@@ -538,8 +538,8 @@ GST_END_TEST;
 
 /* ebcotcm backend=cuda gives the bytes of backend=cpu: raw video in CUDA
  * or system memory, cudadwt coefficients in CUDA memory, lossless, lossy,
- * with bitrate (PCRD), layers, code-block styles, odd sizes and small
- * code-blocks. */
+ * with bitrate (PCRD), layers, code-block styles, odd sizes, small
+ * code-blocks, and a frame larger than the output pool's buffers. */
 GST_START_TEST (test_ebcot_cuda_equals_cpu)
 {
   const struct
