@@ -14,7 +14,7 @@
  *   t1_plan   one CTA: the blocks sorted by decision count, largest first
  *             (the MQ kernel's critical path is its longest block).
  *   t1_mq     a thread a code-block (the longest blocks one a warp, the
- *             rest two a warp, mq_layout): the MQ and raw coders of
+ *             rest two a warp): the MQ and raw coders of
  *             codec/mq.c over that byte stream, a word of four ordinary
  *             decisions at a time, with the segment rules of t1_ctx.h's
  *             t1_out at each PB_END, then the pass lengths (sci_mq_cut_len
@@ -1387,8 +1387,6 @@ struct sci_cuda_t1 {
     sci_htj2k_enc *enc;
     int irrev;
     unsigned nb, stride, words, heavy, lanes, nbatch;
-    int auto_layout;          /* MQ layout from the batch size (not set) */
-    unsigned schedulers;      /* the device's warp schedulers (4 an SM) */
     double qstep;             /* the step the blocks' inv_step were made for */
     size_t slot_limit;
     t1_blk *blk;              /* host copy */
@@ -1467,21 +1465,6 @@ static cudaError_t launch_model(sci_cuda_t1 *h, const t1_kp &kp, cudaStream_t s)
         t1_model<false><<<grid, 32 * MODEL_WARPS, smem, s>>>(kp);
     return cudaGetLastError();
 #endif
-}
-
-/* The MQ layout of a batch: the longest blocks (as many as the device
- * has warp schedulers) one a warp, so that each has a scheduler's issue
- * slots mostly to itself (their chains are the kernel's critical path),
- * the rest two a warp, which share the integer pipes' issue slots that
- * single-lane warps would each take whole.  More lanes a warp diverge
- * more at BYTEOUT and the pass ends.  Measured on an H100 (docs/ebcot.md,
- * MQ ms with 2 / 8 lanes after the heavy warps): 4096x2160 4:4:4 12-bit
- * lossless, 6700 blocks, 8.8 / 11.9; the same at 2 bpp, 8.7 / 8.2. */
-static void mq_layout(const sci_cuda_t1 *h, t1_kp *kp) {
-    if (!h->auto_layout)
-        return;
-    kp->heavy = h->schedulers;
-    kp->lanes = h->schedulers ? 2 : 1;
 }
 
 static cudaError_t launch_mq(sci_cuda_t1 *h, const t1_kp &kp, cudaStream_t s) {
@@ -1646,7 +1629,6 @@ extern "C" int sci_cuda_t1_code(sci_cuda_t1 *h, const void *d_coeffs, void *stre
     for (unsigned t = 0; t < h->nbatch && !err; t++) {
         kp.first = h->batch[t].first;
         kp.count = h->batch[t].count;
-        mq_layout(h, &kp);
         if (h->timing)
             err = cudaEventRecord(h->ev[3 * t], s);
         if (!err)
@@ -1879,15 +1861,20 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
         return cudaErrorMemoryAllocation;
     h->irrev = irreversible != 0;
     h->nb = (unsigned)nb;
-    /* the MQ kernel's layout is mq_layout's unless a test or benchmark
-     * sets one */
-    h->heavy = 0;
-    h->lanes = 1;
-    h->auto_layout = 1;
+    /* The MQ kernel's layout: the longest blocks (as many as the device
+     * has warp schedulers, 4 an SM) one a warp, so that each has a
+     * scheduler's issue slots mostly to itself (their chains are the
+     * kernel's critical path), the rest two a warp, which share the
+     * integer pipes' issue slots that single-lane warps would each take
+     * whole; more lanes a warp diverge more at BYTEOUT and the pass ends.
+     * Measured on an H100 (docs/ebcot.md, MQ ms with 2 / 8 lanes after the
+     * heavy warps): 4096x2160 4:4:4 12-bit lossless, 6700 blocks, 8.8 /
+     * 11.9; the same at 2 bpp, 8.7 / 8.2. */
     int dev = 0, sms = 0;
     if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
         sms = 0;
-    h->schedulers = 4 * (unsigned)sms;
+    h->heavy = 4 * (unsigned)sms;
+    h->lanes = sms ? 2 : 1;
     cudaError_t err = cudaSuccess;
     size_t n1 = nb ? nb : 1;
     h->blk = (t1_blk *)calloc(n1, sizeof(t1_blk));
@@ -2094,10 +2081,8 @@ extern "C" void sci_cuda_t1_set_slot_limit(sci_cuda_t1 *h, size_t bytes) {
 
 extern "C" void sci_cuda_t1_set_mq_lanes(sci_cuda_t1 *h, unsigned lanes) {
     h->lanes = lanes < 1 ? 1 : lanes > 32 ? 32 : lanes;
-    h->auto_layout = 0;
 }
 
 extern "C" void sci_cuda_t1_set_mq_heavy(sci_cuda_t1 *h, unsigned warps) {
     h->heavy = warps;
-    h->auto_layout = 0;
 }

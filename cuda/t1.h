@@ -106,9 +106,8 @@ void sci_cuda_t1_get_times(const sci_cuda_t1 *h, sci_cuda_t1_times *t);
 /* For tests and benchmarks.  slot_limit: caps every block's device
  * codeword slot at that many bytes (0: no cap), so that the host fallback
  * runs.  The MQ kernel codes the blocks, most decisions first, one a warp
- * in mq_heavy warps, then mq_lanes a warp (1..32).  By default as many
- * heavy warps as the device has warp schedulers and 2 lanes; setting
- * either fixes the layout. */
+ * in mq_heavy warps, then mq_lanes a warp (1..32); by default as many
+ * heavy warps as the device has warp schedulers and 2 lanes. */
 void sci_cuda_t1_set_slot_limit(sci_cuda_t1 *h, size_t bytes);
 void sci_cuda_t1_set_mq_lanes(sci_cuda_t1 *h, unsigned lanes);
 void sci_cuda_t1_set_mq_heavy(sci_cuda_t1 *h, unsigned warps);
