@@ -546,7 +546,7 @@ pool_size (GstSciJ2kEnc * self)
         ((g->height + g->dy[c] - 1) / g->dy[c]);
   bytes *= (g->depth + 7) / 8;
   bytes += bytes / 4 + 65536 +
-      (guint64) 16 *sci_htj2k_block_count (self->enc) * self->params.layers;
+      (guint64) sci_htj2k_block_count (self->enc) * self->params.layers * 16;
   return MIN (bytes, self->max_bytes);
 }
 
