@@ -466,19 +466,26 @@ static void block_hull(sci_htj2k_enc *e, size_t i) {
     p->hull_n[i] = (uint8_t)n;
 }
 
-/* trunc of layer l for threshold lambda, never below layer l - 1's */
-static void set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
+/* trunc of layer l for threshold lambda, never below layer l - 1's;
+ * returns the codeword bytes the layer's packets then carry (their
+ * bodies: a lower bound of their size) */
+static size_t set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
     struct j2k_p1 *p = e->p1;
     uint8_t *t = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
+    size_t body = 0;
     for (size_t i = 0; i < e->nblocks; i++) {
         const double *sl = p->hull_slope + i * NPTS;
+        const size_t *len = p->blk[i].pass_len;
         unsigned n = 0, h = p->hull_n[i];
         while (n < h && sl[n] >= lambda)
             n++;
         unsigned v = n ? p->hull_pt[i * NPTS + n - 1] : 0;
         unsigned b = before ? before[i] : 0;
+        if (v > b)
+            body += len[v - 1] - (b ? len[b - 1] : 0);
         t[i] = (uint8_t)(v > b ? v : b);
     }
+    return body;
 }
 
 static void set_trunc_all(sci_htj2k_enc *e, unsigned l) {
@@ -579,7 +586,11 @@ static int allocate(sci_htj2k_enc *e) {
             long a = lo, z = (long)nc - 1;
             while (a < z) {
                 long m = a + (z - a + 1) / 2;
-                set_trunc(e, l, key_slope(p->cand[m]));
+                /* the bodies alone too large: no need to count headers */
+                if ((double)set_trunc(e, l, key_slope(p->cand[m])) > room) {
+                    z = m - 1;
+                    continue;
+                }
                 t2_save(e, 1);
                 size_t n = count_layer(e, l);
                 if (n != SIZE_MAX && (double)n <= room)
