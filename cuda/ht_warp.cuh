@@ -45,37 +45,20 @@ HT_D int w_ctz64(uint64_t v) { return __ffsll((long long)v) - 1; }
 HT_D int w_popc(uint32_t m) { return __popc(m); }
 #else
 /* Emulation (tests/htj2k_emu.cpp): the lanes are coroutines that meet at
- * every warp operation, the exchange going through a table. */
-void htw_emu_yield(void);
-int htw_emu_lane(void);
-extern uint32_t htw_emu_x[32];
-static inline uint32_t w_xchg(uint32_t v, int src) {
-    htw_emu_x[htw_emu_lane()] = v;
-    htw_emu_yield();
-    uint32_t r = htw_emu_x[src];
-    htw_emu_yield();
-    return r;
+ * every warp operation (cuda/warp_emu.h). */
+static inline uint32_t w_shfl(uint32_t v, int src) {
+    return (uint32_t)warp_emu_xchg(v, (unsigned)src);
 }
-static inline uint32_t w_shfl(uint32_t v, int src) { return w_xchg(v, src); }
 static inline uint32_t w_up(uint32_t v, int d) {
-    int l = htw_emu_lane();
-    uint32_t r = w_xchg(v, l >= d ? l - d : l);
-    return r;
+    int l = (int)warp_emu_lane();
+    return (uint32_t)warp_emu_xchg(v, (unsigned)(l >= d ? l - d : l));
 }
 static inline uint32_t w_down(uint32_t v, int d) {
-    int l = htw_emu_lane();
-    return w_xchg(v, l + d < 32 ? l + d : l);
+    int l = (int)warp_emu_lane();
+    return (uint32_t)warp_emu_xchg(v, (unsigned)(l + d < 32 ? l + d : l));
 }
-static inline uint32_t w_ballot(int p) {
-    htw_emu_x[htw_emu_lane()] = p != 0;
-    htw_emu_yield();
-    uint32_t m = 0;
-    for (int i = 0; i < 32; i++)
-        m |= htw_emu_x[i] << i;
-    htw_emu_yield();
-    return m;
-}
-static inline void w_sync(void) { htw_emu_yield(); }
+static inline uint32_t w_ballot(int p) { return warp_emu_ballot(p); }
+static inline void w_sync(void) { warp_emu_sync(); }
 static inline void w_or(uint32_t *a, uint32_t v) { *a |= v; }
 static inline int w_ffs(uint32_t m) { return __builtin_ffs((int)m); }
 static inline int w_ctz64(uint64_t v) { return __builtin_ctzll(v); }

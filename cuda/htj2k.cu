@@ -34,9 +34,7 @@
 #include <cuda_runtime.h>
 
 #ifdef SCI_HT_EMU
-#include <functional>
-#include <stdint.h>
-#include <ucontext.h>
+#include "warp_emu.h"
 #endif
 #include <math.h>
 #include <stdlib.h>
@@ -220,103 +218,6 @@ HT_D unsigned exponent(uint32_t s) {
 
 #include "ht_warp.cuh"
 
-#ifdef SCI_HT_EMU
-/* A warp as 32 coroutines on this thread, meeting at every warp operation
- * (htw_emu_yield): each runs to its next one, then the round starts over.
- * On x86-64 a switch saves the callee-saved registers and the stack
- * pointer only (swapcontext would make a system call each time, and a
- * block makes thousands of switches); elsewhere ucontext does it. */
-uint32_t htw_emu_x[32];
-static int htw_cur, htw_done[32];
-static char htw_stack[32][128 * 1024] __attribute__((aligned(16)));
-static std::function<void(unsigned)> htw_body;
-
-#if defined(__x86_64__)
-static void *htw_main_sp, *htw_sp[32];
-extern "C" void htw_switch(void **save, void *load);
-__asm__(".text\n"
-        ".globl htw_switch\n"
-        ".type htw_switch, @function\n"
-        "htw_switch:\n"
-        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n"
-        "  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq %rsi, %rsp\n"
-        "  popq %r15\n  popq %r14\n  popq %r13\n"
-        "  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
-        ".size htw_switch, .-htw_switch\n");
-
-void htw_emu_yield(void) {
-    htw_switch(&htw_sp[htw_cur], htw_main_sp);
-}
-
-static void htw_start(void) {
-    int lane = htw_cur;
-    htw_body((unsigned)lane);
-    htw_done[lane] = 1;
-    htw_switch(&htw_sp[lane], htw_main_sp); /* never comes back */
-}
-
-static void htw_prepare(int l) {
-    /* a fresh stack as htw_switch leaves one: six registers, then the
-     * address its ret goes to; 16-byte alignment as at a call */
-    uint64_t *top = (uint64_t *)(htw_stack[l] + sizeof htw_stack[l]);
-    top[-1] = 0;
-    top[-2] = (uint64_t)(uintptr_t)htw_start;
-    for (int k = 3; k <= 8; k++)
-        top[-k] = 0;
-    htw_sp[l] = top - 8;
-}
-
-static void htw_resume(int l) {
-    htw_switch(&htw_main_sp, htw_sp[l]);
-}
-#else
-static ucontext_t htw_main, htw_ctx[32];
-
-void htw_emu_yield(void) {
-    swapcontext(&htw_ctx[htw_cur], &htw_main);
-}
-
-static void htw_entry(int lane) {
-    htw_body((unsigned)lane);
-    htw_done[lane] = 1;
-}
-
-static void htw_prepare(int l) {
-    getcontext(&htw_ctx[l]);
-    htw_ctx[l].uc_stack.ss_sp = htw_stack[l];
-    htw_ctx[l].uc_stack.ss_size = sizeof htw_stack[l];
-    htw_ctx[l].uc_link = &htw_main;
-    makecontext(&htw_ctx[l], (void (*)(void))htw_entry, 1, l);
-}
-
-static void htw_resume(int l) {
-    swapcontext(&htw_main, &htw_ctx[l]);
-}
-#endif
-
-int htw_emu_lane(void) {
-    return htw_cur;
-}
-
-static void htw_emu_run(std::function<void(unsigned)> body) {
-    htw_body = body;
-    for (int l = 0; l < 32; l++) {
-        htw_prepare(l);
-        htw_done[l] = 0;
-    }
-    for (int left = 32; left > 0;)
-        for (int l = 0; l < 32; l++)
-            if (!htw_done[l]) {
-                htw_cur = l;
-                htw_resume(l);
-                left -= htw_done[l];
-            }
-}
-#endif
-
 /* ---- kernels ------------------------------------------------------------------ */
 
 #define CODE_NT 128 /* four warps, a code-block each */
@@ -475,7 +376,7 @@ static cudaError_t launch_code(sci_cuda_ht *h, const void *coeffs, cudaStream_t 
     for (unsigned i = 0; i < h->nblocks; i++) {
         /* garbage in, so that a read of a word no lane wrote shows */
         memset(&sm, 0x5a, sizeof sm);
-        htw_emu_run([&](unsigned lane) {
+        warp_emu_run([&](unsigned lane) {
             int l = h->irrev ? w_code_block<true>(p, i, lane, &sm)
                              : w_code_block<false>(p, i, lane, &sm);
             if (lane == 0)

@@ -73,8 +73,7 @@
 #include <cuda_runtime.h>
 
 #ifdef SCI_T1_EMU
-#include <functional>
-#include <ucontext.h>
+#include "warp_emu.h"
 #endif
 #include <math.h>
 #include <stdlib.h>
@@ -174,41 +173,20 @@ T1_D unsigned long long w_xor64(unsigned long long v, int m) {
 T1_D uint32_t w_ballot(int p) { return __ballot_sync(T1_FULL, p); }
 T1_D void w_sync(void) { __syncwarp(); }
 #else
-/* The lanes are coroutines that run, one after the other, up to their next
- * warp operation; values cross through a table.  Rounds alternate between
- * lanes 0..31 and 31..0, so that a missing w_sync (a lane reading what
- * another writes in the same round) shows. */
-static void t1e_yield(void);
-static unsigned t1e_lane(void);
-static unsigned long long t1e_x[32];
-static unsigned long long t1e_xchg(unsigned long long v, unsigned src) {
-    t1e_x[t1e_lane()] = v;
-    t1e_yield();
-    unsigned long long r = t1e_x[src];
-    t1e_yield();
-    return r;
-}
+/* The lanes are coroutines (cuda/warp_emu.h). */
 static uint32_t w_up(uint32_t v, unsigned d) {
-    unsigned l = t1e_lane();
-    return (uint32_t)t1e_xchg(v, l >= d ? l - d : l);
+    unsigned l = warp_emu_lane();
+    return (uint32_t)warp_emu_xchg(v, l >= d ? l - d : l);
 }
-static uint32_t w_idx(uint32_t v, int src) { return (uint32_t)t1e_xchg(v, (unsigned)src); }
+static uint32_t w_idx(uint32_t v, int src) { return (uint32_t)warp_emu_xchg(v, (unsigned)src); }
 static uint32_t w_xor(uint32_t v, int m) {
-    return (uint32_t)t1e_xchg(v, t1e_lane() ^ (unsigned)m);
+    return (uint32_t)warp_emu_xchg(v, warp_emu_lane() ^ (unsigned)m);
 }
 static unsigned long long w_xor64(unsigned long long v, int m) {
-    return t1e_xchg(v, t1e_lane() ^ (unsigned)m);
+    return warp_emu_xchg(v, warp_emu_lane() ^ (unsigned)m);
 }
-static uint32_t w_ballot(int p) {
-    t1e_x[t1e_lane()] = p != 0;
-    t1e_yield();
-    uint32_t r = 0;
-    for (unsigned l = 0; l < 32; l++)
-        r |= (uint32_t)t1e_x[l] << l;
-    t1e_yield();
-    return r;
-}
-static void w_sync(void) { t1e_yield(); }
+static uint32_t w_ballot(int p) { return warp_emu_ballot(p); }
+static void w_sync(void) { warp_emu_sync(); }
 #endif
 
 /* Inclusive warp prefix sum. */
@@ -1150,115 +1128,6 @@ T1_HD unsigned plan_key(const t1_bres *bres, const uint32_t *sym, unsigned strid
     return PLAN_B - 1 - (dec < PLAN_B - 1 ? dec : PLAN_B - 1);
 }
 
-#ifdef SCI_T1_EMU
-/* ---- coroutines for the emulated warp ---------------------------------------
- * On x86-64 a switch saves the callee-saved registers and the stack
- * pointer in the lane's record and loads another's (no system call: a
- * block takes thousands of switches); elsewhere ucontext does it. */
-static int t1e_cur, t1e_done[32];
-static std::function<void(unsigned)> t1e_body;
-static char t1e_stack[32][192 * 1024] __attribute__((aligned(64)));
-
-static unsigned t1e_lane(void) {
-    return (unsigned)t1e_cur;
-}
-
-#if defined(__x86_64__)
-typedef struct {
-    unsigned long long rsp, rbp, rbx, r12, r13, r14, r15, rip;
-} t1e_ctx;
-static t1e_ctx t1e_main, t1e_lanes[32];
-extern "C" void t1e_swap(t1e_ctx *save, const t1e_ctx *load);
-__asm__(".text\n"
-        ".globl t1e_swap\n"
-        ".type t1e_swap, @function\n"
-        "t1e_swap:\n"
-        "  movq (%rsp), %rax\n"
-        "  movq %rax, 56(%rdi)\n"
-        "  leaq 8(%rsp), %rax\n"
-        "  movq %rax, 0(%rdi)\n"
-        "  movq %rbp, 8(%rdi)\n"
-        "  movq %rbx, 16(%rdi)\n"
-        "  movq %r12, 24(%rdi)\n"
-        "  movq %r13, 32(%rdi)\n"
-        "  movq %r14, 40(%rdi)\n"
-        "  movq %r15, 48(%rdi)\n"
-        "  movq 0(%rsi), %rsp\n"
-        "  movq 8(%rsi), %rbp\n"
-        "  movq 16(%rsi), %rbx\n"
-        "  movq 24(%rsi), %r12\n"
-        "  movq 32(%rsi), %r13\n"
-        "  movq 40(%rsi), %r14\n"
-        "  movq 48(%rsi), %r15\n"
-        "  jmpq *56(%rsi)\n"
-        ".size t1e_swap, .-t1e_swap\n");
-
-static void t1e_yield(void) {
-    t1e_swap(&t1e_lanes[t1e_cur], &t1e_main);
-}
-
-static void t1e_entry(void) {
-    int l = t1e_cur;
-    t1e_body((unsigned)l);
-    t1e_done[l] = 1;
-    t1e_swap(&t1e_lanes[l], &t1e_main); /* never resumed */
-}
-
-static void t1e_prepare(int l) {
-    /* as if t1e_entry had been called: the stack pointer 8 below a 16-byte
-     * boundary */
-    char *top = t1e_stack[l] + sizeof t1e_stack[l];
-    memset(&t1e_lanes[l], 0, sizeof t1e_lanes[l]);
-    t1e_lanes[l].rsp = (unsigned long long)(uintptr_t)(top - 8);
-    t1e_lanes[l].rip = (unsigned long long)(uintptr_t)t1e_entry;
-}
-
-static void t1e_resume(int l) {
-    t1e_swap(&t1e_main, &t1e_lanes[l]);
-}
-#else
-static ucontext_t t1e_main, t1e_lanes[32];
-
-static void t1e_yield(void) {
-    swapcontext(&t1e_lanes[t1e_cur], &t1e_main);
-}
-
-static void t1e_entry(int l) {
-    t1e_body((unsigned)l);
-    t1e_done[l] = 1;
-}
-
-static void t1e_prepare(int l) {
-    getcontext(&t1e_lanes[l]);
-    t1e_lanes[l].uc_stack.ss_sp = t1e_stack[l];
-    t1e_lanes[l].uc_stack.ss_size = sizeof t1e_stack[l];
-    t1e_lanes[l].uc_link = &t1e_main;
-    makecontext(&t1e_lanes[l], (void (*)(void))t1e_entry, 1, l);
-}
-
-static void t1e_resume(int l) {
-    swapcontext(&t1e_main, &t1e_lanes[l]);
-}
-#endif
-
-static void t1e_run(std::function<void(unsigned)> body) {
-    t1e_body = body;
-    for (int l = 0; l < 32; l++) {
-        t1e_prepare(l);
-        t1e_done[l] = 0;
-    }
-    for (int left = 32, round = 0; left > 0; round++)
-        for (int q = 0; q < 32; q++) {
-            int l = round & 1 ? 31 - q : q;
-            if (t1e_done[l])
-                continue;
-            t1e_cur = l;
-            t1e_resume(l);
-            left -= t1e_done[l];
-        }
-}
-#endif
-
 /* ---- kernels ------------------------------------------------------------------ */
 
 #ifndef SCI_T1_EMU
@@ -1448,7 +1317,7 @@ static cudaError_t launch_model(sci_cuda_t1 *h, const t1_kp &kp, cudaStream_t s)
         /* garbage, so that a word read before written shows */
         memset(sw, 0x5a, (size_t)kp.words * 4);
         unsigned i = kp.first + j;
-        t1e_run([&](unsigned lane) {
+        warp_emu_run([&](unsigned lane) {
             if (h->irrev)
                 model_block<true>(kp, i, lane, sw);
             else
