@@ -11,6 +11,7 @@
 
 #include "mq.h"
 #include "t1.h"
+#include "t1_rules.h"
 
 #define T1_SIG 1u   /* sigma: significant */
 #define T1_REF 2u   /* sigma': refined at least once */
@@ -39,36 +40,6 @@ static inline unsigned t1_any_sig(const uint16_t *f, size_t W, int below) {
     if (below)
         s |= t1_sig(f + W - 1) | t1_sig(f + W) | t1_sig(f + W + 1);
     return s;
-}
-
-/* Table D.1: the zero coding label from the counts of significant
- * horizontal (0..2), vertical (0..2) and diagonal (0..4) neighbours.  LL
- * and LH favour horizontal neighbours, HL the vertical ones (the table with
- * h and v swapped), HH the diagonals. */
-static inline unsigned t1_zc_label(unsigned band, unsigned h, unsigned v,
-                                   unsigned d) {
-    if (band == SCI_T1_HL) {
-        unsigned t = h;
-        h = v;
-        v = t;
-    }
-    if (band != SCI_T1_HH) {
-        if (h == 2)
-            return 8;
-        if (h == 1)
-            return v ? 7 : d ? 6 : 5;
-        if (v)
-            return v == 2 ? 4 : 3;
-        return d >= 2 ? 2 : d;
-    }
-    unsigned hv = h + v;
-    if (d >= 3)
-        return 8;
-    if (d == 2)
-        return hv ? 7 : 6;
-    if (d == 1)
-        return hv >= 2 ? 5 : hv ? 4 : 3;
-    return hv >= 2 ? 2 : hv;
 }
 
 static inline unsigned t1_zc_ctx(const uint16_t *f, size_t W, unsigned band,
@@ -176,28 +147,6 @@ static inline int64_t t1_ref_gain(uint32_t m, unsigned p) {
 }
 
 /* ---- passes and codeword segments (D.4, D.6, Table D.9) ---- */
-
-/* Kind of pass n (0-based): 0 significance propagation, 1 magnitude
- * refinement, 2 cleanup; pass 0 is the cleanup of the top plane. */
-static inline unsigned t1_pass_kind(unsigned n) {
-    return n == 0 ? 2 : (n - 1) % 3;
-}
-
-/* Bypass: the significance and refinement passes from the fifth coded
- * bit-plane on (pass 10 on) are raw. */
-static inline int t1_pass_raw(unsigned style, unsigned n) {
-    return (style & SCI_T1_BYPASS) && n >= 10 && t1_pass_kind(n) != 2;
-}
-
-/* Whether pass n of `passes` ends a codeword segment: the last pass;
- * every pass under TERMALL; under BYPASS the cleanup of the fourth plane
- * (pass 9, before the first raw pass) and then every refinement (end of a
- * raw segment) and cleanup pass (an MQ segment before a raw one). */
-static inline int t1_pass_term(unsigned style, unsigned n, unsigned passes) {
-    if (n + 1 >= passes || (style & SCI_T1_TERMALL))
-        return 1;
-    return (style & SCI_T1_BYPASS) && n >= 9 && t1_pass_kind(n) != 0;
-}
 
 /* The coder side of the segments, shared by t1.c and t1_par.c so that both
  * write the same bytes: decisions go to the MQ coder or, in raw passes, to

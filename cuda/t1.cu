@@ -80,6 +80,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../codec/t1_rules.h"
 #include "devbuf.cuh"
 #include "t1.h"
 
@@ -277,33 +278,6 @@ T1_D long long ref_gain(uint32_t m, unsigned p) {
 
 /* ---- context formation (Tables D.1 to D.3) ------------------------------- */
 
-/* Table D.1: the zero coding label from the significant horizontal (0..2),
- * vertical (0..2) and diagonal (0..4) neighbours; HL swaps h and v. */
-T1_D unsigned zc_label(unsigned band, unsigned h, unsigned v, unsigned d) {
-    if (band == SCI_T1_HL) {
-        unsigned t = h;
-        h = v;
-        v = t;
-    }
-    if (band != SCI_T1_HH) {
-        if (h == 2)
-            return 8;
-        if (h == 1)
-            return v ? 7 : d ? 6 : 5;
-        if (v)
-            return v == 2 ? 4 : 3;
-        return d >= 2 ? 2 : d;
-    }
-    unsigned hv = h + v;
-    if (d >= 3)
-        return 8;
-    if (d == 2)
-        return hv ? 7 : 6;
-    if (d == 1)
-        return hv >= 2 ? 5 : hv ? 4 : 3;
-    return hv >= 2 ? 2 : hv;
-}
-
 /* The neighbourhood of a stripe column as its samples see it when they are
  * coded: 6-bit columns, bit 0 the row above the stripe, bits 1-4 the
  * stripe's rows, bit 5 the row below. */
@@ -441,7 +415,7 @@ T1_D uint32_t emit_column(unsigned kind, unsigned raw, unsigned p,
                 continue;
             unsigned below = !(vcausal && k == 3), h, vv, d;
             counts(v, k, below, h, vv, d);
-            unsigned lab = zc_label(band, h, vv, d);
+            unsigned lab = t1_zc_label(band, h, vv, d);
             if (!lab)
                 continue; /* no significant neighbour: the cleanup's */
             mem |= 1u << k;
@@ -471,7 +445,7 @@ T1_D uint32_t emit_column(unsigned kind, unsigned raw, unsigned p,
             continue;
         unsigned below = !(vcausal && k == 3), h, vv, d;
         counts(v, k, below, h, vv, d);
-        put(q, SCI_T1_CX_ZC + zc_label(band, h, vv, d), bits >> k & 1);
+        put(q, SCI_T1_CX_ZC + t1_zc_label(band, h, vv, d), bits >> k & 1);
         if (bits >> k & 1)
             code_sign(q, v, k, below, 0, m, p, dist);
     }
@@ -945,16 +919,6 @@ T1_D int cut_len(uint4 mk, const uint8_t *buf, int len) {
     return cut;
 }
 
-T1_D int pass_term(unsigned style, unsigned n, unsigned passes) {
-    if (n + 1 >= passes || (style & SCI_T1_TERMALL))
-        return 1;
-    return (style & SCI_T1_BYPASS) && n >= 9 && (n == 0 ? 2 : (n - 1) % 3) != 0;
-}
-
-T1_D int pass_raw(unsigned style, unsigned n) {
-    return (style & SCI_T1_BYPASS) && n >= 10 && (n - 1) % 3 != 2;
-}
-
 /* Table D.7; stw holds the words of the states (st_word). */
 T1_D void init_contexts(uint32_t *cx, unsigned cs, const uint32_t *stw) {
     for (unsigned k = 0; k < SCI_T1_NCTX; k++)
@@ -1065,14 +1029,14 @@ T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
                 raw_put(e, pb & 1);
             } else {
                 int raw = (int)(sym[n] >> 31);
-                int tm = pass_term(style, n, passes), endp;
+                int tm = t1_pass_term(style, n, passes), endp;
                 if (tm) {
                     if (raw)
                         endp = raw_flush(e, pterm);
                     else
                         endp = pterm ? mq_pterm(e) : mq_flush(e);
                     if (n + 1 < passes) {
-                        if (pass_raw(style, n + 1))
+                        if (t1_pass_raw(style, n + 1))
                             raw_init(e, endp);
                         else
                             mq_restart(e, endp);
