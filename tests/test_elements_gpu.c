@@ -388,6 +388,40 @@ bytes_differ (GstBuffer * a, GstBuffer * b)
   return why;
 }
 
+/* A random frame of format w x h (from seed) through `gpu` (whose element
+ * "enc" must see CUDA memory iff in_cuda) and through `cpu`: FALSE, with
+ * the difference on stderr (and `hint` after it), when the codestreams
+ * differ. */
+static gboolean
+same_coding (const gchar * gpu, const gchar * cpu, const gchar * format,
+    gint w, gint h, guint64 seed, gboolean in_cuda, const gchar * hint)
+{
+  GstCaps *caps = frameutil_video_caps (format, w, h);
+  GstVideoInfo info;
+  GstBuffer *in, *g, *c;
+  gboolean was_cuda;
+  gchar *why;
+  gboolean same;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = frameutil_random_buffer (&info, &seed);
+  g = encode_one (gpu, caps, in, &was_cuda, NULL);
+  c = encode_one (cpu, caps, in, NULL, NULL);
+  fail_unless (was_cuda == in_cuda, "%s: input %s CUDA memory", gpu,
+      was_cuda ? "in" : "not in");
+  why = bytes_differ (g, c);
+  same = why == NULL;
+  if (why)
+    g_printerr ("FAIL %s %dx%d, %s: CUDA and CPU codestreams differ: %s%s\n",
+        format, w, h, gpu, why, hint);
+  g_free (why);
+  gst_buffer_unref (g);
+  gst_buffer_unref (c);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  return same;
+}
+
 #define CUDA_WAVELET "application/x-wavelet(memory:CUDAMemory)"
 
 /* Raw video into htj2kenc backend=cuda, in CUDA memory (cudaupload) or in
@@ -423,37 +457,16 @@ GST_START_TEST (test_htj2k_cuda_equals_cpu)
   guint i, failures = 0;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstCaps *caps = frameutil_video_caps (cases[i].format, cases[i].w,
-        cases[i].h);
-    GstVideoInfo info;
-    GstBuffer *in, *gpu, *cpu;
-    gchar *pg, *pc, *why;
-    gboolean in_cuda;
-    guint64 seed = 500 + i;
-
-    fail_unless (gst_video_info_from_caps (&info, caps));
-    in = frameutil_random_buffer (&info, &seed);
-    pg = g_strdup_printf ("%shtj2kenc name=enc backend=cuda %s",
+    gchar *pg = g_strdup_printf ("%shtj2kenc name=enc backend=cuda %s",
         cases[i].upload ? "cudaupload ! " CUDA_VIDEO " ! " : "",
         cases[i].props);
-    pc = g_strdup_printf ("htj2kenc backend=cpu %s", cases[i].props);
-    gpu = encode_one (pg, caps, in, &in_cuda, NULL);
-    cpu = encode_one (pc, caps, in, NULL, NULL);
-    fail_unless (in_cuda == cases[i].upload, "%s: input %s CUDA memory", pg,
-        in_cuda ? "in" : "not in");
-    why = bytes_differ (gpu, cpu);
-    if (why) {
-      g_printerr ("FAIL %s %dx%d, %s: CUDA and CPU codestreams differ: %s%s\n",
-          cases[i].format, cases[i].w, cases[i].h, pg, why,
-          strstr (cases[i].props, "reversible") ? "" : " (9/7: are the "
-          "coefficients of cudadwt backend=cuda and cpu bit-identical?)");
+    gchar *pc = g_strdup_printf ("htj2kenc backend=cpu %s", cases[i].props);
+
+    if (!same_coding (pg, pc, cases[i].format, cases[i].w, cases[i].h,
+            500 + i, cases[i].upload, strstr (cases[i].props, "reversible")
+            ? "" : " (9/7: are the coefficients of cudadwt backend=cuda and "
+            "cpu bit-identical?)"))
       failures++;
-    }
-    g_free (why);
-    gst_buffer_unref (gpu);
-    gst_buffer_unref (cpu);
-    gst_buffer_unref (in);
-    gst_caps_unref (caps);
     g_free (pg);
     g_free (pc);
   }
@@ -574,36 +587,15 @@ GST_START_TEST (test_ebcot_cuda_equals_cpu)
   guint i, failures = 0;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstCaps *caps = frameutil_video_caps (cases[i].format, cases[i].w,
-        cases[i].h);
-    GstVideoInfo info;
-    GstBuffer *in, *gpu, *cpu;
-    gchar *pg, *pc, *why;
-    gboolean in_cuda;
-    guint64 seed = 900 + i;
-
-    fail_unless (gst_video_info_from_caps (&info, caps));
-    in = frameutil_random_buffer (&info, &seed);
-    pg = g_strdup_printf ("%sebcotcm name=enc backend=cuda %s",
+    gchar *pg = g_strdup_printf ("%sebcotcm name=enc backend=cuda %s",
         cases[i].before, cases[i].props);
-    pc = g_strdup_printf ("%sebcotcm backend=cpu %s",
+    gchar *pc = g_strdup_printf ("%sebcotcm backend=cpu %s",
         strstr (cases[i].before, "cudadwt") ? "cudadwt backend=cpu "
         "filter=9-7 levels=4 ! " : "", cases[i].props);
-    gpu = encode_one (pg, caps, in, &in_cuda, NULL);
-    cpu = encode_one (pc, caps, in, NULL, NULL);
-    fail_unless (in_cuda == (cases[i].before[0] != '\0'),
-        "%s: input %s CUDA memory", pg, in_cuda ? "in" : "not in");
-    why = bytes_differ (gpu, cpu);
-    if (why) {
-      g_printerr ("FAIL %s %dx%d, %s: CUDA and CPU codestreams differ: %s\n",
-          cases[i].format, cases[i].w, cases[i].h, pg, why);
+
+    if (!same_coding (pg, pc, cases[i].format, cases[i].w, cases[i].h,
+            900 + i, cases[i].before[0] != '\0', ""))
       failures++;
-    }
-    g_free (why);
-    gst_buffer_unref (gpu);
-    gst_buffer_unref (cpu);
-    gst_buffer_unref (in);
-    gst_caps_unref (caps);
     g_free (pg);
     g_free (pc);
   }
