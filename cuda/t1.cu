@@ -14,9 +14,10 @@
  *   t1_plan   one CTA: the blocks sorted by decision count, largest first
  *             (the MQ kernel's critical path is its longest block).
  *   t1_mq     a thread a code-block (the longest blocks one a warp, the
- *             rest two a warp): the MQ and raw coders of
- *             codec/mq.c over that byte stream, a word of four ordinary
- *             decisions at a time, with the segment rules of t1_ctx.h's
+ *             rest four a warp): the MQ and raw coders of codec/mq.c over
+ *             that byte stream, 16 bytes a round, each decision's context
+ *             loaded before the one before it is stored (forwarded when
+ *             they are the same), with the segment rules of t1_ctx.h's
  *             t1_out at each PB_END, then the pass lengths (sci_mq_cut_len
  *             on the final bytes).
  *   t1_scan   exclusive scan of the codeword lengths (one CTA).
@@ -101,8 +102,10 @@
 #endif
 
 #define T1_SIGN 0x80000000u
-/* Pair buffers of one batch at most (a frame whose blocks need more is
- * coded in several batches). */
+/* Pair buffers of one batch at most: this or a sixteenth of the device's
+ * memory, whichever is more (a frame whose blocks need more is coded in
+ * several batches, one after the other; each batch's MQ kernel then has
+ * its own tail of long chains). */
 #define T1_BATCH_BYTES ((size_t)768 << 20)
 #define MODEL_WARPS 4   /* code-blocks a CTA of the modeller */
 #define MQ_NT 128
@@ -715,12 +718,14 @@ T1_D void model_block(const t1_kp &kp, unsigned i, unsigned lane, uint32_t *sw) 
 /* The derived tables have 64 entries, so that any 6-bit index is inside. */
 #define T1_MQ_TAB_N 64
 
-/* A context's word: Qe in bits 0-15, the MPS in bit 16, the state index
- * in bits 17-22, SWITCH in bit 23; here with MPS 0.  A decision without
- * renormalization needs nothing else. */
+/* A context's word: the MPS in bit 0, SWITCH in bit 1, the state index
+ * times 8 in bits 3-8 (the byte offset of its successors in the st_succ
+ * table, so the successors' address is one AND away from the word) and Qe
+ * in bits 16-31; here with MPS 0.  A decision without renormalization
+ * needs nothing else. */
 T1_HD uint32_t st_word(const uint32_t *raw, unsigned j) {
     uint32_t r = raw[j];
-    return (r & 0xFFFF) | j << 17 | (r >> 29 & 1) << 23;
+    return (r & 0xFFFF) << 16 | j << 3 | (r >> 29 & 1) << 1;
 }
 
 /* The words (MPS 0) of the states after an MPS and after an LPS in state
@@ -789,15 +794,17 @@ T1_D void mq_restart(t1_enc &e, int start) {
  *     otherwise; without renormalization C grows by Qe and A stays;
  *   - the shift count is A's leading zeros within 16 bits (0 when no
  *     renormalization), A shifts at once and C up to each BYTEOUT in
- *     turn, which is the bit-by-bit loop of C.2.6 exactly. */
+ *     turn, which is the bit-by-bit loop of C.2.6 exactly.  (BYTEOUT
+ *     cannot wait for a later decision: after a 0xFF byte the carry goes
+ *     to the next byte's top bit, which a wider C register would not do.) */
 T1_D uint32_t mq_encode(t1_enc &e, uint32_t w, uint2 su, unsigned d) {
-    uint32_t qe = w & 0xFFFF, mps = w >> 16 & 1, lps = (d ^ mps) & 1;
+    uint32_t qe = w >> 16, mps = w & 1, lps = (d ^ w) & 1;
     uint32_t a = e.a - qe;
     uint32_t need = lps | ((a >> 15) ^ 1);
     uint32_t seta = need & (lps ^ (uint32_t)(a < qe));
     e.c += seta ? 0u : qe;
     a = seta ? qe : a;
-    uint32_t nw = need ? (lps ? su.y : su.x) | (mps ^ (lps & w >> 23)) << 16 : w;
+    uint32_t nw = need ? (lps ? su.y : su.x) | (mps ^ (lps & w >> 1)) : w;
     int s = T1_CLZ(a) - 16;
     e.a = a << s;
     if (s < e.ct) {
@@ -928,12 +935,11 @@ T1_D void init_contexts(uint32_t *cx, unsigned cs, const uint32_t *stw) {
     cx[SCI_T1_CX_UNI * cs] = stw[46];
 }
 
-/* Reads a block's pair bytes four at a time (one word), 16 bytes a load,
- * the next 16 already on their way. */
+/* Reads a block's pair bytes 16 at a time, the next 16 already on their
+ * way. */
 typedef struct {
     const uint4 *p;
     uint4 cur, nxt;
-    unsigned left;
 } t1_rd;
 
 T1_D void rd_init(t1_rd &r, const uint8_t *pairs) {
@@ -941,20 +947,13 @@ T1_D void rd_init(t1_rd &r, const uint8_t *pairs) {
     r.cur = r.p[0];
     r.nxt = r.p[1];
     r.p += 2;
-    r.left = 4;
 }
 
-T1_D uint32_t rd_word(t1_rd &r) {
-    if (!r.left) {
-        r.cur = r.nxt;
-        r.nxt = *r.p++;
-        r.left = 4;
-    }
-    uint32_t v = r.cur.x;
-    r.cur.x = r.cur.y;
-    r.cur.y = r.cur.z;
-    r.cur.z = r.cur.w;
-    r.left--;
+/* the current 16 bytes, the reader moved on to the next */
+T1_D uint4 rd_chunk(t1_rd &r) {
+    uint4 v = r.cur;
+    r.cur = r.nxt;
+    r.nxt = *r.p++;
     return v;
 }
 
@@ -967,23 +966,61 @@ T1_D uint2 succ_of(const uint2 *succ, uint32_t w) {
     uint2 v;
     asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
                  : "=r"(v.x), "=r"(v.y)
-                 : "r"((unsigned)__cvta_generic_to_shared(succ + (w >> 17 & 63))));
+                 : "r"((unsigned)__cvta_generic_to_shared(succ) + (w & 0x1F8u)));
     return v;
 #else
-    return succ[w >> 17 & 63];
+    return succ[w >> 3 & 63];
 #endif
 }
 
-/* One MQ decision from its pair byte (the context in bits 1-6).  The same
- * instructions for every decision: a warp's lanes coding different blocks
- * part only at BYTEOUT and the special bytes.  (A first version coded a
- * word's four decisions with their four context loads hoisted and
- * same-context forwarding; its branches cost more than the loads saved:
- * docs/ebcot.md.) */
+/* The context of pair byte pb (bits 1-6); context 0 for a raw decision or
+ * a pass end, so that a look-ahead load stays inside the table. */
+T1_D uint32_t *ctx_of(uint32_t *cx, unsigned cs, unsigned pb) {
+    return cx + (pb & PB_RAW ? 0u : (pb >> 1 & 63)) * cs;
+}
+
+/* One MQ decision from its pair byte, its context loaded and stored back
+ * (the byte-by-byte path). */
 T1_D void mq_one(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, unsigned pb) {
     uint32_t *c = cx + (pb >> 1 & 63) * cs;
     uint32_t w = *c;
     *c = mq_encode(e, w, succ_of(succ, w), pb & 1);
+}
+
+/* A word of four ordinary decisions, the common case.  w is the first
+ * decision's context word, already at hand; each decision loads the next
+ * one's context word before storing its own, and takes its own new word
+ * instead when both are the same context, so the shared-memory round trip
+ * is off the chain from decision to decision (which is the MQ kernel's
+ * critical path: docs/ebcot.md).  The same instructions for every decision:
+ * a warp's lanes coding different blocks part only at BYTEOUT.  Returns
+ * the context word of the first byte of nx, the next word of pairs (which
+ * the caller codes this way only if it is ordinary, too). */
+T1_D uint32_t mq_word(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, uint32_t wd,
+                      uint32_t w, uint32_t nx) {
+    uint32_t *c0 = cx + (wd >> 1 & 63) * cs, *c1 = cx + (wd >> 9 & 63) * cs,
+             *c2 = cx + (wd >> 17 & 63) * cs, *c3 = cx + (wd >> 25 & 63) * cs,
+             *c4 = ctx_of(cx, cs, nx);
+    /* same context as the decision before (the context bits of two bytes) */
+    uint32_t s1 = wd ^ wd >> 8;
+    bool f1 = !(s1 & 0x7E), f2 = !(s1 & 0x7E00), f3 = !(s1 & 0x7E0000),
+         f4 = c4 == c3;
+    uint32_t l = *c1, n;
+    n = mq_encode(e, w, succ_of(succ, w), wd & 1);
+    *c0 = n;
+    w = f1 ? n : l;
+    l = *c2;
+    n = mq_encode(e, w, succ_of(succ, w), wd >> 8 & 1);
+    *c1 = n;
+    w = f2 ? n : l;
+    l = *c3;
+    n = mq_encode(e, w, succ_of(succ, w), wd >> 16 & 1);
+    *c2 = n;
+    w = f3 ? n : l;
+    l = *c4;
+    n = mq_encode(e, w, succ_of(succ, w), wd >> 24 & 1);
+    *c3 = n;
+    return f4 ? n : l;
 }
 
 T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
@@ -1008,52 +1045,67 @@ T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
     init_contexts(cx, cs, stw);
     t1_rd rd;
     rd_init(rd, kp.pairs + b.pairs);
-    /* A word of four pair bytes a round: four MQ decisions in a row where
-     * none is special (the common case), else byte by byte with raw
-     * decisions and the pass ends (t1_out_end_pass). */
+    /* Sixteen pair bytes a round, so that the lanes of a warp coding
+     * different blocks stay in step: sixteen MQ decisions in a row where no
+     * byte is special (the common case), else word by word, a word of
+     * ordinary decisions the same way and one with a special byte byte by
+     * byte, with raw decisions and the pass ends (t1_out_end_pass).  w: the
+     * context word of the coming byte. */
+    uint32_t w = *ctx_of(cx, cs, rd.cur.x);
     for (unsigned n = 0;;) {
-        uint32_t wd = rd_word(rd);
-        if (!(wd & 0x80808080u)) {
-            mq_one(e, cx, cs, succ, wd);
-            mq_one(e, cx, cs, succ, wd >> 8);
-            mq_one(e, cx, cs, succ, wd >> 16);
-            mq_one(e, cx, cs, succ, wd >> 24);
+        uint4 q = rd_chunk(rd);
+        if (!((q.x | q.y | q.z | q.w) & 0x80808080u)) {
+            w = mq_word(e, cx, cs, succ, q.x, w, q.y);
+            w = mq_word(e, cx, cs, succ, q.y, w, q.z);
+            w = mq_word(e, cx, cs, succ, q.z, w, q.w);
+            w = mq_word(e, cx, cs, succ, q.w, w, rd.cur.x);
             continue;
         }
         int done = 0;
-        for (unsigned j = 0; j < 4 && !done; j++) {
-            unsigned pb = wd >> (8 * j) & 0xFF;
-            if (pb < PB_RAW) {
-                mq_one(e, cx, cs, succ, pb);
-            } else if (pb != PB_END) {
-                raw_put(e, pb & 1);
-            } else {
-                int raw = (int)(sym[n] >> 31);
-                int tm = t1_pass_term(style, n, passes), endp;
-                if (tm) {
-                    if (raw)
-                        endp = raw_flush(e, pterm);
-                    else
-                        endp = pterm ? mq_pterm(e) : mq_flush(e);
-                    if (n + 1 < passes) {
-                        if (t1_pass_raw(style, n + 1))
-                            raw_init(e, endp);
-                        else
-                            mq_restart(e, endp);
-                    }
-                } else if (raw) {
-                    endp = e.rbp + (e.rct < e.rfull);
-                } else {
-                    endp = 0;
-                    marks[n] = make_uint4(e.c, e.a | (uint32_t)e.ct << 16 | e.b << 20,
-                                          (uint32_t)e.bp, (uint32_t)e.first);
-                }
-                plen[n] = (unsigned long long)endp;
-                term[n] = (uint8_t)tm;
-                if (style & SCI_T1_RESET)
-                    init_contexts(cx, cs, stw);
-                done = ++n == passes;
+        for (unsigned k = 0; k < 4 && !done; k++) {
+            uint32_t wd = q.x, nx = k < 3 ? q.y : rd.cur.x;
+            q.x = q.y;
+            q.y = q.z;
+            q.z = q.w;
+            if (!(wd & 0x80808080u)) {
+                w = mq_word(e, cx, cs, succ, wd, w, nx);
+                continue;
             }
+            for (unsigned j = 0; j < 4 && !done; j++) {
+                unsigned pb = wd >> (8 * j) & 0xFF;
+                if (pb < PB_RAW) {
+                    mq_one(e, cx, cs, succ, pb);
+                } else if (pb != PB_END) {
+                    raw_put(e, pb & 1);
+                } else {
+                    int raw = (int)(sym[n] >> 31);
+                    int tm = t1_pass_term(style, n, passes), endp;
+                    if (tm) {
+                        if (raw)
+                            endp = raw_flush(e, pterm);
+                        else
+                            endp = pterm ? mq_pterm(e) : mq_flush(e);
+                        if (n + 1 < passes) {
+                            if (t1_pass_raw(style, n + 1))
+                                raw_init(e, endp);
+                            else
+                                mq_restart(e, endp);
+                        }
+                    } else if (raw) {
+                        endp = e.rbp + (e.rct < e.rfull);
+                    } else {
+                        endp = 0;
+                        marks[n] = make_uint4(e.c, e.a | (uint32_t)e.ct << 16 | e.b << 20,
+                                              (uint32_t)e.bp, (uint32_t)e.first);
+                    }
+                    plen[n] = (unsigned long long)endp;
+                    term[n] = (uint8_t)tm;
+                    if (style & SCI_T1_RESET)
+                        init_contexts(cx, cs, stw);
+                    done = ++n == passes;
+                }
+            }
+            w = *ctx_of(cx, cs, nx);
         }
         if (done)
             break;
@@ -1697,17 +1749,18 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
     /* The MQ kernel's layout: the longest blocks (as many as the device
      * has warp schedulers, 4 an SM) one a warp, so that each has a
      * scheduler's issue slots mostly to itself (their chains are the
-     * kernel's critical path), the rest two a warp, which share the
-     * integer pipes' issue slots that single-lane warps would each take
-     * whole; more lanes a warp diverge more at BYTEOUT and the pass ends.
-     * Measured on an H100 (docs/ebcot.md, MQ ms with 2 / 8 lanes after the
-     * heavy warps): 4096x2160 4:4:4 12-bit lossless, 6700 blocks, 8.8 /
-     * 11.9; the same at 2 bpp, 8.7 / 8.2. */
+     * kernel's critical path), the rest four a warp, longest first
+     * (t1_plan), so that a warp's lanes code blocks of about the same
+     * length and stay in step (t1_mq reads their pairs 16 bytes a round
+     * alike).  Measured on an H100 (docs/ebcot.md, MQ ms, 4096x2160 4:4:4
+     * 12-bit lossless, 6712 blocks, 95 M decisions): 528 single warps then
+     * 1 / 2 / 4 / 8 blocks a warp 7.06 / 6.58 / 5.64 / 6.29; no single
+     * warps and 3 to 6 a warp 8.5 to 10.0. */
     int dev = 0, sms = 0;
     if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
         sms = 0;
     h->heavy = 4 * (unsigned)sms;
-    h->lanes = sms ? 2 : 1;
+    h->lanes = 4;
     cudaError_t err = cudaSuccess;
     size_t n1 = nb ? nb : 1;
     h->blk = (t1_blk *)calloc(n1, sizeof(t1_blk));
@@ -1731,6 +1784,12 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
     t1_batch *bt = h->batch;
     unsigned nbatch = 0;
     size_t limit = batch_bytes ? batch_bytes : T1_BATCH_BYTES;
+#ifndef SCI_T1_EMU
+    size_t dev_free, dev_total;
+    if (!batch_bytes && cudaMemGetInfo(&dev_free, &dev_total) == cudaSuccess &&
+        dev_total / 16 > limit)
+        limit = dev_total / 16;
+#endif
     for (size_t i = 0; !err && i < nb; i++) {
         const sci_t1_params *p = &src[i].p;
         size_t n = (size_t)p->w * p->h;

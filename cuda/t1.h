@@ -107,12 +107,13 @@ void sci_cuda_t1_get_times(const sci_cuda_t1 *h, sci_cuda_t1_times *t);
  * codeword slot at that many bytes (0: no cap), so that the host fallback
  * runs.  The MQ kernel codes the blocks, most decisions first, one a warp
  * in mq_heavy warps, then mq_lanes a warp (1..32); by default as many
- * heavy warps as the device has warp schedulers and 2 lanes. */
+ * heavy warps as the device has warp schedulers and 4 lanes. */
 void sci_cuda_t1_set_slot_limit(sci_cuda_t1 *h, size_t bytes);
 void sci_cuda_t1_set_mq_lanes(sci_cuda_t1 *h, unsigned lanes);
 void sci_cuda_t1_set_mq_heavy(sci_cuda_t1 *h, unsigned warps);
 /* For tests: handles made after this split their blocks into batches of
- * about this many bytes of (CX, D) pairs (0: the default, 768 MiB); each
+ * about this many bytes of (CX, D) pairs (0: the default, 768 MiB or a
+ * sixteenth of the device's memory, whichever is more); each
  * batch is modelled, MQ coded and packed in turn. */
 void sci_cuda_t1_test_batch_bytes(size_t bytes);
 
