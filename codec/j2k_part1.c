@@ -61,6 +61,14 @@ struct j2k_p1 {
     size_t tree_bytes;
     uint8_t *hdr;
     size_t hdr_cap;
+    /* the packet bodies' copies, made after the headers and in parallel
+     * (a lossless 4K 4:4:4 frame's bodies are megabytes): a block's
+     * bytes of a layer go to out + at */
+    struct body_copy {
+        size_t at, n;
+        const uint8_t *src;
+    } *copies;
+    size_t ncopies;
 };
 
 static size_t tree_state_bytes(const sci_tagtree *t) {
@@ -115,7 +123,8 @@ int j2k_p1_init(sci_htj2k_enc *e) {
     p->tree_saved = malloc(p->tree_bytes ? p->tree_bytes : 1);
     p->hdr_cap = most * j2k_p1_block_header_bound(e) + 16;
     p->hdr = malloc(p->hdr_cap);
-    if (!p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
+    p->copies = malloc(n * e->p.layers * sizeof(*p->copies));
+    if (!p->copies || !p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
         !p->cand || !p->cand_tmp || !p->trunc || !p->first || !p->lblock ||
         !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr)
         return -1;
@@ -142,6 +151,7 @@ void j2k_p1_free(sci_htj2k_enc *e) {
     free(p->lblock_saved);
     free(p->tree_saved);
     free(p->hdr);
+    free(p->copies);
     free(p);
     e->p1 = NULL;
 }
@@ -382,7 +392,10 @@ static int write_packet(sci_htj2k_enc *e, unsigned l, const packet *pk,
         if (to == from)
             continue;
         size_t a = from ? k->pass_len[from - 1] : 0, z = k->pass_len[to - 1];
-        put_bytes(o, p->bytes + p->off[i] + a, z - a);
+        if (o->len + (z - a) <= o->cap)
+            p->copies[p->ncopies++] = (struct body_copy) {o->len, z - a,
+                                                          p->bytes + p->off[i] + a};
+        o->len += z - a;
     }
     return 0;
 }
@@ -418,6 +431,8 @@ int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
         break;
     }
     unsigned idx[3];
+    struct j2k_p1 *p = e->p1;
+    p->ncopies = 0;
     for (unsigned a = 0; a < dims[order[0]]; a++)
         for (unsigned b = 0; b < dims[order[1]]; b++)
             for (unsigned c = 0; c < dims[order[2]]; c++) {
@@ -426,6 +441,13 @@ int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
                 if (write_packet(e, idx[0], pk, o) < 0)
                     return -1;
             }
+    const long nc = (long)p->ncopies;
+    size_t body = 0;
+    for (long j = 0; j < nc; j++)
+        body += p->copies[j].n;
+#pragma omp parallel for schedule(static) num_threads(p->ncoders) if (body > ((size_t)1 << 20))
+    for (long j = 0; j < nc; j++)
+        memcpy(o->p + p->copies[j].at, p->copies[j].src, p->copies[j].n);
     return 0;
 }
 
