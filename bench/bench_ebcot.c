@@ -256,13 +256,16 @@ static void frame_init(frame *f, const image *im, sci_dwt_filter filter,
 typedef struct {
     double t1, t1_d2h, frame, cpu_t1, cpu_frame;
     double model, mq;      /* the Tier-1 kernels' medians */
+    double dwt, fr_t1, fr_d2h, fr_write; /* the frame's stages (medians) */
     size_t bytes;
     int same;              /* GPU codestream == CPU codestream */
     unsigned long long symbols, max_symbols;
 } result;
 
-/* The MQ kernel's layout (sci_cuda_t1_set_mq_heavy/_lanes); 0: default. */
-static unsigned mq_heavy, mq_lanes;
+/* The MQ kernel's layout (sci_cuda_t1_set_mq_heavy/_lanes); -1 and 0:
+ * the default. */
+static int mq_heavy = -1;
+static unsigned mq_lanes;
 
 /* Times the GPU (Tier-1 alone and the whole frame) and the CPU on one
  * frame. */
@@ -286,16 +289,17 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     CK(cudaMalloc(&d_co, nco * 4));
     CKW(sci_cuda_t1_create(&t1, e, &f->g, &f->p));
     sci_cuda_t1_set_timing(t1, 1);
-    if (mq_heavy)
-        sci_cuda_t1_set_mq_heavy(t1, mq_heavy);
+    if (mq_heavy >= 0)
+        sci_cuda_t1_set_mq_heavy(t1, (unsigned)mq_heavy);
     if (mq_lanes)
         sci_cuda_t1_set_mq_lanes(t1, mq_lanes);
     size_t cap = sci_htj2k_max_bytes(e), n = 0;
     uint8_t *out, *cout = malloc(cap);
     CK(cudaMallocHost((void **)&out, cap));
-    double *tt = malloc(sizeof(double) * (size_t)runs * 5);
+    double *tt = malloc(sizeof(double) * (size_t)runs * 9);
     double *t_t1 = tt, *t_t1d = tt + runs, *t_fr = tt + 2 * runs;
-    double *t_mo = tt + 3 * runs, *t_mq = tt + 4 * runs;
+    double *t_mo = tt + 3 * runs, *t_mq = tt + 4 * runs, *t_dwt = tt + 5 * runs;
+    double *t_ft1 = tt + 6 * runs, *t_fd2h = tt + 7 * runs, *t_fwr = tt + 8 * runs;
     for (int r = -3; r < runs; r++) {
         /* Tier-1 alone, from the coefficients */
         CK(cudaMemcpy(d_co, h_co, nco * 4, cudaMemcpyHostToDevice));
@@ -305,10 +309,24 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
         /* the whole frame, from the samples */
         double a = bench_now_ms();
         CKW(sci_cuda_wt_forward(wt, f->dp, d_co, st));
+        double dw = 0;
+        if (r >= 0) { /* the DWT alone in a second, synchronised run */
+            CK(cudaStreamSynchronize(st));
+            dw = bench_now_ms();
+            CKW(sci_cuda_wt_forward(wt, f->dp, d_co, st));
+            CK(cudaStreamSynchronize(st));
+            dw = bench_now_ms() - dw;
+        }
         CKW(sci_cuda_t1_encode(t1, d_co, out, cap, &n, st));
-        double z = bench_now_ms();
+        double z = bench_now_ms() - dw;
         if (r < 0)
             continue;
+        sci_cuda_t1_times fm;
+        sci_cuda_t1_get_times(t1, &fm);
+        t_dwt[r] = dw;
+        t_ft1[r] = fm.model_ms + fm.mq_ms + fm.pack_ms;
+        t_fd2h[r] = fm.d2h_ms;
+        t_fwr[r] = fm.write_ms;
         t_t1[r] = tm.model_ms + tm.mq_ms + tm.pack_ms;
         t_t1d[r] = t_t1[r] + tm.d2h_ms;
         t_fr[r] = z - a;
@@ -322,6 +340,10 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     res->frame = bench_median(t_fr, runs);
     res->model = bench_median(t_mo, runs);
     res->mq = bench_median(t_mq, runs);
+    res->dwt = bench_median(t_dwt, runs);
+    res->fr_t1 = bench_median(t_ft1, runs);
+    res->fr_d2h = bench_median(t_fd2h, runs);
+    res->fr_write = bench_median(t_fwr, runs);
     res->bytes = n;
 
     /* the C reference: Tier-1 alone, then the whole frame */
@@ -405,7 +427,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--frames-only"))
             table = 0;
         else if (!strcmp(argv[i], "--mq-heavy") && i + 1 < argc)
-            mq_heavy = (unsigned)atoi(argv[++i]);
+            mq_heavy = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--mq-lanes") && i + 1 < argc)
             mq_lanes = (unsigned)atoi(argv[++i]);
         else {
@@ -520,6 +542,7 @@ int main(int argc, char **argv) {
     snprintf(in, sizeof(in), "%s/rgb12.ppm", work);
     if (anchors)
         write_pnm(in, &big);
+    result fr[2];
     for (int lossy = 0; lossy < 2; lossy++) {
         frame f;
         frame_init(&f, &big, lossy ? SCI_DWT_97 : SCI_DWT_53, 5, lossy ? bpp : 0);
@@ -544,8 +567,15 @@ int main(int argc, char **argv) {
                r.bytes * 8.0 / (4096.0 * 2160), 1000.0 / r.frame, r.frame, r.t1, r.model,
                r.mq, r.symbols, r.max_symbols, r.cpu_frame, opj, grk, opj / r.frame,
                grk / r.frame, r.same ? "yes" : "NO");
+        fr[lossy] = r;
         CK(cudaFree(f.d_smp));
     }
+    printf("\nWhere the GPU frame goes (medians, ms):\n\n| mode | DWT | Tier-1 kernels | "
+           "results to host | rate allocation and tier-2 (host) |\n| --- | ---: | ---: | "
+           "---: | ---: |\n");
+    for (int lossy = 0; lossy < 2; lossy++)
+        printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", lossy ? "lossy 9/7 PCRD" : "lossless 5/3",
+               fr[lossy].dwt, fr[lossy].fr_t1, fr[lossy].fr_d2h, fr[lossy].fr_write);
     image_free(&big);
     printf("\nGPU ms: samples on the device to the codestream in pinned host memory; "
            "opj/grk: whole process (reading the PNM, writing the file) with %d "
