@@ -720,12 +720,15 @@ T1_D void model_block(const t1_kp &kp, unsigned i, unsigned lane, uint32_t *sw) 
 
 /* A context's word: the MPS in bit 0, SWITCH in bit 1, the state index
  * times 8 in bits 3-8 (the byte offset of its successors in the st_succ
- * table, so the successors' address is one AND away from the word) and Qe
- * in bits 16-31; here with MPS 0.  A decision without renormalization
- * needs nothing else. */
+ * table, so the successors' address is one AND away from the word), the
+ * shifts that renormalize an A of Qe in bits 9-12, and Qe in bits 16-31;
+ * here with MPS 0.  A decision without renormalization needs nothing
+ * else. */
 T1_HD uint32_t st_word(const uint32_t *raw, unsigned j) {
-    uint32_t r = raw[j];
-    return (r & 0xFFFF) << 16 | j << 3 | (r >> 29 & 1) << 1;
+    uint32_t r = raw[j], qe = r & 0xFFFF, qs = 0;
+    while (qe << qs < 0x8000)
+        qs++;
+    return qe << 16 | qs << 9 | j << 3 | (r >> 29 & 1) << 1;
 }
 
 /* The words (MPS 0) of the states after an MPS and after an LPS in state
@@ -792,20 +795,24 @@ T1_D void mq_restart(t1_enc &e, int start) {
  *     below 0x8000 (need); then the conditional exchange (C.2.4, C.2.5)
  *     sets A to Qe exactly when lps differs from A < Qe, and C grows by Qe
  *     otherwise; without renormalization C grows by Qe and A stays;
- *   - the shift count is A's leading zeros within 16 bits (0 when no
- *     renormalization), A shifts at once and C up to each BYTEOUT in
- *     turn, which is the bit-by-bit loop of C.2.6 exactly.  (BYTEOUT
+ *   - the shift count: none without renormalization; when A becomes Qe,
+ *     the state's (from the word); else A - Qe, which lies between
+ *     0x8000 - 0x5601 and 0x7FFF (A >= 0x8000 before, Qe <= 0x5601),
+ *     needs one shift, or two below 0x4000.  A shifts at once and C up to
+ *     each BYTEOUT in turn, which is the bit-by-bit loop of C.2.6 exactly.
+ *     (Instead of a leading-zero count, whose latency was on the chain
+ *     from one decision to the next.)  (BYTEOUT
  *     cannot wait for a later decision: after a 0xFF byte the carry goes
  *     to the next byte's top bit, which a wider C register would not do.) */
 T1_D uint32_t mq_encode(t1_enc &e, uint32_t w, uint2 su, unsigned d) {
     uint32_t qe = w >> 16, mps = w & 1, lps = (d ^ w) & 1;
     uint32_t a = e.a - qe;
-    uint32_t need = lps | ((a >> 15) ^ 1);
+    uint32_t need = lps | (uint32_t)(a < 0x8000u);
     uint32_t seta = need & (lps ^ (uint32_t)(a < qe));
     e.c += seta ? 0u : qe;
+    int s = seta ? (int)(w >> 9 & 15) : need ? 1 + (int)(a < 0x4000u) : 0;
     a = seta ? qe : a;
     uint32_t nw = need ? (lps ? su.y : su.x) | (mps ^ (lps & w >> 1)) : w;
-    int s = T1_CLZ(a) - 16;
     e.a = a << s;
     if (s < e.ct) {
         e.c <<= s;
