@@ -1030,6 +1030,40 @@ T1_D uint32_t mq_word(t1_enc &e, uint32_t *cx, unsigned cs, const uint2 *succ, u
     return f4 ? n : l;
 }
 
+/* t1_out_end_pass after pass n of passes: the segment's termination and
+ * the next one's start where Table D.9 ends a segment, else the pass's
+ * length so far (a raw pass) or a mark for sci_mq_cut_len (an MQ pass);
+ * the contexts reset under RESET. */
+T1_D void mq_end_pass(t1_enc &e, unsigned n, unsigned passes, unsigned style,
+                      const uint32_t *sym, unsigned long long *plen, uint8_t *term,
+                      uint4 *marks, uint32_t *cx, unsigned cs, const uint32_t *stw) {
+    const int pterm = (style & SCI_T1_PTERM) != 0;
+    int raw = (int)(sym[n] >> 31);
+    int tm = t1_pass_term(style, n, passes), endp;
+    if (tm) {
+        if (raw)
+            endp = raw_flush(e, pterm);
+        else
+            endp = pterm ? mq_pterm(e) : mq_flush(e);
+        if (n + 1 < passes) {
+            if (t1_pass_raw(style, n + 1))
+                raw_init(e, endp);
+            else
+                mq_restart(e, endp);
+        }
+    } else if (raw) {
+        endp = e.rbp + (e.rct < e.rfull);
+    } else {
+        endp = 0;
+        marks[n] = make_uint4(e.c, e.a | (uint32_t)e.ct << 16 | e.b << 20, (uint32_t)e.bp,
+                              (uint32_t)e.first);
+    }
+    plen[n] = (unsigned long long)endp;
+    term[n] = (uint8_t)tm;
+    if (style & SCI_T1_RESET)
+        init_contexts(cx, cs, stw);
+}
+
 T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
                    const uint32_t *stw, const uint2 *succ) {
     t1_bres br = kp.bres[i];
@@ -1037,7 +1071,6 @@ T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
         return;
     const t1_blk b = kp.blk[i];
     const unsigned passes = br.passes, style = b.style;
-    const int pterm = (style & SCI_T1_PTERM) != 0;
     const size_t pi = (size_t)i * kp.stride;
     const uint32_t *sym = kp.sym + pi;
     unsigned long long *plen = kp.plen + pi;
@@ -1085,30 +1118,7 @@ T1_D void mq_block(const t1_kp &kp, unsigned i, uint32_t *cx, unsigned cs,
                 } else if (pb != PB_END) {
                     raw_put(e, pb & 1);
                 } else {
-                    int raw = (int)(sym[n] >> 31);
-                    int tm = t1_pass_term(style, n, passes), endp;
-                    if (tm) {
-                        if (raw)
-                            endp = raw_flush(e, pterm);
-                        else
-                            endp = pterm ? mq_pterm(e) : mq_flush(e);
-                        if (n + 1 < passes) {
-                            if (t1_pass_raw(style, n + 1))
-                                raw_init(e, endp);
-                            else
-                                mq_restart(e, endp);
-                        }
-                    } else if (raw) {
-                        endp = e.rbp + (e.rct < e.rfull);
-                    } else {
-                        endp = 0;
-                        marks[n] = make_uint4(e.c, e.a | (uint32_t)e.ct << 16 | e.b << 20,
-                                              (uint32_t)e.bp, (uint32_t)e.first);
-                    }
-                    plen[n] = (unsigned long long)endp;
-                    term[n] = (uint8_t)tm;
-                    if (style & SCI_T1_RESET)
-                        init_contexts(cx, cs, stw);
+                    mq_end_pass(e, n, passes, style, sym, plen, term, marks, cx, cs, stw);
                     done = ++n == passes;
                 }
             }
