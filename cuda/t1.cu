@@ -1327,6 +1327,13 @@ struct sci_cuda_t1 {
     uint8_t *fb_out;
     size_t fb_cap;
     sci_t1_result fb_res;
+    /* the frame in flight (sci_cuda_t1_submit): its coefficients (for the
+     * host fallback), the end of its kernels, the stream its results come
+     * back on */
+    const void *coeffs;
+    int pending;
+    cudaEvent_t done;
+    cudaStream_t copy;
     /* timing */
     int timing;
     cudaEvent_t *ev;          /* 3 per batch, and one at the end */
@@ -1499,13 +1506,20 @@ static cudaError_t upload_blocks(sci_cuda_t1 *h) {
     return cudaMemcpy(h->d_blk, h->blk, h->nb * sizeof(t1_blk), cudaMemcpyHostToDevice);
 }
 
-extern "C" int sci_cuda_t1_code(sci_cuda_t1 *h, const void *d_coeffs, void *stream) {
+extern "C" int sci_cuda_t1_submit(sci_cuda_t1 *h, const void *d_coeffs, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t err = cudaSuccess;
+    /* a frame submitted and never finished is dropped */
+    if (h->pending && (err = cudaEventSynchronize(h->done)))
+        return err;
     memset(&h->times, 0, sizeof h->times);
     h->bytes = h->h_packed;
-    if (!h->nb)
+    h->coeffs = d_coeffs;
+    h->pending = 0;
+    if (!h->nb) {
+        h->pending = 1;
         return cudaSuccess;
+    }
     if (h->enc && h->irrev && sci_htj2k_last_qstep(h->enc) != h->qstep &&
         (err = upload_blocks(h)))
         return err;
@@ -1548,11 +1562,27 @@ extern "C" int sci_cuda_t1_code(sci_cuda_t1 *h, const void *d_coeffs, void *stre
     }
     if (!err && h->timing)
         err = cudaEventRecord(h->ev[3 * h->nbatch], s);
+    if (!err)
+        err = cudaEventRecord(h->done, s);
     if (err)
         return err;
+    h->pending = 1;
+    return cudaSuccess;
+}
 
-    /* timed: the copies alone, after the kernels */
-    if (h->timing && (err = cudaStreamSynchronize(s)))
+/* The results of the frame queued by sci_cuda_t1_submit to the host, on
+ * the handle's copy stream: the stream the kernels ran on may already
+ * hold the next frame's work, which these copies need not wait for. */
+extern "C" int sci_cuda_t1_finish(sci_cuda_t1 *h) {
+    cudaStream_t s = h->copy;
+    const void *d_coeffs = h->coeffs;
+    cudaError_t err;
+    if (!h->pending)
+        return cudaErrorInvalidValue;
+    h->pending = 0;
+    if (!h->nb)
+        return cudaSuccess;
+    if ((err = cudaEventSynchronize(h->done)))
         return err;
     double t0 = host_ms();
     size_t np = (size_t)h->nb * h->stride;
@@ -1680,14 +1710,15 @@ extern "C" void sci_cuda_t1_result(const sci_cuda_t1 *h, size_t i, sci_t1_result
         r->symbols = r->pass_symbols[r->passes - 1];
 }
 
-extern "C" int sci_cuda_t1_encode(sci_cuda_t1 *h, const void *d_coeffs, uint8_t *out,
-                                  size_t cap, size_t *out_len, void *stream) {
+extern "C" int sci_cuda_t1_code(sci_cuda_t1 *h, const void *d_coeffs, void *stream) {
+    int err = sci_cuda_t1_submit(h, d_coeffs, stream);
+    return err ? err : sci_cuda_t1_finish(h);
+}
+
+extern "C" int sci_cuda_t1_write(sci_cuda_t1 *h, uint8_t *out, size_t cap, size_t *out_len) {
     *out_len = 0;
     if (!h->enc)
         return cudaErrorInvalidValue;
-    int err = sci_cuda_t1_code(h, d_coeffs, stream);
-    if (err)
-        return err;
     double t0 = host_ms();
     size_t n = sci_j2k_part1_write(h->enc, h->passes, h->bytes, h->off, out, cap);
     if (h->timing)
@@ -1696,6 +1727,15 @@ extern "C" int sci_cuda_t1_encode(sci_cuda_t1 *h, const void *d_coeffs, uint8_t 
         return SCI_CUDA_T1_ERR_CAP;
     *out_len = n;
     return cudaSuccess;
+}
+
+extern "C" int sci_cuda_t1_encode(sci_cuda_t1 *h, const void *d_coeffs, uint8_t *out,
+                                  size_t cap, size_t *out_len, void *stream) {
+    *out_len = 0;
+    if (!h->enc)
+        return cudaErrorInvalidValue;
+    int err = sci_cuda_t1_code(h, d_coeffs, stream);
+    return err ? err : sci_cuda_t1_write(h, out, cap, out_len);
 }
 
 extern "C" void sci_cuda_t1_destroy(sci_cuda_t1 *h) {
@@ -1727,6 +1767,10 @@ extern "C" void sci_cuda_t1_destroy(sci_cuda_t1 *h) {
             if (h->ev[k])
                 cudaEventDestroy(h->ev[k]);
     free(h->ev);
+    if (h->done)
+        cudaEventDestroy(h->done);
+    if (h->copy)
+        cudaStreamDestroy(h->copy);
     free(h->blk);
     free(h->src);
     free(h->batch);
@@ -1913,6 +1957,10 @@ extern "C" int sci_cuda_t1_create_blocks(sci_cuda_t1 **out, const sci_cuda_t1_bl
         err = cudaErrorMemoryAllocation;
     for (unsigned k = 0; !err && k <= 3 * nbatch; k++)
         err = cudaEventCreate(&h->ev[k]);
+    if (!err)
+        err = cudaEventCreateWithFlags(&h->done, cudaEventDisableTiming);
+    if (!err)
+        err = cudaStreamCreateWithFlags(&h->copy, cudaStreamNonBlocking);
     if (!err)
         err = cudaMemcpy(h->d_blk, h->blk, n1 * sizeof(t1_blk), cudaMemcpyHostToDevice);
 #ifndef SCI_T1_EMU

@@ -9,10 +9,13 @@
  * ends and raw passes, decision counts.  Design and timings:
  * docs/ebcot.md, "GPU Tier-1".
  *
- * Everything runs on the CUDA context current on the calling thread, on
- * `stream` (a cudaStream_t passed as void *); the calls return once the
- * results are on the host (they synchronize the stream).  All device and
- * pinned memory is taken when the handle is made.
+ * Everything runs on the CUDA context current on the calling thread, the
+ * kernels on `stream` (a cudaStream_t passed as void *), the results' way
+ * back on a stream of the handle's own.  sci_cuda_t1_code and _encode
+ * return once the results are on the host; sci_cuda_t1_submit and _finish
+ * split that, so that a stream of frames can keep the GPU busy while the
+ * host writes the frame before (docs/ebcot.md, "Frames in flight").  All
+ * device and pinned memory is taken when the handle is made.
  *
  * Errors are cudaError_t values (0 = success) or the codes below, which
  * are cuda/htj2k.h's (sci_cuda_error_string, cuda/dwt.h, tells them).
@@ -66,11 +69,24 @@ void sci_cuda_t1_destroy(sci_cuda_t1 *h);
 size_t sci_cuda_t1_device_bytes(const sci_cuda_t1 *h);
 
 /* Quantizes every block from the device buffer d_coeffs (as
- * sci_htj2k_block_quantize does on the host) and codes it. */
+ * sci_htj2k_block_quantize does on the host) and codes it:
+ * sci_cuda_t1_submit, then sci_cuda_t1_finish. */
 int sci_cuda_t1_code(sci_cuda_t1 *h, const void *d_coeffs, void *stream);
 
-/* After a successful sci_cuda_t1_code, on the host, valid until the next
- * call: each block's passes (for sci_j2k_part1_write), and its codeword
+/* The same in two halves.  submit queues the frame's kernels on `stream`
+ * after whatever it holds and returns at once; finish waits for them
+ * (not for later work on that stream) and brings the results to the
+ * host.  A handle has one frame in flight: a submit before the last one
+ * was finished waits for it and drops it.  d_coeffs must hold the frame
+ * until finish returns (a block whose codeword outgrows its device slot
+ * is coded again on the host from it).  With two handles, frame n + 1
+ * can be submitted before frame n is finished and written, so that the
+ * host's share of frame n runs beside the kernels of frame n + 1. */
+int sci_cuda_t1_submit(sci_cuda_t1 *h, const void *d_coeffs, void *stream);
+int sci_cuda_t1_finish(sci_cuda_t1 *h);
+
+/* After a successful sci_cuda_t1_code or _finish, on the host, valid
+ * until the next submit: each block's passes (for sci_j2k_part1_write), and its codeword
  * at bytes + off[i]. */
 const sci_j2k_block_passes *sci_cuda_t1_passes(const sci_cuda_t1 *h);
 void sci_cuda_t1_bytes(const sci_cuda_t1 *h, const uint8_t **bytes,
@@ -79,17 +95,20 @@ void sci_cuda_t1_bytes(const sci_cuda_t1 *h, const uint8_t **bytes,
  * counts too), for tests. */
 void sci_cuda_t1_result(const sci_cuda_t1 *h, size_t i, sci_t1_result *r);
 
-/* sci_cuda_t1_code, then sci_j2k_part1_write into the host buffer out
- * (handles from sci_cuda_t1_create only). */
+/* sci_j2k_part1_write of the finished frame into the host buffer out
+ * (handles from sci_cuda_t1_create only; handles made with one encoder
+ * may take turns, one write at a time). */
+int sci_cuda_t1_write(sci_cuda_t1 *h, uint8_t *out, size_t cap, size_t *out_len);
+
+/* sci_cuda_t1_code, then sci_cuda_t1_write. */
 int sci_cuda_t1_encode(sci_cuda_t1 *h, const void *d_coeffs, uint8_t *out,
                        size_t cap, size_t *out_len, void *stream);
 
-/* Stage timings of the last call, in ms, when asked for
- * (sci_cuda_t1_set_timing; the call then waits for the kernels before it
- * copies): the modeller kernel (quantization included), the MQ kernel,
- * the packing of the codewords (scan and copy), then, on the host clock,
- * the copies of the results to the host (with the host's share of
- * them) and sci_j2k_part1_write.  fallbacks: blocks whose codeword
+/* Stage timings of the last frame, in ms, when asked for
+ * (sci_cuda_t1_set_timing): the modeller kernel (quantization included),
+ * the MQ kernel, the packing of the codewords (scan and copy), then, on
+ * the host clock, the copies of the results to the host once the kernels
+ * are done (with the host's share of them) and sci_j2k_part1_write.  fallbacks: blocks whose codeword
  * outgrew its device slot and were coded again on the host
  * (sci_t1_encode). */
 typedef struct {

@@ -75,6 +75,13 @@ cudaStreamCreate (cudaStream_t * s)
 }
 
 cudaError_t
+cudaStreamCreateWithFlags (cudaStream_t * s, unsigned int flags)
+{
+  (void) flags;
+  return cudaStreamCreate (s);
+}
+
+cudaError_t
 cudaStreamDestroy (cudaStream_t s)
 {
   (void) s;

@@ -22,7 +22,9 @@
  *     against sci_htj2k_encode's;
  *   - a 5/3 coefficient beyond its band's range: SCI_CUDA_T1_ERR_BLOCK,
  *     and the handle still works;
- *   - codeword slots capped so that blocks fall back to the host coder.
+ *   - codeword slots capped so that blocks fall back to the host coder;
+ *   - frames in flight: two handles taking turns, each frame submitted
+ *     before the one before it is finished and written.
  *
  *   parity-t1 [--seed N] [--quick] [--small] [--verbose]
  *   parity-t1 --bench [--pgm FILE] [--size W H] [--lanes N] [--heavy N]
@@ -698,6 +700,108 @@ static void run_frame(const fcase *t, int idx) {
         free(smp[c]);
 }
 
+/* ---- frames in flight ----------------------------------------------------------- */
+
+/* Two handles of one encoder taking turns, as a stream of frames would
+ * use them: frame k + 1 is submitted before frame k is finished and
+ * written, each frame different, on two streams or on one.  Every
+ * codestream must be sci_htj2k_encode's of its own frame; one handle has
+ * its slots capped, so that its host fallback reads its coefficients
+ * while the other handle's frame is in flight.  Then the API's edges: a
+ * finish with nothing submitted is refused, a second submit drops the
+ * first frame. */
+static void test_in_flight(const fcase *t, int one_stream, int quick) {
+    enum { NFR = 6 };
+    sci_wt_geometry g;
+    sci_htj2k_params p;
+    setup_frame(t, &g, &p);
+    char name[120];
+    snprintf(name, sizeof name, "in flight %ux%u c%u %s, %s", t->w, t->h, t->comps,
+             t->filter == F53 ? "5/3" : "9/7", one_stream ? "one stream" : "two streams");
+    unsigned sb = sci_wt_sample_bytes(&g);
+    size_t nco = sci_wt_coeff_count(&g);
+    void *co[NFR];
+    for (int k = 0; k < NFR; k++) {
+        uint8_t *smp[SCI_WT_MAX_COMPONENTS];
+        for (unsigned c = 0; c < g.components; c++)
+            smp[c] = malloc((size_t)sci_wt_comp_width(&g, c) * sci_wt_comp_height(&g, c) * sb);
+        fill_image(k % 3 == 2 ? F_NOISE : F_NATURAL, &g, smp);
+        co[k] = transform(&g, smp);
+        for (unsigned c = 0; c < g.components; c++)
+            free(smp[c]);
+    }
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p), *eg = sci_htj2k_enc_new(&g, &p);
+    size_t cap = sci_htj2k_max_bytes(ec);
+    uint8_t *oc = malloc(cap), *og = malloc(cap);
+    sci_cuda_t1 *h[2];
+    void *d[2];
+    cudaStream_t s[2];
+    for (int j = 0; j < 2; j++) {
+        CKW(sci_cuda_t1_create(&h[j], eg, &g, &p));
+        CK(cudaMalloc(&d[j], nco * 4));
+        CK(cudaStreamCreate(&s[j]));
+    }
+    sci_cuda_t1_set_slot_limit(h[1], 24);
+    sci_cuda_t1_set_timing(h[1], 1);
+    int frames = quick ? 4 : NFR, same = 0;
+    unsigned fallbacks = 0;
+    for (int k = 0; k <= frames; k++) {
+        if (k < frames) {
+            int j = k & 1;
+            CK(cudaMemcpyAsync(d[j], co[k], nco * 4, cudaMemcpyHostToDevice, s[j]));
+            CKW(sci_cuda_t1_submit(h[j], d[j], s[one_stream ? 0 : j]));
+        }
+        if (k == 0)
+            continue;
+        int j = (k - 1) & 1;
+        size_t ng = 0, nc;
+        int err = sci_cuda_t1_finish(h[j]);
+        if (!err)
+            err = sci_cuda_t1_write(h[j], og, cap, &ng);
+        if (err) {
+            printf("FAIL %s: frame %d: %s\n", name, k - 1, sci_cuda_error_string(err));
+            break;
+        }
+        if (j) {
+            sci_cuda_t1_times tm;
+            sci_cuda_t1_get_times(h[j], &tm);
+            fallbacks += tm.fallbacks;
+        }
+        nc = sci_htj2k_encode(ec, co[k - 1], oc, cap);
+        same += nc && nc == ng && !memcmp(oc, og, nc);
+    }
+    char what[240];
+    snprintf(what, sizeof what, "%s: %d of %d codestreams == sci_htj2k_encode's, "
+             "%u blocks through the fallback", name, same, frames, fallbacks);
+    check(same == frames && fallbacks > 0, what);
+    if (same == frames && fallbacks > 0)
+        printf("ok   %s\n", what);
+
+    int err = sci_cuda_t1_finish(h[0]);
+    check(err == cudaErrorInvalidValue, "finish with no frame submitted is refused");
+    size_t ng = 0, nc = sci_htj2k_encode(ec, co[1], oc, cap);
+    CK(cudaMemcpy(d[0], co[0], nco * 4, cudaMemcpyHostToDevice));
+    CKW(sci_cuda_t1_submit(h[0], d[0], s[0]));
+    CK(cudaMemcpy(d[1], co[1], nco * 4, cudaMemcpyHostToDevice));
+    CKW(sci_cuda_t1_submit(h[0], d[1], s[0]));
+    err = sci_cuda_t1_finish(h[0]);
+    if (!err)
+        err = sci_cuda_t1_write(h[0], og, cap, &ng);
+    snprintf(what, sizeof what, "%s: a second submit drops the first frame", name);
+    check(!err && nc == ng && !memcmp(oc, og, nc), what);
+    for (int j = 0; j < 2; j++) {
+        sci_cuda_t1_destroy(h[j]);
+        CK(cudaFree(d[j]));
+        CK(cudaStreamDestroy(s[j]));
+    }
+    sci_htj2k_enc_free(ec);
+    sci_htj2k_enc_free(eg);
+    free(oc);
+    free(og);
+    for (int k = 0; k < NFR; k++)
+        free(co[k]);
+}
+
 /* ---- benchmark ------------------------------------------------------------------ */
 
 /* An 8-bit PGM (P5), or NULL. */
@@ -869,6 +973,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < (small ? 8 : NFCASES); i++)
         if (!quick || fcases[i].quick)
             run_frame(&fcases[i], (int)i);
+    /* 257x129 4:4:4 5/3 with RESET; 67x41 9/7 in two layers */
+    test_in_flight(&fcases[10], 0, quick || small);
+    test_in_flight(&fcases[7], 1, quick || small);
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }
