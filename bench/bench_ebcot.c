@@ -20,12 +20,15 @@
  * Part 2: a 4096x2160 4:4:4 12-bit frame end to end (samples on the
  * device to the codestream, frames/s), lossless (5/3 + RCT) and lossy
  * (9/7 + ICT at --bpp with PCRD), against opj_compress and grk_compress
- * (lossless; lossy with -r at the ratio of our bytes).
+ * (lossless; lossy with -r at the ratio of our bytes); then the same
+ * frames as a stream with two in flight (stream_fps), --stream-frames
+ * frames (60) a case.
  * Every GPU codestream is compared with the CPU's byte for byte.
  *
  *   bench-ebcot [--runs N] [--cpu-runs N] [--anchor-runs N] [--threads T]
  *               [--bpp B] [--images DIR] [--work DIR] [--no-anchors]
  *               [--frames-only] [--mq-heavy N] [--mq-lanes N]
+ *               [--stream-frames N]
  *
  * --frames-only: Part 2 alone.  --mq-heavy, --mq-lanes: the MQ kernel's
  * layout (sci_cuda_t1_set_mq_heavy, _lanes), for trying others.
@@ -260,6 +263,8 @@ typedef struct {
     size_t bytes;
     int same;              /* GPU codestream == CPU codestream */
     unsigned long long symbols, max_symbols;
+    uint8_t *cpu_cs;       /* the CPU's codestream (malloc'd), cpu_n bytes */
+    size_t cpu_n;
 } result;
 
 /* The MQ kernel's layout (sci_cuda_t1_set_mq_heavy/_lanes); -1 and 0:
@@ -386,7 +391,9 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
         tc[r] = b - a;
         tc[cpu_runs + r] = c - b;
         res->same = nc == n && !memcmp(cout, out, n);
+        res->cpu_n = nc;
     }
+    res->cpu_cs = cout;
     res->cpu_t1 = bench_median(tc, cpu_runs);
     res->cpu_frame = bench_median(tc + cpu_runs, cpu_runs);
     free(tc);
@@ -395,7 +402,6 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     free(off);
     free(tt);
     CK(cudaFreeHost(out));
-    free(cout);
     sci_cuda_t1_destroy(t1);
     sci_cuda_wt_destroy(wt);
     sci_htj2k_enc_free(e);
@@ -403,8 +409,97 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     free(h_co);
 }
 
+/* A stream of `frames` frames with two in flight: two Tier-1 handles of
+ * one encoder take turns (sci_cuda_t1_submit / _finish), each with its
+ * own DWT scratch, coefficients and (with `upload`) device samples, so
+ * that frame k + 1's DWT and Tier-1 are queued before frame k is finished
+ * and written on the host.  streams 1: all GPU work on one stream, in
+ * order (the host's share and the copies run beside the kernels); 2:
+ * frame k + 1's work on the other stream, so that its kernels may also
+ * run beside frame k's.  upload: each frame's samples first copied from
+ * pinned host memory (else they are on the device already, as for the
+ * single frames).  Frames/s over the stream after two frames of warm-up;
+ * *same: every codestream equals ref. */
+static double stream_fps(const frame *f, const image *im, int frames, int streams,
+                         int upload, const uint8_t *ref, size_t ref_n, int *same) {
+    size_t nco = sci_wt_coeff_count(&f->g), plane = (size_t)im->w * im->h * 2;
+    sci_htj2k_enc *e = sci_htj2k_enc_new(&f->g, &f->p);
+    if (!e) {
+        fprintf(stderr, "sci_htj2k_enc_new failed\n");
+        exit(1);
+    }
+    size_t cap = sci_htj2k_max_bytes(e), n = 0;
+    uint8_t *out, *h_smp = NULL;
+    CK(cudaMallocHost((void **)&out, cap));
+    if (upload) {
+        CK(cudaMallocHost((void **)&h_smp, plane * im->comps));
+        for (unsigned c = 0; c < im->comps; c++)
+            memcpy(h_smp + c * plane, im->pl[c], plane);
+    }
+    sci_cuda_wt *wt[2];
+    sci_cuda_t1 *t1[2];
+    void *d_co[2];
+    uint8_t *d_in[2] = {NULL, NULL};
+    sci_wt_plane dp[2][3];
+    cudaStream_t st[2];
+    for (int j = 0; j < 2; j++) {
+        CKW(sci_cuda_wt_create(&wt[j], &f->g));
+        CKW(sci_cuda_t1_create(&t1[j], e, &f->g, &f->p));
+        if (mq_heavy >= 0)
+            sci_cuda_t1_set_mq_heavy(t1[j], (unsigned)mq_heavy);
+        if (mq_lanes)
+            sci_cuda_t1_set_mq_lanes(t1[j], mq_lanes);
+        CK(cudaMalloc(&d_co[j], nco * 4));
+        CK(cudaStreamCreate(&st[j]));
+        if (upload)
+            CK(cudaMalloc((void **)&d_in[j], plane * im->comps));
+        for (unsigned c = 0; c < im->comps; c++) {
+            dp[j][c] = f->dp[c];
+            if (upload)
+                dp[j][c].data = d_in[j] + c * plane;
+        }
+    }
+    int ok = 1;
+    double t0 = 0;
+    for (int k = 0; k <= frames + 2; k++) {
+        if (k == 2)
+            t0 = bench_now_ms();
+        if (k < frames + 2) {
+            int j = k & 1;
+            cudaStream_t s = st[streams == 2 ? j : 0];
+            if (upload)
+                CK(cudaMemcpyAsync(d_in[j], h_smp, plane * im->comps,
+                                   cudaMemcpyHostToDevice, s));
+            CKW(sci_cuda_wt_forward(wt[j], dp[j], d_co[j], s));
+            CKW(sci_cuda_t1_submit(t1[j], d_co[j], s));
+        }
+        if (k > 0) {
+            int j = (k - 1) & 1;
+            CKW(sci_cuda_t1_finish(t1[j]));
+            CKW(sci_cuda_t1_write(t1[j], out, cap, &n));
+            ok &= n == ref_n && !memcmp(out, ref, n);
+        }
+    }
+    double ms = bench_now_ms() - t0;
+    *same = ok;
+    for (int j = 0; j < 2; j++) {
+        sci_cuda_t1_destroy(t1[j]);
+        sci_cuda_wt_destroy(wt[j]);
+        CK(cudaFree(d_co[j]));
+        CK(cudaStreamDestroy(st[j]));
+        if (upload)
+            CK(cudaFree(d_in[j]));
+    }
+    if (upload)
+        CK(cudaFreeHost(h_smp));
+    CK(cudaFreeHost(out));
+    sci_htj2k_enc_free(e);
+    return frames * 1000.0 / ms;
+}
+
 int main(int argc, char **argv) {
     int runs = 20, cpu_runs = 3, anchor_runs = 3, threads = 16, anchors = 1;
+    int stream_frames = 60;
     int table = 1;
     double bpp = 2.0;
     const char *images = NULL, *work = NULL;
@@ -423,6 +518,8 @@ int main(int argc, char **argv) {
             images = argv[++i];
         else if (!strcmp(argv[i], "--work") && i + 1 < argc)
             work = argv[++i];
+        else if (!strcmp(argv[i], "--stream-frames") && i + 1 < argc)
+            stream_frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-anchors"))
             anchors = 0;
         else if (!strcmp(argv[i], "--frames-only"))
@@ -434,12 +531,14 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--anchor-runs N] "
                     "[--threads T] [--bpp B] [--images DIR] [--work DIR] "
-                    "[--no-anchors] [--frames-only] [--mq-heavy N] [--mq-lanes N]\n",
+                    "[--no-anchors] [--frames-only] [--mq-heavy N] [--mq-lanes N] "
+                    "[--stream-frames N]\n",
                     argv[0]);
             return 2;
         }
     }
     runs = runs < 1 ? 1 : runs;
+    stream_frames = stream_frames < 1 ? 1 : stream_frames;
     cpu_runs = cpu_runs < 1 ? 1 : cpu_runs;
     anchor_runs = anchor_runs < 1 ? 1 : anchor_runs;
 #ifdef _OPENMP
@@ -523,6 +622,7 @@ int main(int argc, char **argv) {
                    "single-threaded 1093 ms | | | | | | | | | | | | | | | | |\n",
                    t1c[k].paper_ms, t1c[k].paper_ms / r.t1);
         CK(cudaFree(f.d_smp));
+        free(r.cpu_cs);
         image_free(&im);
     }
 
@@ -544,6 +644,10 @@ int main(int argc, char **argv) {
     if (anchors)
         write_pnm(in, &big);
     result fr[2];
+    double anchor[2][2];
+    /* streams of frames: [lossy][upload][streams - 1] */
+    double sfps[2][2][2];
+    int ssame[2][2][2];
     for (int lossy = 0; lossy < 2; lossy++) {
         frame f;
         frame_init(&f, &big, lossy ? SCI_DWT_97 : SCI_DWT_53, 5, lossy ? bpp : 0);
@@ -569,6 +673,14 @@ int main(int argc, char **argv) {
                r.mq, r.symbols, r.max_symbols, r.cpu_frame, opj, grk, opj / r.frame,
                grk / r.frame, r.same ? "yes" : "NO");
         fr[lossy] = r;
+        anchor[lossy][0] = opj;
+        anchor[lossy][1] = grk;
+        for (int up = 0; up < 2; up++)
+            for (int ns = 1; ns <= 2; ns++)
+                sfps[lossy][up][ns - 1] = stream_fps(&f, &big, stream_frames, ns, up,
+                                                     r.cpu_cs, r.cpu_n,
+                                                     &ssame[lossy][up][ns - 1]);
+        free(r.cpu_cs);
         CK(cudaFree(f.d_smp));
     }
     printf("\nWhere the GPU frame goes (medians, ms):\n\n| mode | DWT | Tier-1 kernels | "
@@ -577,6 +689,26 @@ int main(int argc, char **argv) {
     for (int lossy = 0; lossy < 2; lossy++)
         printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", lossy ? "lossy 9/7 PCRD" : "lossless 5/3",
                fr[lossy].dwt, fr[lossy].fr_t1, fr[lossy].fr_d2h, fr[lossy].fr_write);
+    printf("\n## The same frames as a stream, two in flight (%d frames)\n\n"
+           "Frame k + 1's DWT and Tier-1 are queued before frame k is finished and "
+           "written on the host (two Tier-1 handles taking turns). One GPU stream: the "
+           "GPU's work in order, the host's share and the copies beside it; two: "
+           "consecutive frames' kernels may also overlap. Samples from the device as "
+           "above, or copied from pinned host memory each frame.\n\n"
+           "| mode | samples | GPU streams | fps | ms a frame | vs one frame at a time "
+           "| vs opj | vs grk | every codestream = CPU |\n"
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", stream_frames);
+    for (int lossy = 0; lossy < 2; lossy++)
+        for (int up = 0; up < 2; up++)
+            for (int ns = 1; ns <= 2; ns++) {
+                double fps = sfps[lossy][up][ns - 1];
+                printf("| %s | %s | %d | %.1f | %.2f | %.2fx | %.0fx | %.0fx | %s |\n",
+                       lossy ? "lossy 9/7 PCRD" : "lossless 5/3",
+                       up ? "host (uploaded)" : "device", ns, fps, 1000.0 / fps,
+                       fps * fr[lossy].frame / 1000.0, anchor[lossy][0] * fps / 1000.0,
+                       anchor[lossy][1] * fps / 1000.0,
+                       ssame[lossy][up][ns - 1] ? "yes" : "NO");
+            }
     image_free(&big);
     printf("\nGPU ms: samples on the device to the codestream in pinned host memory; "
            "opj/grk: whole process (reading the PNM, writing the file) with %d "
