@@ -115,16 +115,31 @@ gint
 gst_sci_cuda_copy (GstSciCuda * cuda, gpointer dst, gconstpointer src,
     gsize size)
 {
+  return gst_sci_cuda_copy_on (cuda->stream, dst, src, size);
+}
+
+gint
+gst_sci_cuda_copy_on (gpointer stream, gpointer dst, gconstpointer src,
+    gsize size)
+{
   return cudaMemcpyAsync (dst, src, size, cudaMemcpyDefault,
-      (cudaStream_t) cuda->stream);
+      (cudaStream_t) stream);
+}
+
+static gint
+copy_2d_on (gpointer stream, gpointer dst, gsize dst_pitch,
+    gconstpointer src, gsize src_pitch, gsize width, gsize height)
+{
+  return cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, width, height,
+      cudaMemcpyDefault, (cudaStream_t) stream);
 }
 
 gint
 gst_sci_cuda_copy_2d (GstSciCuda * cuda, gpointer dst, gsize dst_pitch,
     gconstpointer src, gsize src_pitch, gsize width, gsize height)
 {
-  return cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, width, height,
-      cudaMemcpyDefault, (cudaStream_t) cuda->stream);
+  return copy_2d_on (cuda->stream, dst, dst_pitch, src, src_pitch, width,
+      height);
 }
 
 gint
@@ -169,6 +184,15 @@ gint
 gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
     guint slot, gboolean upload, GstVideoFrame * dev)
 {
+  return gst_sci_cuda_stage_frame_on (cuda, cuda->stream, host, slot, upload,
+      dev);
+}
+
+gint
+gst_sci_cuda_stage_frame_on (GstSciCuda * cuda, gpointer stream,
+    const GstVideoFrame * host, guint slot, gboolean upload,
+    GstVideoFrame * dev)
+{
   gsize offsets[GST_VIDEO_MAX_PLANES];
   gsize total = 0, row_bytes, rows;
   guint8 *base;
@@ -191,8 +215,8 @@ gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
     if (!upload)
       continue;
     plane_extent (host, p, &row_bytes, &rows);
-    err = gst_sci_cuda_copy_2d (cuda, dev->data[p], stride,
-        host->data[p], stride, row_bytes, rows);
+    err = copy_2d_on (stream, dev->data[p], stride, host->data[p], stride,
+        row_bytes, rows);
     if (err)
       return err;
   }

@@ -20,7 +20,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 
 G_BEGIN_DECLS
-#define GST_SCI_CUDA_STAGING_SLOTS 2
+#define GST_SCI_CUDA_STAGING_SLOTS 4
     typedef struct
 {
   GstCudaContext *context;
@@ -47,6 +47,9 @@ gpointer gst_sci_cuda_staging (GstSciCuda * cuda, guint slot, gsize size,
 /* Asynchronous on the instance's stream; cudaError_t returned. */
 gint gst_sci_cuda_copy (GstSciCuda * cuda, gpointer dst, gconstpointer src,
     gsize size);
+/* The same on `stream` (a cudaStream_t of the context). */
+gint gst_sci_cuda_copy_on (gpointer stream, gpointer dst, gconstpointer src,
+    gsize size);
 gint gst_sci_cuda_copy_2d (GstSciCuda * cuda, gpointer dst, gsize dst_pitch,
     gconstpointer src, gsize src_pitch, gsize width, gsize height);
 gint gst_sci_cuda_sync (GstSciCuda * cuda);
@@ -58,6 +61,10 @@ const gchar *gst_sci_cuda_error_name (gint err);
  * with the context pushed; returns a cudaError_t. */
 gint gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
     guint slot, gboolean upload, GstVideoFrame * dev);
+/* The same with the upload on `stream` (a cudaStream_t of the context). */
+gint gst_sci_cuda_stage_frame_on (GstSciCuda * cuda, gpointer stream,
+    const GstVideoFrame * host, guint slot, gboolean upload,
+    GstVideoFrame * dev);
 /* Queues the copy of a staged frame's samples back into the host frame. */
 gint gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
     GstVideoFrame * host);
