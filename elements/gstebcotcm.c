@@ -22,7 +22,11 @@
  * With a usable CUDA device (`backend=auto` or `cuda`) the wavelet
  * transform, the quantisation and Tier-1 (context modelling and MQ coding)
  * run on the GPU; rate allocation and tier-2 run on the host.  The bytes
- * are the same either way.
+ * are the same either way.  There, by default, two frames are in flight
+ * (`frames-in-flight`): a frame is queued on the GPU and the one before it
+ * leaves while it runs, so the host's share of a frame does not hold up
+ * the next; frames leave one frame late (and all at EOS or a drain
+ * query).
  *
  * ## Example launch lines
  * |[
@@ -32,6 +36,8 @@
  *     ebcotcm bitrate=2 layers=4 ! filesink location=f.j2c
  * gst-launch-1.0 videotestsrc ! ebcotcm bitrate=1 ! openjpegdec ! \
  *     videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc is-live=true ! ebcotcm frames-in-flight=1 ! \
+ *     fakesink
  * ]|
  */
 #ifdef HAVE_CONFIG_H

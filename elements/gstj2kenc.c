@@ -31,6 +31,7 @@ enum
   PROP_JPH,
   PROP_LAYERS,
   PROP_CODE_BLOCK_STYLE,
+  PROP_FRAMES_IN_FLIGHT,
 };
 
 #define DEFAULT_REVERSIBLE FALSE
@@ -43,6 +44,7 @@ enum
 #define DEFAULT_JPH FALSE
 #define DEFAULT_LAYERS 1
 #define DEFAULT_CODE_BLOCK_STYLE 0
+#define DEFAULT_FRAMES_IN_FLIGHT 2
 
 #define MIN_BLOCK_SIZE 4
 #define MAX_BLOCK_SIZE 1024
@@ -301,6 +303,9 @@ gst_sci_j2k_enc_set_property (GObject * object, guint prop_id,
     case PROP_CODE_BLOCK_STYLE:
       self->cb_style = g_value_get_flags (value);
       break;
+    case PROP_FRAMES_IN_FLIGHT:
+      self->frames_in_flight = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -350,6 +355,9 @@ gst_sci_j2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_CODE_BLOCK_STYLE:
       g_value_set_flags (value, self->cb_style);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -447,32 +455,56 @@ gst_sci_j2k_enc_transform_size (GstBaseTransform * trans,
 }
 
 #if HAVE_CUDA
-/* The CUDA handles (the block coders use enc: freed first). */
+/* The CUDA handles (the block coders use enc: freed first).  Frames in
+ * flight keep their inputs (flight_cuda_failed codes them on the CPU);
+ * the device stops reading those first. */
 static void
 release_cuda (GstSciJ2kEnc * self)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
+  guint j;
 
-  if (!self->wt && !self->ht && !self->t1)
+  if (!self->wt[0] && !self->wt[1] && !self->ht && !self->t1[0]
+      && !self->t1[1] && !self->stream1)
     return;
   if (gst_sci_cuda_push (&base->cuda)) {
+    if (self->stream1) {
+      cudaStreamSynchronize ((cudaStream_t) self->stream1);
+      cudaStreamDestroy ((cudaStream_t) self->stream1);
+      cudaGetLastError ();
+    }
     g_clear_pointer (&self->ht, sci_cuda_ht_destroy);
-    g_clear_pointer (&self->t1, sci_cuda_t1_destroy);
-    g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
+    for (j = 0; j < 2; j++) {
+      g_clear_pointer (&self->t1[j], sci_cuda_t1_destroy);
+      g_clear_pointer (&self->wt[j], sci_cuda_wt_destroy);
+    }
     gst_sci_cuda_pop ();
   } else {
     GST_WARNING_OBJECT (self, "no CUDA context to free the device state in");
     self->ht = NULL;
-    self->t1 = NULL;
-    self->wt = NULL;
+    for (j = 0; j < 2; j++) {
+      self->t1[j] = NULL;
+      self->wt[j] = NULL;
+    }
   }
+  self->stream1 = NULL;
+  self->next_lane = 0;
 }
+#endif
+
+#if HAVE_CUDA
+/* frames in flight (defined with the frame coding below) */
+static guint frames_in_flight (GstSciJ2kEnc * self);
+static GstFlowReturn flight_drain (GstSciJ2kEnc * self);
+static void flight_drop (GstSciJ2kEnc * self);
 #endif
 
 static void
 release_encoder (GstSciJ2kEnc * self)
 {
 #if HAVE_CUDA
+  /* frames in flight have left before (drained) unless the stream stops */
+  flight_drop (self);
   release_cuda (self);
 #endif
   g_clear_pointer (&self->enc, sci_htj2k_enc_free);
@@ -486,38 +518,68 @@ release_encoder (GstSciJ2kEnc * self)
 #if HAVE_CUDA
 /* The CUDA handles for the encoder just made and the device coefficients
  * (staging slot 1, unless they come in CUDA memory), all allocated here
- * rather than at a frame.  FALSE (error posted) when that fails and the
- * CPU cannot take over; else use_cuda says which backend runs. */
+ * rather than at a frame; for ebcotcm with two frames in flight the same
+ * again for lane 1, on a stream of its own (without them, one frame at a
+ * time).  FALSE (error posted) when lane 0 cannot be had and the CPU
+ * cannot take over; else use_cuda says which backend runs. */
 static gboolean
 setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
     const sci_htj2k_params * p)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
+  gboolean coeffs_staged = !(self->wavelet_in && base->in_cuda_memory);
   const gchar *what = "context push";
   gint err = 0;
 
   if (gst_sci_cuda_push (&base->cuda)) {
     what = NULL;
     if (!self->wavelet_in
-        && (err = sci_cuda_wt_create (&self->wt, &winfo->geom)))
+        && (err = sci_cuda_wt_create (&self->wt[0], &winfo->geom)))
       what = "wavelet transform scratch";
     else if (p->coder == SCI_J2K_CODER_HT
         && (err = sci_cuda_ht_create (&self->ht, self->enc, &winfo->geom, p)))
       what = "HT block coder memory";
     else if (p->coder == SCI_J2K_CODER_PART1
-        && (err = sci_cuda_t1_create (&self->t1, self->enc, &winfo->geom, p)))
+        && (err = sci_cuda_t1_create (&self->t1[0], self->enc, &winfo->geom,
+                p)))
       what = "EBCOT block coder memory";
-    else if (!(self->wavelet_in && base->in_cuda_memory)
+    else if (coeffs_staged
         && !gst_sci_cuda_staging (&base->cuda, 1, winfo->size, &err))
       what = "coefficient buffer";
     if (what)
       cudaGetLastError ();
+    if (!what && p->coder == SCI_J2K_CODER_PART1 && self->frames_in_flight > 1) {
+      cudaStream_t stream = NULL;
+      const gchar *lane = NULL;
+
+      if ((err = cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking)))
+        lane = "stream";
+      else if (!self->wavelet_in
+          && (err = sci_cuda_wt_create (&self->wt[1], &winfo->geom)))
+        lane = "wavelet transform scratch";
+      else if ((err = sci_cuda_t1_create (&self->t1[1], self->enc,
+                  &winfo->geom, p)))
+        lane = "EBCOT block coder memory";
+      else if (coeffs_staged
+          && !gst_sci_cuda_staging (&base->cuda, 3, winfo->size, &err))
+        lane = "coefficient buffer";
+      self->stream1 = stream;
+      if (lane) {
+        cudaGetLastError ();
+        GST_WARNING_OBJECT (self, "no second frame in flight: its %s cannot "
+            "be had (%s); one frame at a time", lane,
+            gst_sci_cuda_error_name (err));
+        g_clear_pointer (&self->t1[1], sci_cuda_t1_destroy);
+        g_clear_pointer (&self->wt[1], sci_cuda_wt_destroy);
+      }
+    }
     gst_sci_cuda_pop ();
   }
   if (!what) {
     GST_DEBUG_OBJECT (self, "block coder: %" G_GSIZE_FORMAT " bytes of "
-        "device memory", self->ht ? sci_cuda_ht_device_bytes (self->ht) :
-        sci_cuda_t1_device_bytes (self->t1));
+        "device memory%s", self->ht ? sci_cuda_ht_device_bytes (self->ht) :
+        sci_cuda_t1_device_bytes (self->t1[0]),
+        self->t1[1] ? " a lane, two frames in flight" : "");
     return TRUE;
   }
   release_cuda (self);
@@ -700,6 +762,11 @@ gst_sci_j2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 
+#if HAVE_CUDA
+  /* they leave under the caps they were coded for */
+  if (frames_in_flight (self) && flight_drain (self) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "frames in flight dropped at new caps");
+#endif
   if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
     return FALSE;
   self->wavelet_in = gst_structure_has_name (gst_caps_get_structure (incaps,
@@ -859,110 +926,300 @@ encode_frame_cpu (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
  * back to the CPU (it has posted nothing). */
 #define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
 
-/* One frame through the kernels: raw video in CUDA memory read in place
- * (else uploaded into staging slot 0) and transformed into the device
- * coefficients (staging slot 1), or coefficients in CUDA memory read in
- * place (else uploaded into slot 1); then HT block coding on the device
- * and tier-2 on the host into `out` (sci_cuda_ht_encode synchronizes the
- * stream, so the input may be unmapped after it).  On FLOW_CUDA_FAILED,
- * *what and *err say what failed. */
+static gpointer
+lane_stream (GstSciJ2kEnc * self, guint j)
+{
+  return j ? self->stream1 : GST_SCI_FILTER (self)->cuda.stream;
+}
+
+/* Maps inbuf into f (which takes a reference): raw video in CUDA memory
+ * for its device addresses where that works, else on the host.  FALSE
+ * (error posted) when the buffer does not hold a frame. */
+static gboolean
+flight_map (GstSciJ2kEnc * self, GstSciJ2kFlight * f, GstBuffer * inbuf)
+{
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
+      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+
+  memset (f, 0, sizeof (*f));
+  if (self->wavelet_in) {
+    if (!map_coefficients (self, inbuf, &f->map, in_dev ? GST_MAP_CUDA : 0))
+      return FALSE;
+  } else {
+    f->video = TRUE;
+    if (in_dev && !gst_sci_cuda_map_device_frame (&f->frame, &self->in_info,
+            inbuf, GST_MAP_READ)) {
+      GST_DEBUG_OBJECT (self, "cannot map the CUDA input in place: staging");
+      in_dev = FALSE;
+    }
+    if (!in_dev && !map_frame (self, &f->frame, inbuf))
+      return FALSE;
+  }
+  f->mapped = TRUE;
+  f->in_dev = in_dev;
+  f->inbuf = gst_buffer_ref (inbuf);
+  return TRUE;
+}
+
+static void
+flight_unmap (GstSciJ2kFlight * f)
+{
+  if (!f->mapped)
+    return;
+  if (f->video)
+    gst_video_frame_unmap (&f->frame);
+  else
+    gst_buffer_unmap (f->inbuf, &f->map);
+  f->mapped = FALSE;
+}
+
+static void
+flight_clear (GstSciJ2kFlight * f)
+{
+  flight_unmap (f);
+  gst_clear_buffer (&f->inbuf);
+  f->on_cpu = FALSE;
+}
+
+/* Queues on lane j's stream what brings frame f's coefficients to the
+ * device: the upload of raw video or coefficients in system memory into
+ * the lane's staging, the wavelet transform of raw video; *coeffs gets
+ * their device address.  Call with the context pushed.  FALSE when a CUDA
+ * call failed (*what and *err say which). */
+static gboolean
+stage_input (GstSciJ2kEnc * self, guint j, GstSciJ2kFlight * f,
+    gconstpointer * coeffs, const gchar ** what, gint * err)
+{
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  gpointer stream = lane_stream (self, j);
+  sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
+  GstVideoFrame staged;
+  gpointer dev = NULL;
+
+  if (!(self->wavelet_in && f->in_dev)) {
+    dev = gst_sci_cuda_staging (cuda, 2 * j + 1, self->winfo.size, err);
+    if (!dev) {
+      *what = "coefficient buffer";
+      return FALSE;
+    }
+  }
+  if (self->wavelet_in) {
+    *coeffs = f->map.data;
+    if (!f->in_dev) {
+      if ((*err = gst_sci_cuda_copy_on (stream, dev, f->map.data,
+                  self->winfo.size))) {
+        *what = "coefficient upload";
+        return FALSE;
+      }
+      *coeffs = dev;
+    }
+    return TRUE;
+  }
+  if (f->in_dev) {
+    gst_wavelet_planes_from_frame (&f->frame, planes);
+  } else {
+    if ((*err = gst_sci_cuda_stage_frame_on (cuda, stream, &f->frame, 2 * j,
+                TRUE, &staged))) {
+      *what = "input upload";
+      return FALSE;
+    }
+    gst_wavelet_planes_from_frame (&staged, planes);
+  }
+  if ((*err = sci_cuda_wt_forward (self->wt[j], planes, dev, stream))) {
+    *what = "forward transform";
+    return FALSE;
+  }
+  *coeffs = dev;
+  return TRUE;
+}
+
+/* What the block coders' errors mean for a frame coded into a buffer of
+ * cap bytes: FLOW_TOO_SMALL (a larger buffer will do), an error of the
+ * data (posted: the C reference would refuse the frame too), a CUDA
+ * failure, or success. */
+static GstFlowReturn
+cuda_coded (GstSciJ2kEnc * self, gsize cap, const gchar * what, gint err)
+{
+  if ((err == SCI_CUDA_HT_ERR_CAP || err == SCI_CUDA_T1_ERR_CAP)
+      && cap < self->max_bytes)
+    return FLOW_TOO_SMALL;
+  if (err == SCI_CUDA_HT_ERR_BLOCK || err == SCI_CUDA_HT_ERR_CAP
+      || err == SCI_CUDA_T1_ERR_BLOCK || err == SCI_CUDA_T1_ERR_CAP) {
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The JPEG 2000 encoder refused the frame"),
+        ("%s with a %" G_GSIZE_FORMAT "-byte buffer: %s", what, cap,
+            sci_cuda_error_string (err)));
+    return GST_FLOW_ERROR;
+  }
+  return what ? FLOW_CUDA_FAILED : GST_FLOW_OK;
+}
+
+/* One frame through the kernels, lane 0: raw video in CUDA memory read in
+ * place (else uploaded into staging slot 0) and transformed into the
+ * device coefficients (staging slot 1), or coefficients in CUDA memory
+ * read in place (else uploaded into slot 1); then block coding on the
+ * device and tier-2 on the host into `out` (the coders synchronize, so
+ * the input may be unmapped after them).  On FLOW_CUDA_FAILED, *what and
+ * *err say what failed. */
 static GstFlowReturn
 encode_frame_cuda (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
     gsize cap, gsize * written, const gchar ** what, gint * err)
 {
   GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
-  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
-      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
-  sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
-  GstMapInfo in = GST_MAP_INFO_INIT;
-  GstVideoFrame frame, staged;
-  gpointer dev = NULL;
+  GstSciJ2kFlight f;
   gconstpointer coeffs;
 
   *what = NULL;
   *err = 0;
-  if (self->wavelet_in) {
-    if (!map_coefficients (self, inbuf, &in, in_dev ? GST_MAP_CUDA : 0))
-      return GST_FLOW_ERROR;
-  } else {
-    if (in_dev && !gst_sci_cuda_map_device_frame (&frame, &self->in_info,
-            inbuf, GST_MAP_READ)) {
-      GST_DEBUG_OBJECT (self, "cannot map the CUDA input in place: staging");
-      in_dev = FALSE;
-    }
-    if (!in_dev && !map_frame (self, &frame, inbuf))
-      return GST_FLOW_ERROR;
-  }
+  if (!flight_map (self, &f, inbuf))
+    return GST_FLOW_ERROR;
   if (!gst_sci_cuda_push (cuda)) {
     *what = "context push";
-    goto done;
-  }
-
-  if (!(self->wavelet_in && in_dev)) {
-    dev = gst_sci_cuda_staging (cuda, 1, self->winfo.size, err);
-    if (!dev) {
-      *what = "coefficient buffer";
-      goto pop;
-    }
-  }
-  if (self->wavelet_in) {
-    coeffs = in.data;
-    if (!in_dev) {
-      if ((*err = gst_sci_cuda_copy (cuda, dev, in.data, self->winfo.size))) {
-        *what = "coefficient upload";
-        goto pop;
-      }
-      coeffs = dev;
-    }
   } else {
-    if (in_dev) {
-      gst_wavelet_planes_from_frame (&frame, planes);
+    if (!stage_input (self, 0, &f, &coeffs, what, err)) {
+      /* *what says it */
+    } else if (self->ht) {
+      *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written,
+          cuda->stream);
+      if (*err)
+        *what = "HT encoding";
     } else {
-      if ((*err = gst_sci_cuda_stage_frame (cuda, &frame, 0, TRUE, &staged))) {
-        *what = "input upload";
-        goto pop;
-      }
-      gst_wavelet_planes_from_frame (&staged, planes);
+      *err = sci_cuda_t1_encode (self->t1[0], coeffs, out, cap, written,
+          cuda->stream);
+      if (*err)
+        *what = "EBCOT encoding";
     }
-    if ((*err = sci_cuda_wt_forward (self->wt, planes, dev, cuda->stream))) {
-      *what = "forward transform";
-      goto pop;
-    }
-    coeffs = dev;
+    if (*what)
+      cudaGetLastError ();      /* clear what is not sticky */
+    gst_sci_cuda_pop ();
   }
-  if (self->ht) {
-    *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written,
-        cuda->stream);
-    if (*err)
-      *what = "HT encoding";
+  flight_clear (&f);
+  return cuda_coded (self, cap, *what, *err);
+}
+
+/* Whether frames go through the lanes two at a time: ebcotcm on the CUDA
+ * backend with both lanes made. */
+static gboolean
+pipelined (GstSciJ2kEnc * self)
+{
+  return GST_SCI_FILTER (self)->use_cuda && self->t1[0] && self->t1[1];
+}
+
+static guint
+frames_in_flight (GstSciJ2kEnc * self)
+{
+  return (self->flight[0].inbuf != NULL) + (self->flight[1].inbuf != NULL);
+}
+
+/* The lane of the oldest frame in flight (frames_in_flight () > 0). */
+static guint
+oldest_lane (GstSciJ2kEnc * self)
+{
+  guint j = self->next_lane;
+
+  return self->flight[j].inbuf ? j : j ^ 1;
+}
+
+/* The CUDA backend failed with frames in flight: where the stream may
+ * still change backend (nothing has left yet), every frame in flight is
+ * marked for the CPU (its input is kept) and the device state goes; else
+ * the error is posted and FALSE returned. */
+static gboolean
+flight_cuda_failed (GstSciJ2kEnc * self, const gchar * what, gint err)
+{
+  guint j;
+
+  if (!gst_sci_filter_frame_cuda_failed (GST_SCI_FILTER (self), self->sent,
+          what, err))
+    return FALSE;
+  for (j = 0; j < 2; j++) {
+    flight_unmap (&self->flight[j]);
+    self->flight[j].on_cpu = self->flight[j].inbuf != NULL;
+  }
+  release_cuda (self);
+  GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+  return TRUE;
+}
+
+/* Queues inbuf's coding on the next lane (the lane takes a reference).
+ * GST_FLOW_OK, GST_FLOW_ERROR (posted), or FLOW_CUDA_FAILED once the CPU
+ * has taken over (inbuf is then the caller's to code). */
+static GstFlowReturn
+flight_submit (GstSciJ2kEnc * self, GstBuffer * inbuf)
+{
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  guint j = self->next_lane;
+  GstSciJ2kFlight *f = &self->flight[j];
+  const gchar *what = NULL;
+  gconstpointer coeffs;
+  gint err = 0;
+
+  g_assert (f->inbuf == NULL);
+  if (!flight_map (self, f, inbuf))
+    return GST_FLOW_ERROR;
+  if (!gst_sci_cuda_push (cuda)) {
+    what = "context push";
   } else {
-    *err = sci_cuda_t1_encode (self->t1, coeffs, out, cap, written,
-        cuda->stream);
-    if (*err)
-      *what = "EBCOT encoding";
+    if (stage_input (self, j, f, &coeffs, &what, &err)
+        && (err = sci_cuda_t1_submit (self->t1[j], coeffs,
+                lane_stream (self, j))))
+      what = "EBCOT encoding";
+    if (what)
+      cudaGetLastError ();
+    gst_sci_cuda_pop ();
   }
-pop:
-  if (*what)
-    cudaGetLastError ();        /* clear what is not sticky */
-  gst_sci_cuda_pop ();
-done:
-  if (self->wavelet_in)
-    gst_buffer_unmap (inbuf, &in);
-  else
-    gst_video_frame_unmap (&frame);
-  if ((*err == SCI_CUDA_HT_ERR_CAP || *err == SCI_CUDA_T1_ERR_CAP)
-      && cap < self->max_bytes)
-    return FLOW_TOO_SMALL;
-  if (*err == SCI_CUDA_HT_ERR_BLOCK || *err == SCI_CUDA_HT_ERR_CAP
-      || *err == SCI_CUDA_T1_ERR_BLOCK || *err == SCI_CUDA_T1_ERR_CAP) {
-    /* the data, not the device: the C reference would refuse it too */
-    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
-        ("The JPEG 2000 encoder refused the frame"),
-        ("%s with a %" G_GSIZE_FORMAT "-byte buffer: %s", *what, cap,
-            sci_cuda_error_string (*err)));
+  if (what) {
+    flight_clear (f);
+    return flight_cuda_failed (self, what, err) ? FLOW_CUDA_FAILED :
+        GST_FLOW_ERROR;
+  }
+  self->next_lane = j ^ 1;
+  return GST_FLOW_OK;
+}
+
+/* The codestream of lane j's finished Tier-1 into outbuf, given a buffer
+ * of its own at the bound when the pool's is too small. */
+static GstFlowReturn
+flight_write (GstSciJ2kEnc * self, guint j, GstBuffer * outbuf)
+{
+  GstMapInfo out;
+  gsize written = 0;
+  gint err;
+
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
     return GST_FLOW_ERROR;
   }
-  return *what ? FLOW_CUDA_FAILED : GST_FLOW_OK;
+  err = sci_cuda_t1_write (self->t1[j], out.data, out.size, &written);
+  gst_buffer_unmap (outbuf, &out);
+  if (cuda_coded (self, out.size, "EBCOT encoding", err) == FLOW_TOO_SMALL) {
+    GstMemory *mem = gst_allocator_alloc (NULL, self->max_bytes, NULL);
+
+    if (!mem) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate a %" G_GSIZE_FORMAT "-byte output buffer",
+              self->max_bytes), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gst_buffer_replace_all_memory (outbuf, mem);
+    if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
+      return GST_FLOW_ERROR;
+    err = sci_cuda_t1_write (self->t1[j], out.data, out.size, &written);
+    gst_buffer_unmap (outbuf, &out);
+  }
+  if (err) {
+    if (cuda_coded (self, self->max_bytes, "EBCOT encoding", err) !=
+        GST_FLOW_ERROR)
+      GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+          ("The JPEG 2000 encoder failed"), ("tier-2: %s",
+              sci_cuda_error_string (err)));
+    return GST_FLOW_ERROR;
+  }
+  gst_buffer_set_size (outbuf, written);
+  self->sent = TRUE;
+  return GST_FLOW_OK;
 }
 #endif
 
@@ -985,7 +1242,7 @@ encode_into (GstSciJ2kEnc * self, GstBuffer * inbuf, GstBuffer * outbuf,
     return GST_FLOW_ERROR;
   }
 #if HAVE_CUDA
-  if (base->use_cuda && (self->ht || self->t1)) {
+  if (base->use_cuda && (self->ht || self->t1[0])) {
     const gchar *what;
     gint err;
 
@@ -1043,6 +1300,234 @@ gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   return ret;
 }
+
+#if HAVE_CUDA
+/* The oldest frame in flight leaves: its codestream (Tier-1 from the GPU,
+ * or the CPU's once the backend failed) in an output buffer with its
+ * input's metadata. */
+static GstFlowReturn
+flight_finish (GstSciJ2kEnc * self, GstBuffer ** outbuf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  guint j = oldest_lane (self);
+  GstSciJ2kFlight *f = &self->flight[j];
+  GstBuffer *inbuf = gst_buffer_ref (f->inbuf);
+  gboolean on_cpu = f->on_cpu;
+  const gchar *what = NULL;
+  GstFlowReturn ret;
+  gint err = 0;
+
+  *outbuf = NULL;
+  if (!on_cpu) {
+    if (!gst_sci_cuda_push (cuda)) {
+      what = "context push";
+    } else {
+      if ((err = sci_cuda_t1_finish (self->t1[j])))
+        what = "EBCOT encoding";
+      if (what)
+        cudaGetLastError ();
+      gst_sci_cuda_pop ();
+    }
+  }
+  /* the device is done with the input */
+  flight_clear (f);
+  if (what) {
+    ret = cuda_coded (self, self->max_bytes, what, err);
+    if (ret != FLOW_CUDA_FAILED || !flight_cuda_failed (self, what, err)) {
+      ret = GST_FLOW_ERROR;
+      goto out;
+    }
+    on_cpu = TRUE;
+  }
+  if (!ensure_pool (self)) {
+    ret = GST_FLOW_ERROR;
+    goto out;
+  }
+  ret = gst_sci_coded_pool_acquire (&self->out, trans, inbuf, outbuf);
+  if (ret == GST_FLOW_OK)
+    ret = on_cpu ? gst_sci_j2k_enc_transform (trans, inbuf, *outbuf) :
+        flight_write (self, j, *outbuf);
+out:
+  if (ret != GST_FLOW_OK)
+    gst_clear_buffer (outbuf);
+  gst_buffer_unref (inbuf);
+  return ret;
+}
+
+/* Frames in flight forgotten (flushing, stopping, an encoder made again),
+ * once the device has stopped reading their input. */
+static void
+flight_drop (GstSciJ2kEnc * self)
+{
+  guint j;
+
+  for (j = 0; j < 2; j++) {
+    GstSciJ2kFlight *f = &self->flight[j];
+
+    if (!f->inbuf)
+      continue;
+    if (!f->on_cpu && gst_sci_cuda_push (&GST_SCI_FILTER (self)->cuda)) {
+      cudaStreamSynchronize ((cudaStream_t) lane_stream (self, j));
+      cudaGetLastError ();
+      gst_sci_cuda_pop ();
+    }
+    GST_DEBUG_OBJECT (self, "dropping a frame in flight");
+    flight_clear (f);
+  }
+  self->next_lane = 0;
+}
+
+/* Every frame in flight pushed downstream, oldest first. */
+static GstFlowReturn
+flight_drain (GstSciJ2kEnc * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (ret == GST_FLOW_OK && frames_in_flight (self)) {
+    GstBuffer *outbuf;
+
+    ret = flight_finish (self, &outbuf);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), outbuf);
+  }
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "draining: %s", gst_flow_get_name (ret));
+    flight_drop (self);
+  }
+  return ret;
+}
+#endif
+
+#if HAVE_CUDA
+/* With two frames in flight (ebcotcm on CUDA), a frame's Tier-1 is queued
+ * on the GPU and the frame before it leaves while it runs: the host's
+ * tier-2 of one frame overlaps the next one's kernels.  Otherwise one
+ * frame in, one frame out, through transform. */
+static GstFlowReturn
+generate (GstSciJ2kEnc * self, GstBuffer ** outbuf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstBuffer *inbuf;
+  gboolean dirty;
+  GstFlowReturn ret;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty;
+  GST_OBJECT_UNLOCK (self);
+  /* frames in flight leave before the encoder is made again or frames
+   * stop taking turns; the queued one waits for the next call */
+  if (frames_in_flight (self) && (dirty || !pipelined (self)))
+    return flight_finish (self, outbuf);
+  if ((dirty || !self->enc) && self->outcaps
+      && !gst_sci_j2k_enc_configure (self))
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (pipelined (self)) {
+    inbuf = trans->queued_buf;
+    trans->queued_buf = NULL;
+    ret = flight_submit (self, inbuf);
+    if (ret != FLOW_CUDA_FAILED) {
+      gst_buffer_unref (inbuf);
+      if (ret != GST_FLOW_OK || frames_in_flight (self) < 2)
+        return ret;
+      return flight_finish (self, outbuf);
+    }
+    /* the CPU codes it, after the frames in flight */
+    trans->queued_buf = inbuf;
+    if (frames_in_flight (self))
+      return flight_finish (self, outbuf);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+}
+
+static GstFlowReturn
+gst_sci_j2k_enc_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (!trans->queued_buf)
+    return GST_FLOW_OK;
+  ret = generate (GST_SCI_J2K_ENC (trans), outbuf);
+  /* a frame not taken when the stream stops is dropped here */
+  if (ret != GST_FLOW_OK)
+    gst_clear_buffer (&trans->queued_buf);
+  return ret;
+}
+
+/* A renegotiation (a property changed, downstream asked) rebuilds the
+ * encoder: the frames in flight leave first. */
+static GstFlowReturn
+gst_sci_j2k_enc_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
+  gboolean dirty;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty;
+  GST_OBJECT_UNLOCK (self);
+  if (frames_in_flight (self) && (dirty
+          || gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))) {
+    GstFlowReturn ret = flight_drain (self);
+
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (input);
+      return ret;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+}
+
+/* Serialized events keep their place after the frames before them:
+ * those in flight leave first (EOS drains); a flush drops them. */
+static gboolean
+gst_sci_j2k_enc_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
+
+  if (frames_in_flight (self)) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+      flight_drop (self);
+    else if (GST_EVENT_IS_SERIALIZED (event))
+      flight_drain (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* A drain query lets the frames in flight leave; they add a frame to the
+ * latency. */
+static gboolean
+gst_sci_j2k_enc_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
+  gint fn = 0, fd = 1;
+  GstClockTime min, max, frame;
+  gboolean live;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN
+      && frames_in_flight (self))
+    flight_drain (self);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+          query))
+    return FALSE;
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY || direction != GST_PAD_SRC
+      || !pipelined (self) || !self->incaps
+      || !gst_structure_get_fraction (gst_caps_get_structure (self->incaps, 0),
+          "framerate", &fn, &fd) || fn <= 0)
+    return TRUE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  frame = gst_util_uint64_scale_int (GST_SECOND, fd, fn);
+  GST_DEBUG_OBJECT (self, "frames in flight: %" GST_TIME_FORMAT " more",
+      GST_TIME_ARGS (frame));
+  gst_query_set_latency (query, live, min + frame,
+      GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+  return TRUE;
+}
+#endif
 
 /* Everything a stream made: at stop and at finalize. */
 static void
@@ -1140,6 +1625,14 @@ gst_sci_j2k_enc_class_init (GstSciJ2kEncClass * klass)
       GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_transform);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_stop);
+#if HAVE_CUDA
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_query);
+#endif
 
   GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
   /* the codestream is written on the host whichever backend runs */
@@ -1196,6 +1689,14 @@ gst_sci_j2k_enc_class_setup (GstSciJ2kEncClass * klass, sci_j2k_coder coder,
             "Code-block coding style options of COD (ISO/IEC 15444-1 Table "
             "A.19)", GST_TYPE_SCI_J2K_CODE_BLOCK_STYLE,
             DEFAULT_CODE_BLOCK_STYLE, flags));
+    g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+        g_param_spec_uint ("frames-in-flight", "Frames in flight",
+            "CUDA backend: frames coded at once.  2: a frame's wavelet "
+            "transform and Tier-1 run on the GPU while the host writes the "
+            "codestream of the frame before (a higher frame rate, one frame "
+            "more latency, twice the block coder's device memory); 1: each "
+            "frame is coded before the next is taken.  The bytes are the same",
+            1, 2, DEFAULT_FRAMES_IN_FLIGHT, flags));
     gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_CODE_BLOCK_STYLE, 0);
     caps = gst_caps_from_string (JPC_MEDIA_TYPE ", " CODED_FIELDS);
   }
@@ -1218,5 +1719,6 @@ gst_sci_j2k_enc_init (GstSciJ2kEnc * self)
   self->jph = DEFAULT_JPH;
   self->layers = DEFAULT_LAYERS;
   self->cb_style = DEFAULT_CODE_BLOCK_STYLE;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   gst_sci_coded_pool_init (&self->out, TRUE);
 }

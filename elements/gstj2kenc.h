@@ -53,6 +53,24 @@ typedef enum
   GST_SCI_J2K_COLOUR_NONE = GST_SCI_COLOUR_NONE,
 } GstSciJ2kColour;
 
+#if HAVE_CUDA
+/* A frame whose coding is under way on the GPU (ebcotcm with two frames in
+ * flight): its input, mapped while the device reads it (the wavelet
+ * transform and, should a code-block fall back to the host, Tier-1), and
+ * whether it is to be coded on the CPU instead when it leaves (the CUDA
+ * backend failed before any frame had left). */
+typedef struct
+{
+  GstBuffer *inbuf;             /* NULL: the lane is free */
+  gboolean video;               /* frame (raw video) or map (coefficients) */
+  gboolean mapped;
+  gboolean in_dev;              /* mapped for its device addresses */
+  GstVideoFrame frame;
+  GstMapInfo map;
+  gboolean on_cpu;
+} GstSciJ2kFlight;
+#endif
+
 struct _GstSciJ2kEnc
 {
   GstSciFilter parent;
@@ -68,6 +86,7 @@ struct _GstSciJ2kEnc
   gboolean jph;                 /* htj2kenc */
   guint layers;                 /* ebcotcm */
   guint cb_style;
+  guint frames_in_flight;       /* ebcotcm */
   /* a property changed since the encoder was configured */
   gboolean dirty;
 
@@ -82,11 +101,17 @@ struct _GstSciJ2kEnc
   gsize max_bytes;              /* sci_htj2k_max_bytes of enc */
   gsize pool_bytes;             /* the pool's buffers (pool_size ()) */
 #if HAVE_CUDA
-  /* CUDA backend, made with enc (raw input: wt too); the device
-   * coefficients are the base's staging slot 1 */
-  sci_cuda_wt *wt;
+  /* CUDA backend, made with enc (raw input: wt too).  Frames take turns
+   * between two lanes when two are in flight, else use lane 0: lane j has
+   * its Tier-1 handle t1[j], its stream (lane 0 the base's, lane 1
+   * stream1) and the base's staging slots 2j (raw input staged) and
+   * 2j + 1 (device coefficients). */
+  sci_cuda_wt *wt[2];
   sci_cuda_ht *ht;              /* htj2kenc */
-  sci_cuda_t1 *t1;              /* ebcotcm */
+  sci_cuda_t1 *t1[2];           /* ebcotcm; t1[1] with two in flight */
+  gpointer stream1;
+  GstSciJ2kFlight flight[2];
+  guint next_lane;              /* where the next frame goes */
 #endif
   /* a coded frame has left since start: no CPU fallback after that */
   gboolean sent;

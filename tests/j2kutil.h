@@ -46,7 +46,8 @@ gboolean j2kutil_have_openjpegdec (void);
 
 /* Pushes `in` (a new reference) into the harness, which must take it, and
  * returns the one output buffer and its caps (*out_caps, may be NULL;
- * nothing is set when nothing came out). */
+ * nothing is set when nothing came out), after a drain query (a frame in
+ * flight, ebcotcm on CUDA, leaves at it). */
 GstBuffer *j2kutil_run_one (GstHarness * h, GstBuffer * in,
     GstCaps ** out_caps, const gchar * what);
 

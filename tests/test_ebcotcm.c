@@ -684,6 +684,51 @@ truncated (GstBuffer * buf, gsize size)
 }
 
 /* Buffers smaller than their caps say: an error, not a crash. */
+/* frames-in-flight: documented, 1..2, 2 by default; it concerns the CUDA
+ * backend only: on the CPU each frame leaves as it comes, with its own
+ * timestamp, whatever the property says. */
+GST_START_TEST (test_frames_in_flight_cpu)
+{
+  GstElement *e = gst_element_factory_make ("ebcotcm", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "frames-in-flight");
+  GstCaps *caps = frameutil_video_caps ("Y444_12LE", 65, 33);
+  GstHarness *hr;
+  GstVideoInfo info;
+  guint k, v = 0;
+
+  fail_unless (ps != NULL && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 2);
+  g_object_get (e, "frames-in-flight", &v, NULL);
+  fail_unless_equals_int (v, 2);
+  fail_unless (strstr (g_param_spec_get_blurb (ps), "CUDA") != NULL);
+  gst_object_unref (e);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  hr = gst_harness_new_parse ("ebcotcm backend=cpu frames-in-flight=2 "
+      "reversible=true");
+  gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+  for (k = 0; k < 3; k++) {
+    GstBuffer *in = natural_buffer (&info, 40 + k), *out;
+
+    GST_BUFFER_PTS (in) = k * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_try_pull (hr);
+    fail_unless (out != NULL, "frame %u did not leave at once", k);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_MSECOND);
+    j2kutil_assert_coded_as (out, "ebcotcm reversible=true", in, caps,
+        "frames-in-flight=2 on the CPU");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (hr);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_short_buffers)
 {
   const gchar *formats[] = { "GRAY8", "I420", "Y444_12LE" };
@@ -825,6 +870,7 @@ ebcotcm_suite (void)
   tcase_add_test (tc, test_backend);
   tcase_add_test (tc, test_wavelet_input_matches_raw);
   tcase_add_test (tc, test_property_change);
+  tcase_add_test (tc, test_frames_in_flight_cpu);
   tcase_add_test (tc, test_short_buffers);
   tcase_add_test (tc, test_frame_beyond_pool);
   tcase_add_test (tc, test_pipeline);

@@ -357,6 +357,8 @@ encode_one (const gchar * pipeline, GstCaps * caps, GstBuffer * in,
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
   ret = gst_harness_push (h, gst_buffer_ref (in));
   fail_unless (ret == GST_FLOW_OK, "%s: %s", pipeline, gst_flow_get_name (ret));
+  /* an encoder with frames in flight (ebcotcm) gives its last one at EOS */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   out = gst_harness_pull (h);
   fail_unless (out != NULL, "%s: no output", pipeline);
   if (out_caps)
@@ -601,6 +603,164 @@ GST_START_TEST (test_ebcot_cuda_equals_cpu)
   }
   fail_unless (failures == 0, "%u of %u cases differ (see stderr)", failures,
       (guint) G_N_ELEMENTS (cases));
+}
+
+GST_END_TEST;
+
+/* A stream through ebcotcm backend=cuda with two frames in flight (the
+ * default) against backend=cpu, frame by frame: each frame leaves when
+ * the next one comes (or at EOS), with its own timestamp, and the bytes of
+ * the CPU's; a property changed mid-stream lets the frame in flight leave
+ * coded as before and the next ones with the change; a flush drops the
+ * frame in flight; the latency query counts one frame more than with
+ * frames-in-flight=1, which gives each frame at once. */
+GST_START_TEST (test_ebcot_frames_in_flight)
+{
+  const struct
+  {
+    const gchar *format;
+    gint w, h;
+    const gchar *before;
+  } cases[] = {
+    {"Y444_12LE", 1283, 719, ""},
+    {"I420_10LE", 641, 479, "cudaupload ! " CUDA_VIDEO " ! "},
+    {"I420", 333, 211, "cudaupload ! " CUDA_VIDEO " ! cudadwt backend=cuda "
+          "! " CUDA_WAVELET " ! "},
+  };
+  const guint n = 7, change = 4;
+  guint i, k, failures = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *caps = frameutil_video_caps (cases[i].format, cases[i].w,
+        cases[i].h);
+    gchar *pg = g_strdup_printf ("%sebcotcm name=enc backend=cuda "
+        "reversible=true", cases[i].before);
+    gchar *pc = g_strdup_printf ("%sebcotcm name=enc backend=cpu "
+        "reversible=true", strstr (cases[i].before, "cudadwt") ?
+        "cudadwt backend=cpu ! " : "");
+    GstHarness *hg = gst_harness_new_parse (pg);
+    GstHarness *hc = gst_harness_new_parse (pc);
+    GstElement *eg = gst_bin_get_by_name (GST_BIN (hg->element), "enc");
+    GstElement *ec = gst_bin_get_by_name (GST_BIN (hc->element), "enc");
+    GstVideoInfo info;
+    guint64 seed = 1300 + 10 * i;
+    GstBuffer *g, *c;
+    GstClockTime lat;
+
+    fail_unless (eg && ec);
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 25, 1, NULL);
+    gst_harness_set_src_caps (hg, gst_caps_ref (caps));
+    gst_harness_set_src_caps (hc, gst_caps_ref (caps));
+    for (k = 0; k < n; k++) {
+      GstBuffer *in = frameutil_random_buffer (&info, &seed);
+
+      GST_BUFFER_PTS (in) = k * GST_SECOND / 25;
+      GST_BUFFER_DURATION (in) = GST_SECOND / 25;
+      if (k == change) {
+        g_object_set (eg, "layers", 3, "bitrate", 4.0, NULL);
+        g_object_set (ec, "layers", 3, "bitrate", 4.0, NULL);
+      }
+      fail_unless_equals_int (gst_harness_push (hg, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      fail_unless_equals_int (gst_harness_push (hc, in), GST_FLOW_OK);
+      /* the frame before has left (at the change, before the encoder was
+       * made again), this one is in flight */
+      fail_unless_equals_int (gst_harness_buffers_received (hg), k);
+    }
+    lat = gst_harness_query_latency (hg);
+    fail_unless_equals_uint64 (lat, GST_SECOND / 25);
+    fail_unless (gst_harness_push_event (hg, gst_event_new_eos ()));
+    fail_unless (gst_harness_push_event (hc, gst_event_new_eos ()));
+    fail_unless_equals_int (gst_harness_buffers_received (hg), n);
+    for (k = 0; k < n; k++) {
+      gchar *why;
+
+      g = gst_harness_pull (hg);
+      c = gst_harness_pull (hc);
+      fail_unless (g && c);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (g), k * GST_SECOND / 25);
+      why = bytes_differ (g, c);
+      if (why) {
+        g_printerr ("FAIL %s %dx%d, %s, frame %u: CUDA and CPU codestreams "
+            "differ: %s\n", cases[i].format, cases[i].w, cases[i].h, pg, k,
+            why);
+        failures++;
+      }
+      g_free (why);
+      gst_buffer_unref (g);
+      gst_buffer_unref (c);
+    }
+    gst_object_unref (eg);
+    gst_object_unref (ec);
+    gst_harness_teardown (hg);
+    gst_harness_teardown (hc);
+    g_free (pg);
+    g_free (pc);
+    gst_caps_unref (caps);
+  }
+  fail_unless (failures == 0, "%u frames differ (see stderr)", failures);
+
+  {
+    GstHarness *h = gst_harness_new_parse ("ebcotcm backend=cuda "
+        "frames-in-flight=1 reversible=true");
+    GstCaps *caps = frameutil_video_caps ("Y444_12LE", 333, 211);
+    GstVideoInfo info;
+    guint64 seed = 1400;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 25, 1, NULL);
+    gst_harness_set_src_caps (h, caps);
+    for (k = 0; k < 3; k++) {
+      fail_unless_equals_int (gst_harness_push (h,
+              frameutil_random_buffer (&info, &seed)), GST_FLOW_OK);
+      fail_unless_equals_int (gst_harness_buffers_received (h), k + 1);
+    }
+    fail_unless_equals_uint64 (gst_harness_query_latency (h), 0);
+    gst_harness_teardown (h);
+  }
+
+  {
+    GstHarness *h = gst_harness_new_parse ("ebcotcm backend=cuda "
+        "reversible=true");
+    GstCaps *caps = frameutil_video_caps ("Y444_12LE", 333, 211);
+    GstBuffer *last = NULL, *b, *in, *ref;
+    GstVideoInfo info;
+    GstSegment seg;
+    guint64 seed = 1500;
+    gchar *why;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    for (k = 0; k < 2; k++)
+      fail_unless_equals_int (gst_harness_push (h,
+              frameutil_random_buffer (&info, &seed)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    in = frameutil_random_buffer (&info, &seed);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    /* the frame in flight at the flush never left */
+    fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+    while ((b = gst_harness_try_pull (h))) {
+      gst_clear_buffer (&last);
+      last = b;
+    }
+    fail_unless (last != NULL);
+    ref = encode_one ("ebcotcm backend=cpu reversible=true", caps, in, NULL,
+        NULL);
+    why = bytes_differ (last, ref);
+    fail_unless (why == NULL, "the frame after a flush: %s", why);
+    gst_buffer_unref (last);
+    gst_buffer_unref (ref);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -2474,6 +2634,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_htj2k_lossless_openjpegdec);
   tcase_add_test (tc, test_htj2k_pipeline);
   tcase_add_test (tc, test_ebcot_cuda_equals_cpu);
+  tcase_add_test (tc, test_ebcot_frames_in_flight);
 
   tc = tcase_create ("dpcm-gpu");
   tcase_set_timeout (tc, 600);
