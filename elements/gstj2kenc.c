@@ -861,6 +861,27 @@ map_coefficients (GstSciJ2kEnc * self, GstBuffer * inbuf, GstMapInfo * in,
  * one. */
 #define FLOW_TOO_SMALL GST_FLOW_CUSTOM_ERROR_1
 
+/* Rare (see pool_size): outbuf gets memory of its own at the bound, whose
+ * pages are touched only as far as the codestream goes.  FALSE (error
+ * posted) when there is none. */
+static gboolean
+give_bound_memory (GstSciJ2kEnc * self, GstBuffer * outbuf)
+{
+  GstMemory *mem = gst_allocator_alloc (NULL, self->max_bytes, NULL);
+
+  GST_DEBUG_OBJECT (self, "the frame needs more than the %" G_GSIZE_FORMAT
+      " bytes of the pool's buffers: coding it into %" G_GSIZE_FORMAT,
+      self->pool_bytes, self->max_bytes);
+  if (!mem) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate a %" G_GSIZE_FORMAT "-byte output buffer",
+            self->max_bytes), (NULL));
+    return FALSE;
+  }
+  gst_buffer_replace_all_memory (outbuf, mem);
+  return TRUE;
+}
+
 /* One frame through the C reference: the wavelet transform (raw input) and
  * the encoder.  *written gets the coded bytes. */
 static GstFlowReturn
@@ -1194,22 +1215,15 @@ flight_write (GstSciJ2kEnc * self, guint j, GstBuffer * outbuf)
   }
   err = sci_cuda_t1_write (self->t1[j], out.data, out.size, &written);
   gst_buffer_unmap (outbuf, &out);
-  if (cuda_coded (self, out.size, "EBCOT encoding", err) == FLOW_TOO_SMALL) {
-    GstMemory *mem = gst_allocator_alloc (NULL, self->max_bytes, NULL);
-
-    if (!mem) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Cannot allocate a %" G_GSIZE_FORMAT "-byte output buffer",
-              self->max_bytes), (NULL));
-      return GST_FLOW_ERROR;
-    }
-    gst_buffer_replace_all_memory (outbuf, mem);
-    if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
+  if (err == SCI_CUDA_T1_ERR_CAP && out.size < self->max_bytes) {
+    if (!give_bound_memory (self, outbuf)
+        || !gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
       return GST_FLOW_ERROR;
     err = sci_cuda_t1_write (self->t1[j], out.data, out.size, &written);
     gst_buffer_unmap (outbuf, &out);
   }
   if (err) {
+    /* cuda_coded posts the errors of the data */
     if (cuda_coded (self, self->max_bytes, "EBCOT encoding", err) !=
         GST_FLOW_ERROR)
       GST_ELEMENT_ERROR (self, STREAM, ENCODE,
@@ -1274,20 +1288,8 @@ gst_sci_j2k_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   ret = encode_into (self, inbuf, outbuf, &written);
   if (ret == FLOW_TOO_SMALL) {
-    /* rare (see pool_size): a buffer of its own, at the bound; its pages
-     * are touched only as far as the codestream goes */
-    GstMemory *mem = gst_allocator_alloc (NULL, self->max_bytes, NULL);
-
-    GST_DEBUG_OBJECT (self, "the frame needs more than the %" G_GSIZE_FORMAT
-        " bytes of the pool's buffers: coding it into %" G_GSIZE_FORMAT,
-        self->pool_bytes, self->max_bytes);
-    if (!mem) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Cannot allocate a %" G_GSIZE_FORMAT "-byte output buffer",
-              self->max_bytes), (NULL));
+    if (!give_bound_memory (self, outbuf))
       return GST_FLOW_ERROR;
-    }
-    gst_buffer_replace_all_memory (outbuf, mem);
     ret = encode_into (self, inbuf, outbuf, &written);
   }
   if (ret == GST_FLOW_OK) {
@@ -1506,18 +1508,25 @@ gst_sci_j2k_enc_query (GstBaseTransform * trans, GstPadDirection direction,
   GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
   gint fn = 0, fd = 1;
   GstClockTime min, max, frame;
+  GstCaps *caps;
   gboolean live;
 
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN
       && frames_in_flight (self))
     flight_drain (self);
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-          query))
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY || direction != GST_PAD_SRC
-      || !pipelined (self) || !self->incaps
-      || !gst_structure_get_fraction (gst_caps_get_structure (self->incaps, 0),
-          "framerate", &fn, &fd) || fn <= 0)
+      || !pipelined (self))
+    return TRUE;
+  /* any thread may ask: the pad's caps, not incaps */
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  if (caps) {
+    gst_structure_get_fraction (gst_caps_get_structure (caps, 0), "framerate",
+        &fn, &fd);
+    gst_caps_unref (caps);
+  }
+  if (fn <= 0 || fd <= 0)
     return TRUE;
   gst_query_parse_latency (query, &live, &min, &max);
   frame = gst_util_uint64_scale_int (GST_SECOND, fd, fn);
