@@ -86,8 +86,8 @@ int sci_cuda_t1_submit(sci_cuda_t1 *h, const void *d_coeffs, void *stream);
 int sci_cuda_t1_finish(sci_cuda_t1 *h);
 
 /* After a successful sci_cuda_t1_code or _finish, on the host, valid
- * until the next submit: each block's passes (for sci_j2k_part1_write), and its codeword
- * at bytes + off[i]. */
+ * until the next submit: each block's passes (for sci_j2k_part1_write),
+ * and its codeword at bytes + off[i]. */
 const sci_j2k_block_passes *sci_cuda_t1_passes(const sci_cuda_t1 *h);
 void sci_cuda_t1_bytes(const sci_cuda_t1 *h, const uint8_t **bytes,
                        const size_t **off);
@@ -108,9 +108,9 @@ int sci_cuda_t1_encode(sci_cuda_t1 *h, const void *d_coeffs, uint8_t *out,
  * (sci_cuda_t1_set_timing): the modeller kernel (quantization included),
  * the MQ kernel, the packing of the codewords (scan and copy), then, on
  * the host clock, the copies of the results to the host once the kernels
- * are done (with the host's share of them) and sci_j2k_part1_write.  fallbacks: blocks whose codeword
- * outgrew its device slot and were coded again on the host
- * (sci_t1_encode). */
+ * are done (with the host's share of them) and sci_j2k_part1_write.
+ * fallbacks: blocks whose codeword outgrew its device slot and were coded
+ * again on the host (sci_t1_encode). */
 typedef struct {
     float model_ms, mq_ms, pack_ms;
     float d2h_ms, write_ms;

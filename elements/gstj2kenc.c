@@ -563,7 +563,6 @@ setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
       else if (coeffs_staged
           && !gst_sci_cuda_staging (&base->cuda, 3, winfo->size, &err))
         lane = "coefficient buffer";
-      self->stream1 = stream;
       if (lane) {
         cudaGetLastError ();
         GST_WARNING_OBJECT (self, "no second frame in flight: its %s cannot "
@@ -571,6 +570,10 @@ setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
             gst_sci_cuda_error_name (err));
         g_clear_pointer (&self->t1[1], sci_cuda_t1_destroy);
         g_clear_pointer (&self->wt[1], sci_cuda_wt_destroy);
+        if (stream)
+          cudaStreamDestroy (stream);
+      } else {
+        self->stream1 = stream;
       }
     }
     gst_sci_cuda_pop ();
@@ -763,7 +766,8 @@ gst_sci_j2k_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
 
 #if HAVE_CUDA
-  /* they leave under the caps they were coded for */
+  /* a renegotiation makes the encoder again: the frames in flight leave
+   * first, under the caps they were coded for */
   if (frames_in_flight (self) && flight_drain (self) != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "frames in flight dropped at new caps");
 #endif
@@ -1458,31 +1462,6 @@ gst_sci_j2k_enc_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   return ret;
 }
 
-/* A renegotiation (a property changed, downstream asked) rebuilds the
- * encoder: the frames in flight leave first. */
-static GstFlowReturn
-gst_sci_j2k_enc_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  GstSciJ2kEnc *self = GST_SCI_J2K_ENC (trans);
-  gboolean dirty;
-
-  GST_OBJECT_LOCK (self);
-  dirty = self->dirty;
-  GST_OBJECT_UNLOCK (self);
-  if (frames_in_flight (self) && (dirty
-          || gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))) {
-    GstFlowReturn ret = flight_drain (self);
-
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref (input);
-      return ret;
-    }
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
-      is_discont, input);
-}
-
 /* Serialized events keep their place after the frames before them:
  * those in flight leave first (EOS drains); a flush drops them. */
 static gboolean
@@ -1635,8 +1614,6 @@ gst_sci_j2k_enc_class_init (GstSciJ2kEncClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_transform);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_stop);
 #if HAVE_CUDA
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_submit_input_buffer);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sci_j2k_enc_sink_event);
