@@ -446,7 +446,7 @@ gst_cuda_dwt_class_init (GstCudaDwtClass * klass)
       "Wavelet transform (JPEG 2000 DWT)", "Filter/Converter/Video",
       "Forward JPEG 2000 Part 1 wavelet transform (5/3 or 9/7, RCT/ICT) "
       "of raw video into wavelet coefficients, on CUDA or the CPU",
-      "scicodec developers");
+      SCI_ELEMENT_AUTHOR);
 
   caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,

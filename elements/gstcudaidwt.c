@@ -333,7 +333,7 @@ gst_cuda_idwt_class_init (GstCudaIdwtClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Inverse wavelet transform (JPEG 2000 IDWT)", "Filter/Converter/Video",
       "Inverse JPEG 2000 Part 1 wavelet transform of wavelet coefficients "
-      "back into raw video, on CUDA or the CPU", "scicodec developers");
+      "back into raw video, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
   caps = gst_sci_filter_template_caps (GST_WAVELET_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,

@@ -711,7 +711,7 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
       "Online-DPCM decoder", "Codec/Decoder/Image",
       "Decodes and checks online-DPCM frames into 8- and 16-bit gray "
       "frames, FITS header restored, on CUDA or the CPU",
-      "scicodec developers");
+      SCI_ELEMENT_AUTHOR);
 
   caps = gst_caps_from_string (DPCM_MEDIA_TYPE);
   gst_element_class_add_pad_template (element_class,

@@ -751,7 +751,7 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
       "Online-DPCM encoder", "Codec/Encoder/Image",
       "Lossless online-DPCM compression (least-squares prediction, "
       "range coding) of 8- and 16-bit gray frames, FITS header kept, "
-      "on CUDA or the CPU", "scicodec developers");
+      "on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
   caps = gst_sci_filter_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,

@@ -64,7 +64,7 @@ gst_ebcotcm_class_init (GstEbcotcmClass * klass)
       "JPEG 2000 (ITU-T T.800) encoder of raw video or wavelet coefficients "
       "into codestreams: EBCOT with a bit-parallel context modeller, PCRD "
       "rate control and quality layers, on CUDA or the CPU",
-      "scicodec developers");
+      SCI_ELEMENT_AUTHOR);
 }
 
 static void

@@ -338,7 +338,7 @@ gst_envi_sink_class_init (GstEnviSinkClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "ENVI hyperspectral cube sink", "Sink/File",
       "Writes one application/x-hyperspectral cube as an ENVI header and "
-      "raw data file", "gst-scicodec");
+      "raw data file", SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_envi_sink_debug, "envisink", 0,
       "ENVI cube sink");

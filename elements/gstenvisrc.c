@@ -625,7 +625,7 @@ gst_envi_src_class_init (GstEnviSrcClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "ENVI hyperspectral cube source", "Source/File",
       "Reads an ENVI cube (header + raw data file) with GDAL into one "
-      "application/x-hyperspectral buffer", "gst-scicodec");
+      "application/x-hyperspectral buffer", SCI_ELEMENT_AUTHOR);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ENVI_INTERLEAVE, 0);
   GST_DEBUG_CATEGORY_INIT (gst_envi_src_debug, "envisrc", 0,

@@ -916,7 +916,7 @@ gst_fits_dec_class_init (GstFitsDecClass * klass)
   gst_element_class_set_static_metadata (element_class, "FITS decoder",
       "Codec/Decoder/Image", "Decodes 8- and 16-bit integer FITS images "
       "into gray video frames, header cards kept as GstSciFitsMeta",
-      "gst-scicodec");
+      SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_fits_dec_debug, "fitsdec", 0, "FITS decoder");
 }

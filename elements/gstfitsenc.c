@@ -367,7 +367,7 @@ gst_fits_enc_class_init (GstFitsEncClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "FITS encoder",
       "Codec/Encoder/Image", "Writes each gray video frame as a FITS file, "
-      "with the header cards of its GstSciFitsMeta", "gst-scicodec");
+      "with the header cards of its GstSciFitsMeta", SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_fits_enc_debug, "fitsenc", 0, "FITS encoder");
 }

@@ -57,7 +57,7 @@ gst_htj2k_enc_class_init (GstHtj2kEncClass * klass)
       "HTJ2K encoder", "Codec/Encoder/Image",
       "High-Throughput JPEG 2000 (ITU-T T.814) encoder of raw video or "
       "wavelet coefficients into codestreams or JPH files, on CUDA or the CPU",
-      "scicodec developers");
+      SCI_ELEMENT_AUTHOR);
 }
 
 static void

@@ -612,7 +612,7 @@ gst_segy_sink_class_init (GstSegySinkClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "SEG-Y sink", "Sink/File",
       "Writes application/x-seismic gathers to a SEG-Y file, with the "
-      "headers of their GstSciSegyMeta as they are", "gst-scicodec");
+      "headers of their GstSciSegyMeta as they are", SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_segy_sink_debug, "segysink", 0, "SEG-Y sink");
 }

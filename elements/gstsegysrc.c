@@ -693,7 +693,7 @@ gst_segy_src_class_init (GstSegySrcClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "SEG-Y source", "Source/File",
       "Reads a SEG-Y file as gathers of application/x-seismic float traces, "
-      "with its headers kept as stored (GstSciSegyMeta)", "gst-scicodec");
+      "with its headers kept as stored (GstSciSegyMeta)", SCI_ELEMENT_AUTHOR);
 
   gst_type_mark_as_plugin_api (GST_TYPE_SEGY_GATHER_KEY, 0);
   GST_DEBUG_CATEGORY_INIT (gst_segy_src_debug, "segysrc", 0, "SEG-Y source");

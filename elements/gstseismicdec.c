@@ -862,7 +862,7 @@ gst_seismic_dec_class_init (GstSeismicDecClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Seismic gather decoder", "Codec/Decoder/Seismic",
       "Decodes and checks compressed seismic gathers into float32 traces, "
-      "SEG-Y headers restored, on CUDA or the CPU", "scicodec developers");
+      "SEG-Y headers restored, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
   caps = gst_caps_from_string (CODED_MEDIA_TYPE);
   gst_element_class_add_pad_template (element_class,

@@ -645,7 +645,7 @@ gst_seismic_enc_class_init (GstSeismicEncClass * klass)
       "Lossy compression of seismic gathers (2-D 5/3 wavelet transform, "
       "uniform quantization, Huffman code in 64-bit packages), SEG-Y "
       "headers kept; transform and quantization on CUDA or the CPU",
-      "scicodec developers");
+      SCI_ELEMENT_AUTHOR);
 
   caps = gst_sci_filter_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,

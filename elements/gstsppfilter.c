@@ -682,7 +682,7 @@ gst_spp_filter_class_init (GstSppFilterClass * klass)
       "Zortea & Plaza spatial preprocessing of hyperspectral cubes (BIP "
       "U8, S16LE, U16LE or F32LE in, F32LE out): each pixel moved toward "
       "the centroid by its spectral-angle dissimilarity to its "
-      "neighbours, on CUDA or the CPU", "scicodec developers");
+      "neighbours, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
   caps = gst_sci_filter_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
