@@ -719,6 +719,22 @@ gst_fits_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstFitsDec *self = GST_FITS_DEC (parent);
   gboolean one_buffer;
 
+  self->buffers_in++;
+  /* An empty buffer where a file would start is an empty file
+   * (multifilesrc reads a zero-length file so); between the pieces of a
+   * file it is harmless. */
+  if (gst_buffer_get_size (buf) == 0) {
+    gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+
+    gst_buffer_unref (buf);
+    if (gap || self->skipping || gst_adapter_available (self->adapter) > 0)
+      return GST_FLOW_OK;
+    GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Empty FITS file"),
+        ("an input buffer of 0 bytes where a FITS file should begin (a "
+            "zero-length file?)"));
+    return GST_FLOW_ERROR;
+  }
+
   if (self->skipping) {
     GstMapInfo map;
     gboolean start;
@@ -801,8 +817,14 @@ gst_fits_dec_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return TRUE;
     }
     case GST_EVENT_EOS:
-      if (process (self, FALSE, TRUE) != GST_FLOW_OK)
+      if (self->buffers_in == 0) {
+        /* filesrc on a zero-length file sends EOS alone */
+        GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Empty FITS input"),
+            ("the stream ended before any buffer arrived (a zero-length "
+                "file?)"));
+      } else if (process (self, FALSE, TRUE) != GST_FLOW_OK) {
         reset (self);
+      }
       break;
     case GST_EVENT_FLUSH_STOP:
       reset (self);
@@ -827,6 +849,7 @@ gst_fits_dec_change_state (GstElement * element, GstStateChange transition)
     self->fps_n = 0;
     self->fps_d = 1;
     self->frames = 0;
+    self->buffers_in = 0;
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
     self->have_segment = FALSE;
   }

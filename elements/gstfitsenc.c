@@ -59,7 +59,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #define gst_fits_enc_parent_class parent_class
 G_DEFINE_TYPE (GstFitsEnc, gst_fits_enc, GST_TYPE_ELEMENT);
-GST_ELEMENT_REGISTER_DEFINE (fitsenc, "fitsenc", GST_RANK_PRIMARY,
+/* rank none: an encoder is chosen by the user, never autoplugged */
+GST_ELEMENT_REGISTER_DEFINE (fitsenc, "fitsenc", GST_RANK_NONE,
     GST_TYPE_FITS_ENC);
 
 /* ---- header cards ---- */
@@ -118,11 +119,15 @@ card_is_valid (const gchar * card)
   return TRUE;
 }
 
-/* Appends the non-structural cards of a meta header string. */
+/* Appends the non-structural cards of a meta header string (`which`
+ * names it in messages).  A damaged card is dropped, and the user told
+ * which: a warning message names every card dropped from the header. */
 static void
-add_cards (GstFitsEnc * self, GString * h, const gchar * cards)
+add_cards (GstFitsEnc * self, GString * h, const gchar * cards,
+    const gchar * which)
 {
-  guint i, n = gst_sci_fits_header_n_cards (cards);
+  guint i, dropped = 0, n = gst_sci_fits_header_n_cards (cards);
+  GString *list = NULL;
 
   for (i = 0; i < n; i++) {
     const gchar *card = cards + i * FITS_CARD;
@@ -130,10 +135,30 @@ add_cards (GstFitsEnc * self, GString * h, const gchar * cards)
     if (gst_sci_fits_card_is_structural (card))
       continue;
     if (!card_is_valid (card)) {
-      GST_WARNING_OBJECT (self, "skipping an invalid card: %.80s", card);
+      gchar shown[FITS_CARD + 1];
+      guint k;
+
+      /* the card as text, its bytes outside printable ASCII as '?' */
+      for (k = 0; k < FITS_CARD; k++)
+        shown[k] = card[k] >= 32 && card[k] <= 126 ? card[k] : '?';
+      while (k > 0 && shown[k - 1] == ' ')
+        k--;
+      shown[k] = '\0';
+      if (!list)
+        list = g_string_new (NULL);
+      g_string_append_printf (list, "%scard %u: '%s'", dropped ? "; " : "",
+          i + 1, shown);
+      dropped++;
       continue;
     }
     g_string_append_len (h, card, FITS_CARD);
+  }
+  if (list) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Dropped %u damaged FITS header card(s) of the %s header", dropped,
+            which), ("not valid FITS (printable ASCII, keyword of A-Z, 0-9, "
+            "'-', '_'): %s", list->str));
+    g_string_free (list, TRUE);
   }
 }
 
@@ -184,7 +209,7 @@ gst_fits_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * in)
     add_int (h, "NAXIS", 0, "no data in the primary HDU");
     add_value (h, "EXTEND", "T", "an image extension follows");
     if (meta && meta->primary_header)
-      add_cards (self, h, meta->primary_header);
+      add_cards (self, h, meta->primary_header, "primary");
     end_header (h);
     add_value (h, "XTENSION", "'IMAGE   '", "image extension");
   } else {
@@ -204,7 +229,7 @@ gst_fits_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * in)
     add_int (h, "BSCALE", 1, "no scaling");
   }
   if (meta)
-    add_cards (self, h, meta->header);
+    add_cards (self, h, meta->header, "frame's");
   end_header (h);
   hlen = h->len;
 

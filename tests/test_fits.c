@@ -735,6 +735,90 @@ GST_START_TEST (test_refusals)
 
 GST_END_TEST;
 
+/* A damaged card of the meta is dropped with a warning message that names
+ * it, not only a debug line. */
+GST_START_TEST (test_damaged_card_warning)
+{
+  TestRun r = test_run_new ("fitsenc", "video/x-raw,format=GRAY8,width=4,"
+      "height=2,framerate=0/1");
+  GstBuffer *in, *out;
+  gchar *hdr, *warn;
+
+  in = gst_buffer_new_allocate (NULL, 8, NULL);
+  gst_buffer_memset (in, 0, 3, 8);
+  hdr = g_strdup_printf ("%-80s%-80s%-80s", "OBJECT  = 'm31     '",
+      "bad key = 1", "EXPTIME =                  4.0");
+  hdr[80 + 40] = '\x01';        /* not ASCII text either */
+  gst_buffer_add_sci_fits_meta (in, hdr, NULL, 0);
+  g_free (hdr);
+  fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+  out = gst_harness_pull (r.h);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  warn = test_run_warning (&r);
+  fail_unless (warn != NULL, "no warning message for the dropped card");
+  fail_unless (strstr (warn, "bad key = 1") != NULL, "%s", warn);
+  fail_unless (strstr (warn, "card 2") != NULL, "%s", warn);
+  fail_if (strstr (warn, "OBJECT") != NULL, "%s", warn);
+  g_free (warn);
+  fail_unless (test_run_error (&r) == NULL);
+  /* a frame without damaged cards posts none */
+  in = gst_buffer_new_allocate (NULL, 8, NULL);
+  gst_buffer_memset (in, 0, 3, 8);
+  fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (r.h));
+  fail_unless (test_run_warning (&r) == NULL);
+  test_run_free (&r);
+}
+
+GST_END_TEST;
+
+/* A zero-length file is an error, whether it comes as an empty buffer
+ * (multifilesrc) or as nothing before EOS (filesrc). */
+GST_START_TEST (test_empty_input)
+{
+  TestRun d;
+  gchar *err;
+  GstFlowReturn flow;
+
+  d = test_run_new ("fitsdec", "image/fits");
+  flow = gst_harness_push (d.h, gst_buffer_new ());
+  fail_unless_equals_int (flow, GST_FLOW_ERROR);
+  err = test_run_error (&d);
+  fail_unless (err != NULL, "an empty buffer passed silently");
+  fail_unless (strstr (err, "mpty") != NULL, "%s", err);
+  g_free (err);
+  test_run_free (&d);
+
+  d = test_run_new ("fitsdec", "image/fits");
+  gst_harness_push_event (d.h, gst_event_new_eos ());
+  err = test_run_error (&d);
+  fail_unless (err != NULL, "EOS without input passed silently");
+  fail_unless (strstr (err, "mpty") != NULL, "%s", err);
+  g_free (err);
+  test_run_free (&d);
+}
+
+GST_END_TEST;
+
+/* fitsenc is not picked by autoplugging (rank none, as the project's
+ * other encoders); fitsdec is. */
+GST_START_TEST (test_ranks)
+{
+  GstElementFactory *enc = gst_element_factory_find ("fitsenc");
+  GstElementFactory *dec = gst_element_factory_find ("fitsdec");
+
+  fail_unless (enc && dec);
+  fail_unless_equals_int (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE
+          (enc)), GST_RANK_NONE);
+  fail_unless_equals_int (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE
+          (dec)), GST_RANK_PRIMARY);
+  gst_object_unref (enc);
+  gst_object_unref (dec);
+}
+
+GST_END_TEST;
+
 /* ---- fuzz: truncations and byte flips, an error or a frame ---- */
 
 static void
@@ -854,6 +938,9 @@ fits_suite (void)
   tcase_add_test (tc, test_streaming);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_fuzz);
+  tcase_add_test (tc, test_damaged_card_warning);
+  tcase_add_test (tc, test_empty_input);
+  tcase_add_test (tc, test_ranks);
   return s;
 }
 
