@@ -18,6 +18,7 @@ struct _GstFitsDec
   /* properties */
   gint hdu;
   gboolean all_hdus;
+  gboolean verify_checksum;
 
   /* streaming state */
   GstAdapter *adapter;

@@ -271,3 +271,53 @@ gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
     *added = TRUE;
   return TRUE;
 }
+
+/* ---- application/x-raster formats ---- */
+
+static const GstSciRasterFormat raster_formats[] = {
+  {"U8", 8, 1, 0, 0.0},
+  /* FITS stores signed bytes as unsigned with BZERO -128 */
+  {"S8", 8, 1, 0x80, -128.0},
+  {"S16LE", 16, 2, 0, 0.0},
+  {"S32LE", 32, 4, 0, 0.0},
+  {"U32LE", 32, 4, G_GUINT64_CONSTANT (0x80000000), 2147483648.0},
+  {"S64LE", 64, 8, 0, 0.0},
+  {"U64LE", 64, 8, G_GUINT64_CONSTANT (0x8000000000000000),
+      9223372036854775808.0},
+  {"F32LE", -32, 4, 0, 0.0},
+  {"F64LE", -64, 8, 0, 0.0},
+};
+
+const GstSciRasterFormat *
+gst_sci_raster_format_from_string (const gchar * format)
+{
+  guint i;
+
+  for (i = 0; format && i < G_N_ELEMENTS (raster_formats); i++)
+    if (strcmp (format, raster_formats[i].format) == 0)
+      return &raster_formats[i];
+  return NULL;
+}
+
+const GstSciRasterFormat *
+gst_sci_raster_format_for_fits (gint bitpix, gdouble bzero, gdouble bscale,
+    gboolean * scaled)
+{
+  const GstSciRasterFormat *stored = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (raster_formats); i++) {
+    const GstSciRasterFormat *f = &raster_formats[i];
+
+    if (f->bitpix != bitpix)
+      continue;
+    if (f->flip == 0)
+      stored = f;
+    if (bscale == 1.0 && bzero == f->bzero) {
+      *scaled = FALSE;
+      return f;
+    }
+  }
+  *scaled = TRUE;
+  return stored;
+}
