@@ -2,13 +2,19 @@
  * SECTION:element-fitsdec
  * @title: fitsdec
  *
- * Decodes FITS files (image/fits) into gray video frames with cfitsio:
- * BITPIX 8 images become GRAY8; BITPIX 16 images with BZERO 32768 and
+ * Decodes FITS files (image/fits) into frames with cfitsio, keeping every
+ * bit: BITPIX 8 images become GRAY8; BITPIX 16 images with BZERO 32768 and
  * BSCALE 1 (unsigned 16-bit, as instruments write them) become GRAY16_LE
  * holding the FITS physical values exactly; signed BITPIX 16 images (no
  * BZERO) become GRAY16_LE offset by 32768, which the caps field
- * `sample-offset=32768` says.  Anything else (other BITPIX, other
- * BZERO/BSCALE, cubes) is refused with an error that says why.
+ * `sample-offset=32768` says.  Every other image (BITPIX 32, 64, -32,
+ * -64, signed bytes, scaled data) becomes application/x-raster: the FITS
+ * values where its format holds them (S32LE, U32LE for BZERO 2^31, F32LE,
+ * ...), else the stored values with the caps fields bzero and bscale
+ * (docs/media-types.md).  Cubes are refused with an error that says why.
+ *
+ * CHECKSUM and DATASUM cards, where present, are verified first: a file
+ * that does not match them is an error, unless verify-checksum is false.
  *
  * Row 0 of the FITS data (the first row stored, drawn at the bottom by
  * astronomical viewers) is row 0 of the video frame: nothing is flipped.

@@ -2,18 +2,20 @@
  * SECTION:element-fitsenc
  * @title: fitsenc
  *
- * Writes each GRAY8 or GRAY16_LE video frame as one complete FITS file
- * (image/fits): a primary HDU holding the image, BITPIX 8, or BITPIX 16
- * with BZERO 32768 (unsigned 16-bit), padded to 2880-byte blocks.  Frames
- * whose caps say `sample-offset=32768` (signed images from fitsdec) are
- * written as signed BITPIX 16 without BZERO.  Row 0 of the frame is the
- * first row stored.
+ * Writes each GRAY8 or GRAY16_LE video frame, or application/x-raster
+ * frame, as one complete FITS file (image/fits): a primary HDU holding the
+ * image, BITPIX 8, or BITPIX 16 with BZERO 32768 (unsigned 16-bit), or the
+ * BITPIX of the raster format (with BZERO and BSCALE from its caps), padded
+ * to 2880-byte blocks.  Frames whose caps say `sample-offset=32768` (signed
+ * images from fitsdec) are written as signed BITPIX 16 without BZERO.  Row
+ * 0 of the frame is the first row stored.
  *
  * The header cards of a #GstSciFitsMeta on the frame (from fitsdec) are
  * written after the structural cards the element writes itself (SIMPLE,
- * XTENSION, BITPIX, NAXIS*, BZERO, BSCALE, EXTEND, PCOUNT, GCOUNT; CHECKSUM
- * and DATASUM, stale once the header changes, are dropped); without the
- * meta the header is the structural cards alone.  With `extension=true`
+ * XTENSION, BITPIX, NAXIS*, BZERO, BSCALE, EXTEND, PCOUNT, GCOUNT) and a
+ * CHECKSUM and DATASUM of its own (the meta's are stale); damaged cards
+ * are dropped with a warning message; without the meta the header is the
+ * structural cards and the sums alone.  With `extension=true`
  * the file is an empty primary HDU (with the cards of the meta's primary
  * header) followed by the image as an IMAGE extension.
  *
@@ -176,7 +178,7 @@ end_header (GString * h)
     g_string_append_c (h, ' ');
 }
 
-/* ---- the checksum convention (FITS 4.0, appendix J) ---- */
+/* ---- the checksum convention of the FITS 4.0 standard ---- */
 
 /* `sum` plus the 32-bit big-endian words of `p` (`len` a multiple of 4),
  * in ones' complement (the carries out of bit 31 wrap around). */

@@ -5,7 +5,12 @@
  * properties, whole-file and chunked input, round trips through fitsenc
  * (samples and non-structural cards), synthetic GRAY8, GRAY16 and signed
  * 16-bit frames, refusals, and truncated or byte-flipped files (an error
- * or a valid frame, never a crash).
+ * or a valid frame, never a crash); every BITPIX and scaling from files
+ * cfitsio writes, bit-exact through fitsdec ! fitsenc (NaN payloads
+ * included) as the primary HDU or an extension; CHECKSUM/DATASUM checked
+ * on reading (mismatches, verify-checksum=false) and written valid
+ * (cfitsio's fits_verify_chksum, fitsverify where installed); the damaged
+ * card warning, empty input, the elements' ranks.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
