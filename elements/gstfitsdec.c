@@ -2,13 +2,19 @@
  * SECTION:element-fitsdec
  * @title: fitsdec
  *
- * Decodes FITS files (image/fits) into gray video frames with cfitsio:
- * BITPIX 8 images become GRAY8; BITPIX 16 images with BZERO 32768 and
+ * Decodes FITS files (image/fits) into frames with cfitsio, keeping every
+ * bit: BITPIX 8 images become GRAY8; BITPIX 16 images with BZERO 32768 and
  * BSCALE 1 (unsigned 16-bit, as instruments write them) become GRAY16_LE
  * holding the FITS physical values exactly; signed BITPIX 16 images (no
  * BZERO) become GRAY16_LE offset by 32768, which the caps field
- * `sample-offset=32768` says.  Anything else (other BITPIX, other
- * BZERO/BSCALE, cubes) is refused with an error that says why.
+ * `sample-offset=32768` says.  Every other image (BITPIX 32, 64, -32,
+ * -64, signed bytes, scaled data) becomes application/x-raster: the FITS
+ * values where its format holds them (S32LE, U32LE for BZERO 2^31, F32LE,
+ * ...), else the stored values with the caps fields bzero and bscale
+ * (docs/media-types.md).  Cubes are refused with an error that says why.
+ *
+ * CHECKSUM and DATASUM cards, where present, are verified first: a file
+ * that does not match them is an error, unless verify-checksum is false.
  *
  * Row 0 of the FITS data (the first row stored, drawn at the bottom by
  * astronomical viewers) is row 0 of the video frame: nothing is flipped.
@@ -36,6 +42,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fitsio.h>
@@ -51,10 +58,12 @@ enum
   PROP_0,
   PROP_HDU,
   PROP_ALL_HDUS,
+  PROP_VERIFY_CHECKSUM,
 };
 
 #define DEFAULT_HDU -1
 #define DEFAULT_ALL_HDUS FALSE
+#define DEFAULT_VERIFY_CHECKSUM TRUE
 
 #define FITS_BLOCK 2880
 #define FITS_CARD 80
@@ -71,6 +80,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS ("video/x-raw, format = (string) { GRAY8, GRAY16_LE }, "
+        "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], "
+        "framerate = (fraction) [ 0/1, MAX ]; "
+        "application/x-raster, format = (string) " GST_SCI_RASTER_FORMATS ", "
         "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], "
         "framerate = (fraction) [ 0/1, MAX ]"));
 
@@ -393,19 +405,14 @@ hdu_is_image (fitsfile * f, ImageHdu * img, int *status)
   return TRUE;
 }
 
+/* Pushes a frame with its caps (sent first when they changed). */
 static GstFlowReturn
-push_frame (GstFitsDec * self, GstVideoFormat format, gint width,
-    gint height, gint offset, GstBuffer * out)
+push_frame (GstFitsDec * self, GstCaps * caps, GstBuffer * out)
 {
-  GstCaps *caps, *cur;
-  GstVideoInfo info;
+  GstCaps *cur;
 
-  gst_video_info_set_format (&info, format, width, height);
-  info.fps_n = self->fps_n;
-  info.fps_d = self->fps_d;
-  caps = gst_video_info_to_caps (&info);
-  if (offset)
-    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, self->fps_n,
+      self->fps_d, NULL);
   cur = gst_pad_get_current_caps (self->srcpad);
   if (!cur || !gst_caps_is_equal (cur, caps)) {
     GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
@@ -427,6 +434,60 @@ push_frame (GstFitsDec * self, GstVideoFormat format, gint width,
   return gst_pad_push (self->srcpad, out);
 }
 
+/* cfitsio's type for reading the stored values of BITPIX `bitpix`. */
+static int
+stored_type (gint bitpix)
+{
+  switch (bitpix) {
+    case 8:
+      return TBYTE;
+    case 16:
+      return TSHORT;
+    case 32:
+      return TINT;
+    case 64:
+      return TLONGLONG;
+    case -32:
+      return TFLOAT;
+    default:
+      return TDOUBLE;
+  }
+}
+
+/* Writes `n` stored values of `bytes` each, in host order at `src`, as
+ * little-endian samples at `dst`, each XOR `flip` (the sign bit of the
+ * unsigned conventions).  Floats are moved as bit patterns: NaN payloads
+ * and signed zeros stay as stored. */
+static void
+stored_to_le (guint8 * dst, gconstpointer src, gsize n, guint bytes,
+    guint64 flip)
+{
+  gsize i;
+  guint k;
+
+  for (i = 0; i < n; i++) {
+    guint64 v = 0;
+
+    switch (bytes) {
+      case 1:
+        v = ((const guint8 *) src)[i];
+        break;
+      case 2:
+        v = ((const guint16 *) src)[i];
+        break;
+      case 4:
+        v = ((const guint32 *) src)[i];
+        break;
+      default:
+        v = ((const guint64 *) src)[i];
+        break;
+    }
+    v ^= flip;
+    for (k = 0; k < bytes; k++)
+      dst[i * bytes + k] = (v >> (8 * k)) & 0xff;
+  }
+}
+
 /* Decodes the image of one HDU into a frame and pushes it. */
 static GstFlowReturn
 decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
@@ -434,14 +495,18 @@ decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
 {
   double bzero = 0.0, bscale = 1.0;
   int status = 0, anynul = 0, i;
-  GstVideoFormat format;
-  GstVideoInfo info;
-  GstVideoFrame frame;
+  GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
+  const GstSciRasterFormat *raster = NULL;
+  gboolean scaled = FALSE;
+  GstCaps *caps;
   GstBuffer *out;
-  gint offset = 0, width, height, x, y;
+  gint offset = 0, width, height, y;
+  guint bytes;
+  guint64 flip;
   gchar *header;
   gpointer data;
   LONGLONG npix;
+  GstMapInfo map;
 
   for (i = 2; i < img->naxis; i++)
     if (i >= (int) G_N_ELEMENTS (img->naxes) || img->naxes[i] != 1) {
@@ -467,7 +532,12 @@ decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
       == KEY_NO_EXIST)
     status = 0;
   if (status) {
-    *why = fits_message (status);
+    *why = hdu_message (img->hdu, status);
+    return GST_FLOW_ERROR;
+  }
+  if (!isfinite (bzero) || !isfinite (bscale) || bscale == 0.0) {
+    *why = g_strdup_printf ("HDU %d: invalid scaling (BZERO %g, BSCALE %g)",
+        img->hdu, bzero, bscale);
     return GST_FLOW_ERROR;
   }
   if (img->bitpix == 8 && bzero == 0.0 && bscale == 1.0) {
@@ -479,24 +549,36 @@ decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
     format = GST_VIDEO_FORMAT_GRAY16_LE;
     offset = 32768;
   } else {
-    *why = g_strdup_printf ("HDU %d: BITPIX %d with BZERO %g and BSCALE %g "
-        "is not supported: fitsdec decodes BITPIX 8 (unsigned), BITPIX 16 "
-        "with BZERO 32768 (unsigned) and BITPIX 16 without BZERO (signed), "
-        "all with BSCALE 1", img->hdu, img->bitpix, bzero, bscale);
-    return GST_FLOW_ERROR;
+    /* every other image: its FITS values where a format holds them
+     * exactly, else its stored values and the scaling in the caps */
+    raster = gst_sci_raster_format_for_fits (img->bitpix, bzero, bscale,
+        &scaled);
+    if (!raster) {
+      *why = g_strdup_printf ("HDU %d: BITPIX %d is not a FITS sample type",
+          img->hdu, img->bitpix);
+      return GST_FLOW_ERROR;
+    }
+  }
+  if (raster) {
+    bytes = raster->bytes;
+    flip = raster->flip;
+  } else {
+    bytes = format == GST_VIDEO_FORMAT_GRAY8 ? 1 : 2;
+    flip = bytes == 2 ? 0x8000 : 0;
   }
 
   npix = (LONGLONG) width *height;
-  data = g_try_malloc (npix * (format == GST_VIDEO_FORMAT_GRAY8 ? 1 : 2));
+  data = g_try_malloc (npix * bytes);
   if (!data) {
     *why = g_strdup_printf ("HDU %d: cannot allocate %d x %d", img->hdu,
         width, height);
     return GST_FLOW_ERROR;
   }
-  /* the stored values, unscaled */
+  /* the stored values, unscaled, and no null check (BLANK values and NaNs
+   * come through as stored) */
   fits_set_bscale (f, 1.0, 0.0, &status);
-  fits_read_img (f, format == GST_VIDEO_FORMAT_GRAY8 ? TBYTE : TSHORT, 1,
-      npix, NULL, data, &anynul, &status);
+  fits_read_img (f, stored_type (img->bitpix), 1, npix, NULL, data, &anynul,
+      &status);
   header = status ? NULL : hdu_header (f, &status);
   if (status) {
     *why = hdu_message (img->hdu, status);
@@ -505,25 +587,38 @@ decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
     return GST_FLOW_ERROR;
   }
 
-  gst_video_info_set_format (&info, format, width, height);
-  out = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gst_video_frame_map (&frame, &info, out, GST_MAP_WRITE);
-  for (y = 0; y < height; y++) {
-    guint8 *row = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  if (raster) {
+    out = gst_buffer_new_allocate (NULL, (gsize) npix * bytes, NULL);
+    gst_buffer_map (out, &map, GST_MAP_WRITE);
+    stored_to_le (map.data, data, npix, bytes, flip);
+    gst_buffer_unmap (out, &map);
+    caps = gst_caps_new_simple ("application/x-raster", "format",
+        G_TYPE_STRING, raster->format, "width", G_TYPE_INT, width, "height",
+        G_TYPE_INT, height, NULL);
+    if (scaled)
+      gst_caps_set_simple (caps, "bzero", G_TYPE_DOUBLE, bzero, "bscale",
+          G_TYPE_DOUBLE, bscale, NULL);
+  } else {
+    GstVideoInfo info;
+    GstVideoFrame frame;
 
-    if (format == GST_VIDEO_FORMAT_GRAY8) {
-      memcpy (row, (guint8 *) data + (gsize) y * width, width);
-    } else {
-      const gint16 *src = (const gint16 *) data + (gsize) y * width;
-
-      /* stored + 32768: the FITS value for BZERO 32768, the signed value
-       * offset by 32768 otherwise */
-      for (x = 0; x < width; x++)
-        GST_WRITE_UINT16_LE (row + 2 * x, (guint16) src[x] ^ 0x8000);
-    }
+    gst_video_info_set_format (&info, format, width, height);
+    out = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_video_frame_map (&frame, &info, out, GST_MAP_WRITE);
+    /* GRAY16_LE: stored + 32768, the FITS value for BZERO 32768, the
+     * signed value offset by 32768 otherwise */
+    for (y = 0; y < height; y++)
+      stored_to_le ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+          (const guint8 *) data + (gsize) y * width * bytes, width, bytes,
+          flip);
+    gst_video_frame_unmap (&frame);
+    info.fps_n = self->fps_n;
+    info.fps_d = self->fps_d;
+    caps = gst_video_info_to_caps (&info);
+    if (offset)
+      gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
   }
-  gst_video_frame_unmap (&frame);
   g_free (data);
 
   gst_buffer_add_sci_fits_meta (out, header, img->hdu > 0 ? primary : NULL,
@@ -539,9 +634,50 @@ decode_image (GstFitsDec * self, fitsfile * f, const ImageHdu * img,
         self->fps_d, self->fps_n);
   }
   self->frames++;
-  GST_LOG_OBJECT (self, "HDU %d: %dx%d BITPIX %d BZERO %g", img->hdu, width,
-      height, img->bitpix, bzero);
-  return push_frame (self, format, width, height, offset, out);
+  GST_LOG_OBJECT (self, "HDU %d: %dx%d BITPIX %d BZERO %g BSCALE %g",
+      img->hdu, width, height, img->bitpix, bzero, bscale);
+  return push_frame (self, caps, out);
+}
+
+/* Checks the CHECKSUM and DATASUM cards of the current HDU, where present
+ * (cfitsio's fits_verify_chksum).  FALSE, with `*why`, when a sum does
+ * not match what the HDU holds.  `header_only`: only the HDU's header is
+ * used (the primary header of an extension's frame), so damage in its data
+ * unit is only a warning. */
+static gboolean
+verify_hdu (GstFitsDec * self, fitsfile * f, gint hdu, gboolean header_only,
+    gchar ** why)
+{
+  int dataok = 0, hduok = 0, status = 0;
+
+  if (fits_verify_chksum (f, &dataok, &hduok, &status)) {
+    *why = hdu_message (hdu, status);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "HDU %d: DATASUM %s, CHECKSUM %s", hdu,
+      dataok > 0 ? "matches" : dataok < 0 ? "differs" : "absent",
+      hduok > 0 ? "matches" : hduok < 0 ? "differs" : "absent");
+  if (header_only && dataok < 0) {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The primary HDU's data unit of the FITS file is damaged"),
+        ("HDU %d: DATASUM does not match its data unit, which is not "
+            "decoded; its header cards are kept", hdu));
+    return TRUE;
+  }
+  if (dataok < 0) {
+    *why = g_strdup_printf ("HDU %d: DATASUM does not match the data unit: "
+        "the data are damaged (verify-checksum=false decodes them anyway)",
+        hdu);
+    return FALSE;
+  }
+  if (hduok < 0) {
+    *why = g_strdup_printf ("HDU %d: CHECKSUM does not match the HDU%s: "
+        "the header or data are damaged (verify-checksum=false decodes "
+        "them anyway)", hdu, dataok > 0 ? " (its data match DATASUM, so "
+        "the header changed)" : "");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* Decodes one whole FITS file, pushing its image(s). */
@@ -555,12 +691,14 @@ decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
   size_t size;
   int status = 0, nhdus = 0, i, type;
   gint want_hdu;
-  gboolean all, found = FALSE;
+  gboolean all, verify, found = FALSE, primary_checked = FALSE;
   gchar *primary = NULL, *why = NULL;
+  const gchar *title = "Cannot decode the FITS file";
 
   GST_OBJECT_LOCK (self);
   want_hdu = self->hdu;
   all = self->all_hdus;
+  verify = self->verify_checksum;
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_buffer_map (file, &map, GST_MAP_READ)) {
@@ -609,6 +747,28 @@ decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
       continue;
     }
     found = TRUE;
+    if (verify) {
+      if (i > 0 && !primary_checked) {
+        /* its cards go out with the frame */
+        if (fits_movabs_hdu (f, 1, &type, &status)) {
+          why = hdu_message (0, status);
+          goto fail;
+        }
+        if (!verify_hdu (self, f, 0, TRUE, &why)) {
+          title = "FITS checksum mismatch";
+          goto fail;
+        }
+        if (fits_movabs_hdu (f, i + 1, &type, &status)) {
+          why = hdu_message (i, status);
+          goto fail;
+        }
+        primary_checked = TRUE;
+      }
+      if (!verify_hdu (self, f, i, FALSE, &why)) {
+        title = "FITS checksum mismatch";
+        goto fail;
+      }
+    }
     ret = decode_image (self, f, &img, primary, pts, &why);
     if (why)
       goto fail;
@@ -627,7 +787,7 @@ decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
   return ret;
 
 fail:
-  GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Cannot decode the FITS file"),
+  GST_ELEMENT_ERROR (self, STREAM, DECODE, ("%s", title),
       ("%s", printable (why)));
   g_free (why);
   g_free (primary);
@@ -719,6 +879,22 @@ gst_fits_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstFitsDec *self = GST_FITS_DEC (parent);
   gboolean one_buffer;
 
+  self->buffers_in++;
+  /* An empty buffer where a file would start is an empty file
+   * (multifilesrc reads a zero-length file so); between the pieces of a
+   * file it is harmless. */
+  if (gst_buffer_get_size (buf) == 0) {
+    gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+
+    gst_buffer_unref (buf);
+    if (gap || self->skipping || gst_adapter_available (self->adapter) > 0)
+      return GST_FLOW_OK;
+    GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Empty FITS file"),
+        ("an input buffer of 0 bytes where a FITS file should begin (a "
+            "zero-length file?)"));
+    return GST_FLOW_ERROR;
+  }
+
   if (self->skipping) {
     GstMapInfo map;
     gboolean start;
@@ -801,8 +977,14 @@ gst_fits_dec_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return TRUE;
     }
     case GST_EVENT_EOS:
-      if (process (self, FALSE, TRUE) != GST_FLOW_OK)
+      if (self->buffers_in == 0) {
+        /* filesrc on a zero-length file sends EOS alone */
+        GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Empty FITS input"),
+            ("the stream ended before any buffer arrived (a zero-length "
+                "file?)"));
+      } else if (process (self, FALSE, TRUE) != GST_FLOW_OK) {
         reset (self);
+      }
       break;
     case GST_EVENT_FLUSH_STOP:
       reset (self);
@@ -827,6 +1009,7 @@ gst_fits_dec_change_state (GstElement * element, GstStateChange transition)
     self->fps_n = 0;
     self->fps_d = 1;
     self->frames = 0;
+    self->buffers_in = 0;
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
     self->have_segment = FALSE;
   }
@@ -850,6 +1033,9 @@ gst_fits_dec_set_property (GObject * object, guint prop_id,
     case PROP_ALL_HDUS:
       self->all_hdus = g_value_get_boolean (value);
       break;
+    case PROP_VERIFY_CHECKSUM:
+      self->verify_checksum = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -870,6 +1056,9 @@ gst_fits_dec_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ALL_HDUS:
       g_value_set_boolean (value, self->all_hdus);
+      break;
+    case PROP_VERIFY_CHECKSUM:
+      g_value_set_boolean (value, self->verify_checksum);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -910,13 +1099,24 @@ gst_fits_dec_class_init (GstFitsDecClass * klass)
           "order (overrides hdu)", DEFAULT_ALL_HDUS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_VERIFY_CHECKSUM,
+      g_param_spec_boolean ("verify-checksum", "Verify checksum",
+          "Check the CHECKSUM and DATASUM cards of each decoded HDU (and of "
+          "the primary HDU, whose cards an extension's frame carries) where "
+          "a file has them, and refuse a file that does not match (damaged "
+          "on disk or in transit); false skips the check, which costs one "
+          "pass over the HDU, to salvage a damaged file or to save that "
+          "pass on trusted input", DEFAULT_VERIFY_CHECKSUM,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "FITS decoder",
-      "Codec/Decoder/Image", "Decodes 8- and 16-bit integer FITS images "
-      "into gray video frames, header cards kept as GstSciFitsMeta",
-      SCI_ELEMENT_AUTHOR);
+      "Codec/Decoder/Image", "Decodes FITS images into gray video frames "
+      "(8- and 16-bit integers) or application/x-raster frames (32- and "
+      "64-bit integers, floats, scaled images), header cards kept as "
+      "GstSciFitsMeta", SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_fits_dec_debug, "fitsdec", 0, "FITS decoder");
 }
@@ -937,6 +1137,7 @@ gst_fits_dec_init (GstFitsDec * self)
 
   self->hdu = DEFAULT_HDU;
   self->all_hdus = DEFAULT_ALL_HDUS;
+  self->verify_checksum = DEFAULT_VERIFY_CHECKSUM;
   self->adapter = gst_adapter_new ();
   self->fps_n = 0;
   self->fps_d = 1;

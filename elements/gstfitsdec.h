@@ -18,6 +18,7 @@ struct _GstFitsDec
   /* properties */
   gint hdu;
   gboolean all_hdus;
+  gboolean verify_checksum;
 
   /* streaming state */
   GstAdapter *adapter;
@@ -27,6 +28,7 @@ struct _GstFitsDec
   gboolean have_segment;        /* `segment` went downstream */
   GstSegment segment;
   guint64 frames;               /* frames pushed, for timestamps */
+  guint64 buffers_in;           /* input buffers since the stream began */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (fitsdec);

@@ -16,11 +16,18 @@ struct _GstFitsEnc
 
   /* properties */
   gboolean extension;
+  gboolean checksum;
 
   /* negotiated */
-  GstVideoInfo info;
+  GstVideoInfo info;            /* of gray video input */
   gboolean have_info;
-  gint sample_offset;           /* 32768: signed 16-bit (no BZERO) */
+  gboolean raster;              /* application/x-raster input */
+  gint width, height;
+  gint bitpix;
+  guint bytes;                  /* bytes a sample */
+  guint64 flip;                 /* stored value = sample XOR flip */
+  gboolean write_scaling;       /* BZERO and BSCALE cards */
+  gchar bzero[32], bscale[32];  /* their values as written */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (fitsenc);

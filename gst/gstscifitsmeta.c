@@ -161,6 +161,26 @@ gst_sci_fits_card_is_structural (const gchar * card)
   return FALSE;
 }
 
+/* Record fields lie at whatever offset the bytes before them leave (a
+ * payload has any length), so they are read and written a byte at a time:
+ * GST_READ_UINT32_LE is a plain 32-bit load on x86, undefined behaviour
+ * at an odd address. */
+static guint32
+load_le32 (const guint8 * p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+      (guint32) p[3] << 24;
+}
+
+static void
+store_le32 (guint8 * p, guint32 v)
+{
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+  p[2] = (v >> 16) & 0xff;
+  p[3] = v >> 24;
+}
+
 void
 gst_sci_meta_append_record (GByteArray * a, const gchar * tag,
     gconstpointer data, guint32 len)
@@ -168,7 +188,7 @@ gst_sci_meta_append_record (GByteArray * a, const gchar * tag,
   guint8 head[8];
 
   memcpy (head, tag, 4);
-  GST_WRITE_UINT32_LE (head + 4, len);
+  store_le32 (head + 4, len);
   g_byte_array_append (a, head, 8);
   if (len)
     g_byte_array_append (a, data, len);
@@ -187,7 +207,7 @@ gst_sci_fits_meta_serialize (const GstSciFitsMeta * meta)
   if (meta->primary_header)
     gst_sci_meta_append_record (a, "FPRI", meta->primary_header,
         strlen (meta->primary_header));
-  GST_WRITE_UINT32_LE (hdu, (guint32) meta->hdu);
+  store_le32 (hdu, (guint32) meta->hdu);
   gst_sci_meta_append_record (a, "FHDU", hdu, 4);
   return g_byte_array_free_to_bytes (a);
 }
@@ -219,7 +239,7 @@ gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
     if (len - off < 8)
       return FALSE;
     tag = data + off;
-    n = GST_READ_UINT32_LE (data + off + 4);
+    n = load_le32 (data + off + 4);
     if (n > len - off - 8)
       return FALSE;
     payload = data + off + 8;
@@ -236,7 +256,7 @@ gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
     } else if (memcmp (tag, "FHDU", 4) == 0) {
       if (n != 4)
         return FALSE;
-      hdu = (gint32) GST_READ_UINT32_LE (payload);
+      hdu = (gint32) load_le32 (payload);
     }
     off += 8 + (gsize) n;
   }
@@ -250,4 +270,54 @@ gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
   if (added)
     *added = TRUE;
   return TRUE;
+}
+
+/* ---- application/x-raster formats ---- */
+
+static const GstSciRasterFormat raster_formats[] = {
+  {"U8", 8, 1, 0, 0.0},
+  /* FITS stores signed bytes as unsigned with BZERO -128 */
+  {"S8", 8, 1, 0x80, -128.0},
+  {"S16LE", 16, 2, 0, 0.0},
+  {"S32LE", 32, 4, 0, 0.0},
+  {"U32LE", 32, 4, G_GUINT64_CONSTANT (0x80000000), 2147483648.0},
+  {"S64LE", 64, 8, 0, 0.0},
+  {"U64LE", 64, 8, G_GUINT64_CONSTANT (0x8000000000000000),
+      9223372036854775808.0},
+  {"F32LE", -32, 4, 0, 0.0},
+  {"F64LE", -64, 8, 0, 0.0},
+};
+
+const GstSciRasterFormat *
+gst_sci_raster_format_from_string (const gchar * format)
+{
+  guint i;
+
+  for (i = 0; format && i < G_N_ELEMENTS (raster_formats); i++)
+    if (strcmp (format, raster_formats[i].format) == 0)
+      return &raster_formats[i];
+  return NULL;
+}
+
+const GstSciRasterFormat *
+gst_sci_raster_format_for_fits (gint bitpix, gdouble bzero, gdouble bscale,
+    gboolean * scaled)
+{
+  const GstSciRasterFormat *stored = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (raster_formats); i++) {
+    const GstSciRasterFormat *f = &raster_formats[i];
+
+    if (f->bitpix != bitpix)
+      continue;
+    if (f->flip == 0)
+      stored = f;
+    if (bscale == 1.0 && bzero == f->bzero) {
+      *scaled = FALSE;
+      return f;
+    }
+  }
+  *scaled = TRUE;
+  return stored;
 }

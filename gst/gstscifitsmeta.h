@@ -71,5 +71,34 @@ void gst_sci_meta_append_record (GByteArray * a, const gchar * tag,
 gboolean gst_buffer_add_sci_fits_meta_from_records (GstBuffer * buffer,
     const guint8 * data, gsize len, gboolean * added);
 
+/* application/x-raster (docs/media-types.md): the FITS images that GRAY8
+ * and GRAY16_LE cannot hold, as rows of samples of `format`, little-endian,
+ * no padding.  Each format stands for one FITS BITPIX; the sample is the
+ * FITS value itself where the format holds it exactly (the signed and
+ * unsigned integer conventions of BZERO), else the stored value, with the
+ * caps fields `bzero` and `bscale` giving value = bzero + bscale * sample. */
+#define GST_SCI_RASTER_FORMATS \
+  "{ U8, S8, S16LE, S32LE, U32LE, S64LE, U64LE, F32LE, F64LE }"
+
+typedef struct
+{
+  const gchar *format;          /* the caps' format string */
+  gint bitpix;                  /* FITS BITPIX of the stored values */
+  guint bytes;                  /* bytes a sample */
+  guint64 flip;                 /* sample = stored XOR flip (a sign bit) */
+  gdouble bzero;                /* BZERO of that convention (BSCALE 1) */
+} GstSciRasterFormat;
+
+/* The format named `format`, or NULL. */
+const GstSciRasterFormat *gst_sci_raster_format_from_string (const gchar *
+    format);
+
+/* The format for a FITS image of `bitpix` with `bzero` and `bscale`: one
+ * whose samples are the FITS values (*scaled FALSE), else the one of the
+ * stored values (*scaled TRUE: the caps carry bzero and bscale); NULL for
+ * an invalid BITPIX. */
+const GstSciRasterFormat *gst_sci_raster_format_for_fits (gint bitpix,
+    gdouble bzero, gdouble bscale, gboolean * scaled);
+
 G_END_DECLS
 #endif

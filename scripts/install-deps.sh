@@ -25,3 +25,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev libgdal-dev \
   libcharls-dev liblzma-dev libzstd-dev libbz2-dev libsegyio-dev libzfp-dev \
   >/dev/null
+# fitsverify: test-fits checks fitsenc's files with it (skipped without it).
+$SUDO apt-get install -y -qq --no-install-recommends fitsverify >/dev/null

@@ -75,21 +75,36 @@ test_run_new (const gchar * launch, const gchar * src_caps)
   return r;
 }
 
-gchar *
-test_run_error (TestRun * r)
+static gchar *
+first_message (TestRun * r, GstMessageType type)
 {
-  GstMessage *m = gst_bus_pop_filtered (r->bus, GST_MESSAGE_ERROR);
+  GstMessage *m = gst_bus_pop_filtered (r->bus, type);
   GError *err = NULL;
   gchar *dbg = NULL, *ret;
 
   if (!m)
     return NULL;
-  gst_message_parse_error (m, &err, &dbg);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (m, &err, &dbg);
+  else
+    gst_message_parse_warning (m, &err, &dbg);
   ret = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
   g_error_free (err);
   g_free (dbg);
   gst_message_unref (m);
   return ret;
+}
+
+gchar *
+test_run_error (TestRun * r)
+{
+  return first_message (r, GST_MESSAGE_ERROR);
+}
+
+gchar *
+test_run_warning (TestRun * r)
+{
+  return first_message (r, GST_MESSAGE_WARNING);
 }
 
 void

@@ -34,6 +34,9 @@ TestRun test_run_new (const gchar * launch, const gchar * src_caps);
 /* The text (message and debug) of the first error posted, or NULL. */
 gchar *test_run_error (TestRun * r);
 
+/* The same for the first warning posted. */
+gchar *test_run_warning (TestRun * r);
+
 void test_run_free (TestRun * r);
 
 G_END_DECLS

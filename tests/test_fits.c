@@ -5,13 +5,21 @@
  * properties, whole-file and chunked input, round trips through fitsenc
  * (samples and non-structural cards), synthetic GRAY8, GRAY16 and signed
  * 16-bit frames, refusals, and truncated or byte-flipped files (an error
- * or a valid frame, never a crash).
+ * or a valid frame, never a crash); every BITPIX and scaling from files
+ * cfitsio writes, bit-exact through fitsdec ! fitsenc (NaN payloads
+ * included) as the primary HDU or an extension; CHECKSUM/DATASUM checked
+ * on reading (mismatches, verify-checksum=false) and written valid
+ * (cfitsio's fits_verify_chksum, fitsverify where installed); the damaged
+ * card warning, empty input, the elements' ranks.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
 #include <fitsio.h>
+#include <math.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "gstscifitsmeta.h"
 #include "fitsutil.h"
@@ -568,13 +576,15 @@ GST_START_TEST (test_meta_cards)
   fail_unless (m->primary_header == NULL);
   gst_buffer_unref (out);
 
-  /* no meta: SIMPLE, BITPIX, NAXIS, NAXIS1, NAXIS2 */
+  /* no meta: SIMPLE, BITPIX, NAXIS, NAXIS1, NAXIS2, CHECKSUM, DATASUM */
   in = gst_buffer_new_allocate (NULL, 16, NULL);
   gst_buffer_memset (in, 0, 7, 16);
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
   out = gst_harness_pull (h);
   m = gst_buffer_get_sci_fits_meta (out);
-  fail_unless_equals_int (gst_sci_fits_header_n_cards (m->header), 5);
+  fail_unless_equals_int (gst_sci_fits_header_n_cards (m->header), 7);
+  fail_unless (has_card (m->header, "CHECKSUM= '"));
+  fail_unless (has_card (m->header, "DATASUM = '"));
   /* the meta survives a buffer copy */
   {
     GstBuffer *c = gst_buffer_copy (out);
@@ -664,18 +674,8 @@ expect_error (const gchar * const *cards, gsize data_len, const gchar * what)
 
 GST_START_TEST (test_refusals)
 {
-  const gchar *f32[] = { C_SIMPLE, "BITPIX  =                  -32", C_NAXIS2,
-    C_W, C_H, NULL
-  };
-  const gchar *i32[] = { C_SIMPLE, "BITPIX  =                   32", C_NAXIS2,
-    C_W, C_H, NULL
-  };
-  const gchar *s8[] = { C_SIMPLE, "BITPIX  =                    8", C_NAXIS2,
-    C_W, C_H, "BZERO   =                 -128", NULL
-  };
-  const gchar *scaled[] = { C_SIMPLE, "BITPIX  =                   16",
-    C_NAXIS2, C_W, C_H, "BZERO   =                32768",
-    "BSCALE  =                  2.0", NULL
+  const gchar *badscale[] = { C_SIMPLE, "BITPIX  =                   16",
+    C_NAXIS2, C_W, C_H, "BSCALE  =                  0.0", NULL
   };
   const gchar *cube[] = { C_SIMPLE, "BITPIX  =                   16",
     "NAXIS   =                    3", C_W, C_H,
@@ -699,10 +699,7 @@ GST_START_TEST (test_refusals)
   GPtrArray *bufs;
   gchar *err, junk[5000];
 
-  expect_error (f32, 32, "BITPIX -32");
-  expect_error (i32, 32, "BITPIX 32");
-  expect_error (s8, 8, "BZERO -128");
-  expect_error (scaled, 16, "BSCALE 2");
+  expect_error (badscale, 16, "invalid scaling");
   expect_error (cube, 32, "NAXIS3");
   expect_error (huge, 0, "data larger");
   expect_error (wide, 100000, "larger than 65535");
@@ -731,6 +728,759 @@ GST_START_TEST (test_refusals)
   g_free (err);
   g_ptr_array_unref (bufs);
   test_run_free (&d);
+}
+
+GST_END_TEST;
+
+/* A damaged card of the meta is dropped with a warning message that names
+ * it, not only a debug line. */
+GST_START_TEST (test_damaged_card_warning)
+{
+  TestRun r = test_run_new ("fitsenc", "video/x-raw,format=GRAY8,width=4,"
+      "height=2,framerate=0/1");
+  GstBuffer *in, *out;
+  gchar *hdr, *warn;
+
+  in = gst_buffer_new_allocate (NULL, 8, NULL);
+  gst_buffer_memset (in, 0, 3, 8);
+  hdr = g_strdup_printf ("%-80s%-80s%-80s", "OBJECT  = 'm31     '",
+      "bad key = 1", "EXPTIME =                  4.0");
+  hdr[80 + 40] = '\x01';        /* not ASCII text either */
+  gst_buffer_add_sci_fits_meta (in, hdr, NULL, 0);
+  g_free (hdr);
+  fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+  out = gst_harness_pull (r.h);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  warn = test_run_warning (&r);
+  fail_unless (warn != NULL, "no warning message for the dropped card");
+  fail_unless (strstr (warn, "bad key = 1") != NULL, "%s", warn);
+  fail_unless (strstr (warn, "card 2") != NULL, "%s", warn);
+  fail_if (strstr (warn, "OBJECT") != NULL, "%s", warn);
+  g_free (warn);
+  fail_unless (test_run_error (&r) == NULL);
+  /* a frame without damaged cards posts none */
+  in = gst_buffer_new_allocate (NULL, 8, NULL);
+  gst_buffer_memset (in, 0, 3, 8);
+  fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (r.h));
+  fail_unless (test_run_warning (&r) == NULL);
+  test_run_free (&r);
+}
+
+GST_END_TEST;
+
+/* A zero-length file is an error, whether it comes as an empty buffer
+ * (multifilesrc) or as nothing before EOS (filesrc). */
+GST_START_TEST (test_empty_input)
+{
+  TestRun d;
+  gchar *err;
+  GstFlowReturn flow;
+
+  d = test_run_new ("fitsdec", "image/fits");
+  flow = gst_harness_push (d.h, gst_buffer_new ());
+  fail_unless_equals_int (flow, GST_FLOW_ERROR);
+  err = test_run_error (&d);
+  fail_unless (err != NULL, "an empty buffer passed silently");
+  fail_unless (strstr (err, "mpty") != NULL, "%s", err);
+  g_free (err);
+  test_run_free (&d);
+
+  d = test_run_new ("fitsdec", "image/fits");
+  gst_harness_push_event (d.h, gst_event_new_eos ());
+  err = test_run_error (&d);
+  fail_unless (err != NULL, "EOS without input passed silently");
+  fail_unless (strstr (err, "mpty") != NULL, "%s", err);
+  g_free (err);
+  test_run_free (&d);
+}
+
+GST_END_TEST;
+
+/* fitsenc is not picked by autoplugging (rank none, as the project's
+ * other encoders); fitsdec is. */
+GST_START_TEST (test_ranks)
+{
+  GstElementFactory *enc = gst_element_factory_find ("fitsenc");
+  GstElementFactory *dec = gst_element_factory_find ("fitsdec");
+
+  fail_unless (enc && dec);
+  fail_unless_equals_int (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE
+          (enc)), GST_RANK_NONE);
+  fail_unless_equals_int (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE
+          (dec)), GST_RANK_PRIMARY);
+  gst_object_unref (enc);
+  gst_object_unref (dec);
+}
+
+GST_END_TEST;
+
+/* ---- BITPIX 8 to -64, scaling, checksums ---- */
+
+typedef struct
+{
+  gint bitpix;
+  const gchar *bzero, *bscale;  /* card values, NULL: no card */
+  const gchar *format;          /* what fitsdec gives */
+  gboolean raster, scaled;      /* application/x-raster; bzero in caps */
+  guint64 flip;                 /* sample = stored XOR flip */
+} Kind;
+
+static const Kind kinds[] = {
+  {8, NULL, NULL, "GRAY8", FALSE, FALSE, 0},
+  {8, "-128", NULL, "S8", TRUE, FALSE, 0x80},
+  {8, "1.5", "0.25", "U8", TRUE, TRUE, 0},
+  {16, "32768", "1", "GRAY16_LE", FALSE, FALSE, 0x8000},
+  {16, NULL, NULL, "GRAY16_LE", FALSE, FALSE, 0x8000},
+  {16, "100.0", "0.01", "S16LE", TRUE, TRUE, 0},
+  {32, NULL, NULL, "S32LE", TRUE, FALSE, 0},
+  {32, "2147483648", NULL, "U32LE", TRUE, FALSE, 0x80000000u},
+  {32, "-3.0E+05", "1.0E-07", "S32LE", TRUE, TRUE, 0},
+  {64, NULL, NULL, "S64LE", TRUE, FALSE, 0},
+  {64, "9223372036854775808", "1", "U64LE", TRUE, FALSE,
+      G_GUINT64_CONSTANT (0x8000000000000000)},
+  {64, "7", "3", "S64LE", TRUE, TRUE, 0},
+  {-32, NULL, NULL, "F32LE", TRUE, FALSE, 0},
+  {-32, "0.5", "2", "F32LE", TRUE, TRUE, 0},
+  {-64, NULL, NULL, "F64LE", TRUE, FALSE, 0},
+  {-64, NULL, "1.0000000000000002", "F64LE", TRUE, TRUE, 0},
+};
+
+static guint64
+xorshift (guint64 * s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+/* `n` stored values of BITPIX `bitpix`, big-endian as FITS stores them:
+ * random bits, the extremes, and for floats NaNs with payloads (quiet and
+ * signalling, both signs), infinities, -0 and subnormals. */
+static guint8 *
+stored_values (gint bitpix, gsize n, guint64 seed)
+{
+  guint bytes = ABS (bitpix) / 8, k;
+  guint8 *d = g_malloc (n * bytes);
+  static const guint32 f32[] = { 0x7fc00001, 0x7f800001, 0xffc12345,
+    0xff800fff, 0x7f800000, 0xff800000, 0x80000000, 0x00000001, 0x807fffff,
+    0x7f7fffff
+  };
+  static const guint64 f64[] = { G_GUINT64_CONSTANT (0x7ff8000000000001),
+    G_GUINT64_CONSTANT (0x7ff0000000000001),
+    G_GUINT64_CONSTANT (0xfff8123456789abc),
+    G_GUINT64_CONSTANT (0x7ff0000000000000),
+    G_GUINT64_CONSTANT (0x8000000000000000), 1
+  };
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    guint64 v = xorshift (&seed);
+
+    if (i == 0)
+      v = G_MAXUINT64;          /* -1, or 255 */
+    else if (i == 1)
+      v = bitpix > 0 ? G_GUINT64_CONSTANT (1) << (bitpix - 1) : 0;      /* min */
+    else if (i == 2)
+      v = bitpix > 0 ? (G_GUINT64_CONSTANT (1) << (bitpix - 1)) - 1 : 0;
+    else if (bitpix == -32 && i - 3 < G_N_ELEMENTS (f32))
+      v = f32[i - 3];
+    else if (bitpix == -64 && i - 3 < G_N_ELEMENTS (f64))
+      v = f64[i - 3];
+    for (k = 0; k < bytes; k++)
+      d[i * bytes + k] = (v >> (8 * (bytes - 1 - k))) & 0xff;
+  }
+  return d;
+}
+
+/* A FITS file written by cfitsio: a w x h image of `kind` holding the
+ * big-endian stored values `stored`, with CHECKSUM and DATASUM when
+ * `checksum` (cfitsio's own). */
+static GByteArray *
+cfitsio_file (const Kind * kind, gint w, gint h, const guint8 * stored,
+    gboolean checksum)
+{
+  fitsfile *f;
+  void *mem = NULL;
+  size_t size = 0;
+  int status = 0;
+  long naxes[2] = { w, h };
+  gsize n = (gsize) w * h, i;
+  guint bytes = ABS (kind->bitpix) / 8, k;
+  guint8 *host = g_malloc (n * bytes);
+  static const int types[] = { TBYTE, TSHORT, TINT, TLONGLONG };
+  int type;
+  GByteArray *a;
+  char card[81];
+
+  /* host order for cfitsio */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < bytes; k++)
+      host[i * bytes + k] = stored[i * bytes + (G_BYTE_ORDER ==
+              G_LITTLE_ENDIAN ? bytes - 1 - k : k)];
+  type = kind->bitpix == -32 ? TFLOAT : kind->bitpix == -64 ? TDOUBLE :
+      types[kind->bitpix == 8 ? 0 : kind->bitpix == 16 ? 1 :
+      kind->bitpix == 32 ? 2 : 3];
+  fits_create_memfile (&f, &mem, &size, 2880, realloc, &status);
+  fits_create_img (f, kind->bitpix, 2, naxes, &status);
+  if (kind->bzero) {
+    g_snprintf (card, sizeof (card), "BZERO   = %20s", kind->bzero);
+    fits_write_record (f, card, &status);
+  }
+  if (kind->bscale) {
+    g_snprintf (card, sizeof (card), "BSCALE  = %20s", kind->bscale);
+    fits_write_record (f, card, &status);
+  }
+  fits_write_record (f, "OBSERVER= 'a test  '           / kept through",
+      &status);
+  fits_set_hdustruc (f, &status);
+  fits_set_bscale (f, 1.0, 0.0, &status);
+  fits_write_img (f, type, 1, n, host, &status);
+  if (checksum)
+    fits_write_chksum (f, &status);
+  fits_close_file (f, &status);
+  fail_unless (status == 0, "cfitsio could not write BITPIX %d: %d",
+      kind->bitpix, status);
+  a = g_byte_array_new ();
+  g_byte_array_append (a, mem, size);
+  free (mem);
+  g_free (host);
+  return a;
+}
+
+/* The data unit of HDU `hdu` of a file in memory (offset, padded length). */
+static void
+data_unit (const guint8 * data, gsize len, gint hdu, gsize * off, gsize * n)
+{
+  fitsfile *f;
+  void *ptr = (void *) data;
+  size_t size = len;
+  int status = 0;
+  LONGLONG head, start, end;
+
+  fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+  fits_movabs_hdu (f, hdu + 1, NULL, &status);
+  fits_get_hduaddrll (f, &head, &start, &end, &status);
+  fits_close_file (f, &status);
+  fail_unless (status == 0);
+  *off = start;
+  *n = end - start;
+}
+
+/* What cfitsio's fits_verify_chksum says of HDU `hdu` (1 good, 0
+ * absent, -1 wrong). */
+static void
+cfitsio_sums (const guint8 * data, gsize len, gint hdu, int *dataok, int *hduok)
+{
+  fitsfile *f;
+  void *ptr = (void *) data;
+  size_t size = len;
+  int status = 0;
+
+  fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+  fits_movabs_hdu (f, hdu + 1, NULL, &status);
+  fits_verify_chksum (f, dataok, hduok, &status);
+  fits_close_file (f, &status);
+  fail_unless (status == 0);
+}
+
+/* fitsverify's verdict on a file, where the tool is installed: TRUE when
+ * it finds no error (or is absent). */
+static gboolean
+fitsverify_ok (const guint8 * data, gsize len)
+{
+  gchar *tool = g_find_program_in_path ("fitsverify");
+  gchar *path, *out = NULL, *argv[5];
+  gint fd, status = -1;
+  gboolean ok;
+
+  if (!tool)
+    return TRUE;
+  fd = g_file_open_tmp ("fitsenc-XXXXXX.fits", &path, NULL);
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (path, (const gchar *) data, len, NULL));
+  argv[0] = tool;
+  argv[1] = (gchar *) "-q";
+  argv[2] = (gchar *) "-e";
+  argv[3] = path;
+  argv[4] = NULL;
+  fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+          NULL, NULL, &out, NULL, &status, NULL));
+  ok = g_spawn_check_wait_status (status, NULL) && out
+      && strstr (out, "OK") != NULL;
+  if (!ok) {
+    g_print ("fitsverify: %s\n", out ? out : "");
+    g_file_set_contents ("/tmp/fvfail.fits", (const gchar *) data, len, NULL);
+  }
+  g_unlink (path);
+  g_free (path);
+  g_free (out);
+  g_free (tool);
+  return ok;
+}
+
+/* A decoded frame holds the stored values `stored` (XOR the kind's flip,
+ * little-endian, rows packed or at the video stride). */
+static void
+check_samples (const Kind * kind, GstBuffer * buf, GstCaps * caps, gint w,
+    gint h, const guint8 * stored)
+{
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  guint bytes = ABS (kind->bitpix) / 8, k;
+  gsize stride = (gsize) w * bytes;
+  GstMapInfo map;
+  gint x, y;
+  gdouble v;
+
+  fail_unless_equals_string (gst_structure_get_string (s, "format"),
+      kind->format);
+  fail_unless_equals_string (gst_structure_get_name (s), kind->raster ?
+      "application/x-raster" : "video/x-raw");
+  fail_unless_equals_int (gst_structure_has_field (s, "bzero"), kind->scaled);
+  fail_unless_equals_int (gst_structure_has_field (s, "bscale"), kind->scaled);
+  if (kind->scaled) {
+    fail_unless (gst_structure_get_double (s, "bzero", &v));
+    fail_unless (v == (kind->bzero ? g_ascii_strtod (kind->bzero, NULL) : 0));
+    fail_unless (gst_structure_get_double (s, "bscale", &v));
+    fail_unless (v == (kind->bscale ? g_ascii_strtod (kind->bscale, NULL) : 1));
+  }
+  if (!kind->raster) {
+    GstVideoInfo info;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  }
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless (map.size >= stride * (h - 1) + (gsize) w * bytes);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const guint8 *got = map.data + y * stride + (gsize) x * bytes;
+      const guint8 *st = stored + ((gsize) y * w + x) * bytes;
+      guint64 a = 0, b = 0;
+
+      for (k = 0; k < bytes; k++) {
+        a |= (guint64) got[k] << (8 * k);
+        b = b << 8 | st[k];
+      }
+      if (a != (b ^ kind->flip))
+        fail ("BITPIX %d (%s): sample (%d, %d) is %" G_GINT64_MODIFIER
+            "x, stored %" G_GINT64_MODIFIER "x", kind->bitpix, kind->format,
+            x, y, a, b);
+    }
+  gst_buffer_unmap (buf, &map);
+}
+
+/* Every kind from a cfitsio file through fitsdec (samples, caps, meta),
+ * fitsenc (the same data unit byte for byte, the same BITPIX, BZERO,
+ * BSCALE, valid checksums, fitsverify) and fitsdec again; both as the
+ * primary HDU and as an extension. */
+GST_START_TEST (test_bitpix_round_trip)
+{
+  const gint sizes[][2] = { {1, 1}, {13, 7}, {64, 33} };
+  guint i, z, ext;
+
+  for (i = 0; i < G_N_ELEMENTS (kinds); i++)
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+      const Kind *kind = &kinds[i];
+      gint w = sizes[z][0], h = sizes[z][1];
+      guint8 *stored = stored_values (kind->bitpix, (gsize) w * h, i * 7 + z
+          + 1);
+      GByteArray *file = cfitsio_file (kind, w, h, stored, TRUE);
+      gsize off, n;
+
+      data_unit (file->data, file->len, 0, &off, &n);
+      fail_unless (memcmp (file->data + off, stored,
+              (gsize) w * h * ABS (kind->bitpix) / 8) == 0,
+          "cfitsio changed the values it wrote (BITPIX %d)", kind->bitpix);
+
+      for (ext = 0; ext < 2; ext++) {
+        TestRun d = test_run_new (ext ? "fitsdec ! fitsenc extension=true" :
+            "fitsdec ! fitsenc", "image/fits");
+        GPtrArray *enc = decode (&d, file->data, file->len, 0, NULL, NULL);
+        GPtrArray *back, *caps;
+        GstMapInfo map;
+        gsize off2, n2;
+        int dataok, hduok;
+        gint hh;
+        gchar *err = test_run_error (&d);
+
+        fail_unless (err == NULL, "BITPIX %d %s: %s", kind->bitpix,
+            kind->format, err);
+        test_run_free (&d);
+        fail_unless_equals_int (enc->len, 1);
+        gst_buffer_map (enc->pdata[0], &map, GST_MAP_READ);
+        /* the same stored bytes, padding included */
+        data_unit (map.data, map.size, ext, &off2, &n2);
+        fail_unless_equals_int (n2, n);
+        fail_unless (memcmp (map.data + off2, file->data + off, n) == 0,
+            "BITPIX %d %s: the data unit changed", kind->bitpix, kind->format);
+        for (hh = 0; hh <= (gint) ext; hh++) {
+          cfitsio_sums (map.data, map.size, hh, &dataok, &hduok);
+          fail_unless (dataok == 1 && hduok == 1,
+              "BITPIX %d HDU %d: DATASUM %d CHECKSUM %d", kind->bitpix, hh,
+              dataok, hduok);
+        }
+        {
+          /* the same BITPIX, BZERO and BSCALE to cfitsio */
+          fitsfile *f;
+          void *ptr = map.data;
+          size_t size = map.size;
+          int status = 0, bitpix, type;
+          gdouble z1 = 0, s1 = 1;
+          gchar *obs = NULL;
+
+          fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL,
+              &status);
+          fits_movabs_hdu (f, ext + 1, &type, &status);
+          fits_get_img_type (f, &bitpix, &status);
+          fail_unless_equals_int (bitpix, kind->bitpix);
+          if (fits_read_key (f, TDOUBLE, "BZERO", &z1, NULL, &status))
+            status = 0;
+          if (fits_read_key (f, TDOUBLE, "BSCALE", &s1, NULL, &status))
+            status = 0;
+          fail_unless (z1 == (kind->bzero ? g_ascii_strtod (kind->bzero,
+                      NULL) : 0), "BITPIX %d: BZERO %.17g", kind->bitpix, z1);
+          fail_unless (s1 == (kind->bscale ? g_ascii_strtod (kind->bscale,
+                      NULL) : 1), "BITPIX %d: BSCALE %.17g", kind->bitpix, s1);
+          fits_read_key_longstr (f, "OBSERVER", &obs, NULL, &status);
+          fail_unless (status == 0 && obs && strcmp (obs, "a test") == 0);
+          fits_free_memory (obs, &status);
+          fits_close_file (f, &status);
+        }
+        if (z == 1)
+          fail_unless (fitsverify_ok (map.data, map.size),
+              "BITPIX %d %s: fitsverify found errors", kind->bitpix,
+              kind->format);
+
+        /* fitsdec again: the stored values, the caps */
+        d = test_run_new ("fitsdec", "image/fits");
+        caps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+            gst_caps_unref);
+        back = decode (&d, map.data, map.size, 0, caps, NULL);
+        test_run_free (&d);
+        gst_buffer_unmap (enc->pdata[0], &map);
+        fail_unless_equals_int (back->len, 1);
+        check_samples (kind, back->pdata[0], caps->pdata[0], w, h, stored);
+        fail_unless (gst_buffer_get_sci_fits_meta ((GstBuffer *)
+                back->pdata[0]) != NULL);
+        g_ptr_array_unref (back);
+        g_ptr_array_unref (caps);
+        g_ptr_array_unref (enc);
+      }
+      g_byte_array_unref (file);
+      g_free (stored);
+    }
+}
+
+GST_END_TEST;
+
+/* The FITS values: where no scaling is in the caps, each sample is what
+ * cfitsio reads with the file's own BZERO (unsigned 32- and 64-bit,
+ * signed bytes) as a double. */
+GST_START_TEST (test_raster_values)
+{
+  const gint w = 11, h = 5;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (kinds); i++) {
+    const Kind *kind = &kinds[i];
+    guint8 *stored = stored_values (kind->bitpix, w * h, 99 + i);
+    GByteArray *file = cfitsio_file (kind, w, h, stored, FALSE);
+    TestRun d = test_run_new ("fitsdec", "image/fits");
+    GPtrArray *caps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_caps_unref);
+    GPtrArray *bufs = decode (&d, file->data, file->len, 0, caps, NULL);
+    gdouble *phys = g_new (gdouble, w * h);
+    fitsfile *f;
+    void *ptr = file->data;
+    size_t size = file->len;
+    int status = 0, anynul;
+    GstMapInfo map;
+    gint k;
+
+    test_run_free (&d);
+    fail_unless_equals_int (bufs->len, 1);
+    if (!kind->raster || kind->scaled || kind->bitpix == 64) {
+      /* (64-bit values do not fit a double) */
+      g_ptr_array_unref (bufs);
+      g_ptr_array_unref (caps);
+      g_byte_array_unref (file);
+      g_free (stored);
+      g_free (phys);
+      continue;
+    }
+    fits_open_memfile (&f, "t.fits", READONLY, &ptr, &size, 0, NULL, &status);
+    fits_read_img (f, TDOUBLE, 1, w * h, NULL, phys, &anynul, &status);
+    fits_close_file (f, &status);
+    fail_unless (status == 0);
+    gst_buffer_map (bufs->pdata[0], &map, GST_MAP_READ);
+    for (k = 0; k < w * h; k++) {
+      const guint8 *p = map.data + k * ABS (kind->bitpix) / 8;
+      gdouble v;
+      guint32 u = GST_READ_UINT32_LE (p);
+
+      if (!strcmp (kind->format, "S8"))
+        v = (gint8) p[0];
+      else if (!strcmp (kind->format, "S32LE"))
+        v = (gint32) u;
+      else if (!strcmp (kind->format, "U32LE"))
+        v = u;
+      else if (!strcmp (kind->format, "F32LE")) {
+        gfloat fl;
+
+        memcpy (&fl, &u, 4);
+        v = fl;
+      } else {
+        guint64 u64 = GST_READ_UINT64_LE (p);
+
+        memcpy (&v, &u64, 8);
+      }
+      if (!(v == phys[k] || (isnan (v) && isnan (phys[k]))))
+        fail ("%s sample %d: %.17g, cfitsio %.17g", kind->format, k, v,
+            phys[k]);
+    }
+    gst_buffer_unmap (bufs->pdata[0], &map);
+    g_ptr_array_unref (bufs);
+    g_ptr_array_unref (caps);
+    g_byte_array_unref (file);
+    g_free (stored);
+    g_free (phys);
+  }
+}
+
+GST_END_TEST;
+
+/* A file of cfitsio with CHECKSUM and DATASUM: decoded when they match; a
+ * byte changed in the data or in the header is an error naming the sum;
+ * verify-checksum=false decodes it. */
+GST_START_TEST (test_checksum_verify)
+{
+  const Kind *kind = &kinds[12];        /* F32LE */
+  const gint w = 40, h = 30;
+  guint8 *stored = stored_values (kind->bitpix, w * h, 5);
+  GByteArray *file = cfitsio_file (kind, w, h, stored, TRUE);
+  gsize off, n, at;
+  guint pass;
+
+  data_unit (file->data, file->len, 0, &off, &n);
+  for (pass = 0; pass < 3; pass++) {
+    guint8 *c = g_memdup2 (file->data, file->len);
+    const gchar *what = NULL;
+    GPtrArray *bufs;
+    gchar *err, *p;
+    TestRun d;
+
+    if (pass == 1) {
+      c[off + 4 * 17 + 2] ^= 0x10;      /* a sample */
+      what = "DATASUM";
+    } else if (pass == 2) {
+      /* the comment of the OBSERVER card: still a valid header */
+      p = g_strstr_len ((gchar *) c, off, "/ kept through");
+      fail_unless (p != NULL);
+      p[2] = 'K';
+      what = "CHECKSUM";
+    }
+    d = test_run_new ("fitsdec", "image/fits");
+    bufs = decode (&d, c, file->len, 0, NULL, NULL);
+    err = test_run_error (&d);
+    if (!what) {
+      fail_unless (err == NULL, "%s", err);
+      fail_unless_equals_int (bufs->len, 1);
+    } else {
+      fail_unless (err != NULL, "a changed %s passed", what);
+      fail_unless (strstr (err, what) != NULL, "%s", err);
+      fail_unless (strstr (err, "checksum") != NULL, "%s", err);
+      fail_unless_equals_int (bufs->len, 0);
+    }
+    g_free (err);
+    g_ptr_array_unref (bufs);
+    test_run_free (&d);
+
+    /* skipped: decoded, the changed sample as it is */
+    d = test_run_new ("fitsdec verify-checksum=false", "image/fits");
+    bufs = decode (&d, c, file->len, 0, NULL, NULL);
+    fail_unless (test_run_error (&d) == NULL);
+    fail_unless_equals_int (bufs->len, 1);
+    if (pass == 1) {
+      GstMapInfo map;
+
+      gst_buffer_map (bufs->pdata[0], &map, GST_MAP_READ);
+      at = 4 * 17 + 1;          /* byte 2 of 4 big-endian: 1 little-endian */
+      fail_unless_equals_int (map.data[at], c[off + 4 * 17 + 2]);
+      gst_buffer_unmap (bufs->pdata[0], &map);
+    }
+    g_ptr_array_unref (bufs);
+    test_run_free (&d);
+    g_free (c);
+  }
+  g_byte_array_unref (file);
+  g_free (stored);
+}
+
+GST_END_TEST;
+
+/* fitsenc's CHECKSUM and DATASUM: valid to cfitsio over many random
+ * frames (every byte value of the encoding), none with checksum=false,
+ * and stale ones of the meta never copied. */
+GST_START_TEST (test_checksum_write)
+{
+  guint64 seed = 77;
+  guint it;
+
+  for (it = 0; it < 60; it++) {
+    gboolean on = it % 10 != 9, ext = it % 3 == 1;
+    gint w = 1 + xorshift (&seed) % 50, h = 1 + xorshift (&seed) % 20;
+    gchar *launch = g_strdup_printf ("fitsenc checksum=%s extension=%s",
+        on ? "true" : "false", ext ? "true" : "false");
+    GstHarness *hn = gst_harness_new_parse (launch);
+    GstBuffer *in, *out;
+    GstMapInfo map;
+    gchar *caps, *hdr;
+    int dataok, hduok, k;
+
+    caps = g_strdup_printf ("application/x-raster,format=F32LE,width=%d,"
+        "height=%d,framerate=0/1", w, h);
+    gst_harness_set_src_caps_str (hn, caps);
+    g_free (caps);
+    in = gst_buffer_new_allocate (NULL, w * h * 4, NULL);
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (k = 0; k < w * h * 4; k++)
+      map.data[k] = xorshift (&seed);
+    gst_buffer_unmap (in, &map);
+    hdr = g_strdup_printf ("%-80s%-80s%-80s",
+        "CHECKSUM= 'ZZZZZZZZZZZZZZZZ'", "DATASUM = '12345'",
+        "OBJECT  = 'x       '");
+    gst_buffer_add_sci_fits_meta (in, hdr, hdr, 1);
+    g_free (hdr);
+    fail_unless_equals_int (gst_harness_push (hn, in), GST_FLOW_OK);
+    out = gst_harness_pull (hn);
+    gst_harness_teardown (hn);
+    g_free (launch);
+    gst_buffer_map (out, &map, GST_MAP_READ);
+    fail_if (g_strstr_len ((gchar *) map.data, map.size, "ZZZZ") != NULL);
+    fail_if (g_strstr_len ((gchar *) map.data, map.size, "'12345") != NULL);
+    for (k = 0; k <= (gint) ext; k++) {
+      cfitsio_sums (map.data, map.size, k, &dataok, &hduok);
+      if (on)
+        fail_unless (dataok == 1 && hduok == 1, "frame %u HDU %d: DATASUM "
+            "%d CHECKSUM %d", it, k, dataok, hduok);
+      else
+        fail_unless (dataok == 0 && hduok == 0);
+    }
+    if (it < 4)
+      fail_unless (fitsverify_ok (map.data, map.size));
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
+/* The real GMOS-N image as floats (half its values: BITPIX -32 and -64,
+ * written by cfitsio): bit-exact through fitsdec ! fitsenc ! fitsdec. */
+GST_START_TEST (test_real_float)
+{
+  GBytes *real = fitsutil_real_file ();
+  const guint8 *r;
+  gsize rlen;
+  guint16 *u16;
+  gint w, h, k;
+
+  if (!real)
+    return;
+
+  /* GMOS-N's first extension as BITPIX -32 and -64 (physical values) */
+  r = g_bytes_get_data (real, &rlen);
+  u16 = fitsutil_cfitsio_read (r, rlen, 1, &w, &h, NULL);
+  for (k = 0; k < 2; k++) {
+    const Kind *kind = &kinds[k ? 14 : 12];
+    guint bytes = ABS (kind->bitpix) / 8, b;
+    guint8 *stored = g_malloc ((gsize) w * h * bytes);
+    GByteArray *file;
+    TestRun d;
+    GPtrArray *enc, *back, *caps;
+    GstMapInfo map;
+    gint i;
+
+    for (i = 0; i < w * h; i++) {
+      guint64 v;
+
+      if (k) {
+        gdouble dv = u16[i] * 0.5;
+
+        memcpy (&v, &dv, 8);
+      } else {
+        gfloat fv = u16[i] * 0.5f;
+        guint32 v32;
+
+        memcpy (&v32, &fv, 4);
+        v = v32;
+      }
+      for (b = 0; b < bytes; b++)
+        stored[i * bytes + b] = (v >> (8 * (bytes - 1 - b))) & 0xff;
+    }
+    file = cfitsio_file (kind, w, h, stored, TRUE);
+    d = test_run_new ("fitsdec ! fitsenc", "image/fits");
+    enc = decode (&d, file->data, file->len, 0, NULL, NULL);
+    test_run_free (&d);
+    fail_unless_equals_int (enc->len, 1);
+    gst_buffer_map (enc->pdata[0], &map, GST_MAP_READ);
+    d = test_run_new ("fitsdec", "image/fits");
+    caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+    back = decode (&d, map.data, map.size, 0, caps, NULL);
+    test_run_free (&d);
+    gst_buffer_unmap (enc->pdata[0], &map);
+    fail_unless_equals_int (back->len, 1);
+    check_samples (kind, back->pdata[0], caps->pdata[0], w, h, stored);
+    g_ptr_array_unref (back);
+    g_ptr_array_unref (caps);
+    g_ptr_array_unref (enc);
+    g_byte_array_unref (file);
+    g_free (stored);
+  }
+  g_free (u16);
+  g_bytes_unref (real);
+}
+
+GST_END_TEST;
+
+/* fitsenc refuses scaling it cannot write exactly, and raster frames
+ * smaller than their caps. */
+GST_START_TEST (test_raster_refusals)
+{
+  TestRun r;
+  gchar *err;
+  GstBuffer *in;
+
+  r = test_run_new ("fitsenc", "application/x-raster,format=U32LE,width=2,"
+      "height=2,bzero=(double)1.5,bscale=(double)1.0");
+  in = gst_buffer_new_allocate (NULL, 16, NULL);
+  fail_if (gst_harness_push (r.h, in) == GST_FLOW_OK);
+  err = test_run_error (&r);
+  fail_unless (err && strstr (err, "U32LE"), "%s", err);
+  g_free (err);
+  test_run_free (&r);
+
+  r = test_run_new ("fitsenc", "application/x-raster,format=F32LE,width=2,"
+      "height=2,bscale=(double)0");
+  in = gst_buffer_new_allocate (NULL, 16, NULL);
+  fail_if (gst_harness_push (r.h, in) == GST_FLOW_OK);
+  err = test_run_error (&r);
+  fail_unless (err && strstr (err, "bscale"), "%s", err);
+  g_free (err);
+  test_run_free (&r);
+
+  r = test_run_new ("fitsenc", "application/x-raster,format=F64LE,width=4,"
+      "height=3");
+  in = gst_buffer_new_allocate (NULL, 4 * 3 * 8 - 1, NULL);
+  fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_ERROR);
+  err = test_run_error (&r);
+  fail_unless (err && strstr (err, "need 96"), "%s", err);
+  g_free (err);
+  test_run_free (&r);
 }
 
 GST_END_TEST;
@@ -854,6 +1604,15 @@ fits_suite (void)
   tcase_add_test (tc, test_streaming);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_fuzz);
+  tcase_add_test (tc, test_damaged_card_warning);
+  tcase_add_test (tc, test_empty_input);
+  tcase_add_test (tc, test_ranks);
+  tcase_add_test (tc, test_bitpix_round_trip);
+  tcase_add_test (tc, test_raster_values);
+  tcase_add_test (tc, test_checksum_verify);
+  tcase_add_test (tc, test_checksum_write);
+  tcase_add_test (tc, test_real_float);
+  tcase_add_test (tc, test_raster_refusals);
   return s;
 }
 
