@@ -23,6 +23,7 @@
 #if HAVE_GDAL
 #include "elements/gstenvisrc.h"
 #include "elements/gstenvisink.h"
+#include "elements/gstenvidec.h"
 #endif
 #if HAVE_SEGYIO
 #include "elements/gstsegysrc.h"
@@ -55,6 +56,7 @@ plugin_init (GstPlugin * plugin)
 #if HAVE_GDAL
   ret |= GST_ELEMENT_REGISTER (envisrc, plugin);
   ret |= GST_ELEMENT_REGISTER (envisink, plugin);
+  ret |= GST_ELEMENT_REGISTER (envidec, plugin);
 #endif
 #if HAVE_SEGYIO
   ret |= GST_ELEMENT_REGISTER (segysrc, plugin);
