@@ -12,6 +12,7 @@
 #include <gst/base/gsttypefindhelper.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 static gchar *tmpdir;
@@ -617,6 +618,191 @@ GST_START_TEST (test_parse_framing)
 
 GST_END_TEST;
 
+/* ---- the other files: DPCM, seismic, FITS, ENVI ---- */
+
+/* `filesrc location=path ! decodebin [caps=...] ! fakesink`: the error, or
+ * NULL at EOS with what came out in `out`. */
+static GstMessage *
+decodebin (const gchar * path, const gchar * caps, Collected * out)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin%s%s%s "
+      "! fakesink name=sink", path, caps ? " caps=\"" : "", caps ? caps : "",
+      caps ? "\"" : "");
+  GstMessage *msg = run (desc, out);
+
+  g_free (desc);
+  return msg;
+}
+
+static const gchar *
+out_string (Collected * c, const gchar * field)
+{
+  fail_unless (c->caps != NULL);
+  return gst_structure_get_string (gst_caps_get_structure (c->caps, 0), field);
+}
+
+/* Video frames written by `enc` (dpcmenc, fitsenc) come back exact. */
+static void
+check_video_file (const gchar * name, const gchar * format, const gchar * enc,
+    gint frames, const gchar * type)
+{
+  gchar *path = tmp_path (name);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "video/x-raw,format=%s,width=90,height=62,framerate=10/1 ! tee name=t "
+      "t. ! queue ! %s ! filesink location=\"%s\" "
+      "t. ! queue ! fakesink name=sink", frames, format, enc, path);
+  Collected src, out;
+  GstMessage *msg;
+  gint i;
+
+  collected_init (&src);
+  collected_init (&out);
+  run_ok (desc, &src);
+  check_typefind (path, type, NULL);
+  msg = decodebin (path, NULL, &out);
+  fail_unless (msg == NULL, "%s through decodebin: %s", name,
+      msg ? error_text (msg) : "");
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out.caps, 0),
+          "video/x-raw"));
+  fail_unless_equals_string (out_string (&out, "format"), format);
+  fail_unless_equals_int (out.buffers->len, frames);
+  for (i = 0; i < frames; i++)
+    check_same_frame (src.caps, g_ptr_array_index (src.buffers, i), out.caps,
+        g_ptr_array_index (out.buffers, i), name);
+  collected_clear (&src);
+  collected_clear (&out);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_START_TEST (test_dpcm_file)
+{
+  check_video_file ("f16.dpcm", "GRAY16_LE", "dpcmenc", 3,
+      "application/x-dpcm");
+  check_video_file ("f8.dpcm", "GRAY8", "dpcmenc", 2, "application/x-dpcm");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fits_file)
+{
+  if (!have_elements ("fitsenc", "fitsdec", NULL))
+    return;
+  /* one file a frame */
+  check_video_file ("f16.fits", "GRAY16_LE", "fitsenc", 1, "image/fits");
+  check_video_file ("f8.fits", "GRAY8", "fitsenc", 1, "image/fits");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_seismic_file)
+{
+  const gint traces = 24, samples = 300;
+  gsize n = (gsize) traces * samples;
+  gfloat *g = g_new (gfloat, n);
+  gchar *raw = tmp_path ("gather.f32"), *path = tmp_path ("gather.seis");
+  gchar *desc;
+  Collected out;
+  GstMessage *msg;
+  gsize i;
+  gint v;
+
+  for (i = 0; i < n; i++)
+    g[i] = 100.0f * sinf (0.05f * (i % samples)) * expf (-0.001f * (i %
+            samples)) + (i / samples);
+  fail_unless (g_file_set_contents (raw, (gchar *) g, n * sizeof (gfloat),
+          NULL));
+  desc = g_strdup_printf ("filesrc location=\"%s\" blocksize=%" G_GSIZE_FORMAT
+      " ! application/x-seismic,traces=%d,samples=%d,sample-interval=4000 ! "
+      "seismicenc ! filesink location=\"%s\"", raw, n * sizeof (gfloat),
+      traces, samples, path);
+  run_ok (desc, NULL);
+  g_free (desc);
+  check_typefind (path, "application/x-seismic-compressed", NULL);
+
+  /* application/x-seismic is not final to decodebin: it gives up */
+  collected_init (&out);
+  msg = decodebin (path, NULL, &out);
+  fail_unless (msg != NULL, "decodebin took application/x-seismic as final");
+  gst_message_unref (msg);
+  collected_clear (&out);
+
+  /* ... unless told to stop there */
+  collected_init (&out);
+  msg = decodebin (path, "application/x-seismic", &out);
+  fail_unless (msg == NULL, "%s", msg ? error_text (msg) : "");
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out.caps, 0),
+          "application/x-seismic"));
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (out.caps, 0),
+          "traces", &v));
+  fail_unless_equals_int (v, traces);
+  fail_unless_equals_int (out.buffers->len, 1);
+  fail_unless_equals_int (gst_buffer_get_size (g_ptr_array_index
+          (out.buffers, 0)), n * sizeof (gfloat));
+  collected_clear (&out);
+  g_free (g);
+  g_free (raw);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_envi_file)
+{
+  const gint L = 9, S = 11, B = 4;
+  gsize n = (gsize) L * S * B * 2, i;
+  guint8 *cube = g_malloc (n);
+  gchar *raw = tmp_path ("cube.raw"), *hdr = tmp_path ("cube.hdr");
+  gchar *desc;
+  Collected out;
+  GstMessage *msg;
+  GstMapInfo map;
+  gint v;
+
+  if (!have_elements ("envisink", "envidec", NULL))
+    goto done;
+  for (i = 0; i < n; i++)
+    cube[i] = (guint8) (i * 7 + i / 13);
+  fail_unless (g_file_set_contents (raw, (gchar *) cube, n, NULL));
+  desc = g_strdup_printf ("filesrc location=\"%s\" blocksize=%" G_GSIZE_FORMAT
+      " ! application/x-hyperspectral,lines=%d,samples=%d,bands=%d,"
+      "format=U16LE,interleave=bip ! envisink location=\"%s\"", raw, n, L, S,
+      B, hdr);
+  run_ok (desc, NULL);
+  g_free (desc);
+  check_typefind (hdr, "application/x-envi-header", NULL);
+
+  /* no final type without caps */
+  collected_init (&out);
+  msg = decodebin (hdr, NULL, &out);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  collected_clear (&out);
+
+  collected_init (&out);
+  msg = decodebin (hdr, "application/x-hyperspectral", &out);
+  fail_unless (msg == NULL, "%s", msg ? error_text (msg) : "");
+  fail_unless (gst_structure_has_name (gst_caps_get_structure (out.caps, 0),
+          "application/x-hyperspectral"));
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (out.caps, 0),
+          "bands", &v));
+  fail_unless_equals_int (v, B);
+  fail_unless_equals_string (out_string (&out, "format"), "U16LE");
+  fail_unless_equals_int (out.buffers->len, 1);
+  fail_unless (gst_buffer_map (g_ptr_array_index (out.buffers, 0), &map,
+          GST_MAP_READ));
+  fail_unless (map.size == n && memcmp (map.data, cube, n) == 0);
+  gst_buffer_unmap (g_ptr_array_index (out.buffers, 0), &map);
+  collected_clear (&out);
+
+done:
+  g_free (cube);
+  g_free (raw);
+  g_free (hdr);
+}
+
+GST_END_TEST;
+
 /* ---- the rest of the suite ---- */
 
 static void
@@ -657,6 +843,10 @@ typefind_suite (void)
   tcase_add_test (tc, test_j2k_not_h263);
   tcase_add_test (tc, test_jpc_typefinder);
   tcase_add_test (tc, test_parse_framing);
+  tcase_add_test (tc, test_dpcm_file);
+  tcase_add_test (tc, test_fits_file);
+  tcase_add_test (tc, test_seismic_file);
+  tcase_add_test (tc, test_envi_file);
   return s;
 }
 
