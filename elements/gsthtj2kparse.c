@@ -353,8 +353,16 @@ gst_htj2k_parse_handle_frame (GstBaseParse * parse, GstBaseParseFrame * frame,
     return GST_FLOW_ERROR;
   }
   /* the data says which: in pull mode (decodebin) no caps come */
-  if (self->frames == 0 && map.size >= 12)
-    self->jph = memcmp (map.data, jp2_signature, 12) == 0;
+  if (self->frames == 0) {
+    gsize k = MIN (map.size, 12);
+
+    self->jph = memcmp (map.data, jp2_signature, k) == 0;
+    if (self->jph && k < 12 && !draining) {
+      gst_buffer_unmap (frame->buffer, &map);
+      gst_base_parse_set_min_frame_size (parse, 12);
+      return GST_FLOW_OK;
+    }
+  }
   r = self->jph ? scan_jph (self, map.data, map.size, draining, &sc) :
       scan_jpc (self, map.data, map.size, draining, &sc);
   gst_buffer_unmap (frame->buffer, &map);

@@ -9,6 +9,7 @@
  * framing, resynchronisation and refusals.
  */
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/base/gsttypefindhelper.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
@@ -618,6 +619,101 @@ GST_START_TEST (test_parse_framing)
 
 GST_END_TEST;
 
+/* Mutated codestreams and JPH files, in pieces of random sizes, through
+ * the typefinders and htj2kparse (GstHarness): whatever the damage, an
+ * end (EOS or an error), and every buffer out a whole codestream, SOC and
+ * SIZ to EOC. */
+static guint32 rng_state = 2024;
+
+static guint32
+rng (void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return rng_state;
+}
+
+static void
+mutate_and_parse (const guint8 * orig, gsize len, const gchar * caps)
+{
+  guint8 *d = g_memdup2 (orig, len);
+  gsize n = len, off = 0;
+  guint k, changes = 1 + rng () % 4;
+  GstTypeFindProbability prob;
+  GstHarness *h;
+  GstBuffer *out;
+  GstCaps *found;
+
+  for (k = 0; k < changes; k++) {
+    /* mostly in the headers, where the parser looks */
+    gsize at = rng () % 3 ? rng () % MIN (len, 400) : rng () % len;
+
+    d[at] = rng () % 4 ? (guint8) rng () : d[at] ^ 0x80;
+  }
+  if (rng () % 4 == 0)
+    n = 1 + rng () % len;
+
+  found = gst_type_find_helper_for_data (NULL, d, n, &prob);
+  gst_clear_caps (&found);
+
+  h = gst_harness_new ("htj2kparse");
+  gst_harness_set_src_caps_str (h, caps);
+  while (off < n) {
+    gsize piece = 1 + rng () % 2000;
+
+    piece = MIN (n - off, piece);
+
+    if (gst_harness_push (h, gst_buffer_new_memdup (d + off, piece)) !=
+        GST_FLOW_OK)
+      break;
+    off += piece;
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  while ((out = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    fail_unless (map.size >= 6 && map.data[0] == 0xff && map.data[1] == 0x4f
+        && map.data[2] == 0xff && map.data[3] == 0x51
+        && map.data[map.size - 2] == 0xff && map.data[map.size - 1] == 0xd9,
+        "a buffer out that is not a whole codestream (%" G_GSIZE_FORMAT
+        " bytes)", map.size);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+  g_free (d);
+}
+
+GST_START_TEST (test_parse_mutated)
+{
+  gchar *jpc = write_j2k_frames ("m.j2c", "htj2kenc", 3);
+  gchar *jph = write_j2k_frames ("m.jph", "htj2kenc jph=true", 2);
+  gchar *p1 = write_j2k_frames ("m1.j2c", "ebcotcm", 2);
+  gchar *data;
+  gsize len;
+  guint i;
+
+  fail_unless (g_file_get_contents (jpc, &data, &len, NULL));
+  for (i = 0; i < 150; i++)
+    mutate_and_parse ((guint8 *) data, len, "image/x-jpc");
+  g_free (data);
+  fail_unless (g_file_get_contents (p1, &data, &len, NULL));
+  for (i = 0; i < 100; i++)
+    mutate_and_parse ((guint8 *) data, len, "image/x-jpc");
+  g_free (data);
+  fail_unless (g_file_get_contents (jph, &data, &len, NULL));
+  for (i = 0; i < 150; i++)
+    mutate_and_parse ((guint8 *) data, len, "image/x-jph");
+  g_free (data);
+  g_free (jpc);
+  g_free (jph);
+  g_free (p1);
+}
+
+GST_END_TEST;
+
 /* ---- the other files: DPCM, seismic, FITS, ENVI ---- */
 
 /* `filesrc location=path ! decodebin [caps=...] ! fakesink`: the error, or
@@ -843,6 +939,7 @@ typefind_suite (void)
   tcase_add_test (tc, test_j2k_not_h263);
   tcase_add_test (tc, test_jpc_typefinder);
   tcase_add_test (tc, test_parse_framing);
+  tcase_add_test (tc, test_parse_mutated);
   tcase_add_test (tc, test_dpcm_file);
   tcase_add_test (tc, test_fits_file);
   tcase_add_test (tc, test_seismic_file);
