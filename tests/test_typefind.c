@@ -855,7 +855,8 @@ GST_START_TEST (test_envi_file)
   GstMapInfo map;
   gint v;
 
-  if (!have_elements ("envisink", "envidec", NULL))
+  /* envidec is built with envisink (GDAL) */
+  if (!have_elements ("envisink", NULL))
     goto done;
   for (i = 0; i < n; i++)
     cube[i] = (guint8) (i * 7 + i / 13);
