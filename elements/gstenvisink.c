@@ -37,6 +37,7 @@ enum
 {
   PROP_0,
   PROP_LOCATION,
+  PROP_BLOCKSIZE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -295,6 +296,9 @@ gst_envi_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LOCATION:
       g_value_set_string (value, self->location);
       break;
+    case PROP_BLOCKSIZE:
+      g_value_set_uint (value, 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -333,6 +337,16 @@ gst_envi_sink_class_init (GstEnviSinkClass * klass)
           "cube.bip)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /* GstBaseSink's blocksize sizes what a sink pulls in pull mode, which
+   * envisink never runs in; it cannot be removed: a read-only property of
+   * the same name hides it (gst-inspect, gst-launch and g_object_set see
+   * this one) */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Block size",
+          "Not used (always 0): envisink writes each cube as upstream pushes "
+          "it, whole; GstBaseSink's block size, which this replaces, only "
+          "sizes what a sink pulls", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,

@@ -4,6 +4,8 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
 
+#include "gstenvicube.h"
+
 /* application/x-hyperspectral in system memory (docs/media-types.md): the
  * pad templates of envisrc and envisink. */
 #define GST_ENVI_CAPS "application/x-hyperspectral, " \
@@ -25,15 +27,7 @@ struct _GstEnviSrc
   gint interleave;              /* GstEnviInterleave */
 
   /* from start (): the files and the cube they hold */
-  gchar *hdr_path, *data_path;
-  gpointer dataset;             /* GDALDatasetH; NULL for a one-byte cube */
-  guint8 one_byte;              /* the value of a one-byte cube */
-  gint lines, samples, bands;
-  gint bytes;                   /* per value */
-  gint gdal_type;               /* GDALDataType */
-  const gchar *format;          /* U8, S16LE, U16LE, F32LE */
-  gint out_interleave;          /* BIP, BIL or BSQ */
-  gsize size;                   /* bytes of the cube */
+  GstEnviCube cube;
   GstCaps *caps;
   gboolean done;                /* the cube went out */
 };

@@ -8,12 +8,14 @@
 #include "elements/gstcudadwt.h"
 #include "elements/gstcudaidwt.h"
 #include "elements/gsthtj2kenc.h"
+#include "elements/gsthtj2kparse.h"
 #include "elements/gstebcotcm.h"
 #include "elements/gstdpcmenc.h"
 #include "elements/gstdpcmdec.h"
 #include "elements/gstsppfilter.h"
 #include "elements/gstseismicenc.h"
 #include "elements/gstseismicdec.h"
+#include "elements/gsttypefind.h"
 #if HAVE_CFITSIO
 #include "elements/gstfitsdec.h"
 #include "elements/gstfitsenc.h"
@@ -21,6 +23,7 @@
 #if HAVE_GDAL
 #include "elements/gstenvisrc.h"
 #include "elements/gstenvisink.h"
+#include "elements/gstenvidec.h"
 #endif
 #if HAVE_SEGYIO
 #include "elements/gstsegysrc.h"
@@ -35,11 +38,13 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudadwt, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaidwt, plugin);
   ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (htj2kparse, plugin);
   ret |= GST_ELEMENT_REGISTER (ebcotcm, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);
   ret |= gst_seismic_type_find_register (plugin);
+  ret |= gst_sci_type_find_register (plugin);
   ret |= GST_ELEMENT_REGISTER (sppfilter, plugin);
   ret |= GST_ELEMENT_REGISTER (seismicenc, plugin);
   ret |= GST_ELEMENT_REGISTER (seismicdec, plugin);
@@ -51,6 +56,7 @@ plugin_init (GstPlugin * plugin)
 #if HAVE_GDAL
   ret |= GST_ELEMENT_REGISTER (envisrc, plugin);
   ret |= GST_ELEMENT_REGISTER (envisink, plugin);
+  ret |= GST_ELEMENT_REGISTER (envidec, plugin);
 #endif
 #if HAVE_SEGYIO
   ret |= GST_ELEMENT_REGISTER (segysrc, plugin);

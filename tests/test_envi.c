@@ -868,6 +868,255 @@ GST_START_TEST (test_write_errors)
 
 GST_END_TEST;
 
+/* ---- envidec: the header's bytes in, the cube out ---- */
+
+/* `desc` (a pipeline ending in a fakesink named "sink") to EOS: the one
+ * cube and its caps, or NULL with the error in `*error`. */
+static GstBuffer *
+run_decode (const gchar * desc, GstCaps ** caps, gchar ** error)
+{
+  GError *perr = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &perr);
+  GstElement *sink;
+  Received r = { NULL, NULL, 0 };
+  gchar *err = NULL;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, perr ? perr->message : "");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_object_set (sink, "sync", FALSE, "signal-handoffs", TRUE, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &r);
+  gst_object_unref (sink);
+  if (run (pipeline, &err, NULL))
+    fail_unless_equals_int (r.n, 1);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  if (err) {
+    gst_clear_buffer (&r.buf);
+    gst_clear_caps (&r.caps);
+  }
+  if (error)
+    *error = err;
+  else if (err)
+    fail ("%s: %s", desc, err);
+  if (caps)
+    *caps = r.caps;
+  else
+    gst_clear_caps (&r.caps);
+  return r.buf;
+}
+
+/* What envidec (or decodebin, which plugs it) makes of header `hdr`. */
+static GstBuffer *
+decode_cube (const gchar * hdr, gboolean decodebin, const gchar * il,
+    GstCaps ** caps, gchar ** error)
+{
+  gchar *desc = decodebin ?
+      g_strdup_printf ("filesrc location=\"%s\" ! "
+      "decodebin caps=application/x-hyperspectral ! fakesink name=sink",
+      hdr) : g_strdup_printf ("filesrc location=\"%s\" ! "
+      "envidec interleave=%s ! fakesink name=sink", hdr, il ? il : "bip");
+  GstBuffer *buf = run_decode (desc, caps, error);
+
+  g_free (desc);
+  return buf;
+}
+
+GST_START_TEST (test_envidec)
+{
+  gchar *dir = tmp_dir ();
+  guint fi, o, r;
+
+  /* every format and stored order, read in every order: what envisrc
+   * reads; through decodebin too */
+  for (fi = 0; fi < G_N_ELEMENTS (formats); fi++)
+    for (o = BIP; o <= BSQ; o++) {
+      const Format *f = &formats[fi];
+      gint L = 5, S = 7, B = 3;
+      gsize n = (gsize) L * S * B, len = n * f->bytes;
+      guint8 *data = random_cube (f, n);
+      gchar *hdr = g_strdup_printf ("%s/d-%s-%s.hdr", dir, f->format,
+          order_names[o]);
+      GstCaps *caps = cube_caps (f, o, L, S, B), *got = NULL;
+      GstBuffer *in = gst_buffer_new_memdup (data, len), *out;
+
+      fail_unless (write_cube (hdr, caps, &in, 1, NULL, NULL));
+      for (r = BIP; r <= BSQ; r++) {
+        guint8 *want = reorder (data, o, r, L, S, B, f->bytes);
+
+        out = decode_cube (hdr, FALSE, order_names[r], &got, NULL);
+        check_caps (got, f->format, order_names[r], L, S, B);
+        check_bytes (out, want, len, "envidec");
+        gst_buffer_unref (out);
+        gst_caps_unref (got);
+        g_free (want);
+      }
+      {
+        guint8 *want = reorder (data, o, BIP, L, S, B, f->bytes);
+
+        out = decode_cube (hdr, TRUE, NULL, &got, NULL);
+        check_caps (got, f->format, "bip", L, S, B);
+        check_bytes (out, want, len, "decodebin");
+        gst_buffer_unref (out);
+        gst_caps_unref (got);
+        g_free (want);
+      }
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+      g_free (data);
+      g_free (hdr);
+    }
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* envidec's errors: those of envisrc for what the header or the data file
+ * hold, and a header that comes from no local file. */
+static void
+expect_decode_error (const gchar * hdr, const gchar * expect)
+{
+  gchar *err = NULL;
+  GstBuffer *out = decode_cube (hdr, FALSE, NULL, NULL, &err);
+
+  fail_unless (out == NULL, "%s: a cube where an error was expected", hdr);
+  fail_unless (err != NULL && strstr (err, expect) != NULL, "%s: error "
+      "\"%s\" does not say \"%s\"", hdr, err, expect);
+  GST_INFO ("%s: %s", hdr, err);
+  g_free (err);
+}
+
+GST_START_TEST (test_envidec_errors)
+{
+  gchar *dir = tmp_dir ();
+  gchar *p, *desc, *err = NULL;
+  GstBuffer *out;
+
+  p = make_files (dir, "bands0", HDR (4, 3, 0, 4), 1000);
+  expect_decode_error (p, "bands = 0");
+  g_free (p);
+  p = make_files (dir, "short", HDR (4, 3, 2, 4), 4 * 3 * 2 * 4 - 1);
+  expect_decode_error (p, "data file holds 95 bytes, the header needs 96");
+  g_free (p);
+  p = make_files (dir, "double", HDR (4, 3, 2, 5), 4 * 3 * 2 * 8);
+  expect_decode_error (p, "data type 5 (float64) is not supported");
+  g_free (p);
+  p = make_files (dir, "nodata", HDR (1, 1, 1, 1), -1);
+  expect_decode_error (p, "no data file");
+  g_free (p);
+  p = make_files (dir, "notype", "ENVI\nsamples = 1\nlines = 1\n"
+      "bands = 1\n", 1);
+  expect_decode_error (p, "no \"data type\"");
+  g_free (p);
+
+  /* a header not named .hdr: its data file cannot be found */
+  p = g_strdup_printf ("%s/named.txt", dir);
+  write_text (p, HDR (1, 1, 1, 1));
+  expect_decode_error (p, "must be named NAME.hdr");
+  g_free (p);
+
+  /* a header from no file at all */
+  desc = g_strdup ("appsrc name=a caps=application/x-envi-header "
+      "! envidec ! fakesink name=sink");
+  {
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+    GstBuffer *b = gst_buffer_new_memdup (HDR (1, 1, 1, 1),
+        strlen (HDR (1, 1, 1, 1)));
+    GstFlowReturn flow;
+
+    g_signal_emit_by_name (a, "push-buffer", b, &flow);
+    g_signal_emit_by_name (a, "end-of-stream", &flow);
+    gst_buffer_unref (b);
+    gst_object_unref (a);
+    fail_if (run (pipeline, &err, NULL));
+    fail_unless (err && strstr (err, "must come from a file source"), "%s",
+        err);
+    g_clear_pointer (&err, g_free);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+  g_free (desc);
+
+  /* decodebin without caps: it has no final type to stop at */
+  p = make_files (dir, "plain", HDR (1, 1, 1, 1), 1);
+  desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+      "fakesink name=sink", p);
+  out = run_decode (desc, NULL, &err);
+  fail_unless (out == NULL && err != NULL);
+  g_free (err);
+  g_free (desc);
+  g_free (p);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* ---- blocksize: GstBaseSrc's and GstBaseSink's, hidden ---- */
+
+GST_START_TEST (test_blocksize)
+{
+  const gchar *names[] = { "envisrc", "envisink" };
+  gchar *dir = tmp_dir ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_element_factory_make (names[i], NULL);
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "blocksize");
+    guint v = 1;
+
+    /* the element's own, read-only: setting it is refused */
+    fail_unless (ps != NULL);
+    fail_unless (ps->owner_type == G_OBJECT_TYPE (e), "%s: blocksize is %s's",
+        names[i], g_type_name (ps->owner_type));
+    fail_if (ps->flags & G_PARAM_WRITABLE, "%s: blocksize is writable",
+        names[i]);
+    ASSERT_WARNING (g_object_set (e, "blocksize", 8u, NULL));
+    g_object_get (e, "blocksize", &v, NULL);
+    fail_unless_equals_int (v, 0);
+    gst_object_unref (e);
+  }
+
+  /* envisrc says the size of its one buffer once it has started */
+  {
+    const Format *f = &formats[2];
+    GstCaps *caps = cube_caps (f, BSQ, 3, 4, 5);
+    guint8 *data = random_cube (f, 60);
+    GstBuffer *in = gst_buffer_new_memdup (data, 120);
+    gchar *hdr = g_strdup_printf ("%s/b.hdr", dir);
+    GstElement *pipeline, *src, *sink;
+    Received r = { NULL, NULL, 0 };
+    guint v = 0;
+
+    fail_unless (write_cube (hdr, caps, &in, 1, NULL, NULL));
+    pipeline = gst_pipeline_new (NULL);
+    src = gst_element_factory_make ("envisrc", NULL);
+    sink = gst_element_factory_make ("fakesink", NULL);
+    g_object_set (src, "location", hdr, NULL);
+    g_object_set (sink, "sync", FALSE, "signal-handoffs", TRUE, NULL);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &r);
+    gst_bin_add_many (GST_BIN (pipeline), src, sink, NULL);
+    fail_unless (gst_element_link (src, sink));
+    fail_unless (run (pipeline, NULL, NULL));
+    g_object_get (src, "blocksize", &v, NULL);
+    fail_unless_equals_int (v, 120);
+    fail_unless_equals_int (gst_buffer_get_size (r.buf), 120);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    g_object_get (src, "blocksize", &v, NULL);
+    fail_unless_equals_int (v, 0);
+    gst_object_unref (pipeline);
+    gst_buffer_unref (r.buf);
+    gst_caps_unref (r.caps);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    g_free (data);
+    g_free (hdr);
+  }
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
 /* Properties and pad templates as documented. */
 GST_START_TEST (test_elements)
 {
@@ -921,6 +1170,9 @@ envi_suite (void)
   tcase_add_test (tc, test_real_cube);
   tcase_add_test (tc, test_read_errors);
   tcase_add_test (tc, test_write_errors);
+  tcase_add_test (tc, test_envidec);
+  tcase_add_test (tc, test_envidec_errors);
+  tcase_add_test (tc, test_blocksize);
   return s;
 }
 
