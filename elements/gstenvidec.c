@@ -280,7 +280,7 @@ gst_envi_dec_class_init (GstEnviDecClass * klass)
       "ENVI header decoder", "Codec/Decoder/Hyperspectral",
       "Reads the ENVI cube whose header arrives (its data file found next "
       "to the header's file) into one application/x-hyperspectral buffer",
-      "gst-scicodec");
+      SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_envi_dec_debug, "envidec", 0,
       "ENVI header decoder");

@@ -471,7 +471,7 @@ gst_htj2k_parse_class_init (GstHtj2kParseClass * klass)
       "JPEG 2000 codestream and JPH parser", "Codec/Parser/Image",
       "Splits JPEG 2000 codestreams (HTJ2K or Part 1) and JPH files into one "
       "image/x-jpc buffer a codestream, with colorspace and sampling from "
-      "the headers", "gst-scicodec");
+      "the headers", SCI_ELEMENT_AUTHOR);
 
   GST_DEBUG_CATEGORY_INIT (gst_htj2k_parse_debug, "htj2kparse", 0,
       "JPEG 2000 codestream and JPH parser");
