@@ -38,6 +38,32 @@ void example_pipeline_clear (ExamplePipeline * p);
 gboolean example_takes_cuda_memory (GstElementFactory * factory,
     GstPadDirection direction, const gchar * format);
 
+/* Notes which backend each of the project's GstSciFilter elements
+ * (dpcmenc, dpcmdec, sppfilter, ...) runs on, from the INFO lines of the
+ * "scifilter" category and of the element categories named in `elements`
+ * (NULL-terminated; their fallback to the CPU is said there).  Those lines
+ * are captured, not printed, unless GST_DEBUG asked for them.  Call once,
+ * after gst_init. */
+void example_watch_backends (const gchar * const *elements);
+
+/* What the element named `name` said since example_forget_backends:
+ * "CUDA", "CPU", "CUDA>CPU" (it fell back to the CPU) or "?" (nothing).
+ * A static string. */
+const gchar *example_backend_of (const gchar * name);
+
+/* Forgets what the elements said (call before each pipeline). */
+void example_forget_backends (void);
+
+/* Reads the ENVI cube whose header is `hdr` (its data file beside it: the
+ * header's name without .hdr, then with the interleave as extension, then
+ * .img), data type 1, 2, 12 or 4, either byte order, into one buffer of
+ * host-order values in the order `interleave` asks ("bip", "bil" or "bsq"),
+ * with application/x-hyperspectral caps as envisrc gives them.  For builds
+ * without envisrc (GDAL): the GPU host's bundle leaves GDAL out.  NULL with
+ * *error when the files are not such a cube. */
+GstSample *example_read_envi (const gchar * hdr, const gchar * interleave,
+    gchar ** error);
+
 /* PSNR in dB of `n` samples of peak value `peak` with the squared errors
  * `sq` (infinite when they are 0). */
 gdouble example_psnr (guint64 peak, gdouble sq, guint64 n);

@@ -6,8 +6,14 @@
 # every lossy one above its PSNR floor; then synthetic shot
 # gathers through seismicenc ! seismicdec, each above its SNR floor, and,
 # where ../shared/data holds it, the F3 SEG-Y file through segysrc ..
-# segysink with its headers back byte for byte.  Arguments (--frames N,
-# --backend auto|cuda|cpu, --system-memory) go to every program.
+# segysink with its headers back byte for byte; then the real 16-bit
+# frames of ../shared/data (TREx auroral imager sequences, GMOS-N
+# spectrograph frames) through dpcmenc ! dpcmdec, every frame back exact and
+# every coded frame equal to the C reference's, bits per pixel beside
+# JPEG-LS; last, the real Samson hyperspectral cube through envisrc !
+# sppfilter at two windows, every value within 1e-5 of the C reference.
+# Arguments (--frames N, --backend auto|cuda|cpu, --system-memory) go to
+# every program.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -25,4 +31,8 @@ if [ -f "$f3" ]; then
 else
   "$BUILD/examples/seismic-roundtrip" "$@" || rc=1
 fi
+echo
+"$BUILD/examples/dpcm-roundtrip" "$@" || rc=1
+echo
+"$BUILD/examples/spp-check" "$@" || rc=1
 exit $rc
