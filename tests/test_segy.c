@@ -3,7 +3,10 @@
  *
  * - the meta's records (gst/gstscisegymeta.c, linked in): round trip, the
  *   transform, and refusals of cut, duplicated, incomplete and corrupted
- *   records, of wrong decompressed sizes and of a frame over 256 MiB;
+ *   records, of wrong decompressed sizes, of file headers beyond 32767
+ *   extended headers or other than their binary header counts, of more
+ *   trace headers than the gather's traces, of a crafted 8 KB
+ *   decompression bomb;
  * - IBM float conversion against segyio's (exact for normalised IBM values
  *   within float's range) and against a bound on the rounding error, ties
  *   to even; integer rounding and clamping;
@@ -450,19 +453,43 @@ zstd (GBytes * b)
   return g_bytes_new_take (z, n);
 }
 
-/* Whether the records are refused, with nothing added. */
+/* Whether the records of a gather of `traces` traces are refused, with
+ * nothing added. */
 static void
-expect_refused (GBytes * rec, const gchar * what)
+expect_refused_n (GBytes * rec, guint64 traces, const gchar * what)
 {
   GstBuffer *b = gst_buffer_new ();
   gboolean added = TRUE;
 
   fail_if (gst_buffer_add_sci_segy_meta_from_records (b,
-          g_bytes_get_data (rec, NULL), g_bytes_get_size (rec), &added),
-      "%s: accepted", what);
+          g_bytes_get_data (rec, NULL), g_bytes_get_size (rec), traces,
+          &added), "%s: accepted", what);
   fail_if (added, "%s", what);
   fail_unless (gst_buffer_get_sci_segy_meta (b) == NULL, "%s", what);
   gst_buffer_unref (b);
+}
+
+/* ... of the 7 traces of test_meta_records */
+static void
+expect_refused (GBytes * rec, const gchar * what)
+{
+  expect_refused_n (rec, 7, what);
+}
+
+/* A file header of 3600 + 3200 `ext` bytes whose binary header (IBM
+ * floats, 10 samples) counts `count` extended textual headers. */
+static GBytes *
+counted_file_header (guint ext, gint count)
+{
+  gsize len = 3600 + 3200 * (gsize) ext;
+  guint8 *h = g_malloc (len);
+
+  memset (h, 0x40, len);
+  memset (h + 3200, 0, 400);
+  GST_WRITE_UINT16_BE (h + 3220, 10);
+  GST_WRITE_UINT16_BE (h + 3224, 1);
+  GST_WRITE_UINT16_BE (h + 3504, (guint16) count);
+  return g_bytes_new_take (h, len);
 }
 
 GST_START_TEST (test_meta_records)
@@ -492,7 +519,7 @@ GST_START_TEST (test_meta_records)
       g_bytes_get_size (rec));
   gst_sci_meta_append_record (arr, "XXXX", NULL, 0);
   fail_unless (gst_buffer_add_sci_segy_meta_from_records (b, arr->data,
-          arr->len, &added));
+          arr->len, 7, &added));
   fail_unless (added);
   n = gst_buffer_get_sci_segy_meta (b);
   fail_unless (n != NULL);
@@ -507,7 +534,8 @@ GST_START_TEST (test_meta_records)
   /* no SEG-Y records: well-formed, nothing added */
   c = gst_buffer_new ();
   added = TRUE;
-  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c, NULL, 0, &added));
+  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c, NULL, 0, 7,
+          &added));
   fail_if (added);
   fail_unless (gst_buffer_get_sci_segy_meta (c) == NULL);
   gst_buffer_unref (c);
@@ -544,7 +572,7 @@ GST_START_TEST (test_meta_records)
   bad = records (fz, tz, 5, TRUE);
   c = gst_buffer_new ();
   fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
-          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), NULL));
+          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7, NULL));
   fail_unless (gst_buffer_get_sci_segy_meta (c) != NULL);
   gst_buffer_unref (c);
   g_bytes_unref (bad);
@@ -632,33 +660,99 @@ GST_START_TEST (test_meta_records)
     g_bytes_unref (z2);
     g_bytes_unref (z3);
   }
-  /* content sizes around 256 MiB: a valid frame of 3600 + 3200 k zero
-   * bytes just under the limit is taken, just over it refused */
+  /* the bounds: a file header of 3600 + 3200 x 32767 bytes (zeros: no
+   * binary header that counts them) is taken, one more record refused
+   * before anything is inflated */
   {
-    guint64 under = 3600 + 3200 * G_GUINT64_CONSTANT (83884);
-    guint64 over = 3600 + 3200 * G_GUINT64_CONSTANT (83887);
+    guint64 most = 3600 + 3200 * G_GUINT64_CONSTANT (32767);
     GByteArray *f;
     GBytes *big;
 
-    fail_unless (under <= (256u << 20) && over > (256u << 20));
-    f = rle_frame (under);
+    f = rle_frame (most);
     big = g_byte_array_free_to_bytes (f);
     bad = records (big, tz, 5, TRUE);
     c = gst_buffer_new ();
     fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
-            g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), &added));
+            g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7, &added));
     fail_unless (added);
     fail_unless_equals_uint64 (g_bytes_get_size (gst_buffer_get_sci_segy_meta
-            (c)->file_header), under);
+            (c)->file_header), most);
     gst_buffer_unref (c);
     g_bytes_unref (bad);
     g_bytes_unref (big);
-    f = rle_frame (over);
+    f = rle_frame (most + 3200);
     big = g_byte_array_free_to_bytes (f);
     bad = records (big, tz, 5, TRUE);
-    expect_refused (bad, "a frame over 256 MiB");
+    expect_refused (bad, "32768 extended textual headers");
     g_bytes_unref (bad);
     g_bytes_unref (big);
+  }
+  /* the trace headers: at most 240 bytes a trace of the gather */
+  bad = records (fz, tz, 5, TRUE);
+  expect_refused_n (bad, 6, "7 trace headers for a gather of 6 traces");
+  expect_refused_n (bad, 0, "7 trace headers for a gather of none");
+  c = gst_buffer_new ();
+  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
+          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 8, &added));
+  fail_unless (added);
+  gst_buffer_unref (c);
+  g_bytes_unref (bad);
+  /* a decompression bomb: 16 KB of records (8 KB a frame of zstd RLE
+   * blocks) announcing 256 MiB of file header and 256 MiB of trace headers
+   * for a gather of 7 traces is refused from the announced sizes, nothing
+   * inflated */
+  {
+    GByteArray *f1 = rle_frame (3600 + 3200 * G_GUINT64_CONSTANT (83884));
+    GByteArray *f2 = rle_frame (240 * G_GUINT64_CONSTANT (1118481));
+    GBytes *b1, *b2;
+
+    fail_unless (f1->len < 8300 && f2->len < 8300, "%u, %u bytes", f1->len,
+        f2->len);
+    b1 = g_byte_array_free_to_bytes (f1);
+    b2 = g_byte_array_free_to_bytes (f2);
+    bad = records (b1, b2, 5, TRUE);
+    expect_refused (bad, "16 KB inflating to 512 MiB");
+    g_bytes_unref (bad);
+    /* either part alone */
+    bad = records (b1, tz, 5, TRUE);
+    expect_refused (bad, "8 KB inflating to a 256 MiB file header");
+    g_bytes_unref (bad);
+    bad = records (fz, b2, 5, TRUE);
+    expect_refused (bad, "8 KB inflating to 256 MiB of trace headers");
+    g_bytes_unref (bad);
+    g_bytes_unref (b1);
+    g_bytes_unref (b2);
+  }
+  /* a binary header that counts its extended headers: exactly that many */
+  {
+    const struct
+    {
+      guint ext;
+      gint count;
+      gboolean ok;
+    } cases[] = { {2, 2, TRUE}, {2, 1, FALSE}, {2, 3, FALSE}, {0, 0, TRUE},
+    {1, 0, FALSE}, {3, -1, TRUE}
+    };
+
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      GBytes *h = counted_file_header (cases[i].ext, cases[i].count);
+      GBytes *hz = zstd (h);
+
+      bad = records (hz, tz, 5, TRUE);
+      c = gst_buffer_new ();
+      fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
+              g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7,
+              &added) == cases[i].ok, "%u headers, %d counted", cases[i].ext,
+          cases[i].count);
+      fail_unless ((gst_buffer_get_sci_segy_meta (c) != NULL) == cases[i].ok);
+      if (cases[i].ok)
+        fail_unless (g_bytes_equal (gst_buffer_get_sci_segy_meta
+                (c)->file_header, h));
+      gst_buffer_unref (c);
+      g_bytes_unref (bad);
+      g_bytes_unref (hz);
+      g_bytes_unref (h);
+    }
   }
 
   g_bytes_unref (fz);
