@@ -49,6 +49,7 @@ enum
   PROP_LOCATION,
   PROP_GATHER_TRACES,
   PROP_GATHER_KEY,
+  PROP_BLOCKSIZE,
 };
 
 #define DEFAULT_GATHER_TRACES 96
@@ -635,6 +636,9 @@ gst_segy_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_GATHER_KEY:
       g_value_set_enum (value, self->gather_key);
       break;
+    case PROP_BLOCKSIZE:
+      g_value_set_uint (value, 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -688,6 +692,15 @@ gst_segy_src_class_init (GstSegySrcClass * klass)
           GST_TYPE_SEGY_GATHER_KEY, DEFAULT_GATHER_KEY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /* GstBaseSrc's blocksize (bytes a buffer) means nothing here and cannot
+   * be uninstalled: a read-only property of the same name shadows it, so
+   * that gst-inspect tells the truth and setting it fails loudly instead of
+   * being silently ignored */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Block size",
+          "Not used (always 0, read-only): segysrc's buffers are gathers of "
+          "gather-traces traces or of a gather-key run, not blocks of bytes",
+          0, 0, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,

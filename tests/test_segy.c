@@ -1891,6 +1891,44 @@ GST_START_TEST (test_elements)
 
 GST_END_TEST;
 
+/* The blocksize of GstBaseSrc / GstBaseSink, which neither element uses,
+ * is shadowed by a read-only property that says so: the one listed (as
+ * gst-inspect lists them), not settable, 0. */
+GST_START_TEST (test_no_blocksize)
+{
+  const gchar *names[] = { "segysrc", "segysink" };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_element_factory_make (names[i], NULL);
+    GObjectClass *klass;
+    GParamSpec **props, *p;
+    guint n, found = 0, v = 7;
+
+    fail_unless (e != NULL);
+    klass = G_OBJECT_GET_CLASS (e);
+    props = g_object_class_list_properties (klass, &n);
+    for (k = 0; k < n; k++) {
+      if (strcmp (props[k]->name, "blocksize") != 0)
+        continue;
+      found++;
+      p = props[k];
+      fail_unless (p->owner_type == G_OBJECT_TYPE (e), "%s: blocksize of %s",
+          names[i], g_type_name (p->owner_type));
+      fail_if (p->flags & G_PARAM_WRITABLE, "%s: blocksize writable", names[i]);
+      fail_unless (strstr (g_param_spec_get_blurb (p), "Not used") != NULL,
+          "%s: \"%s\"", names[i], g_param_spec_get_blurb (p));
+    }
+    g_free (props);
+    fail_unless_equals_int (found, 1);
+    g_object_get (e, "blocksize", &v, NULL);
+    fail_unless_equals_int (v, 0);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 segy_suite (void)
 {
@@ -1903,6 +1941,7 @@ segy_suite (void)
   tcase_add_test (tc, test_ibm);
   tcase_add_test (tc, test_int_rounding);
   tcase_add_test (tc, test_elements);
+  tcase_add_test (tc, test_no_blocksize);
   tcase_add_test (tc, test_f3_formats);
   tcase_add_test (tc, test_round_trip_files);
   tcase_add_test (tc, test_gather_keys);
