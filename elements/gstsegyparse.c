@@ -192,8 +192,8 @@ segy_type_find (GstTypeFind * tf, gpointer unused)
     size_ok = (length - first) % trace_bytes == 0;
   th = gst_type_find_peek (tf, first, GST_SCI_SEGY_TRACE_HEADER_BYTES);
   if (th)
-    trace_ok = (h.little_endian ? GST_READ_UINT16_LE (th + 114) :
-        GST_READ_UINT16_BE (th + 114)) == h.samples;
+    trace_ok = (guint) (h.little_endian ? th[114] | th[115] << 8 :
+        th[114] << 8 | th[115]) == h.samples;
 
   if (text_ok && (size_ok || trace_ok))
     gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,

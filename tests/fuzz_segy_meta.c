@@ -40,6 +40,22 @@
 #include "gstscifitsmeta.h"
 #include "gstscisegymeta.h"
 
+/* Little-endian 32-bit integers at any address (the records' lengths). */
+static guint32
+get32le (const guint8 * p)
+{
+  return p[0] | p[1] << 8 | p[2] << 16 | (guint32) p[3] << 24;
+}
+
+static void
+set32le (guint8 * p, guint32 v)
+{
+  p[0] = v;
+  p[1] = v >> 8;
+  p[2] = v >> 16;
+  p[3] = v >> 24;
+}
+
 /* Parses one input; 1 taken, 0 refused, -1 a broken promise. */
 static int
 fuzz_one (const guint8 * data, gsize size)
@@ -137,9 +153,12 @@ seed (guint ext, gint count, guint traces, gboolean foreign)
   for (i = 0; i < flen; i++)
     f[i] = rng () % 3 ? 0x40 : 0xc1 + rng () % 9;
   memset (f + 3200, 0, 400);
-  GST_WRITE_UINT16_BE (f + 3220, 10);
-  GST_WRITE_UINT16_BE (f + 3224, 1);
-  GST_WRITE_UINT16_BE (f + 3504, (guint16) count);
+  f[3220] = 0;
+  f[3221] = 10;
+  f[3224] = 0;
+  f[3225] = 1;
+  f[3504] = (guint16) count >> 8;
+  f[3505] = count & 0xff;
   if (count < 0)
     memcpy (f + flen - 100, "((SEG: EndText))", 16);
   for (i = 0; i < 240 * (gsize) traces; i++)
@@ -205,7 +224,7 @@ mutate (guint8 * b, gsize len, gsize cap)
         gsize off = 1;
 
         while (off + 8 <= len && rng () % 3) {
-          gsize next = off + 8 + GST_READ_UINT32_LE (b + off + 4);
+          gsize next = off + 8 + get32le (b + off + 4);
 
           if (next > len)
             break;
@@ -217,8 +236,8 @@ mutate (guint8 * b, gsize len, gsize cap)
           };
 
           if (rng () % 2)
-            GST_WRITE_UINT32_LE (b + off + 4, GST_READ_UINT32_LE (b + off +
-                    4) + (gint) (rng () % 9) - 4);
+            set32le (b + off + 4, get32le (b + off + 4) + (gint) (rng () % 9)
+                - 4);
           else
             memcpy (b + off, tags[rng () % 4], 4);
         }

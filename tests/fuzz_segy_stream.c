@@ -278,7 +278,7 @@ fuzz_one (const guint8 * data, gsize size)
     return TRUE;
   gather_traces = 1 + data[0] % 32;
   key = data[1] % 7;
-  cut = 1 + GST_READ_UINT16_LE (data + 2);
+  cut = 1 + (data[2] | data[3] << 8);
   outcome_init (&a);
   outcome_init (&b);
   ok = parse (data + 4, size - 4, gather_traces, key, 0, &a)
