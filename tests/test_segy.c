@@ -1932,6 +1932,13 @@ GST_END_TEST;
 
 /* ---- segyparse: the same gathers from a byte stream ---- */
 
+/* For messages: the caps as text (leaked: failures end the test). */
+static gchar *
+caps_str (GstCaps * caps)
+{
+  return caps ? gst_caps_to_string (caps) : g_strdup ("no type");
+}
+
 /* Buffers, caps, metas and offsets equal, gather after gather. */
 static void
 gathers_equal (Gathers * a, Gathers * b, const gchar * what)
@@ -1947,9 +1954,9 @@ gathers_equal (Gathers * a, Gathers * b, const gchar * what)
     GstMapInfo p, q;
 
     fail_unless (gst_caps_is_equal (g_ptr_array_index (a->caps, i),
-            g_ptr_array_index (b->caps, i)), "%s: gather %u: caps %"
-        GST_PTR_FORMAT " and %" GST_PTR_FORMAT, what, i,
-        g_ptr_array_index (a->caps, i), g_ptr_array_index (b->caps, i));
+            g_ptr_array_index (b->caps, i)), "%s: gather %u: caps %s and %s",
+        what, i, caps_str (g_ptr_array_index (a->caps, i)),
+        caps_str (g_ptr_array_index (b->caps, i)));
     fail_unless (gst_buffer_map (x, &p, GST_MAP_READ));
     fail_unless (gst_buffer_map (y, &q, GST_MAP_READ));
     fail_unless (p.size == q.size && memcmp (p.data, q.data, p.size) == 0,
@@ -2468,12 +2475,12 @@ GST_START_TEST (test_typefind)
       continue;
     data = read_file (path, &len);
     caps = type_of_file (data, len, NULL, &prob);
-    fail_unless (is_segy (caps), "%s: %" GST_PTR_FORMAT, names[f], caps);
+    fail_unless (is_segy (caps), "%s: %s", names[f], caps_str (caps));
     fail_unless (prob == GST_TYPE_FIND_MAXIMUM, "%s: %d", names[f], prob);
     gst_caps_unref (caps);
     caps = type_of (data, 2048, &prob);
-    fail_unless (is_segy (caps), "%s, first 2 KiB: %" GST_PTR_FORMAT,
-        names[f], caps);
+    fail_unless (is_segy (caps), "%s, first 2 KiB: %s", names[f],
+        caps_str (caps));
     gst_caps_unref (caps);
     /* the length unknown and the trace header's stale sample count
      * (f3's say 462): still SEG-Y, above what MP3 finds in the samples */
@@ -2494,7 +2501,7 @@ GST_START_TEST (test_typefind)
     a = synth_file (f, f % 2, 1 + rng () % 100, 1 + rng () % 9,
         (gint) (rng () % 3) - 1, 1000, 1000, 1);
     caps = type_of_file (a->data, a->len, NULL, &prob);
-    fail_unless (is_segy (caps), "format %u: %" GST_PTR_FORMAT, f, caps);
+    fail_unless (is_segy (caps), "format %u: %s", f, caps_str (caps));
     fail_unless_equals_int (prob, GST_TYPE_FIND_MAXIMUM);
     gst_caps_unref (caps);
     g_byte_array_unref (a);
