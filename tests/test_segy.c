@@ -26,10 +26,23 @@
  *   file; caps against the file header, trace-header size, unwritable
  *   location, samples changing; a few hundred random mutations of the
  *   binary header and first trace header (an error or data, never a
- *   crash).
+ *   crash);
+ * - the blocksize of the base classes shadowed, read-only, on segysrc and
+ *   segysink;
+ * - segyparse: the gathers, caps, metas, offsets, warnings and outcome of
+ *   segysrc, from every file of ../shared/data/seismic and generated files
+ *   (every format, both byte orders, extended headers counted and
+ *   variable, key runs, cut inside a trace, headers only) pushed in one
+ *   buffer, 1-byte, 7-byte and odd-sized chunks; errors with byte offsets;
+ *   filesrc ! decodebin (and a stream pushed into decodebin) giving the
+ *   same gathers, and decodebin ! segysink the same file;
+ * - the typefinder: every SEG-Y file found (whole, and from its first
+ *   2 KiB), no other file of ../shared/data, none of the plugin's other
+ *   formats (seismic and DPCM frames, J2K codestreams), no junk.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/base/gsttypefindhelper.h>
+#include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -2454,6 +2467,34 @@ check_not_segy_dir (const gchar * dir, guint * n)
   g_dir_close (d);
 }
 
+/* All the bytes a pipeline ending in "appsink name=out" makes. */
+static GByteArray *
+pipeline_bytes (const gchar * launch)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &err);
+  GByteArray *a = g_byte_array_new ();
+  GstElement *out;
+  GstSample *sample;
+
+  fail_unless (pipeline != NULL, "%s: %s", launch, err ? err->message : "");
+  out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (out)))) {
+    GstMapInfo map;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    g_byte_array_append (a, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  return a;
+}
+
 GST_START_TEST (test_typefind)
 {
   static const gchar *const names[] = { "f3.sgy", "f3-lsb.sgy",
@@ -2510,6 +2551,47 @@ GST_START_TEST (test_typefind)
   /* nothing else in the data folder */
   check_not_segy_dir (root ? root : "../shared/data", &n);
   g_print ("typefinder: %u other files not taken for SEG-Y\n", n);
+
+  /* the plugin's other formats, made here: seismic frames (of a
+   * generated SEG-Y file's gathers), DPCM frames, HTJ2K and Part 1
+   * codestreams */
+  {
+    GByteArray *a = synth_file (3, FALSE, 50, 30, 0, 2000, 2000, 1);
+    gchar *dir = tmp_dir (), *p = g_strdup_printf ("%s/s.sgy", dir);
+    gchar *launches[4];
+
+    write_file (p, a->data, a->len);
+    g_byte_array_unref (a);
+    launches[0] = g_strdup_printf ("segysrc location=\"%s\" ! seismicenc ! "
+        "appsink name=out sync=false", p);
+    launches[1] = g_strdup ("videotestsrc num-buffers=2 ! video/x-raw,"
+        "format=GRAY16_LE,width=96,height=80 ! dpcmenc ! appsink name=out "
+        "sync=false");
+    launches[2] = g_strdup ("videotestsrc num-buffers=1 ! video/x-raw,"
+        "format=GRAY8,width=96,height=80 ! htj2kenc ! appsink name=out "
+        "sync=false");
+    launches[3] = g_strdup ("videotestsrc num-buffers=1 ! video/x-raw,"
+        "format=RGB,width=64,height=64 ! ebcotcm ! appsink name=out "
+        "sync=false");
+    for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+      GByteArray *bytes = pipeline_bytes (launches[i]);
+
+      fail_unless (bytes->len > 0, "%s gave nothing", launches[i]);
+      caps = type_of_file (bytes->data, bytes->len, NULL, &prob);
+      fail_if (is_segy (caps), "%s: found to be SEG-Y", launches[i]);
+      if (caps)
+        gst_caps_unref (caps);
+      caps = type_of (bytes->data, MIN (bytes->len, 2048), &prob);
+      fail_if (is_segy (caps), "%s: its first 2 KiB found to be SEG-Y",
+          launches[i]);
+      if (caps)
+        gst_caps_unref (caps);
+      g_byte_array_unref (bytes);
+      g_free (launches[i]);
+    }
+    g_free (p);
+    remove_dir (dir);
+  }
 
   /* junk, text, and a SEG-Y binary header after text that is no
    * textual header of cards */
