@@ -41,6 +41,7 @@ enum
 {
   PROP_0,
   PROP_LOCATION,
+  PROP_BLOCKSIZE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -566,6 +567,9 @@ gst_segy_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LOCATION:
       g_value_set_string (value, self->location);
       break;
+    case PROP_BLOCKSIZE:
+      g_value_set_uint (value, 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -607,6 +611,15 @@ gst_segy_sink_class_init (GstSegySinkClass * klass)
           "Path of the SEG-Y file to write (replaced if it exists)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /* GstBaseSink's blocksize is what a sink pulls a buffer in pull mode,
+   * which segysink never uses; it cannot be uninstalled, so a read-only
+   * property of the same name shadows it (gst-inspect tells the truth,
+   * setting it fails loudly) */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Block size",
+          "Not used (always 0, read-only): segysink writes the gathers pushed "
+          "to it as they come and never pulls blocks of bytes", 0, 0, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,

@@ -49,20 +49,11 @@ enum
   PROP_LOCATION,
   PROP_GATHER_TRACES,
   PROP_GATHER_KEY,
+  PROP_BLOCKSIZE,
 };
 
 #define DEFAULT_GATHER_TRACES 96
 #define DEFAULT_GATHER_KEY GST_SEGY_GATHER_KEY_NONE
-
-#define GST_TYPE_SEGY_GATHER_KEY (gst_segy_gather_key_get_type ())
-static GType gst_segy_gather_key_get_type (void);
-
-/* The 1-based byte of each key's 4-byte field in the trace header. */
-static const guint key_bytes[] = { 0, 9, 21, 189, 193, 17, 37 };
-
-static const gchar *const key_names[] = { "none", "ffid", "cdp", "inline",
-  "crossline", "energy-source-point", "offset"
-};
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_SEGY_CAPS));
@@ -71,34 +62,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 G_DEFINE_TYPE (GstSegySrc, gst_segy_src, GST_TYPE_BASE_SRC);
 GST_ELEMENT_REGISTER_DEFINE (segysrc, "segysrc", GST_RANK_NONE,
     GST_TYPE_SEGY_SRC);
-
-static GType
-gst_segy_gather_key_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_SEGY_GATHER_KEY_NONE, "No key: gather-traces traces a gather",
-        "none"},
-    {GST_SEGY_GATHER_KEY_FFID, "Field record number (trace header bytes "
-          "9-12): one gather per shot", "ffid"},
-    {GST_SEGY_GATHER_KEY_CDP, "Ensemble (CDP) number (bytes 21-24)", "cdp"},
-    {GST_SEGY_GATHER_KEY_INLINE, "Inline number (bytes 189-192)", "inline"},
-    {GST_SEGY_GATHER_KEY_CROSSLINE, "Crossline number (bytes 193-196)",
-        "crossline"},
-    {GST_SEGY_GATHER_KEY_ENERGY_SOURCE_POINT, "Energy source point number "
-          "(bytes 17-20)", "energy-source-point"},
-    {GST_SEGY_GATHER_KEY_OFFSET, "Source-receiver offset (bytes 37-40)",
-        "offset"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstSegyGatherKey", values);
-
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 /* ---- reading ---- */
 
@@ -130,28 +93,16 @@ read_at (gint fd, gpointer buf, gsize len, guint64 off, gchar ** why)
   return TRUE;
 }
 
-/* A big- or little-endian unsigned integer of `n` bytes. */
-static guint32
-read_uint (const guint8 * b, guint n, gboolean le)
-{
-  guint32 v = 0;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    v = (v << 8) | b[le ? n - 1 - i : i];
-  return v;
-}
-
 /* The value of the key field of trace `t`. */
 static gboolean
 read_key (GstSegySrc * self, guint64 t, guint32 * v, gchar ** why)
 {
-  guint8 b[4];
+  guint8 th[GST_SCI_SEGY_TRACE_HEADER_BYTES];
 
-  if (!read_at (self->fd, b, 4, self->trace0 + t * self->trace_bytes +
-          self->key_offset - 1, why))
+  if (!read_at (self->fd, th, sizeof (th), self->trace0 + t *
+          self->layout.trace_bytes, why))
     return FALSE;
-  *v = read_uint (b, 4, self->bin.little_endian);
+  *v = gst_segy_layout_trace_key (&self->layout, th, self->key_offset);
   return TRUE;
 }
 
@@ -176,7 +127,7 @@ gather_length (GstSegySrc * self, guint64 first, guint * n, gchar ** why)
       return FALSE;
     if (v != key)
       break;
-    if (k == self->max_traces) {
+    if (k == self->layout.max_traces) {
       if (!self->split_warned) {
         GST_ELEMENT_WARNING (self, STREAM, FORMAT,
             ("A gather of \"%s\" is split: it is longer than a buffer of "
@@ -184,8 +135,8 @@ gather_length (GstSegySrc * self, guint64 first, guint * n, gchar ** why)
             ("gather-key=%s: the run of traces with value %d from trace %"
                 G_GUINT64_FORMAT " has more than %u traces (at most 16777216 "
                 "traces and 2^28 values a gather): cut into gathers of %u",
-                key_names[self->gather_key], (gint32) key, first,
-                self->max_traces, self->max_traces));
+                gst_segy_gather_key_name (self->gather_key), (gint32) key,
+                first, self->layout.max_traces, self->layout.max_traces));
         self->split_warned = TRUE;
       }
       break;
@@ -195,36 +146,28 @@ gather_length (GstSegySrc * self, guint64 first, guint * n, gchar ** why)
   return TRUE;
 }
 
-/* Whether `hay` holds `needle`. */
-static gboolean
-contains (const guint8 * hay, gsize n, const guint8 * needle, gsize m)
-{
-  gsize i;
-
-  for (i = 0; i + m <= n; i++)
-    if (hay[i] == needle[0] && memcmp (hay + i, needle, m) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* Bytes of extended textual headers from `off` up to and including the
- * record that holds the ((SEG: EndText)) stanza (ASCII or EBCDIC); FALSE
- * when no record up to the end of the file does. */
+ * record that holds the ((SEG: EndText)) stanza; FALSE when no record up
+ * to the end of the file, or up to the most that a meta's records carry
+ * (GST_SCI_SEGY_MAX_EXT_HEADERS), does. */
 static gboolean
 find_end_text (gint fd, guint64 off, guint64 size, guint64 * len, gchar ** why)
 {
-  static const guint8 ascii[] = "((SEG: EndText))";
-  static const guint8 ebcdic[] = { 0x4d, 0x4d, 0xe2, 0xc5, 0xc7, 0x7a, 0x40,
-    0xc5, 0x95, 0x84, 0xe3, 0x85, 0xa7, 0xa3, 0x5d, 0x5d
-  };
   guint8 rec[GST_SCI_SEGY_TEXT_HEADER_BYTES];
   guint64 at;
+  guint n = 0;
 
   for (at = off; at + sizeof (rec) <= size; at += sizeof (rec)) {
+    if (n++ == GST_SCI_SEGY_MAX_EXT_HEADERS) {
+      *why = g_strdup_printf ("the binary header says a variable number of "
+          "extended textual headers (-1 in bytes 3505-3506), but none of "
+          "the %u records after the binary header holds the "
+          "((SEG: EndText)) stanza that ends them", n - 1);
+      return FALSE;
+    }
     if (!read_at (fd, rec, sizeof (rec), at, why))
       return FALSE;
-    if (contains (rec, sizeof (rec), ascii, 16)
-        || contains (rec, sizeof (rec), ebcdic, 16)) {
+    if (gst_segy_record_ends_text (rec)) {
       *len = at + sizeof (rec) - off;
       return TRUE;
     }
@@ -260,10 +203,7 @@ clear_file (GstSegySrc * self)
 static GstCaps *
 make_caps (GstSegySrc * self, guint traces)
 {
-  return gst_caps_new_simple ("application/x-seismic",
-      "traces", G_TYPE_INT, (gint) traces,
-      "samples", G_TYPE_INT, (gint) self->bin.samples,
-      "sample-interval", G_TYPE_INT, (gint) self->interval, NULL);
+  return gst_segy_layout_caps (&self->layout, traces, self->interval);
 }
 
 #define FAIL(domain, code, ...) G_STMT_START {                           \
@@ -278,7 +218,9 @@ gst_segy_src_start (GstBaseSrc * src)
   GstSegySrc *self = GST_SEGY_SRC (src);
   gchar *location, *why = NULL;
   guint8 head[GST_SCI_SEGY_FILE_HEADER_BYTES];
-  GstSciSegyBinaryHeader *h = &self->bin;
+  GstSegyLayout *l = &self->layout;
+  GstSciSegyBinaryHeader *h = &l->bin;
+  GstStreamError code;
   guint64 size, header_len, ext_len, data;
   guint8 *file_header;
   guint gather_traces, first_n;
@@ -287,7 +229,7 @@ gst_segy_src_start (GstBaseSrc * src)
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
   gather_traces = self->gather_traces;
-  self->key_offset = key_bytes[self->gather_key];
+  self->key_offset = gst_segy_gather_key_byte (self->gather_key);
   GST_OBJECT_UNLOCK (self);
   clear_file (self);
 
@@ -313,29 +255,13 @@ gst_segy_src_start (GstBaseSrc * src)
             "a SEG-Y file", location, size));
   if (!read_at (self->fd, head, sizeof (head), 0, &why))
     FAIL (RESOURCE, READ, ("%s: %s", location, why));
-  if (!gst_sci_segy_binary_header_parse (head +
-          GST_SCI_SEGY_TEXT_HEADER_BYTES, h, &why))
-    FAIL (STREAM, WRONG_TYPE, ("%s: %s", location, why));
-  self->sample_bytes = gst_sci_segy_format_bytes (h->format);
-  if (!self->sample_bytes)
-    FAIL (STREAM, FORMAT, ("%s: sample format %u (%s) is not supported: "
-            "segysrc reads formats 1 (IBM float), 2 (int32), 3 (int16), "
-            "5 (IEEE float), 6 (IEEE double), 7 (int24), 8 (int8), "
-            "9 (int64), 10 (uint32), 11 (uint16), 12 (uint64), 15 (uint24) "
-            "and 16 (uint8)", location, h->format,
-            gst_sci_segy_format_name (h->format)));
-  if (h->extra_trace_headers)
-    FAIL (STREAM, FORMAT, ("%s: the binary header says up to %"
-            G_GUINT64_FORMAT " additional trace headers a trace (SEG-Y rev 2, "
-            "bytes 3507-3510), which segysrc does not read", location,
-            h->extra_trace_headers));
-  if (h->samples == 0)
-    FAIL (STREAM, FORMAT, ("%s: the binary header says 0 samples a trace "
-            "(bytes 3221-3222)", location));
-  if (h->samples > 65535)
-    FAIL (STREAM, FORMAT, ("%s: the binary header says %u samples a trace; "
-            "application/x-seismic carries at most 65535", location,
-            h->samples));
+  if (!gst_segy_layout_init (l, head, &code, &why)) {
+    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+        GST_STREAM_ERROR, code, g_strdup_printf ("Cannot read the SEG-Y "
+            "file \"%s\".", location), g_strdup_printf ("%s: %s", location,
+            why), __FILE__, GST_FUNCTION, __LINE__);
+    goto fail;
+  }
 
   /* the extended textual headers */
   if (h->ext_headers >= 0) {
@@ -346,13 +272,11 @@ gst_segy_src_start (GstBaseSrc * src)
               G_GUINT64_FORMAT ", but the file holds %" G_GUINT64_FORMAT
               " bytes", location, h->ext_headers,
               GST_SCI_SEGY_FILE_HEADER_BYTES + ext_len, size));
-  } else if (h->ext_headers == -1) {
+  } else {
+    /* -1: gst_segy_layout_init refused the others */
     if (!find_end_text (self->fd, GST_SCI_SEGY_FILE_HEADER_BYTES, size,
             &ext_len, &why))
       FAIL (STREAM, FORMAT, ("%s: %s", location, why));
-  } else {
-    FAIL (STREAM, FORMAT, ("%s: the binary header says %d extended textual "
-            "headers (bytes 3505-3506)", location, h->ext_headers));
   }
   header_len = GST_SCI_SEGY_FILE_HEADER_BYTES + ext_len;
   file_header = g_malloc (header_len);
@@ -364,26 +288,24 @@ gst_segy_src_start (GstBaseSrc * src)
 
   /* the traces */
   self->trace0 = header_len;
-  self->trace_bytes = GST_SCI_SEGY_TRACE_HEADER_BYTES +
-      (guint64) h->samples * self->sample_bytes;
   data = size - header_len;
-  self->n_traces = data / self->trace_bytes;
-  self->tail = data % self->trace_bytes;
+  self->n_traces = data / l->trace_bytes;
+  self->tail = data % l->trace_bytes;
   if (self->n_traces == 0 && self->tail)
     FAIL (RESOURCE, READ, ("%s: truncated: the file ends %" G_GUINT64_FORMAT
             " bytes into its first trace, which takes %" G_GUINT64_FORMAT
             " bytes (240 header + %u samples x %u bytes of %s)", location,
-            self->tail, self->trace_bytes, h->samples, self->sample_bytes,
+            self->tail, l->trace_bytes, h->samples, l->sample_bytes,
             gst_sci_segy_format_name (h->format)));
 
   /* the sample interval: the binary header's, else the first trace's */
   self->interval = h->interval;
   if (!self->interval && self->n_traces) {
-    guint8 b[2];
+    guint8 th[GST_SCI_SEGY_TRACE_HEADER_BYTES];
 
-    if (!read_at (self->fd, b, 2, self->trace0 + 116, &why))
+    if (!read_at (self->fd, th, sizeof (th), self->trace0, &why))
       FAIL (RESOURCE, READ, ("%s: %s", location, why));
-    self->interval = read_uint (b, 2, h->little_endian);
+    self->interval = gst_segy_layout_trace_interval (l, th);
   }
   if (!self->interval) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
@@ -395,9 +317,7 @@ gst_segy_src_start (GstBaseSrc * src)
   }
 
   /* the gathers */
-  self->max_traces = MIN (GST_SEGY_MAX_TRACES,
-      GST_SEGY_MAX_VALUES / h->samples);
-  self->fixed = MIN (gather_traces, self->max_traces);
+  self->fixed = gst_segy_layout_fixed_traces (l, gather_traces);
   if (!self->key_offset && self->fixed < gather_traces)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("Gathers of \"%s\" are cut to %u traces.", location, self->fixed),
@@ -424,9 +344,9 @@ gst_segy_src_start (GstBaseSrc * src)
       " bytes%s; gathers: %s", location, h->revision,
       h->little_endian ? "little" : "big", h->format,
       gst_sci_segy_format_name (h->format), h->samples, self->interval,
-      h->ext_headers, header_len, self->n_traces, self->trace_bytes,
+      h->ext_headers, header_len, self->n_traces, l->trace_bytes,
       self->tail ? " and an incomplete one" : "",
-      key_names[self->key_offset ? self->gather_key : 0]);
+      gst_segy_gather_key_name (self->key_offset ? self->gather_key : 0));
   g_free (location);
   return TRUE;
 
@@ -477,14 +397,13 @@ gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** out)
 {
   GstSegySrc *self = GST_SEGY_SRC (src);
-  GstSciSegyBinaryHeader *h = &self->bin;
+  GstSegyLayout *l = &self->layout;
+  GstSciSegyBinaryHeader *h = &l->bin;
   guint64 first = self->next, off;
-  gsize raw_len, values;
-  guint8 *headers;
+  gsize raw_len;
   gchar *why = NULL;
   GstBuffer *buf;
-  GstMapInfo map;
-  guint n, t;
+  guint n;
 
   if (first >= self->n_traces) {
     if (!self->tail)
@@ -495,8 +414,8 @@ gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
             G_GUINT64_FORMAT ", which takes %" G_GUINT64_FORMAT " bytes "
             "(240 header + %u samples x %u bytes of %s); the %"
             G_GUINT64_FORMAT " whole traces before it were read", self->path,
-            self->tail, self->n_traces, self->trace_bytes, h->samples,
-            self->sample_bytes, gst_sci_segy_format_name (h->format),
+            self->tail, self->n_traces, l->trace_bytes, h->samples,
+            l->sample_bytes, gst_sci_segy_format_name (h->format),
             self->n_traces));
     return GST_FLOW_ERROR;
   }
@@ -504,7 +423,7 @@ gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
     goto read_error;
 
   /* the gather's bytes as stored, in one read */
-  raw_len = (gsize) n *self->trace_bytes;
+  raw_len = (gsize) n *l->trace_bytes;
   if (raw_len > self->raw_size) {
     g_free (self->raw);
     self->raw = g_try_malloc (raw_len);
@@ -515,40 +434,16 @@ gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
       goto read_error;
     }
   }
-  off = self->trace0 + first * self->trace_bytes;
+  off = self->trace0 + first * l->trace_bytes;
   if (!read_at (self->fd, self->raw, raw_len, off, &why))
     goto read_error;
 
   /* the samples as floats, the headers as they are */
-  values = (gsize) n *h->samples;
-  buf = gst_buffer_new_allocate (NULL, values * sizeof (gfloat), NULL);
-  if (!buf || !gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
-    why = g_strdup_printf ("cannot allocate a buffer of %" G_GSIZE_FORMAT
-        " bytes", values * sizeof (gfloat));
-    if (buf)
-      gst_buffer_unref (buf);
+  buf = gst_segy_layout_gather (l, self->raw, n, first, self->file_header);
+  if (!buf) {
+    why = g_strdup_printf ("cannot allocate a gather of %u traces", n);
     goto read_error;
   }
-  headers = g_malloc ((gsize) n * GST_SCI_SEGY_TRACE_HEADER_BYTES);
-  for (t = 0; t < n; t++) {
-    const guint8 *trace = self->raw + (gsize) t * self->trace_bytes;
-
-    memcpy (headers + (gsize) t * GST_SCI_SEGY_TRACE_HEADER_BYTES, trace,
-        GST_SCI_SEGY_TRACE_HEADER_BYTES);
-    gst_sci_segy_samples_to_float (h->format, h->little_endian,
-        trace + GST_SCI_SEGY_TRACE_HEADER_BYTES,
-        (gfloat *) map.data + (gsize) t * h->samples, h->samples);
-  }
-  gst_buffer_unmap (buf, &map);
-  {
-    GBytes *th = g_bytes_new_take (headers,
-        (gsize) n * GST_SCI_SEGY_TRACE_HEADER_BYTES);
-
-    gst_buffer_add_sci_segy_meta (buf, self->file_header, th, first);
-    g_bytes_unref (th);
-  }
-  GST_BUFFER_OFFSET (buf) = first;
-  GST_BUFFER_OFFSET_END (buf) = first + n;
 
   /* new caps when the gather's length changes */
   if ((gint) n != self->caps_traces) {
@@ -635,6 +530,9 @@ gst_segy_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_GATHER_KEY:
       g_value_set_enum (value, self->gather_key);
       break;
+    case PROP_BLOCKSIZE:
+      g_value_set_uint (value, 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -688,6 +586,15 @@ gst_segy_src_class_init (GstSegySrcClass * klass)
           GST_TYPE_SEGY_GATHER_KEY, DEFAULT_GATHER_KEY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /* GstBaseSrc's blocksize (bytes a buffer) means nothing here and cannot
+   * be uninstalled: a read-only property of the same name shadows it, so
+   * that gst-inspect tells the truth and setting it fails loudly instead of
+   * being silently ignored */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Block size",
+          "Not used (always 0, read-only): segysrc's buffers are gathers of "
+          "gather-traces traces or of a gather-key run, not blocks of bytes",
+          0, 0, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,

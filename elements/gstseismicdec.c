@@ -470,7 +470,8 @@ gst_seismic_dec_submit_input_buffer (GstBaseTransform * trans,
 
 /* Gives the buffer the GstSciSegyMeta of the frame's metadata section
  * (seismicenc's records); a section of another form is ignored with a
- * warning. */
+ * warning.  The records may decompress to no more than the headers of a
+ * gather of the frame's traces can take (gstscisegymeta.h). */
 static void
 restore_metadata (GstSeismicDec * self, GstBuffer * out,
     const guint8 * frame, const sci_seis_info * info, guint64 at)
@@ -480,7 +481,7 @@ restore_metadata (GstSeismicDec * self, GstBuffer * out,
   if (info->meta_len == 0)
     return;
   if (!gst_buffer_add_sci_segy_meta_from_records (out,
-          frame + info->meta_off, info->meta_len, &added))
+          frame + info->meta_off, info->meta_len, info->p.traces, &added))
     GST_ELEMENT_WARNING (self, STREAM, DECODE,
         ("The metadata of the seismic frame at byte %" G_GUINT64_FORMAT
             " is not SEG-Y header records: ignored", at),

@@ -185,23 +185,32 @@ gst_sci_segy_meta_serialize (const GstSciSegyMeta * meta)
   return g_byte_array_free_to_bytes (a);
 }
 
-/* The payload (one zstd frame) decompressed, or NULL when it is not one
- * frame with its content size, does not decompress to exactly that size,
- * or would exceed GST_SCI_SEGY_MAX_HEADER_BYTES. */
-static GBytes *
-decompress (const guint8 * z, gsize len)
+/* The content size announced by a payload that is exactly one zstd frame,
+ * or -1 when it is not such a frame or announces no size. */
+static gint64
+frame_content_size (const guint8 * z, gsize len)
 {
-  unsigned long long size;
-  gsize frame, n;
-  guint8 *out;
+  unsigned long long size = ZSTD_getFrameContentSize (z, len);
+  gsize frame;
 
-  size = ZSTD_getFrameContentSize (z, len);
   if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR
-      || size > GST_SCI_SEGY_MAX_HEADER_BYTES)
-    return NULL;
+      || size > G_MAXINT64)
+    return -1;
   frame = ZSTD_findFrameCompressedSize (z, len);
   if (ZSTD_isError (frame) || frame != len)
-    return NULL;
+    return -1;
+  return (gint64) size;
+}
+
+/* The payload decompressed to the `size` bytes it announced (checked by
+ * the caller against the bounds), or NULL when it decompresses to
+ * anything else. */
+static GBytes *
+decompress (const guint8 * z, gsize len, gsize size)
+{
+  guint8 *out;
+  gsize n;
+
   /* one spare byte: a frame that decompresses to more than it announced
    * fills it and is refused */
   out = g_try_malloc (size + 1);
@@ -215,14 +224,36 @@ decompress (const guint8 * z, gsize len)
   return g_bytes_new_take (out, size);
 }
 
+/* Whether a decompressed file header holds as many extended textual
+ * headers as its binary header counts, where that reads as one and counts
+ * a fixed number. */
+static gboolean
+ext_headers_agree (GBytes * file)
+{
+  gsize len;
+  const guint8 *p = g_bytes_get_data (file, &len);
+  GstSciSegyBinaryHeader h;
+  gchar *why = NULL;
+
+  if (!gst_sci_segy_binary_header_parse (p + GST_SCI_SEGY_TEXT_HEADER_BYTES,
+          &h, &why)) {
+    /* not a binary header segysink could write from: it says so then */
+    g_free (why);
+    return TRUE;
+  }
+  return h.ext_headers < 0 || (gsize) h.ext_headers ==
+      (len - GST_SCI_SEGY_FILE_HEADER_BYTES) / GST_SCI_SEGY_TEXT_HEADER_BYTES;
+}
+
 gboolean
 gst_buffer_add_sci_segy_meta_from_records (GstBuffer * buffer,
-    const guint8 * data, gsize len, gboolean * added)
+    const guint8 * data, gsize len, guint64 traces, gboolean * added)
 {
   const guint8 *fz = NULL, *tz = NULL, *ft = NULL;
   guint32 fz_len = 0, tz_len = 0;
-  GBytes *file = NULL, *traces = NULL;
-  gsize off = 0, flen, tlen;
+  GBytes *file = NULL, *th = NULL;
+  gint64 flen, tlen;
+  gsize off = 0;
   gboolean ok = FALSE;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
@@ -262,18 +293,27 @@ gst_buffer_add_sci_segy_meta_from_records (GstBuffer * buffer,
   if (!fz || !tz || !ft)
     return FALSE;
 
-  file = decompress (fz, fz_len);
-  traces = decompress (tz, tz_len);
-  if (!file || !traces)
-    goto done;
-  flen = g_bytes_get_size (file);
-  tlen = g_bytes_get_size (traces);
+  /* the sizes the gather's headers can take, before any allocation */
+  flen = frame_content_size (fz, fz_len);
+  tlen = frame_content_size (tz, tz_len);
   if (flen < GST_SCI_SEGY_FILE_HEADER_BYTES
       || (flen - GST_SCI_SEGY_FILE_HEADER_BYTES) %
       GST_SCI_SEGY_TEXT_HEADER_BYTES != 0
-      || tlen % GST_SCI_SEGY_TRACE_HEADER_BYTES != 0)
+      || (flen - GST_SCI_SEGY_FILE_HEADER_BYTES) /
+      GST_SCI_SEGY_TEXT_HEADER_BYTES > GST_SCI_SEGY_MAX_EXT_HEADERS)
+    return FALSE;
+  if (tlen < 0 || tlen % GST_SCI_SEGY_TRACE_HEADER_BYTES != 0
+      || (guint64) tlen / GST_SCI_SEGY_TRACE_HEADER_BYTES > traces
+      || (guint64) tlen > G_MAXSIZE - 1)
+    return FALSE;
+
+  file = decompress (fz, fz_len, flen);
+  if (!file || !ext_headers_agree (file))
     goto done;
-  gst_buffer_add_sci_segy_meta (buffer, file, traces, load (ft, 8, TRUE));
+  th = decompress (tz, tz_len, tlen);
+  if (!th)
+    goto done;
+  gst_buffer_add_sci_segy_meta (buffer, file, th, load (ft, 8, TRUE));
   if (added)
     *added = TRUE;
   ok = TRUE;
@@ -281,8 +321,8 @@ gst_buffer_add_sci_segy_meta_from_records (GstBuffer * buffer,
 done:
   if (file)
     g_bytes_unref (file);
-  if (traces)
-    g_bytes_unref (traces);
+  if (th)
+    g_bytes_unref (th);
   return ok;
 }
 

@@ -26,8 +26,10 @@ G_BEGIN_DECLS
 /* textual + binary header: where the extended textual headers begin */
 #define GST_SCI_SEGY_FILE_HEADER_BYTES 3600
 #define GST_SCI_SEGY_TRACE_HEADER_BYTES 240
-/* The largest header block the records may decompress to. */
-#define GST_SCI_SEGY_MAX_HEADER_BYTES (256u << 20)
+/* The most extended textual headers a binary header can count (bytes
+ * 3505-3506 are a signed 16-bit count); also the most records of a
+ * variable number (-1) that the meta's records may carry. */
+#define GST_SCI_SEGY_MAX_EXT_HEADERS 32767
 #define GST_SCI_SEGY_META_API_TYPE (gst_sci_segy_meta_api_get_type ())
 #define GST_SCI_SEGY_META_INFO (gst_sci_segy_meta_get_info ())
 typedef struct _GstSciSegyMeta GstSciSegyMeta;
@@ -62,16 +64,24 @@ GstSciSegyMeta *gst_buffer_add_sci_segy_meta (GstBuffer * buffer,
 GBytes *gst_sci_segy_meta_serialize (const GstSciSegyMeta * meta);
 
 /* Reads records written by gst_sci_segy_meta_serialize (unknown tags are
- * skipped) and adds the meta to `buffer` when they hold one.  TRUE when the
- * bytes are well-formed records (*added says whether a meta was added);
- * FALSE, adding nothing, when they are not: a record running past the end,
- * a SEG-Y tag twice, SYFZ / SYTZ / SYFT not all three present, a SYFT
- * payload other than 8 bytes, a payload that is not exactly one zstd frame
- * with its content size, that does not decompress to that size, or a size
- * above GST_SCI_SEGY_MAX_HEADER_BYTES, a file header that is not 3600 +
- * 3200 k bytes, trace headers that are not a multiple of 240 bytes. */
+ * skipped) and adds the meta to `buffer` when they hold one.  `traces` is
+ * the number of traces of the gather the records come with: what they may
+ * decompress to is bounded by what such a gather's headers can take, so a
+ * few bytes of crafted records cannot inflate to much more (the file
+ * header: 3600 bytes and at most GST_SCI_SEGY_MAX_EXT_HEADERS extended
+ * textual headers, exactly as many as its binary header counts where it
+ * reads as one; the trace headers: at most 240 x `traces` bytes).  Sizes
+ * are checked against the frames' announced content sizes before anything
+ * is allocated.  TRUE when the bytes are well-formed records (*added says
+ * whether a meta was added); FALSE, adding nothing, when they are not: a
+ * record running past the end, a SEG-Y tag twice, SYFZ / SYTZ / SYFT not
+ * all three present, a SYFT payload other than 8 bytes, a payload that is
+ * not exactly one zstd frame with its content size or that does not
+ * decompress to that size, a file header that is not 3600 + 3200 k bytes
+ * (k within the bound above), trace headers that are not a multiple of 240
+ * bytes or more than `traces` of them. */
 gboolean gst_buffer_add_sci_segy_meta_from_records (GstBuffer * buffer,
-    const guint8 * data, gsize len, gboolean * added);
+    const guint8 * data, gsize len, guint64 traces, gboolean * added);
 
 /* ---- the SEG-Y layout (SEG-Y rev 1 and rev 2.0) ---- */
 

@@ -28,6 +28,7 @@
 #if HAVE_SEGYIO
 #include "elements/gstsegysrc.h"
 #include "elements/gstsegysink.h"
+#include "elements/gstsegyparse.h"
 #endif
 
 static gboolean
@@ -61,6 +62,8 @@ plugin_init (GstPlugin * plugin)
 #if HAVE_SEGYIO
   ret |= GST_ELEMENT_REGISTER (segysrc, plugin);
   ret |= GST_ELEMENT_REGISTER (segysink, plugin);
+  ret |= GST_ELEMENT_REGISTER (segyparse, plugin);
+  ret |= gst_segy_type_find_register (plugin);
 #endif
   return ret;
 }

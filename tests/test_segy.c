@@ -3,7 +3,10 @@
  *
  * - the meta's records (gst/gstscisegymeta.c, linked in): round trip, the
  *   transform, and refusals of cut, duplicated, incomplete and corrupted
- *   records, of wrong decompressed sizes and of a frame over 256 MiB;
+ *   records, of wrong decompressed sizes, of file headers beyond 32767
+ *   extended headers or other than their binary header counts, of more
+ *   trace headers than the gather's traces, of a crafted 8 KB
+ *   decompression bomb;
  * - IBM float conversion against segyio's (exact for normalised IBM values
  *   within float's range) and against a bound on the rounding error, ties
  *   to even; integer rounding and clamping;
@@ -23,9 +26,23 @@
  *   file; caps against the file header, trace-header size, unwritable
  *   location, samples changing; a few hundred random mutations of the
  *   binary header and first trace header (an error or data, never a
- *   crash).
+ *   crash);
+ * - the blocksize of the base classes shadowed, read-only, on segysrc and
+ *   segysink;
+ * - segyparse: the gathers, caps, metas, offsets, warnings and outcome of
+ *   segysrc, from every file of ../shared/data/seismic and generated files
+ *   (every format, both byte orders, extended headers counted and
+ *   variable, key runs, cut inside a trace, headers only) pushed in one
+ *   buffer, 1-byte, 7-byte and odd-sized chunks; errors with byte offsets;
+ *   filesrc ! decodebin (and a stream pushed into decodebin) giving the
+ *   same gathers, and decodebin ! segysink the same file;
+ * - the typefinder: every SEG-Y file found (whole, and from its first
+ *   2 KiB), no other file of ../shared/data, none of the plugin's other
+ *   formats (seismic and DPCM frames, J2K codestreams), no junk.
  */
 #include <gst/check/gstcheck.h>
+#include <gst/base/gsttypefindhelper.h>
+#include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -450,19 +467,43 @@ zstd (GBytes * b)
   return g_bytes_new_take (z, n);
 }
 
-/* Whether the records are refused, with nothing added. */
+/* Whether the records of a gather of `traces` traces are refused, with
+ * nothing added. */
 static void
-expect_refused (GBytes * rec, const gchar * what)
+expect_refused_n (GBytes * rec, guint64 traces, const gchar * what)
 {
   GstBuffer *b = gst_buffer_new ();
   gboolean added = TRUE;
 
   fail_if (gst_buffer_add_sci_segy_meta_from_records (b,
-          g_bytes_get_data (rec, NULL), g_bytes_get_size (rec), &added),
-      "%s: accepted", what);
+          g_bytes_get_data (rec, NULL), g_bytes_get_size (rec), traces,
+          &added), "%s: accepted", what);
   fail_if (added, "%s", what);
   fail_unless (gst_buffer_get_sci_segy_meta (b) == NULL, "%s", what);
   gst_buffer_unref (b);
+}
+
+/* ... of the 7 traces of test_meta_records */
+static void
+expect_refused (GBytes * rec, const gchar * what)
+{
+  expect_refused_n (rec, 7, what);
+}
+
+/* A file header of 3600 + 3200 `ext` bytes whose binary header (IBM
+ * floats, 10 samples) counts `count` extended textual headers. */
+static GBytes *
+counted_file_header (guint ext, gint count)
+{
+  gsize len = 3600 + 3200 * (gsize) ext;
+  guint8 *h = g_malloc (len);
+
+  memset (h, 0x40, len);
+  memset (h + 3200, 0, 400);
+  GST_WRITE_UINT16_BE (h + 3220, 10);
+  GST_WRITE_UINT16_BE (h + 3224, 1);
+  GST_WRITE_UINT16_BE (h + 3504, (guint16) count);
+  return g_bytes_new_take (h, len);
 }
 
 GST_START_TEST (test_meta_records)
@@ -492,7 +533,7 @@ GST_START_TEST (test_meta_records)
       g_bytes_get_size (rec));
   gst_sci_meta_append_record (arr, "XXXX", NULL, 0);
   fail_unless (gst_buffer_add_sci_segy_meta_from_records (b, arr->data,
-          arr->len, &added));
+          arr->len, 7, &added));
   fail_unless (added);
   n = gst_buffer_get_sci_segy_meta (b);
   fail_unless (n != NULL);
@@ -507,7 +548,8 @@ GST_START_TEST (test_meta_records)
   /* no SEG-Y records: well-formed, nothing added */
   c = gst_buffer_new ();
   added = TRUE;
-  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c, NULL, 0, &added));
+  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c, NULL, 0, 7,
+          &added));
   fail_if (added);
   fail_unless (gst_buffer_get_sci_segy_meta (c) == NULL);
   gst_buffer_unref (c);
@@ -544,7 +586,7 @@ GST_START_TEST (test_meta_records)
   bad = records (fz, tz, 5, TRUE);
   c = gst_buffer_new ();
   fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
-          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), NULL));
+          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7, NULL));
   fail_unless (gst_buffer_get_sci_segy_meta (c) != NULL);
   gst_buffer_unref (c);
   g_bytes_unref (bad);
@@ -632,33 +674,99 @@ GST_START_TEST (test_meta_records)
     g_bytes_unref (z2);
     g_bytes_unref (z3);
   }
-  /* content sizes around 256 MiB: a valid frame of 3600 + 3200 k zero
-   * bytes just under the limit is taken, just over it refused */
+  /* the bounds: a file header of 3600 + 3200 x 32767 bytes (zeros: no
+   * binary header that counts them) is taken, one more record refused
+   * before anything is inflated */
   {
-    guint64 under = 3600 + 3200 * G_GUINT64_CONSTANT (83884);
-    guint64 over = 3600 + 3200 * G_GUINT64_CONSTANT (83887);
+    guint64 most = 3600 + 3200 * G_GUINT64_CONSTANT (32767);
     GByteArray *f;
     GBytes *big;
 
-    fail_unless (under <= (256u << 20) && over > (256u << 20));
-    f = rle_frame (under);
+    f = rle_frame (most);
     big = g_byte_array_free_to_bytes (f);
     bad = records (big, tz, 5, TRUE);
     c = gst_buffer_new ();
     fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
-            g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), &added));
+            g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7, &added));
     fail_unless (added);
     fail_unless_equals_uint64 (g_bytes_get_size (gst_buffer_get_sci_segy_meta
-            (c)->file_header), under);
+            (c)->file_header), most);
     gst_buffer_unref (c);
     g_bytes_unref (bad);
     g_bytes_unref (big);
-    f = rle_frame (over);
+    f = rle_frame (most + 3200);
     big = g_byte_array_free_to_bytes (f);
     bad = records (big, tz, 5, TRUE);
-    expect_refused (bad, "a frame over 256 MiB");
+    expect_refused (bad, "32768 extended textual headers");
     g_bytes_unref (bad);
     g_bytes_unref (big);
+  }
+  /* the trace headers: at most 240 bytes a trace of the gather */
+  bad = records (fz, tz, 5, TRUE);
+  expect_refused_n (bad, 6, "7 trace headers for a gather of 6 traces");
+  expect_refused_n (bad, 0, "7 trace headers for a gather of none");
+  c = gst_buffer_new ();
+  fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
+          g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 8, &added));
+  fail_unless (added);
+  gst_buffer_unref (c);
+  g_bytes_unref (bad);
+  /* a decompression bomb: 16 KB of records (8 KB a frame of zstd RLE
+   * blocks) announcing 256 MiB of file header and 256 MiB of trace headers
+   * for a gather of 7 traces is refused from the announced sizes, nothing
+   * inflated */
+  {
+    GByteArray *f1 = rle_frame (3600 + 3200 * G_GUINT64_CONSTANT (83884));
+    GByteArray *f2 = rle_frame (240 * G_GUINT64_CONSTANT (1118481));
+    GBytes *b1, *b2;
+
+    fail_unless (f1->len < 8300 && f2->len < 8300, "%u, %u bytes", f1->len,
+        f2->len);
+    b1 = g_byte_array_free_to_bytes (f1);
+    b2 = g_byte_array_free_to_bytes (f2);
+    bad = records (b1, b2, 5, TRUE);
+    expect_refused (bad, "16 KB inflating to 512 MiB");
+    g_bytes_unref (bad);
+    /* either part alone */
+    bad = records (b1, tz, 5, TRUE);
+    expect_refused (bad, "8 KB inflating to a 256 MiB file header");
+    g_bytes_unref (bad);
+    bad = records (fz, b2, 5, TRUE);
+    expect_refused (bad, "8 KB inflating to 256 MiB of trace headers");
+    g_bytes_unref (bad);
+    g_bytes_unref (b1);
+    g_bytes_unref (b2);
+  }
+  /* a binary header that counts its extended headers: exactly that many */
+  {
+    const struct
+    {
+      guint ext;
+      gint count;
+      gboolean ok;
+    } cases[] = { {2, 2, TRUE}, {2, 1, FALSE}, {2, 3, FALSE}, {0, 0, TRUE},
+    {1, 0, FALSE}, {3, -1, TRUE}
+    };
+
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      GBytes *h = counted_file_header (cases[i].ext, cases[i].count);
+      GBytes *hz = zstd (h);
+
+      bad = records (hz, tz, 5, TRUE);
+      c = gst_buffer_new ();
+      fail_unless (gst_buffer_add_sci_segy_meta_from_records (c,
+              g_bytes_get_data (bad, NULL), g_bytes_get_size (bad), 7,
+              &added) == cases[i].ok, "%u headers, %d counted", cases[i].ext,
+          cases[i].count);
+      fail_unless ((gst_buffer_get_sci_segy_meta (c) != NULL) == cases[i].ok);
+      if (cases[i].ok)
+        fail_unless (g_bytes_equal (gst_buffer_get_sci_segy_meta
+                (c)->file_header, h));
+      gst_buffer_unref (c);
+      g_bytes_unref (bad);
+      g_bytes_unref (hz);
+      g_bytes_unref (h);
+    }
   }
 
   g_bytes_unref (fz);
@@ -1797,6 +1905,740 @@ GST_START_TEST (test_elements)
 
 GST_END_TEST;
 
+/* The blocksize of GstBaseSrc / GstBaseSink, which neither element uses,
+ * is shadowed by a read-only property that says so: the one listed (as
+ * gst-inspect lists them), not settable, 0. */
+GST_START_TEST (test_no_blocksize)
+{
+  const gchar *names[] = { "segysrc", "segysink" };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_element_factory_make (names[i], NULL);
+    GObjectClass *klass;
+    GParamSpec **props, *p;
+    guint n, found = 0, v = 7;
+
+    fail_unless (e != NULL);
+    klass = G_OBJECT_GET_CLASS (e);
+    props = g_object_class_list_properties (klass, &n);
+    for (k = 0; k < n; k++) {
+      if (strcmp (props[k]->name, "blocksize") != 0)
+        continue;
+      found++;
+      p = props[k];
+      fail_unless (p->owner_type == G_OBJECT_TYPE (e), "%s: blocksize of %s",
+          names[i], g_type_name (p->owner_type));
+      fail_if (p->flags & G_PARAM_WRITABLE, "%s: blocksize writable", names[i]);
+      fail_unless (strstr (g_param_spec_get_blurb (p), "Not used") != NULL,
+          "%s: \"%s\"", names[i], g_param_spec_get_blurb (p));
+    }
+    g_free (props);
+    fail_unless_equals_int (found, 1);
+    g_object_get (e, "blocksize", &v, NULL);
+    fail_unless_equals_int (v, 0);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- segyparse: the same gathers from a byte stream ---- */
+
+/* For messages: the caps as text (leaked: failures end the test). */
+static gchar *
+caps_str (GstCaps * caps)
+{
+  return caps ? gst_caps_to_string (caps) : g_strdup ("no type");
+}
+
+/* Buffers, caps, metas and offsets equal, gather after gather. */
+static void
+gathers_equal (Gathers * a, Gathers * b, const gchar * what)
+{
+  guint i;
+
+  fail_unless_equals_int (a->bufs->len, b->bufs->len);
+  for (i = 0; i < a->bufs->len; i++) {
+    GstBuffer *x = g_ptr_array_index (a->bufs, i);
+    GstBuffer *y = g_ptr_array_index (b->bufs, i);
+    GstSciSegyMeta *mx = gst_buffer_get_sci_segy_meta (x);
+    GstSciSegyMeta *my = gst_buffer_get_sci_segy_meta (y);
+    GstMapInfo p, q;
+
+    fail_unless (gst_caps_is_equal (g_ptr_array_index (a->caps, i),
+            g_ptr_array_index (b->caps, i)), "%s: gather %u: caps %s and %s",
+        what, i, caps_str (g_ptr_array_index (a->caps, i)),
+        caps_str (g_ptr_array_index (b->caps, i)));
+    fail_unless (gst_buffer_map (x, &p, GST_MAP_READ));
+    fail_unless (gst_buffer_map (y, &q, GST_MAP_READ));
+    fail_unless (p.size == q.size && memcmp (p.data, q.data, p.size) == 0,
+        "%s: gather %u: other samples", what, i);
+    gst_buffer_unmap (x, &p);
+    gst_buffer_unmap (y, &q);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (x), GST_BUFFER_OFFSET (y));
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (x),
+        GST_BUFFER_OFFSET_END (y));
+    fail_unless (mx && my, "%s: gather %u without meta", what, i);
+    fail_unless (g_bytes_equal (mx->file_header, my->file_header), "%s", what);
+    fail_unless (g_bytes_equal (mx->trace_headers, my->trace_headers),
+        "%s: gather %u: other trace headers", what, i);
+    fail_unless_equals_uint64 (mx->first_trace, my->first_trace);
+  }
+}
+
+/* The size of the next chunk: `chunk` bytes, the whole when 0, random
+ * sizes of 1 to -chunk bytes when negative. */
+static gsize
+chunk_size (gint chunk, gsize left)
+{
+  gsize n = chunk > 0 ? (gsize) chunk : chunk == 0 ? left :
+      1 + rng () % (guint) - chunk;
+
+  return MIN (n, left);
+}
+
+/* `data` in chunks ! segyparse ! fakesink: the gathers; TRUE at EOS.  The
+ * chunks are pushed from this thread into segyparse's sink pad, as a
+ * source would push them, without a queue between. */
+static gboolean
+parse_gathers (const guint8 * data, gsize len, gint chunk,
+    guint gather_traces, const gchar * key, Gathers * g, gchar ** error,
+    gchar ** warning)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstElement *parse = gst_element_factory_make ("segyparse", NULL);
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstPad *feed = gst_pad_new ("feed", GST_PAD_SRC), *sinkpad;
+  GstCaps *caps = gst_caps_from_string ("application/x-segy");
+  GstSegment seg;
+  gsize off = 0;
+  gboolean ok;
+
+  fail_unless (parse && sink);
+  if (gather_traces)
+    g_object_set (parse, "gather-traces", gather_traces, NULL);
+  if (key)
+    gst_util_set_object_arg (G_OBJECT (parse), "gather-key", key);
+  /* not async: the pushes from this thread never wait for a preroll */
+  g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, "async", FALSE,
+      NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), g);
+  gst_bin_add_many (GST_BIN (pipeline), parse, sink, NULL);
+  fail_unless (gst_element_link (parse, sink));
+  sinkpad = gst_element_get_static_pad (parse, "sink");
+  fail_unless_equals_int (gst_pad_link (feed, sinkpad), GST_PAD_LINK_OK);
+  gst_object_unref (sinkpad);
+  gst_pad_set_active (feed, TRUE);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_pad_push_event (feed, gst_event_new_stream_start ("segy-test"));
+  gst_pad_push_event (feed, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  gst_segment_init (&seg, GST_FORMAT_BYTES);
+  gst_pad_push_event (feed, gst_event_new_segment (&seg));
+  while (off < len) {
+    gsize n = chunk_size (chunk, len - off);
+
+    /* after an error, the rest is not pushed, as a source stops */
+    if (gst_pad_push (feed, gst_buffer_new_memdup (data + off, n)) !=
+        GST_FLOW_OK)
+      break;
+    off += n;
+  }
+  gst_pad_push_event (feed, gst_event_new_eos ());
+  ok = run (pipeline, error, warning);
+  gst_pad_set_active (feed, FALSE);
+  gst_object_unref (feed);
+  gst_object_unref (pipeline);
+  return ok;
+}
+
+/* segysrc and segyparse (the file's bytes in chunks) give the same
+ * gathers, warnings and outcome. */
+static void
+check_parse (const gchar * path, gint chunk, guint gather_traces,
+    const gchar * key)
+{
+  gchar *e1 = NULL, *e2 = NULL, *w1 = NULL, *w2 = NULL, *what;
+  gboolean ok1, ok2;
+  Gathers a, b;
+  guint8 *data;
+  gsize len;
+
+  data = read_file (path, &len);
+  what = g_strdup_printf ("%s, chunks %d, gather-traces %u, key %s", path,
+      chunk, gather_traces, key ? key : "none");
+  gathers_init (&a);
+  gathers_init (&b);
+  ok1 = read_gathers (path, gather_traces, key, &a, &e1, &w1);
+  ok2 = parse_gathers (data, len, chunk, gather_traces, key, &b, &e2, &w2);
+  fail_unless (ok1 == ok2, "%s: segysrc %s, segyparse %s", what, e1, e2);
+  fail_unless (!w1 == !w2, "%s: warnings: segysrc %s, segyparse %s", what,
+      w1, w2);
+  gathers_equal (&a, &b, what);
+  gathers_clear (&a);
+  gathers_clear (&b);
+  g_free (e1);
+  g_free (e2);
+  g_free (w1);
+  g_free (w2);
+  g_free (what);
+  g_free (data);
+}
+
+/* Every file of ../shared/data/seismic, in one buffer, 1-byte (the small
+ * ones), 7-byte (up to 250 KB) and random odd-sized chunks, in gathers of
+ * several sizes and keys: what segysrc reads. */
+GST_START_TEST (test_parse_files)
+{
+  static const gchar *const names[] = { "f3.sgy", "f3-lsb.sgy",
+    "Format1msb.sgy", "Format5msb.sgy", "shot-gather.sgy", "small.sgy",
+    "volve10r12-full-twt-arb.sgy", "volve10r12-full-z-il10117sub.sgy"
+  };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (names); f++) {
+    gchar *path = data_file (names[f]);
+    gsize len;
+
+    if (!path)
+      continue;
+    g_free (read_file (path, &len));
+    check_parse (path, 0, 96, NULL);
+    check_parse (path, -9001, 7, NULL);
+    check_parse (path, len <= 250000 ? 7 : 4093, 96, NULL);
+    if (len <= 30000)
+      check_parse (path, 1, 7, NULL);
+    check_parse (path, -3, 16777216, NULL);
+    if (strstr (names[f], "shot"))
+      check_parse (path, -501, 0, "ffid");
+    if (strstr (names[f], "small") || strstr (names[f], "f3-lsb"))
+      check_parse (path, -389, 0, "inline");
+    check_parse (path, -1001, 0, "cdp");
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* `v` as `n` bytes of the byte order given. */
+static void
+put_uint (guint8 * p, guint32 v, guint n, gboolean le)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    p[le ? i : n - 1 - i] = (v >> (8 * i)) & 0xff;
+}
+
+/* A SEG-Y file of `traces` traces of `samples` samples of format `fmt`
+ * (random sample bytes: every bit pattern, NaN and infinities included),
+ * `ext` extended textual headers (-1: a variable number, two records, the
+ * second ending with ((SEG: EndText))), binary-header interval `interval`
+ * and trace-header interval `tinterval`, the ffid of trace t t / `run`. */
+static GByteArray *
+synth_file (guint fmt, gboolean le, guint samples, guint traces, gint ext,
+    guint interval, guint tinterval, guint run)
+{
+  static const guint8 end[] = { 0x4d, 0x4d, 0xe2, 0xc5, 0xc7, 0x7a, 0x40,
+    0xc5, 0x95, 0x84, 0xe3, 0x85, 0xa7, 0xa3, 0x5d, 0x5d
+  };
+  guint sb = gst_sci_segy_format_bytes (fmt), records = ext < 0 ? 2 : ext;
+  GByteArray *a = g_byte_array_new ();
+  guint8 *h;
+  guint i, t;
+
+  g_byte_array_set_size (a, 3600 + 3200 * records);
+  h = a->data;
+  memset (h, 0x40, 3200);
+  for (i = 0; i < 40; i++)
+    h[80 * i] = 0xc3;
+  memset (h + 3200, 0, 400);
+  put_uint (h + 3216, interval, 2, le);
+  put_uint (h + 3220, samples, 2, le);
+  put_uint (h + 3224, fmt, 2, le);
+  put_uint (h + 3504, (guint16) ext, 2, le);
+  memset (h + 3600, 0x40, 3200 * records);
+  if (ext < 0)
+    memcpy (h + 3600 + 3200 + 1000, end, sizeof (end));
+  for (t = 0; t < traces; t++) {
+    guint off = a->len;
+    guint8 *tr;
+
+    g_byte_array_set_size (a, off + 240 + samples * sb);
+    tr = a->data + off;
+    for (i = 0; i < 240 + samples * sb; i++)
+      tr[i] = rng ();
+    put_uint (tr + 8, t / run, 4, le);
+    put_uint (tr + 20, t / 3, 4, le);
+    put_uint (tr + 114, samples, 2, le);
+    put_uint (tr + 116, tinterval, 2, le);
+  }
+  return a;
+}
+
+/* Generated files: every sample format in both byte orders, extended
+ * headers counted and ended by the stanza, no interval, gathers of runs
+ * longer and shorter than gather-traces; whole and cut inside a trace. */
+GST_START_TEST (test_parse_synthetic)
+{
+  static const guint formats[] = { 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 15,
+    16
+  };
+  gchar *dir = tmp_dir (), *p = g_strdup_printf ("%s/syn.sgy", dir);
+  guint f, le;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (le = 0; le < 2; le++) {
+      guint samples = 1 + rng () % 40, traces = 1 + rng () % 60;
+      gint ext = (gint) (rng () % 4) - 1;
+      guint interval = rng () % 3 ? 250 : 0, tinterval = rng () % 2 ? 0 : 125;
+      GByteArray *a = synth_file (formats[f], le, samples, traces, ext,
+          interval, tinterval, 1 + rng () % 9);
+      gsize whole = a->len, trace = 240 + samples *
+          gst_sci_segy_format_bytes (formats[f]);
+
+      write_file (p, a->data, a->len);
+      check_parse (p, 1 + (rng () % 7), 1 + rng () % 10, NULL);
+      check_parse (p, -17, 0, "ffid");
+      check_parse (p, 0, 0, "cdp");
+      /* cut inside a trace: the whole traces, then the error */
+      write_file (p, a->data, whole - 1 - rng () % (trace - 1));
+      check_parse (p, -(gint) trace, 5, NULL);
+      check_parse (p, 3, 0, "ffid");
+      /* headers only */
+      write_file (p, a->data, whole - traces * trace);
+      check_parse (p, 11, 0, NULL);
+      g_byte_array_unref (a);
+    }
+  }
+  g_free (p);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Bad streams: errors that name the byte offset, after the whole traces
+ * for a stream cut inside one. */
+static void
+expect_parse_error (const guint8 * data, gsize len, const gchar * what,
+    guint expect_traces)
+{
+  gchar *err = NULL;
+  Gathers g;
+  gsize traces;
+  gint samples;
+  gfloat *s;
+
+  gathers_init (&g);
+  fail_if (parse_gathers (data, len, -1000, 0, NULL, &g, &err, NULL),
+      "no error for \"%s\"", what);
+  fail_unless (err && strstr (err, what), "\"%s\" is not about \"%s\"", err,
+      what);
+  s = all_samples (&g, &traces, &samples);
+  fail_unless (traces == expect_traces, "%s: %" G_GSIZE_FORMAT " traces "
+      "before the error, expected %u", what, traces, expect_traces);
+  g_free (s);
+  gathers_clear (&g);
+  g_free (err);
+}
+
+GST_START_TEST (test_parse_errors)
+{
+  GByteArray *a = synth_file (3, FALSE, 75, 20, 0, 4000, 4000, 5);
+  GByteArray *v = synth_file (5, TRUE, 10, 3, -1, 1000, 0, 1);
+  guint8 *junk = g_malloc (10000), *mut;
+  guint i;
+
+  for (i = 0; i < 10000; i++)
+    junk[i] = rng ();
+  junk[3224] = 0x12;
+  junk[3225] = 0x34;
+  expect_parse_error (junk, 10000, "bytes 3225-3226 of the binary header "
+      "(the sample format code) hold 12 34", 0);
+  expect_parse_error (junk, 3599, "the stream ends at byte 3599, before the "
+      "3600 bytes", 0);
+  expect_parse_error (junk, 0, "the stream ends at byte 0", 0);
+  /* cut inside trace 7 (390 bytes each) */
+  expect_parse_error (a->data, 3600 + 7 * 390 + 100, "the stream ends at "
+      "byte 6430, 100 bytes into trace 7 (which starts at byte 6330", 7);
+  expect_parse_error (a->data, 3600 + 200, "the stream ends at byte 3800, "
+      "200 bytes into trace 0", 0);
+  /* headers that are not all there */
+  mut = g_memdup2 (a->data, a->len);
+  GST_WRITE_UINT16_BE (mut + 3504, 3);
+  expect_parse_error (mut, 3600 + 5000, "3 extended textual headers (bytes "
+      "3505-3506), which end at byte 13200, but the stream ends at byte "
+      "8600", 0);
+  GST_WRITE_UINT16_BE (mut + 3504, 0xfffe);
+  expect_parse_error (mut, a->len, "-2 extended textual headers", 0);
+  GST_WRITE_UINT16_BE (mut + 3504, 0);
+  GST_WRITE_UINT16_BE (mut + 3224, 4);
+  expect_parse_error (mut, a->len, "sample format 4", 0);
+  GST_WRITE_UINT16_BE (mut + 3224, 3);
+  GST_WRITE_UINT16_BE (mut + 3220, 0);
+  expect_parse_error (mut, a->len, "0 samples", 0);
+  g_free (mut);
+  /* a variable number never ended */
+  mut = g_memdup2 (v->data, v->len);
+  memset (mut + 3600 + 3200 + 1000, 0x40, 16);
+  expect_parse_error (mut, v->len, "before a 3200-byte record holds the "
+      "((SEG: EndText)) stanza", 0);
+  g_free (mut);
+  g_byte_array_unref (a);
+  g_byte_array_unref (v);
+  g_free (junk);
+}
+
+GST_END_TEST;
+
+/* filesrc ! decodebin: the typefinder and segyparse give segysrc's
+ * gathers, and segysink the file byte for byte; the same from a stream
+ * that cannot be read at random (appsrc in 1000-byte chunks: the
+ * typefinder sees the first 2 KiB only). */
+GST_START_TEST (test_decodebin)
+{
+  static const gchar *const names[] = { "f3.sgy", "f3-lsb.sgy",
+    "Format1msb.sgy", "Format5msb.sgy", "shot-gather.sgy", "small.sgy",
+    "volve10r12-full-twt-arb.sgy", "volve10r12-full-z-il10117sub.sgy"
+  };
+  GstElementFactory *dbin = gst_element_factory_find ("decodebin");
+  gchar *dir = tmp_dir (), *out = g_strdup_printf ("%s/back.sgy", dir);
+  guint f;
+
+  /* decodebin is gst-plugins-base's playback plugin */
+  if (!dbin) {
+    g_print ("no decodebin here: test skipped\n");
+    goto done;
+  }
+  gst_object_unref (dbin);
+  for (f = 0; f < G_N_ELEMENTS (names); f++) {
+    gchar *path = data_file (names[f]), *launch, *err = NULL;
+    GstElement *pipeline, *sink;
+    guint8 *in, *back;
+    gsize len, len2;
+    Gathers a, b;
+    gint k;
+
+    if (!path)
+      continue;
+    in = read_file (path, &len);
+    gathers_init (&a);
+    fail_unless (read_gathers (path, 0, NULL, &a, &err, NULL), "%s", err);
+    for (k = 0; k < 2; k++) {
+      gathers_init (&b);
+      if (k == 0) {
+        launch = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+            "fakesink name=sink sync=false signal-handoffs=true", path);
+        pipeline = gst_parse_launch (launch, NULL);
+      } else {
+        GstFlowReturn flow;
+        GstElement *src;
+        gsize off;
+
+        launch = g_strdup ("appsrc name=src ! decodebin ! fakesink name=sink "
+            "sync=false signal-handoffs=true");
+        pipeline = gst_parse_launch (launch, NULL);
+        src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+        for (off = 0; off < len; off += 1000) {
+          GstBuffer *buf = gst_buffer_new_memdup (in + off,
+              MIN (1000, len - off));
+
+          g_signal_emit_by_name (src, "push-buffer", buf, &flow);
+          gst_buffer_unref (buf);
+        }
+        g_signal_emit_by_name (src, "end-of-stream", &flow);
+        gst_object_unref (src);
+      }
+      fail_unless (pipeline != NULL, "%s", launch);
+      sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+      g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &b);
+      gst_object_unref (sink);
+      fail_unless (run (pipeline, &err, NULL), "%s: %s", launch, err);
+      gst_object_unref (pipeline);
+      gathers_equal (&a, &b, launch);
+      gathers_clear (&b);
+      g_free (launch);
+    }
+    gathers_clear (&a);
+
+    launch = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+        "segysink location=\"%s\"", path, out);
+    pipeline = gst_parse_launch (launch, NULL);
+    fail_unless (run (pipeline, &err, NULL), "%s: %s", launch, err);
+    gst_object_unref (pipeline);
+    back = read_file (out, &len2);
+    fail_unless (len2 == len && memcmp (in, back, len) == 0, "%s: the copy "
+        "differs", launch);
+    g_free (back);
+    g_free (launch);
+    g_free (in);
+    g_free (path);
+  }
+done:
+  g_free (out);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* The typefinder: every SEG-Y file of ../shared/data/seismic (whole, as
+ * pull-mode typefinding sees it, and its first 2 KiB, as a stream's), with
+ * certainty; none of the other files there, nor generated data of the
+ * plugin's other formats and junk. */
+static const guint8 *range_data;
+static gsize range_len;
+
+static GstFlowReturn
+get_range (GstObject * obj, GstObject * parent, guint64 offset, guint length,
+    GstBuffer ** buffer)
+{
+  if (offset >= range_len)
+    return GST_FLOW_EOS;
+  *buffer = gst_buffer_new_memdup (range_data + offset,
+      MIN (length, range_len - offset));
+  return GST_FLOW_OK;
+}
+
+/* The type of a file as the typefind element finds it in pull mode
+ * (filesrc: the length known, any range read) and, `len` cut to `stream`
+ * bytes, in push mode (a stream's first bytes; 0: not looked at). */
+static GstCaps *
+type_of_file (const guint8 * data, gsize len, const gchar * ext,
+    GstTypeFindProbability * prob)
+{
+  GstPad *obj = gst_pad_new ("typefind", GST_PAD_SRC);
+  GstCaps *caps;
+
+  range_data = data;
+  range_len = len;
+  caps = gst_type_find_helper_get_range (GST_OBJECT (obj), NULL, get_range,
+      len, ext, prob);
+  gst_object_unref (obj);
+  return caps;
+}
+
+static GstCaps *
+type_of (const guint8 * data, gsize len, GstTypeFindProbability * prob)
+{
+  return gst_type_find_helper_for_data (NULL, data, len, prob);
+}
+
+static gboolean
+is_segy (GstCaps * caps)
+{
+  return caps && gst_structure_has_name (gst_caps_get_structure (caps, 0),
+      "application/x-segy");
+}
+
+/* Every file under `dir`, recursively, but those named *.sgy. */
+static void
+check_not_segy_dir (const gchar * dir, guint * n)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  if (!d)
+    return;
+  while ((name = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (dir, name, NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_DIR)) {
+      check_not_segy_dir (p, n);
+    } else if (!g_str_has_suffix (name, ".sgy")) {
+      GstTypeFindProbability prob;
+      gsize len;
+      guint8 *data = read_file (p, &len);
+      GstCaps *caps = type_of_file (data, len, NULL, &prob);
+
+      fail_if (is_segy (caps), "%s found to be SEG-Y", p);
+      if (caps)
+        gst_caps_unref (caps);
+      /* a stream's first bytes */
+      caps = type_of (data, MIN (len, 2048), &prob);
+      fail_if (is_segy (caps), "%s: its first 2 KiB found to be SEG-Y", p);
+      if (caps)
+        gst_caps_unref (caps);
+      g_free (data);
+      (*n)++;
+    }
+    g_free (p);
+  }
+  g_dir_close (d);
+}
+
+/* All the bytes a pipeline ending in "appsink name=out" makes. */
+static GByteArray *
+pipeline_bytes (const gchar * launch)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &err);
+  GByteArray *a = g_byte_array_new ();
+  GstElement *out;
+  GstSample *sample;
+
+  fail_unless (pipeline != NULL, "%s: %s", launch, err ? err->message : "");
+  out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (out)))) {
+    GstMapInfo map;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    g_byte_array_append (a, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  return a;
+}
+
+GST_START_TEST (test_typefind)
+{
+  static const gchar *const names[] = { "f3.sgy", "f3-lsb.sgy",
+    "Format1msb.sgy", "Format5msb.sgy", "shot-gather.sgy", "small.sgy",
+    "volve10r12-full-twt-arb.sgy", "volve10r12-full-z-il10117sub.sgy"
+  };
+  const gchar *root = g_getenv ("SCI_TEST_DATA_DIR");
+  GstTypeFindProbability prob;
+  GstCaps *caps;
+  guint8 *junk;
+  guint f, i, n = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (names); f++) {
+    gchar *path = data_file (names[f]);
+    guint8 *data;
+    gsize len;
+
+    if (!path)
+      continue;
+    data = read_file (path, &len);
+    caps = type_of_file (data, len, NULL, &prob);
+    fail_unless (is_segy (caps), "%s: %s", names[f], caps_str (caps));
+    fail_unless (prob == GST_TYPE_FIND_MAXIMUM, "%s: %d", names[f], prob);
+    gst_caps_unref (caps);
+    caps = type_of (data, 2048, &prob);
+    fail_unless (is_segy (caps), "%s, first 2 KiB: %s", names[f],
+        caps_str (caps));
+    gst_caps_unref (caps);
+    /* the length unknown and the trace header's stale sample count
+     * (f3's say 462): still SEG-Y, above what MP3 finds in the samples */
+    caps = type_of (data, 3600 + 100, &prob);
+    fail_unless (is_segy (caps), "%s, 3700 bytes", names[f]);
+    fail_unless (prob >= GST_TYPE_FIND_NEARLY_CERTAIN);
+    gst_caps_unref (caps);
+    g_free (data);
+    g_free (path);
+  }
+
+  /* the generated files of every format */
+  for (f = 1; f <= 16; f++) {
+    GByteArray *a;
+
+    if (!gst_sci_segy_format_bytes (f))
+      continue;
+    a = synth_file (f, f % 2, 1 + rng () % 100, 1 + rng () % 9,
+        (gint) (rng () % 3) - 1, 1000, 1000, 1);
+    caps = type_of_file (a->data, a->len, NULL, &prob);
+    fail_unless (is_segy (caps), "format %u: %s", f, caps_str (caps));
+    fail_unless_equals_int (prob, GST_TYPE_FIND_MAXIMUM);
+    gst_caps_unref (caps);
+    g_byte_array_unref (a);
+  }
+
+  /* nothing else in the data folder */
+  check_not_segy_dir (root ? root : "../shared/data", &n);
+  g_print ("typefinder: %u other files not taken for SEG-Y\n", n);
+
+  /* the plugin's other formats, made here: seismic frames (of a
+   * generated SEG-Y file's gathers), DPCM frames, HTJ2K and Part 1
+   * codestreams */
+  {
+    GByteArray *a = synth_file (3, FALSE, 50, 30, 0, 2000, 2000, 1);
+    gchar *dir = tmp_dir (), *p = g_strdup_printf ("%s/s.sgy", dir);
+    gchar *launches[4];
+
+    write_file (p, a->data, a->len);
+    g_byte_array_unref (a);
+    launches[0] = g_strdup_printf ("segysrc location=\"%s\" ! seismicenc ! "
+        "appsink name=out sync=false", p);
+    launches[1] = g_strdup ("videotestsrc num-buffers=2 ! video/x-raw,"
+        "format=GRAY16_LE,width=96,height=80 ! dpcmenc ! appsink name=out "
+        "sync=false");
+    launches[2] = g_strdup ("videotestsrc num-buffers=1 ! video/x-raw,"
+        "format=GRAY8,width=96,height=80 ! htj2kenc ! appsink name=out "
+        "sync=false");
+    launches[3] = g_strdup ("videotestsrc num-buffers=1 ! video/x-raw,"
+        "format=RGB,width=64,height=64 ! ebcotcm ! appsink name=out "
+        "sync=false");
+    for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+      GByteArray *bytes = pipeline_bytes (launches[i]);
+
+      fail_unless (bytes->len > 0, "%s gave nothing", launches[i]);
+      caps = type_of_file (bytes->data, bytes->len, NULL, &prob);
+      fail_if (is_segy (caps), "%s: found to be SEG-Y", launches[i]);
+      if (caps)
+        gst_caps_unref (caps);
+      caps = type_of (bytes->data, MIN (bytes->len, 2048), &prob);
+      fail_if (is_segy (caps), "%s: its first 2 KiB found to be SEG-Y",
+          launches[i]);
+      if (caps)
+        gst_caps_unref (caps);
+      g_byte_array_unref (bytes);
+      g_free (launches[i]);
+    }
+    g_free (p);
+    remove_dir (dir);
+  }
+
+  /* junk, text, and a SEG-Y binary header after text that is no
+   * textual header of cards */
+  junk = g_malloc (20000);
+  for (i = 0; i < 200; i++) {
+    guint j, len = 100 + rng () % 19900;
+
+    for (j = 0; j < len; j++)
+      junk[j] = i % 2 ? rng () : 0x20 + rng () % 95;
+    if (len > 3600 && i % 4 < 2) {
+      GST_WRITE_UINT16_BE (junk + 3224, 1 + rng () % 12);
+      GST_WRITE_UINT16_BE (junk + 3220, 1 + rng () % 1000);
+    }
+    caps = type_of_file (junk, len, NULL, &prob);
+    fail_if (is_segy (caps), "junk %u", i);
+    if (caps)
+      gst_caps_unref (caps);
+  }
+  g_free (junk);
+}
+
+GST_END_TEST;
+
+/* Properties and pads of segyparse, and that it is a parser decodebin
+ * plugs. */
+GST_START_TEST (test_parse_element)
+{
+  GstElement *e = gst_element_factory_make ("segyparse", NULL);
+  GstElementFactory *f;
+  guint traces;
+  gint key;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "gather-traces", &traces, "gather-key", &key, NULL);
+  fail_unless_equals_int (traces, 96);
+  fail_unless_equals_int (key, 0);
+  f = gst_element_get_factory (e);
+  fail_unless (strstr (gst_element_factory_get_klass (f), "Parser"));
+  fail_unless (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE (f)) >=
+      GST_RANK_PRIMARY);
+  fail_unless (gst_element_factory_list_is_type (f,
+          GST_ELEMENT_FACTORY_TYPE_DECODABLE));
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 segy_suite (void)
 {
@@ -1809,6 +2651,7 @@ segy_suite (void)
   tcase_add_test (tc, test_ibm);
   tcase_add_test (tc, test_int_rounding);
   tcase_add_test (tc, test_elements);
+  tcase_add_test (tc, test_no_blocksize);
   tcase_add_test (tc, test_f3_formats);
   tcase_add_test (tc, test_round_trip_files);
   tcase_add_test (tc, test_gather_keys);
@@ -1819,6 +2662,12 @@ segy_suite (void)
   tcase_add_test (tc, test_extended_headers);
   tcase_add_test (tc, test_write_errors);
   tcase_add_test (tc, test_mutations);
+  tcase_add_test (tc, test_parse_element);
+  tcase_add_test (tc, test_typefind);
+  tcase_add_test (tc, test_parse_files);
+  tcase_add_test (tc, test_parse_synthetic);
+  tcase_add_test (tc, test_parse_errors);
+  tcase_add_test (tc, test_decodebin);
   return s;
 }
 
