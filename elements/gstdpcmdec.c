@@ -123,7 +123,9 @@ gst_dpcm_type_find_register (GstPlugin * plugin)
 /* Input caps say little for sure (the frame headers decide): the output
  * is any of our formats with the sizes and rate the input caps give, in
  * system memory first (the input is host bytes), else in CUDA memory
- * while the kernels run. */
+ * while the kernels run.  Upstream is offered the bare media type: what
+ * downstream takes says nothing about the frames, and fields offered
+ * upstream would be fixated there into placeholders (width=1). */
 static GstCaps *
 gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -153,26 +155,26 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
               one, NULL));
       gst_caps_unref (one);
     } else {
-      out = gst_structure_new_empty (DPCM_MEDIA_TYPE);
-      gst_sci_structure_copy_fields (out, in, common_fields,
-          G_N_ELEMENTS (common_fields));
-      result = gst_caps_merge_structure (result, out);
+      result = gst_caps_merge_structure (result,
+          gst_structure_new_empty (DPCM_MEDIA_TYPE));
     }
   }
   return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
 }
 
+/* The src caps come from the frames alone (ensure_src_caps): the base
+ * class never sets caps, so the allocation query from upstream, whose
+ * default handling would make src caps out of the input caps, is not
+ * answered (the input is plain host bytes: nothing to propose). */
 static gboolean
-gst_dpcm_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_dpcm_dec_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
-
-  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_ALLOCATION)
     return FALSE;
-  gst_caps_replace (&self->sinkcaps, incaps);
-  self->have_out = FALSE;
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }
 
 /* ---- frames ---- */
@@ -260,15 +262,22 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
   vinfo.fps_d = fps_d;
   caps = frame_caps (&vinfo, offset, cuda);
   cur = gst_pad_get_current_caps (srcpad);
+  /* downstream asked for new caps: the next frame's are offered again */
+  if (gst_pad_check_reconfigure (srcpad))
+    self->have_out = FALSE;
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+    /* Asked first: a sticky caps event is stored even where downstream
+     * refuses it, which would show only as the frame's push failing. */
+    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
 #if HAVE_CUDA
-    if (base->use_cuda && !gst_pad_peer_query_accept_caps (srcpad, caps)) {
+    if (!ok && base->use_cuda) {
       GstCaps *other = frame_caps (&vinfo, offset, !cuda);
 
       if (gst_pad_peer_query_accept_caps (srcpad, other)) {
         gst_caps_unref (caps);
         caps = other;
         cuda = !cuda;
+        ok = TRUE;
       } else {
         gst_caps_unref (other);
       }
@@ -276,10 +285,10 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
 #endif
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
-    ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
+    if (ok)
+      ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
     if (!ok)
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+      gst_sci_filter_post_refused (GST_SCI_FILTER (self), caps);
     else
       GST_INFO_OBJECT (self, "%ux%u, depth %u: %s backend, %s memory out",
           info->width, info->height, info->depth,
@@ -500,6 +509,10 @@ gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
 
+  if (self->failed) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
   gst_adapter_push (self->adapter, input);
   return GST_FLOW_OK;
 }
@@ -507,11 +520,10 @@ gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
 /* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
  * when more bytes are needed. */
 static GstFlowReturn
-gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
 #if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstSciFilter *base = GST_SCI_FILTER (self);
 #endif
   gsize avail = gst_adapter_available (self->adapter);
   const guint8 *hd, *meta = NULL;
@@ -614,6 +626,24 @@ done:
   return ret;
 }
 
+static GstFlowReturn
+gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (self->failed)
+    return GST_FLOW_ERROR;
+  ret = decode_next (self, outbuf);
+  /* posted (a corrupt frame, refused caps): the rest is not read */
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
+    self->failed = TRUE;
+    gst_adapter_clear (self->adapter);
+  }
+  return ret;
+}
+
 /* Never called: generate_output does the work.  A transform function
  * keeps the base class from going passthrough. */
 static GstFlowReturn
@@ -627,24 +657,38 @@ static gboolean
 gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
-  static const gchar *const fields[] = { "width", "height", "depth", NULL };
 
   if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
-          fields, self->adapter, &self->sinkcaps, &self->pending_segment,
+          self->adapter, &self->sinkcaps, &self->pending_segment,
           &self->have_out))
     return TRUE;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{
       gsize left = gst_adapter_available (self->adapter);
+      GstFlowReturn last =
+          gst_pad_get_last_flow_return (GST_BASE_TRANSFORM_SRC_PAD (trans));
 
-      if (left > 0) {
+      /* Bytes left after downstream stopped the stream (refused caps, a
+       * sink's own EOS) were cut off by that, not truncated: the error
+       * already posted is the one to read. */
+      if (self->failed || last < GST_FLOW_OK) {
+        GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
+            "stream stopped (%s)", left, gst_flow_get_name (last));
+      } else if (left > 0) {
         DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
             " bytes at the end of the stream are not a whole frame", left);
-        gst_adapter_clear (self->adapter);
+      } else if (self->offset == 0) {
+        GST_ELEMENT_ERROR (self, STREAM, DECODE,
+            ("The DPCM stream is empty: no frame to decode"),
+            ("end of stream before any input byte"));
       }
+      gst_adapter_clear (self->adapter);
       gst_clear_event (&self->pending_segment);
       break;
     }
+    case GST_EVENT_FLUSH_STOP:
+      self->failed = FALSE;
+      break;
     default:
       break;
   }
@@ -660,6 +704,7 @@ gst_dpcm_dec_start (GstBaseTransform * trans)
   self->offset = 0;
   self->have_out = FALSE;
   self->sent = FALSE;
+  self->failed = FALSE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
 }
 
@@ -723,7 +768,7 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
   gst_caps_unref (caps);
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_dpcm_dec_query);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_dpcm_dec_submit_input_buffer);
   trans_class->generate_output =
