@@ -83,7 +83,7 @@ G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
     GST_TYPE_DPCM_DEC);
 
-/* ---- typefinder: "DPCM", the version read (3), a depth of 1..16 ---- */
+/* ---- typefinder: "DPCM", a version read (5, 6), a depth of 1..16 ---- */
 
 static void
 dpcm_type_find (GstTypeFind * tf, gpointer unused)
@@ -93,8 +93,8 @@ dpcm_type_find (GstTypeFind * tf, gpointer unused)
 
   if (!d) {
     d = gst_type_find_peek (tf, 0, 6);
-    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] == SCI_DPCM_VERSION
-        && d[5] >= 1 && d[5] <= 16)
+    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= SCI_DPCM_VERSION_OLDEST
+        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
       gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
           DPCM_MEDIA_TYPE);
     return;
@@ -183,6 +183,16 @@ gst_dpcm_dec_query (GstBaseTransform * trans, GstPadDirection direction,
   GST_ELEMENT_ERROR (self, STREAM, DECODE, \
       ("Corrupt DPCM frame: %s", sci_dpcm_error_string (code)), (__VA_ARGS__))
 
+/* A little-endian 32-bit field at any address.  Byte by byte: record
+ * fields sit where the frame's bytes put them, and GST_READ_UINT32_LE is a
+ * plain (misaligned, undefined) 32-bit load on x86. */
+static inline guint32
+read_le32 (const guint8 * p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+      (guint32) p[3] << 24;
+}
+
 /* The sample-offset of the metadata section (0 without a SOFF record);
  * FALSE when the section is not well-formed records. */
 static gboolean
@@ -196,17 +206,60 @@ metadata_offset (const guint8 * data, gsize len, gint * offset)
 
     if (len - off < 8)
       return FALSE;
-    n = GST_READ_UINT32_LE (data + off + 4);
+    n = read_le32 (data + off + 4);
     if (n > len - off - 8)
       return FALSE;
     if (memcmp (data + off, "SOFF", 4) == 0) {
       if (n != 4)
         return FALSE;
-      *offset = (gint32) GST_READ_UINT32_LE (data + off + 8);
+      *offset = (gint32) read_le32 (data + off + 8);
     }
     off += 8 + (gsize) n;
   }
   return TRUE;
+}
+
+/* The metadata of the whole frame `in` (len bytes) into *meta (g_malloc,
+ * *meta_len bytes; NULL when there is none or it cannot be used) and its
+ * sample-offset into *offset.  A section that does not decompress, or is
+ * not dpcmenc's records, is ignored with a warning: the samples do not
+ * depend on it.  The frame's status otherwise (its header, lengths and
+ * CRC checked). */
+static gint
+read_metadata (GstDpcmDec * self, const guint8 * in, gsize len,
+    guint8 ** meta, gsize * meta_len, gint * offset)
+{
+  const gchar *bad = NULL;
+  gint st;
+
+  *meta = NULL;
+  *offset = 0;
+  st = sci_dpcm_metadata (in, len, NULL, 0, meta_len);
+  if (st == SCI_DPCM_OK && *meta_len) {
+    /* at most SCI_DPCM_MAX_METADATA (16 MiB), whatever the section says */
+    *meta = g_try_malloc (*meta_len);
+    if (!*meta)
+      bad = "cannot be held in memory";
+    else
+      st = sci_dpcm_metadata (in, len, *meta, *meta_len, meta_len);
+  }
+  if (st == SCI_DPCM_E_METADATA)
+    bad = "does not decompress";
+  else if (st == SCI_DPCM_OK && *meta && !metadata_offset (*meta, *meta_len,
+          offset))
+    bad = "is not in dpcmenc's form";
+  if (bad) {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The DPCM frame's metadata %s: ignored", bad),
+        ("frame of %" G_GSIZE_FORMAT " bytes at byte %" G_GUINT64_FORMAT
+            " of the stream", len, self->offset - len));
+    g_clear_pointer (meta, g_free);
+    *offset = 0;
+    st = SCI_DPCM_OK;
+  }
+  if (!*meta)
+    *meta_len = 0;
+  return st;
 }
 
 /* The src caps of frames of `vinfo`, in CUDA memory when `cuda`. */
@@ -359,12 +412,15 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
         guint8 *row = plane + (gssize) y * stride;
         const guint16 *src = self->samples + (gsize) y * w;
 
+        /* bytes: this path is taken for rows that are not aligned */
         if (info->depth <= 8)
           for (x = 0; x < w; x++)
             row[x] = (guint8) src[x];
         else
-          for (x = 0; x < w; x++)
-            GST_WRITE_UINT16_LE (row + 2 * x, src[x]);
+          for (x = 0; x < w; x++) {
+            row[2 * x] = (guint8) src[x];
+            row[2 * x + 1] = (guint8) (src[x] >> 8);
+          }
       }
   }
   gst_video_frame_unmap (&frame);
@@ -526,7 +582,9 @@ decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
   GstSciFilter *base = GST_SCI_FILTER (self);
 #endif
   gsize avail = gst_adapter_available (self->adapter);
-  const guint8 *hd, *meta = NULL;
+  const guint8 *hd;
+  guint8 *meta = NULL;
+  gsize meta_len = 0;
   sci_dpcm_info info;
   GstBuffer *in, *out;
   GstMapInfo map;
@@ -560,18 +618,7 @@ decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
   }
   /* the metadata section is read only once the frame has been checked:
    * first the CRC and lengths (sci_dpcm_metadata), then the samples */
-  {
-    gsize meta_len = 0;
-
-    st = sci_dpcm_metadata (map.data, map.size, &meta, &meta_len);
-    if (st == SCI_DPCM_OK && meta && !metadata_offset (meta, meta_len, &offset)) {
-      GST_ELEMENT_WARNING (self, STREAM, DECODE,
-          ("The DPCM frame's metadata is not in dpcmenc's form: ignored"),
-          (NULL));
-      meta = NULL;
-    }
-    info.meta_bytes = meta ? meta_len : 0;
-  }
+  st = read_metadata (self, map.data, map.size, &meta, &meta_len, &offset);
   if (st != SCI_DPCM_OK) {
     DECODE_ERROR (self, st, "%" G_GSIZE_FORMAT "-byte frame", map.size);
     ret = GST_FLOW_ERROR;
@@ -607,11 +654,11 @@ decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
     ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
   if (ret != GST_FLOW_OK)
     goto done;
-  if (meta && info.meta_bytes) {
+  if (meta) {
     gboolean added = FALSE;
 
-    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta,
-            info.meta_bytes, &added))
+    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta, meta_len,
+            &added))
       GST_ELEMENT_WARNING (self, STREAM, DECODE,
           ("The DPCM frame's FITS header records are malformed: ignored"),
           (NULL));
@@ -621,6 +668,7 @@ decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
   self->sent = TRUE;
   *outbuf = out;
 done:
+  g_free (meta);
   gst_buffer_unmap (in, &map);
   gst_buffer_unref (in);
   return ret;

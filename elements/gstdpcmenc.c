@@ -381,9 +381,11 @@ frame_metadata (GstDpcmEnc * self, GstBuffer * inbuf)
   }
   if (self->outcaps && gst_structure_get_int (gst_caps_get_structure
           (self->outcaps, 0), "sample-offset", &offset) && offset != 0) {
-    guint8 v[4];
+    guint32 u = (guint32) offset;
+    /* bytes: GST_WRITE_UINT32_LE stores 32 bits at once on x86, and a
+     * byte array need not be aligned for that */
+    guint8 v[4] = { u & 0xff, (u >> 8) & 0xff, (u >> 16) & 0xff, u >> 24 };
 
-    GST_WRITE_UINT32_LE (v, (guint32) offset);
     gst_sci_meta_append_record (a, "SOFF", v, 4);
   }
   if (a->len == 0) {
@@ -476,8 +478,10 @@ pack_samples (GstDpcmEnc * self, const GstVideoFrame * frame)
       for (x = 0; x < w; x++)
         dst[(gsize) y * w + x] = row[x];
     else
+      /* bytes: rows land here exactly when they are not aligned, where
+       * GST_READ_UINT16_LE would be a misaligned 16-bit load on x86 */
       for (x = 0; x < w; x++)
-        dst[(gsize) y * w + x] = GST_READ_UINT16_LE (row + 2 * x);
+        dst[(gsize) y * w + x] = row[2 * x] | (guint16) row[2 * x + 1] << 8;
   }
   return dst;
 }

@@ -247,6 +247,40 @@ explain_cpu_only (GstSciFilter * self, GstPadDirection direction,
   return TRUE;
 }
 
+/* After a caps query on the `direction` pad found nothing: whether the
+ * peer of the other pad takes the other pad's template in CUDA memory
+ * (what a GPU would let this element offer); then explained as above. */
+static void
+explain_other_side (GstSciFilter * self, GstPadDirection direction)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *other = direction == GST_PAD_SINK ?
+      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstCaps *templ = gst_pad_get_pad_template_caps (other);
+  GstCaps *cuda = gst_caps_new_empty (), *peer;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (templ, i);
+
+    if (f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
+      cuda = gst_caps_merge_structure_full (cuda,
+          gst_structure_copy (gst_caps_get_structure (templ, i)),
+          gst_caps_features_copy (f));
+  }
+  gst_caps_unref (templ);
+  if (gst_caps_is_empty (cuda)) {
+    gst_caps_unref (cuda);
+    return;
+  }
+  peer = gst_pad_peer_query_caps (other, cuda);
+  if (!gst_caps_is_empty (peer))
+    explain_cpu_only (self, GST_PAD_DIRECTION (other), peer);
+  gst_caps_unref (peer);
+  gst_caps_unref (cuda);
+}
+
 gboolean
 gst_sci_filter_post_refused (GstSciFilter * self, GstCaps * caps)
 {
@@ -302,16 +336,21 @@ gst_sci_filter_query (GstBaseTransform * trans, GstPadDirection direction,
 #endif
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
-  /* A peer asking for CUDA memory only and getting nothing: negotiation
-   * is about to fail on a missing GPU (cudadwt !
-   * application/x-wavelet(memory:CUDAMemory) ! htj2kenc without one). */
+  /* Nothing to offer: negotiation is about to fail.  Said in plain words
+   * where a missing GPU is the reason: the peer asking wants CUDA memory
+   * only, or the peer on the other side takes CUDA memory where system
+   * memory found nothing (cudadwt ! application/x-wavelet(memory:CUDAMemory)
+   * ! htj2kenc without a GPU: the capsfilter answers the system-memory
+   * query empty, the one in CUDA memory reaches htj2kenc, whose own check
+   * here speaks). */
   if (ret && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     GstCaps *filter = NULL, *result = NULL;
 
     gst_query_parse_caps (query, &filter);
     gst_query_parse_caps_result (query, &result);
-    if (result && gst_caps_is_empty (result))
-      explain_cpu_only (self, direction, filter);
+    if (result && gst_caps_is_empty (result) && self->cpu_reason
+        && !explain_cpu_only (self, direction, filter))
+      explain_other_side (self, direction);
   }
   return ret;
 }

@@ -21,7 +21,9 @@
 
 #include "gstscifitsmeta.h"
 #include "fitsutil.h"
+#include "codec/crc32.h"
 #include "codec/dpcm.h"
+#include "dpcm_v5_frame.h"
 
 /* ---- helpers ---- */
 
@@ -1021,6 +1023,211 @@ GST_START_TEST (test_empty_input)
 
 GST_END_TEST;
 
+/* ---- alignment ---- */
+
+/* A buffer holding a copy of `len` bytes at an odd address. */
+static GstBuffer *
+odd_buffer (gconstpointer data, gsize len)
+{
+  guint8 *mem = g_malloc (len + 1);
+
+  memcpy (mem + 1, data, len);
+  return gst_buffer_new_wrapped_full (0, mem, len + 1, 1, len, mem, g_free);
+}
+
+/* Frames and frame rows at odd addresses, and metadata records at odd
+ * offsets: the same results as aligned ones.  The fields there were read
+ * with GST_READ_UINT32_LE / GST_READ_UINT16_LE, plain misaligned loads on
+ * x86 (undefined behaviour that a -fsanitize=alignment build of this test
+ * reports). */
+GST_START_TEST (test_unaligned)
+{
+  guint16 *s = make_samples (33, 17, 16);
+  /* an unknown 1-byte record first puts the SOFF record at an odd offset */
+  static const guint8 meta[] = {
+    'X', 'P', 'A', 'D', 1, 0, 0, 0, 0x5A,
+    'S', 'O', 'F', 'F', 4, 0, 0, 0, 0x00, 0x80, 0x00, 0x00,
+  };
+  sci_dpcm_params p;
+  gsize cap = sci_dpcm_max_bytes (33, 17, 16) + sizeof meta, n;
+  guint8 *frame = g_malloc (cap);
+  GstBuffer *in, *b;
+  GstCaps *caps;
+  gint offset = 0;
+  GBytes *ref;
+
+  sci_dpcm_params_default (&p);
+  n = sci_dpcm_encode_meta (s, 33, 33, 17, 16, &p, meta, sizeof meta, frame,
+      cap);
+  fail_unless (n > 0);
+  {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+
+    in = odd_buffer (frame, n);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", 33, 17, s);
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "sample-offset", &offset));
+    fail_unless_equals_int (offset, 32768);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
+  }
+  /* rows at an odd address: the encoder packs them, to the same bytes */
+  ref = encode ("", "GRAY16_LE", 33, 17, s, NULL);
+  {
+    gchar *vc = video_caps ("GRAY16_LE", 33, 17);
+    TestRun r = test_run_new ("dpcmenc", vc);
+    GstBuffer *aligned = video_buffer ("GRAY16_LE", 33, 17, s);
+    GstMapInfo map;
+    GBytes *got;
+
+    fail_unless (gst_buffer_map (aligned, &map, GST_MAP_READ));
+    in = odd_buffer (map.data, map.size);
+    gst_buffer_unmap (aligned, &map);
+    gst_buffer_unref (aligned);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    got = g_bytes_new (map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    fail_unless (g_bytes_equal (got, ref));
+    g_bytes_unref (got);
+    gst_buffer_unref (b);
+    test_run_free (&r);
+    g_free (vc);
+  }
+  g_bytes_unref (ref);
+  g_free (frame);
+  g_free (s);
+}
+
+GST_END_TEST;
+
+/* ---- metadata: compressed (version 6), and frames of version 5 ---- */
+
+/* A frame of the former encoder (version 5, metadata stored as given):
+ * samples, sample-offset and FITS cards come back.  And a version-6 frame
+ * whose compressed metadata is damaged under a valid CRC: a warning, the
+ * samples still out. */
+GST_START_TEST (test_metadata_versions)
+{
+  guint16 want[DPCM_V5_W * DPCM_V5_H];
+  gchar cards[161];
+  guint x, y;
+
+  for (y = 0; y < DPCM_V5_H; y++)
+    for (x = 0; x < DPCM_V5_W; x++)
+      want[y * DPCM_V5_W + x] = dpcm_v5_sample (x, y);
+  dpcm_v5_cards (cards);
+  {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+    GstSciFitsMeta *m;
+    GstBuffer *b;
+    GstCaps *caps;
+    gint offset = 0;
+
+    fail_unless_equals_int (gst_harness_push (r.h,
+            gst_buffer_new_memdup (dpcm_v5_frame, sizeof dpcm_v5_frame)),
+        GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "sample-offset", &offset));
+    fail_unless_equals_int (offset, 32768);
+    m = gst_buffer_get_sci_fits_meta (b);
+    fail_unless (m != NULL);
+    fail_unless_equals_string (m->header, cards);
+    fail_unless_equals_int (m->hdu, 1);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
+  }
+  /* the same samples and cards through dpcmenc: version 6, the cards
+   * compressed, the same back from dpcmdec */
+  {
+    gchar *vc = video_caps ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H);
+    TestRun r = test_run_new ("dpcmenc ! dpcmdec", vc);
+    GstBuffer *in = video_buffer ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want), *b;
+    GstSciFitsMeta *m;
+    GstCaps *caps;
+
+    gst_buffer_add_sci_fits_meta (in, cards, NULL, 1);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+    m = gst_buffer_get_sci_fits_meta (b);
+    fail_unless (m != NULL);
+    fail_unless_equals_string (m->header, cards);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    test_run_free (&r);
+    g_free (vc);
+  }
+  /* damaged compressed metadata (its raw length), CRC made valid again */
+  {
+    gchar *vc = video_caps ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H);
+    TestRun e = test_run_new ("dpcmenc", vc);
+    GstBuffer *in = video_buffer ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want), *b;
+    GstMapInfo map;
+    guint8 *t;
+    gsize n;
+    guint32 crc;
+    GstMessage *msg;
+    GError *err = NULL;
+
+    gst_buffer_add_sci_fits_meta (in, cards, NULL, 1);
+    fail_unless_equals_int (gst_harness_push (e.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (e.h);
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    n = map.size;
+    t = g_memdup2 (map.data, n);
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+    test_run_free (&e);
+    g_free (vc);
+    fail_unless_equals_int (t[4], SCI_DPCM_VERSION);
+    fail_unless (GST_READ_UINT32_LE (t + 44) & SCI_DPCM_FLAG_META_ZSTD);
+    t[SCI_DPCM_HEADER_BYTES] ^= 1;
+    crc = sci_crc32 (0, t, n - 4);
+    t[n - 4] = crc & 0xff;
+    t[n - 3] = (crc >> 8) & 0xff;
+    t[n - 2] = (crc >> 16) & 0xff;
+    t[n - 1] = crc >> 24;
+    {
+      TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+      GstCaps *caps;
+
+      fail_unless_equals_int (gst_harness_push (r.h,
+              gst_buffer_new_memdup (t, n)), GST_FLOW_OK);
+      b = gst_harness_pull (r.h);
+      caps = gst_pad_get_current_caps (r.h->sinkpad);
+      check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+      fail_if (gst_buffer_get_sci_fits_meta (b));
+      msg = gst_bus_pop_filtered (r.bus, GST_MESSAGE_WARNING);
+      fail_unless (msg != NULL);
+      gst_message_parse_warning (msg, &err, NULL);
+      fail_unless (strstr (err->message, "does not decompress") != NULL, "%s",
+          err->message);
+      g_error_free (err);
+      gst_message_unref (msg);
+      fail_unless (test_run_error (&r) == NULL);
+      gst_caps_unref (caps);
+      gst_buffer_unref (b);
+      test_run_free (&r);
+    }
+    g_free (t);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- the real file ---- */
 
 /* Pushes the whole file, then EOS; returns the output buffers. */
@@ -1073,6 +1280,25 @@ GST_START_TEST (test_real_file)
       gst_buffer_map (coded->pdata[k], &map, GST_MAP_READ);
       fail_unless_equals_int (map.data[4], SCI_DPCM_VERSION);
       fail_unless (GST_READ_UINT32_LE (map.data + 40) > 0);     /* metadata */
+      /* the header cards compressed: the frame's metadata section is a
+       * third of their size at most */
+      if (ext == 0) {
+        gsize ml = 0, L = GST_READ_UINT32_LE (map.data + 40);
+        guint w = GST_READ_UINT32_LE (map.data + 8), h =
+            GST_READ_UINT32_LE (map.data + 12);
+
+        fail_unless (GST_READ_UINT32_LE (map.data + 44) &
+            SCI_DPCM_FLAG_META_ZSTD);
+        fail_unless_equals_int (sci_dpcm_metadata (map.data, map.size, NULL,
+                0, &ml), SCI_DPCM_OK);
+        fail_unless (L * 3 < ml, "%" G_GSIZE_FORMAT " bytes of metadata "
+            "stored in %" G_GSIZE_FORMAT, ml, L);
+        g_print ("GMOS-N frame %u: %" G_GSIZE_FORMAT " bytes, %.3f bpp "
+            "(metadata %" G_GSIZE_FORMAT " bytes stored in %" G_GSIZE_FORMAT
+            "; as given it would be %.3f bpp)\n", k, map.size,
+            8.0 * map.size / (w * h), ml, L,
+            8.0 * (map.size - L + ml) / (w * h));
+      }
       g_byte_array_append (cat, map.data, map.size);
       gst_buffer_unmap (coded->pdata[k], &map);
     }
@@ -1148,6 +1374,8 @@ dpcm_suite (void)
   tcase_add_test (tc, test_caps_from_frames);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_empty_input);
+  tcase_add_test (tc, test_unaligned);
+  tcase_add_test (tc, test_metadata_versions);
   tcase_add_test (tc, test_backend_cuda);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_typefind_filesrc);
