@@ -587,6 +587,19 @@ GST_START_TEST (test_properties)
 
   check_uint_prop (G_OBJECT (e), "order", 1, 32, 11);
   check_uint_prop (G_OBJECT (e), "equations", 1, 64, 7);
+  /* the blurbs say what order and equations trade, and good values */
+  {
+    static const gchar *const names[] = { "order", "equations" };
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (names); k++) {
+      const gchar *b = g_param_spec_get_blurb (g_object_class_find_property
+          (G_OBJECT_GET_CLASS (e), names[k]));
+
+      fail_unless (strstr (b, "Trades") != NULL && strstr (b, "time")
+          != NULL && strstr (b, "Good values") != NULL, "%s: %s", names[k], b);
+    }
+  }
   check_uint_prop (G_OBJECT (e), "threshold", 0, 65535, 13);
   {
     GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
