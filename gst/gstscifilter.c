@@ -249,7 +249,9 @@ explain_cpu_only (GstSciFilter * self, GstPadDirection direction,
 
 /* After a caps query on the `direction` pad found nothing: whether the
  * peer of the other pad takes the other pad's template in CUDA memory
- * (what a GPU would let this element offer); then explained as above. */
+ * (what a GPU would let this element offer) and not in system memory (so
+ * that nothing else, a size or a format, is the reason); then explained
+ * as above. */
 static void
 explain_other_side (GstSciFilter * self, GstPadDirection direction)
 {
@@ -257,28 +259,34 @@ explain_other_side (GstSciFilter * self, GstPadDirection direction)
   GstPad *other = direction == GST_PAD_SINK ?
       GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
   GstCaps *templ = gst_pad_get_pad_template_caps (other);
-  GstCaps *cuda = gst_caps_new_empty (), *peer;
+  GstCaps *cuda = gst_caps_new_empty (), *sys = gst_caps_new_empty ();
+  GstCaps *peer = NULL;
   guint i;
 
   for (i = 0; i < gst_caps_get_size (templ); i++) {
     GstCapsFeatures *f = gst_caps_get_features (templ, i);
+    GstStructure *st = gst_caps_get_structure (templ, i);
 
     if (f && !gst_caps_features_is_any (f)
         && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
-      cuda = gst_caps_merge_structure_full (cuda,
-          gst_structure_copy (gst_caps_get_structure (templ, i)),
+      cuda = gst_caps_merge_structure_full (cuda, gst_structure_copy (st),
           gst_caps_features_copy (f));
+    else
+      sys = gst_caps_merge_structure (sys, gst_structure_copy (st));
   }
   gst_caps_unref (templ);
-  if (gst_caps_is_empty (cuda)) {
-    gst_caps_unref (cuda);
-    return;
+  if (!gst_caps_is_empty (cuda) && !gst_caps_is_empty (sys)) {
+    peer = gst_pad_peer_query_caps (other, sys);
+    if (gst_caps_is_empty (peer)) {
+      gst_caps_unref (peer);
+      peer = gst_pad_peer_query_caps (other, cuda);
+      if (!gst_caps_is_empty (peer))
+        explain_cpu_only (self, GST_PAD_DIRECTION (other), peer);
+    }
   }
-  peer = gst_pad_peer_query_caps (other, cuda);
-  if (!gst_caps_is_empty (peer))
-    explain_cpu_only (self, GST_PAD_DIRECTION (other), peer);
-  gst_caps_unref (peer);
+  gst_clear_caps (&peer);
   gst_caps_unref (cuda);
+  gst_caps_unref (sys);
 }
 
 gboolean

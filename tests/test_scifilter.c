@@ -174,6 +174,53 @@ GST_START_TEST (test_cuda_memory_without_gpu)
 
 GST_END_TEST;
 
+/* A refusal that CUDA memory does not explain (downstream takes either
+ * memory, but another size) is not blamed on a missing GPU.  Linked
+ * without checks: a link-time check would refuse the size already. */
+GST_START_TEST (test_other_refusal_not_blamed)
+{
+  GstElement *pipe = gst_pipeline_new (NULL);
+  GstElement *src = gst_element_factory_make ("videotestsrc", NULL);
+  GstElement *f1 = gst_element_factory_make ("capsfilter", NULL);
+  GstElement *dwt = gst_element_factory_make ("cudadwt", NULL);
+  GstElement *f2 = gst_element_factory_make ("capsfilter", NULL);
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstCaps *c1 = gst_caps_from_string ("video/x-raw, format=GRAY8, "
+      "width=64, height=64");
+  GstCaps *c2 = gst_caps_from_string ("application/x-wavelet"
+      "(memory:CUDAMemory), width=(int)32; application/x-wavelet, "
+      "width=(int)32");
+  GstMessage *m;
+  GError *err = NULL;
+
+  g_object_set (src, "num-buffers", 1, NULL);
+  g_object_set (f1, "caps", c1, NULL);
+  g_object_set (f2, "caps", c2, NULL);
+  gst_bin_add_many (GST_BIN (pipe), src, f1, dwt, f2, sink, NULL);
+  fail_unless (gst_element_link_pads_full (src, "src", f1, "sink",
+          GST_PAD_LINK_CHECK_NOTHING));
+  fail_unless (gst_element_link_pads_full (f1, "src", dwt, "sink",
+          GST_PAD_LINK_CHECK_NOTHING));
+  fail_unless (gst_element_link_pads_full (dwt, "src", f2, "sink",
+          GST_PAD_LINK_CHECK_NOTHING));
+  fail_unless (gst_element_link_pads_full (f2, "src", sink, "sink",
+          GST_PAD_LINK_CHECK_NOTHING));
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "CUDA") == NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  gst_caps_unref (c1);
+  gst_caps_unref (c2);
+}
+
+GST_END_TEST;
+
 static Suite *
 scifilter_suite (void)
 {
@@ -184,6 +231,7 @@ scifilter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_device_id_warning);
   tcase_add_test (tc, test_cuda_memory_without_gpu);
+  tcase_add_test (tc, test_other_refusal_not_blamed);
   return s;
 }
 
