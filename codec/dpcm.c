@@ -19,8 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "crc32.h"
 #include "dpcm_core.h"
+
+/* zstd level of a compressed metadata section (FITS header cards: text
+ * padded with blanks).  Measured on the 13388 bytes dpcmenc stores for a
+ * GMOS-N frame (zstd 1.5.4, one core, best of 15): level 1 3970 bytes in
+ * 0.07 ms, 3 3863 in 0.08 ms, 9 3661 in 0.59 ms, 19 3515 in 13 ms; reading
+ * back 0.03 ms at any level.  The 350 bytes between 3 and 19 are 0.07 bpp
+ * of a 132 x 288 frame, while the GPU encoder codes a 1024 x 1024 frame in
+ * under 2 ms and compresses its metadata on the host: level 3. */
+#define META_ZSTD_LEVEL 3
 
 #define MAXN SCI_DPCM_MAX_ORDER
 
@@ -51,6 +62,7 @@ const char *sci_dpcm_error_string(int code) {
     case SCI_DPCM_E_ESCAPES: return "wrong escaped value or escape count";
     case SCI_DPCM_E_SAMPLE: return "reconstructed sample out of range";
     case SCI_DPCM_E_BUFFER: return "buffer too small";
+    case SCI_DPCM_E_METADATA: return "corrupt compressed metadata";
     default: return "unknown error";
     }
 }
@@ -571,13 +583,41 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                                 cap);
 }
 
+size_t sci_dpcm_write_metadata(uint8_t *out, size_t cap, const uint8_t *meta,
+                               size_t meta_len, int *compressed) {
+    *compressed = 0;
+    if (!out || meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta) ||
+        cap < meta_len)
+        return 0;
+    if (!meta_len)
+        return 0;
+    uint8_t *sec = out + SCI_DPCM_HEADER_BYTES;
+    /* Compressed only where that saves bytes (the raw length, then the zstd
+     * frame, shorter than the metadata itself): a frame never grows, and
+     * the capacity callers already reserve stays enough. */
+    if (meta_len > 5) {
+        size_t z = ZSTD_compress(sec + 4, meta_len - 5, meta, meta_len,
+                                 META_ZSTD_LEVEL);
+        if (!ZSTD_isError(z)) {
+            put32(sec, (uint32_t)meta_len);
+            *compressed = 1;
+            return 4 + z;
+        }
+    }
+    memcpy(sec, meta, meta_len);
+    return meta_len;
+}
+
 size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
                              unsigned depth, const sci_dpcm_params *p,
                              int32_t t_lo, int32_t t_hi, uint32_t escapes,
                              unsigned seg_rows, size_t coded_bytes,
-                             const uint8_t *meta, size_t meta_len,
+                             size_t section, int compressed,
                              const uint32_t *seg_bytes) {
     uint8_t *hd = out;
+    uint32_t flags =
+        (p->scan == SCI_DPCM_SCAN_COLUMNS ? SCI_DPCM_FLAG_COLUMNS : 0) |
+        (compressed ? SCI_DPCM_FLAG_META_ZSTD : 0);
     memcpy(hd, "DPCM", 4);
     hd[4] = SCI_DPCM_VERSION;
     hd[5] = (uint8_t)depth;
@@ -591,12 +631,9 @@ size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
     put32(hd + 28, escapes);
     put32(hd + 32, seg_rows);
     put32(hd + 36, (uint32_t)coded_bytes);
-    put32(hd + 40, (uint32_t)meta_len);
-    put32(hd + 44, p->scan == SCI_DPCM_SCAN_COLUMNS ? 1u : 0u);
-    size_t pos = SCI_DPCM_HEADER_BYTES;
-    if (meta_len)
-        memcpy(out + pos, meta, meta_len);
-    pos += meta_len;
+    put32(hd + 40, (uint32_t)section);
+    put32(hd + 44, flags);
+    size_t pos = SCI_DPCM_HEADER_BYTES + section;
     unsigned ch = p->scan == SCI_DPCM_SCAN_COLUMNS ? w : h;
     unsigned segs = (ch + seg_rows - 1) / seg_rows;
     for (unsigned i = 0; i < segs; i++, pos += 4)
@@ -620,7 +657,14 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
     const unsigned cw = by_columns ? h : w, ch = by_columns ? w : h;
     const unsigned seg_rows = sci_dpcm_segment_rows(cw, ch);
     const unsigned segs = (ch + seg_rows - 1) / seg_rows;
-    size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * (size_t)segs;
+    if (cap < SCI_DPCM_HEADER_BYTES + meta_len)
+        return 0;
+    int compressed;
+    size_t section = sci_dpcm_write_metadata(out, cap - SCI_DPCM_HEADER_BYTES,
+                                             meta, meta_len, &compressed);
+    if (meta_len && !section)
+        return 0;
+    size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * (size_t)segs;
     if (cap < pre + SCI_DPCM_TRAILER_BYTES + segs * SCI_RC_MIN_BYTES)
         return 0;
     size_t count = (size_t)w * h;
@@ -648,7 +692,8 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
                                     cap - pre - SCI_DPCM_TRAILER_BYTES,
                                     seg_bytes, &coded, &esc) == SCI_DPCM_OK) {
             sci_dpcm_write_header(out, w, h, depth, p, t_lo, t_hi, esc,
-                                  seg_rows, coded, meta, meta_len, seg_bytes);
+                                  seg_rows, coded, section, compressed,
+                                  seg_bytes);
             total = sci_dpcm_finish_frame(out, pre + coded);
         }
     }
@@ -661,13 +706,14 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
 int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     if (!in || !info)
         return SCI_DPCM_E_ARG;
+    /* cleared whatever fails: a caller never reads an unset field */
+    memset(info, 0, sizeof *info);
     if (len >= 4 && memcmp(in, "DPCM", 4))
         return SCI_DPCM_E_MAGIC;
     if (len < SCI_DPCM_HEADER_BYTES)
         return SCI_DPCM_E_TRUNCATED;
-    if (in[4] != SCI_DPCM_VERSION)
+    if (in[4] < SCI_DPCM_VERSION_OLDEST || in[4] > SCI_DPCM_VERSION)
         return SCI_DPCM_E_VERSION;
-    memset(info, 0, sizeof *info);
     info->version = in[4];
     info->depth = in[5];
     info->params.order_n = in[6];
@@ -682,7 +728,8 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     info->coded_bytes = get32(in + 36);
     info->meta_bytes = get32(in + 40);
     uint32_t flags = get32(in + 44);
-    info->params.scan = flags & 1;
+    info->params.scan = flags & SCI_DPCM_FLAG_COLUMNS;
+    info->meta_compressed = (flags & SCI_DPCM_FLAG_META_ZSTD) != 0;
     if (info->width < 1 || info->height < 1 ||
         info->width > SCI_DPCM_MAX_DIM || info->height > SCI_DPCM_MAX_DIM ||
         (uint64_t)info->width * info->height > SCI_DPCM_MAX_PIXELS)
@@ -695,7 +742,9 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         info->params.equations_m > SCI_DPCM_MAX_EQUATIONS ||
         info->params.threshold > SCI_DPCM_MAX_THRESHOLD)
         return SCI_DPCM_E_PARAMS;
-    if (flags & ~1u)
+    /* version 5 knows only the scan bit */
+    if (flags & ~(SCI_DPCM_FLAG_COLUMNS |
+                  (info->version >= 6 ? SCI_DPCM_FLAG_META_ZSTD : 0)))
         return SCI_DPCM_E_RESERVED;
     const int by_columns = info->params.scan == SCI_DPCM_SCAN_COLUMNS;
     info->coded_width = by_columns ? info->height : info->width;
@@ -715,7 +764,8 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info) {
         info->coded_bytes > sci_dpcm_coded_bound(info->coded_width,
                                                  info->coded_height,
                                                  info->seg_rows) ||
-        info->meta_bytes > SCI_DPCM_MAX_METADATA)
+        info->meta_bytes > SCI_DPCM_MAX_METADATA ||
+        (info->meta_compressed && info->meta_bytes <= 4))
         return SCI_DPCM_E_LENGTHS;
     info->meta_offset = SCI_DPCM_HEADER_BYTES;
     info->table_offset = info->meta_offset + info->meta_bytes;
@@ -765,20 +815,42 @@ int sci_dpcm_check_frame(const uint8_t *in, size_t len, sci_dpcm_info *info) {
     return check_frame(in, len, info);
 }
 
-int sci_dpcm_metadata(const uint8_t *in, size_t len, const uint8_t **meta,
-                      size_t *meta_len) {
+int sci_dpcm_metadata(const uint8_t *in, size_t len, uint8_t *out,
+                      size_t cap, size_t *meta_len) {
     sci_dpcm_info info;
-    if (!meta || !meta_len)
+    if (!meta_len)
         return SCI_DPCM_E_ARG;
-    *meta = NULL;
     *meta_len = 0;
     int st = check_frame(in, len, &info);
     if (st)
         return st;
-    if (info.meta_bytes) {
-        *meta = in + info.meta_offset;
+    const uint8_t *sec = in + info.meta_offset;
+    if (!info.meta_compressed) {
         *meta_len = info.meta_bytes;
+        if (out && cap < info.meta_bytes)
+            return SCI_DPCM_E_BUFFER;
+        if (out && info.meta_bytes)
+            memcpy(out, sec, info.meta_bytes);
+        return SCI_DPCM_OK;
     }
+    /* The raw length, then one zstd frame that says the same length: the
+     * length is known, and bounded, before anything is decompressed. */
+    uint32_t raw = get32(sec);
+    const uint8_t *z = sec + 4;
+    size_t zlen = info.meta_bytes - 4;
+    unsigned long long size = ZSTD_getFrameContentSize(z, zlen);
+    if (raw == 0 || raw > SCI_DPCM_MAX_METADATA || size != raw ||
+        ZSTD_findFrameCompressedSize(z, zlen) != zlen)
+        return SCI_DPCM_E_METADATA;
+    *meta_len = raw;
+    if (!out)
+        return SCI_DPCM_OK;
+    if (cap < raw)
+        return SCI_DPCM_E_BUFFER;
+    /* at most raw bytes are written: a frame that holds more fails */
+    size_t got = ZSTD_decompress(out, raw, z, zlen);
+    if (ZSTD_isError(got) || got != raw)
+        return SCI_DPCM_E_METADATA;
     return SCI_DPCM_OK;
 }
 

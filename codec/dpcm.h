@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-#define SCI_DPCM_VERSION 5        /* the version read and written */
+#define SCI_DPCM_VERSION 6        /* the version written */
+#define SCI_DPCM_VERSION_OLDEST 5 /* the oldest version read */
 #define SCI_DPCM_HEADER_BYTES 48
 #define SCI_DPCM_TRAILER_BYTES 4         /* the CRC-32 */
 #define SCI_DPCM_MAX_DIM 65535u          /* width and height */
@@ -34,7 +35,13 @@ extern "C" {
 #define SCI_DPCM_DEFAULT_ORDER 11u       /* N that encoders pick unless told */
 #define SCI_DPCM_MAX_EQUATIONS 64u       /* M */
 #define SCI_DPCM_MAX_THRESHOLD (1u << 28)
-#define SCI_DPCM_MAX_METADATA (1u << 24) /* bytes of the metadata section */
+/* Bytes of metadata, as given to the encoder and as the decoder gives
+ * them back (a compressed section stores fewer, and never expands to
+ * more than this). */
+#define SCI_DPCM_MAX_METADATA (1u << 24)
+/* Header flag bits (offset 44). */
+#define SCI_DPCM_FLAG_COLUMNS 1u   /* scanned by columns */
+#define SCI_DPCM_FLAG_META_ZSTD 2u /* metadata section zstd-compressed (v6) */
 /* Encoders cut frames into segments of ceil(this / width) rows. */
 #define SCI_DPCM_SEGMENT_SAMPLES 4096u
 /* A pivot whose magnitude is at most this times the largest diagonal entry
@@ -70,8 +77,9 @@ typedef struct {
     uint32_t coded_bytes;   /* the segments together */
     size_t frame_bytes;     /* header + sections + CRC */
     unsigned version;
-    uint32_t meta_bytes;    /* metadata section: its bytes (0: none) ... */
-    size_t meta_offset;     /* ... starting here in the frame */
+    uint32_t meta_bytes;    /* metadata section: its stored bytes (0: none) ... */
+    size_t meta_offset;     /* ... starting here in the frame ... */
+    int meta_compressed;    /* ... zstd-compressed (sci_dpcm_metadata unpacks) */
     size_t table_offset;    /* segments' byte counts (uint32 LE) here */
     size_t coded_offset;    /* the first segment here */
 } sci_dpcm_info;
@@ -95,6 +103,7 @@ enum {
     SCI_DPCM_E_ESCAPES = -15,   /* an escaped value or the escape count wrong */
     SCI_DPCM_E_SAMPLE = -16,    /* a reconstructed sample out of range */
     SCI_DPCM_E_BUFFER = -17,    /* the caller's sample buffer is too small */
+    SCI_DPCM_E_METADATA = -18,  /* a compressed metadata section is corrupt */
 };
 
 /* A static string for a status code. */
@@ -116,11 +125,12 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
                        unsigned h, unsigned depth, const sci_dpcm_params *p,
                        uint8_t *out, size_t cap);
 
-/* The same with an opaque metadata section of meta_len bytes (0 ..
- * SCI_DPCM_MAX_METADATA; meta may be NULL when meta_len is 0), stored
- * as it is and covered by the CRC: (see
- * docs/dpcm-format.md).  meta_len = 0 gives sci_dpcm_encode's bytes.
- * cap >= sci_dpcm_max_bytes + meta_len is always enough. */
+/* The same with meta_len bytes of opaque metadata (0 ..
+ * SCI_DPCM_MAX_METADATA; meta may be NULL when meta_len is 0), kept in
+ * the frame's metadata section, zstd-compressed where that is shorter,
+ * and covered by the CRC (docs/dpcm-format.md).  meta_len = 0 gives
+ * sci_dpcm_encode's bytes.  cap >= sci_dpcm_max_bytes + meta_len is always
+ * enough. */
 size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
                             unsigned w, unsigned h, unsigned depth,
                             const sci_dpcm_params *p, const uint8_t *meta,
@@ -138,12 +148,17 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info);
 int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
                     size_t stride, size_t cap_samples, sci_dpcm_info *info);
 
-/* The metadata section of the frame of exactly len bytes: *meta points
- * into in (NULL when there is none) and *meta_len is its length (0 when
- * there is none).  The header, the lengths and the CRC are checked first,
- * as by sci_dpcm_decode (whose codes it returns), but not the samples. */
-int sci_dpcm_metadata(const uint8_t *in, size_t len, const uint8_t **meta,
-                      size_t *meta_len);
+/* The metadata of the frame of exactly len bytes, as given to the encoder
+ * (decompressed where the frame stores it compressed): *meta_len gets its
+ * length (0: none, at most SCI_DPCM_MAX_METADATA); with out not NULL the
+ * bytes are written there (cap bytes; SCI_DPCM_E_BUFFER when fewer than
+ * *meta_len).  The header, the lengths and the CRC are checked first, as
+ * by sci_dpcm_decode (whose codes it returns), but not the samples; a
+ * compressed section that is not one zstd frame of exactly the length it
+ * declares gives SCI_DPCM_E_METADATA (nothing more than that length is
+ * ever written or allocated). */
+int sci_dpcm_metadata(const uint8_t *in, size_t len, uint8_t *out,
+                      size_t cap, size_t *meta_len);
 
 /*
  * Stage 1: prediction.  residuals (and pred, if not NULL) are w * h values
@@ -202,17 +217,24 @@ int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
 
 /*
  * Framing for other backends (cuda/dpcm.cu), which produce the segments
- * themselves.  sci_dpcm_write_header writes the header, the metadata and
- * the segment table (the frame's first
- * 44 + meta_len + 4 ceil(h / seg_rows) bytes) and returns their length;
- * the segments follow; sci_dpcm_finish_frame appends the CRC of the
- * first `body` bytes and returns the frame's length.
+ * themselves.  First sci_dpcm_write_metadata writes the metadata section
+ * for meta_len bytes of metadata at out + SCI_DPCM_HEADER_BYTES (cap
+ * bytes there, at least meta_len; NULL meta with meta_len 0 for none),
+ * zstd-compressed where that is shorter: it returns the section's length
+ * (at most meta_len; 0 when cap is short or meta_len too large) and sets
+ * *compressed.  Then, once the segments are known, sci_dpcm_write_header
+ * writes the header and the segment table around that section (the
+ * frame's first 48 + section + 4 ceil(h' / seg_rows) bytes) and returns
+ * their length; the segments follow; sci_dpcm_finish_frame appends the
+ * CRC of the first `body` bytes and returns the frame's length.
  */
+size_t sci_dpcm_write_metadata(uint8_t *out, size_t cap, const uint8_t *meta,
+                               size_t meta_len, int *compressed);
 size_t sci_dpcm_write_header(uint8_t *out, unsigned w, unsigned h,
                              unsigned depth, const sci_dpcm_params *p,
                              int32_t t_lo, int32_t t_hi, uint32_t escapes,
                              unsigned seg_rows, size_t coded_bytes,
-                             const uint8_t *meta, size_t meta_len,
+                             size_t section, int compressed,
                              const uint32_t *seg_bytes);
 size_t sci_dpcm_finish_frame(uint8_t *out, size_t body);
 /* Every check sci_dpcm_decode makes before decoding (header, lengths, CRC,

@@ -1524,7 +1524,17 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     p.segs = (p.h + p.seg_rows - 1) / p.seg_rows;
     p.slot_bytes = sci_dpcm_segment_bound((size_t)p.w * p.seg_rows);
     size_t count = (size_t)w * h;
-    size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * (size_t)p.segs;
+    /* the metadata section first (compressed on the host, as the C
+     * reference does): the segments go after it */
+    if (cap < SCI_DPCM_HEADER_BYTES + meta_len)
+        return SCI_DPCM_E_BUFFER;
+    int meta_z = 0;
+    size_t section = sci_dpcm_write_metadata(out,
+                                             cap - SCI_DPCM_HEADER_BYTES,
+                                             meta, meta_len, &meta_z);
+    if (meta_len && !section)
+        return SCI_DPCM_E_ARG;
+    size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * (size_t)p.segs;
     if (cap < pre + SCI_DPCM_TRAILER_BYTES + p.segs * SCI_RC_MIN_BYTES)
         return SCI_DPCM_E_BUFFER;
     int err;
@@ -1702,7 +1712,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     mark(c, 4, st);
     sci_dpcm_write_header(out, w, h, depth, prm, h_info[INFO_T_LO],
                           h_info[INFO_T_HI], (uint32_t)h_info[INFO_ESC],
-                          p.seg_rows, coded, meta, meta_len, h_len);
+                          p.seg_rows, coded, section, meta_z, h_len);
     e = cudaStreamSynchronize(st);
     if (e != cudaSuccess) {
         cudaGetLastError();

@@ -83,7 +83,7 @@ G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
     GST_TYPE_DPCM_DEC);
 
-/* ---- typefinder: "DPCM", the version read (3), a depth of 1..16 ---- */
+/* ---- typefinder: "DPCM", a version read (5, 6), a depth of 1..16 ---- */
 
 static void
 dpcm_type_find (GstTypeFind * tf, gpointer unused)
@@ -93,8 +93,8 @@ dpcm_type_find (GstTypeFind * tf, gpointer unused)
 
   if (!d) {
     d = gst_type_find_peek (tf, 0, 6);
-    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] == SCI_DPCM_VERSION
-        && d[5] >= 1 && d[5] <= 16)
+    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= SCI_DPCM_VERSION_OLDEST
+        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
       gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
           DPCM_MEDIA_TYPE);
     return;
@@ -123,7 +123,9 @@ gst_dpcm_type_find_register (GstPlugin * plugin)
 /* Input caps say little for sure (the frame headers decide): the output
  * is any of our formats with the sizes and rate the input caps give, in
  * system memory first (the input is host bytes), else in CUDA memory
- * while the kernels run. */
+ * while the kernels run.  Upstream is offered the bare media type: what
+ * downstream takes says nothing about the frames, and fields offered
+ * upstream would be fixated there into placeholders (width=1). */
 static GstCaps *
 gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -153,26 +155,26 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
               one, NULL));
       gst_caps_unref (one);
     } else {
-      out = gst_structure_new_empty (DPCM_MEDIA_TYPE);
-      gst_sci_structure_copy_fields (out, in, common_fields,
-          G_N_ELEMENTS (common_fields));
-      result = gst_caps_merge_structure (result, out);
+      result = gst_caps_merge_structure (result,
+          gst_structure_new_empty (DPCM_MEDIA_TYPE));
     }
   }
   return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
 }
 
+/* The src caps come from the frames alone (ensure_src_caps): the base
+ * class never sets caps, so the allocation query from upstream, whose
+ * default handling would make src caps out of the input caps, is not
+ * answered (the input is plain host bytes: nothing to propose). */
 static gboolean
-gst_dpcm_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_dpcm_dec_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
-
-  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_ALLOCATION)
     return FALSE;
-  gst_caps_replace (&self->sinkcaps, incaps);
-  self->have_out = FALSE;
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }
 
 /* ---- frames ---- */
@@ -180,6 +182,16 @@ gst_dpcm_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 #define DECODE_ERROR(self, code, ...) \
   GST_ELEMENT_ERROR (self, STREAM, DECODE, \
       ("Corrupt DPCM frame: %s", sci_dpcm_error_string (code)), (__VA_ARGS__))
+
+/* A little-endian 32-bit field at any address.  Byte by byte: record
+ * fields sit where the frame's bytes put them, and GST_READ_UINT32_LE is a
+ * plain (misaligned, undefined) 32-bit load on x86. */
+static inline guint32
+read_le32 (const guint8 * p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+      (guint32) p[3] << 24;
+}
 
 /* The sample-offset of the metadata section (0 without a SOFF record);
  * FALSE when the section is not well-formed records. */
@@ -194,17 +206,60 @@ metadata_offset (const guint8 * data, gsize len, gint * offset)
 
     if (len - off < 8)
       return FALSE;
-    n = GST_READ_UINT32_LE (data + off + 4);
+    n = read_le32 (data + off + 4);
     if (n > len - off - 8)
       return FALSE;
     if (memcmp (data + off, "SOFF", 4) == 0) {
       if (n != 4)
         return FALSE;
-      *offset = (gint32) GST_READ_UINT32_LE (data + off + 8);
+      *offset = (gint32) read_le32 (data + off + 8);
     }
     off += 8 + (gsize) n;
   }
   return TRUE;
+}
+
+/* The metadata of the whole frame `in` (len bytes) into *meta (g_malloc,
+ * *meta_len bytes; NULL when there is none or it cannot be used) and its
+ * sample-offset into *offset.  A section that does not decompress, or is
+ * not dpcmenc's records, is ignored with a warning: the samples do not
+ * depend on it.  The frame's status otherwise (its header, lengths and
+ * CRC checked). */
+static gint
+read_metadata (GstDpcmDec * self, const guint8 * in, gsize len,
+    guint8 ** meta, gsize * meta_len, gint * offset)
+{
+  const gchar *bad = NULL;
+  gint st;
+
+  *meta = NULL;
+  *offset = 0;
+  st = sci_dpcm_metadata (in, len, NULL, 0, meta_len);
+  if (st == SCI_DPCM_OK && *meta_len) {
+    /* at most SCI_DPCM_MAX_METADATA (16 MiB), whatever the section says */
+    *meta = g_try_malloc (*meta_len);
+    if (!*meta)
+      bad = "cannot be held in memory";
+    else
+      st = sci_dpcm_metadata (in, len, *meta, *meta_len, meta_len);
+  }
+  if (st == SCI_DPCM_E_METADATA)
+    bad = "does not decompress";
+  else if (st == SCI_DPCM_OK && *meta && !metadata_offset (*meta, *meta_len,
+          offset))
+    bad = "is not in dpcmenc's form";
+  if (bad) {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The DPCM frame's metadata %s: ignored", bad),
+        ("frame of %" G_GSIZE_FORMAT " bytes at byte %" G_GUINT64_FORMAT
+            " of the stream", len, self->offset - len));
+    g_clear_pointer (meta, g_free);
+    *offset = 0;
+    st = SCI_DPCM_OK;
+  }
+  if (!*meta)
+    *meta_len = 0;
+  return st;
 }
 
 /* The src caps of frames of `vinfo`, in CUDA memory when `cuda`. */
@@ -260,15 +315,22 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
   vinfo.fps_d = fps_d;
   caps = frame_caps (&vinfo, offset, cuda);
   cur = gst_pad_get_current_caps (srcpad);
+  /* downstream asked for new caps: the next frame's are offered again */
+  if (gst_pad_check_reconfigure (srcpad))
+    self->have_out = FALSE;
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+    /* Asked first: a sticky caps event is stored even where downstream
+     * refuses it, which would show only as the frame's push failing. */
+    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
 #if HAVE_CUDA
-    if (base->use_cuda && !gst_pad_peer_query_accept_caps (srcpad, caps)) {
+    if (!ok && base->use_cuda) {
       GstCaps *other = frame_caps (&vinfo, offset, !cuda);
 
       if (gst_pad_peer_query_accept_caps (srcpad, other)) {
         gst_caps_unref (caps);
         caps = other;
         cuda = !cuda;
+        ok = TRUE;
       } else {
         gst_caps_unref (other);
       }
@@ -276,10 +338,10 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
 #endif
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
-    ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
+    if (ok)
+      ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
     if (!ok)
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+      gst_sci_filter_post_refused (GST_SCI_FILTER (self), caps);
     else
       GST_INFO_OBJECT (self, "%ux%u, depth %u: %s backend, %s memory out",
           info->width, info->height, info->depth,
@@ -350,12 +412,15 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
         guint8 *row = plane + (gssize) y * stride;
         const guint16 *src = self->samples + (gsize) y * w;
 
+        /* bytes: this path is taken for rows that are not aligned */
         if (info->depth <= 8)
           for (x = 0; x < w; x++)
             row[x] = (guint8) src[x];
         else
-          for (x = 0; x < w; x++)
-            GST_WRITE_UINT16_LE (row + 2 * x, src[x]);
+          for (x = 0; x < w; x++) {
+            row[2 * x] = (guint8) src[x];
+            row[2 * x + 1] = (guint8) (src[x] >> 8);
+          }
       }
   }
   gst_video_frame_unmap (&frame);
@@ -500,6 +565,10 @@ gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
 
+  if (self->failed) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
   gst_adapter_push (self->adapter, input);
   return GST_FLOW_OK;
 }
@@ -507,14 +576,15 @@ gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
 /* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
  * when more bytes are needed. */
 static GstFlowReturn
-gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
 #if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstSciFilter *base = GST_SCI_FILTER (self);
 #endif
   gsize avail = gst_adapter_available (self->adapter);
-  const guint8 *hd, *meta = NULL;
+  const guint8 *hd;
+  guint8 *meta = NULL;
+  gsize meta_len = 0;
   sci_dpcm_info info;
   GstBuffer *in, *out;
   GstMapInfo map;
@@ -548,18 +618,7 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   }
   /* the metadata section is read only once the frame has been checked:
    * first the CRC and lengths (sci_dpcm_metadata), then the samples */
-  {
-    gsize meta_len = 0;
-
-    st = sci_dpcm_metadata (map.data, map.size, &meta, &meta_len);
-    if (st == SCI_DPCM_OK && meta && !metadata_offset (meta, meta_len, &offset)) {
-      GST_ELEMENT_WARNING (self, STREAM, DECODE,
-          ("The DPCM frame's metadata is not in dpcmenc's form: ignored"),
-          (NULL));
-      meta = NULL;
-    }
-    info.meta_bytes = meta ? meta_len : 0;
-  }
+  st = read_metadata (self, map.data, map.size, &meta, &meta_len, &offset);
   if (st != SCI_DPCM_OK) {
     DECODE_ERROR (self, st, "%" G_GSIZE_FORMAT "-byte frame", map.size);
     ret = GST_FLOW_ERROR;
@@ -595,11 +654,11 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
   if (ret != GST_FLOW_OK)
     goto done;
-  if (meta && info.meta_bytes) {
+  if (meta) {
     gboolean added = FALSE;
 
-    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta,
-            info.meta_bytes, &added))
+    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta, meta_len,
+            &added))
       GST_ELEMENT_WARNING (self, STREAM, DECODE,
           ("The DPCM frame's FITS header records are malformed: ignored"),
           (NULL));
@@ -609,8 +668,27 @@ gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   self->sent = TRUE;
   *outbuf = out;
 done:
+  g_free (meta);
   gst_buffer_unmap (in, &map);
   gst_buffer_unref (in);
+  return ret;
+}
+
+static GstFlowReturn
+gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (self->failed)
+    return GST_FLOW_ERROR;
+  ret = decode_next (self, outbuf);
+  /* posted (a corrupt frame, refused caps): the rest is not read */
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
+    self->failed = TRUE;
+    gst_adapter_clear (self->adapter);
+  }
   return ret;
 }
 
@@ -627,24 +705,38 @@ static gboolean
 gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstDpcmDec *self = GST_DPCM_DEC (trans);
-  static const gchar *const fields[] = { "width", "height", "depth", NULL };
 
   if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
-          fields, self->adapter, &self->sinkcaps, &self->pending_segment,
+          self->adapter, &self->sinkcaps, &self->pending_segment,
           &self->have_out))
     return TRUE;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{
       gsize left = gst_adapter_available (self->adapter);
+      GstFlowReturn last =
+          gst_pad_get_last_flow_return (GST_BASE_TRANSFORM_SRC_PAD (trans));
 
-      if (left > 0) {
+      /* Bytes left after downstream stopped the stream (refused caps, a
+       * sink's own EOS) were cut off by that, not truncated: the error
+       * already posted is the one to read. */
+      if (self->failed || last < GST_FLOW_OK) {
+        GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
+            "stream stopped (%s)", left, gst_flow_get_name (last));
+      } else if (left > 0) {
         DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
             " bytes at the end of the stream are not a whole frame", left);
-        gst_adapter_clear (self->adapter);
+      } else if (self->offset == 0) {
+        GST_ELEMENT_ERROR (self, STREAM, DECODE,
+            ("The DPCM stream is empty: no frame to decode"),
+            ("end of stream before any input byte"));
       }
+      gst_adapter_clear (self->adapter);
       gst_clear_event (&self->pending_segment);
       break;
     }
+    case GST_EVENT_FLUSH_STOP:
+      self->failed = FALSE;
+      break;
     default:
       break;
   }
@@ -660,6 +752,7 @@ gst_dpcm_dec_start (GstBaseTransform * trans)
   self->offset = 0;
   self->have_out = FALSE;
   self->sent = FALSE;
+  self->failed = FALSE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
 }
 
@@ -723,7 +816,7 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
   gst_caps_unref (caps);
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_dpcm_dec_query);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_dpcm_dec_submit_input_buffer);
   trans_class->generate_output =

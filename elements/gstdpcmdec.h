@@ -32,6 +32,10 @@ struct _GstDpcmDec
   gsize samples_len;
   /* a decoded frame has left since start: no CPU fallback after that */
   gboolean sent;
+  /* an error was posted (a bad frame, caps downstream refused): input is
+   * dropped until a flush or a restart, and the end of the stream says
+   * nothing more about the bytes left */
+  gboolean failed;
 #if HAVE_CUDA
   /* CUDA backend: the decoder's device state, made at the first frame
    * and kept while the kernels run (its buffers grow to the largest

@@ -119,7 +119,10 @@ gst_seismic_type_find_register (GstPlugin * plugin)
 
 /* Input caps say little for sure (the frame headers decide): the output
  * is gathers of the geometry the input caps give, in system memory first
- * (the input is host bytes), else in CUDA memory while the kernels run. */
+ * (the input is host bytes), else in CUDA memory while the kernels run.
+ * Upstream is offered the bare media type: what downstream takes says
+ * nothing about the frames, and fields offered upstream would be fixated
+ * there into placeholders (traces=1, samples=1). */
 static GstCaps *
 gst_seismic_dec_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -145,10 +148,8 @@ gst_seismic_dec_transform_caps (GstBaseTransform * trans,
               one, NULL));
       gst_caps_unref (one);
     } else {
-      out = gst_structure_new_empty (CODED_MEDIA_TYPE);
-      gst_sci_structure_copy_fields (out, in, gather_fields,
-          G_N_ELEMENTS (gather_fields));
-      result = gst_caps_merge_structure (result, out);
+      result = gst_caps_merge_structure (result,
+          gst_structure_new_empty (CODED_MEDIA_TYPE));
     }
   }
   return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
@@ -176,17 +177,19 @@ gst_seismic_dec_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* The src caps come from the frames alone (ensure_src_caps): the base
+ * class never sets caps, so the allocation query from upstream, whose
+ * default handling would make src caps out of the input caps, is not
+ * answered (the input is plain host bytes: nothing to propose). */
 static gboolean
-gst_seismic_dec_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_seismic_dec_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
 {
-  GstSeismicDec *self = GST_SEISMIC_DEC (trans);
-
-  if (!gst_sci_filter_set_memory (GST_SCI_FILTER (self), incaps, outcaps))
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_ALLOCATION)
     return FALSE;
-  gst_caps_replace (&self->sinkcaps, incaps);
-  self->have_out = FALSE;
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }
 
 /* ---- frames ---- */
@@ -236,9 +239,15 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
 
   caps = gather_caps (p->traces, p->samples, p->sample_interval_us, cuda);
   cur = gst_pad_get_current_caps (srcpad);
-  if (!cur || !gst_caps_is_equal (cur, caps)) {
+  /* downstream asked for new caps: the next frame's are offered again */
+  if (gst_pad_check_reconfigure (srcpad))
+    self->have_out = FALSE;
+  if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+    /* Asked first: a sticky caps event is stored even where downstream
+     * refuses it, which would show only as the gather's push failing. */
+    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
 #if HAVE_CUDA
-    if (base->use_cuda && !gst_pad_peer_query_accept_caps (srcpad, caps)) {
+    if (!ok && base->use_cuda) {
       GstCaps *other = gather_caps (p->traces, p->samples,
           p->sample_interval_us, !cuda);
 
@@ -246,6 +255,7 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
         gst_caps_unref (caps);
         caps = other;
         cuda = !cuda;
+        ok = TRUE;
       } else {
         gst_caps_unref (other);
       }
@@ -253,10 +263,10 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
 #endif
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
-    ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
+    if (ok)
+      ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
     if (!ok)
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("Downstream refused %" GST_PTR_FORMAT, caps), (NULL));
+      gst_sci_filter_post_refused (GST_SCI_FILTER (self), caps);
     else
       GST_INFO_OBJECT (self, "%u traces x %u samples (%u us), %u bits, %u "
           "levels: %s backend, %s memory out", p->traces, p->samples,
@@ -735,7 +745,8 @@ gst_seismic_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (self->failed)
     return GST_FLOW_ERROR;
   ret = decode_next (self, outbuf);
-  if (ret == GST_FLOW_ERROR) {
+  /* posted (a corrupt frame, refused caps): the rest is not read */
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
     self->failed = TRUE;
     gst_adapter_clear (self->adapter);
   }
@@ -777,18 +788,29 @@ static gboolean
 gst_seismic_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstSeismicDec *self = GST_SEISMIC_DEC (trans);
-  static const gchar *const fields[] = { "traces", "samples", NULL };
 
   if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
-          fields, self->adapter, &self->sinkcaps, &self->pending_segment,
+          self->adapter, &self->sinkcaps, &self->pending_segment,
           &self->have_out))
     return TRUE;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{
       gsize left = gst_adapter_available (self->adapter);
+      GstFlowReturn last =
+          gst_pad_get_last_flow_return (GST_BASE_TRANSFORM_SRC_PAD (trans));
 
-      if (left > 0 && !self->failed)
+      /* Bytes left after downstream stopped the stream (refused caps, a
+       * sink's own EOS) were cut off by that, not truncated: the error
+       * already posted is the one to read. */
+      if (self->failed || last < GST_FLOW_OK)
+        GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
+            "stream stopped (%s)", left, gst_flow_get_name (last));
+      else if (left > 0)
         post_truncated (self, left);
+      else if (self->offset == 0)
+        GST_ELEMENT_ERROR (self, STREAM, DECODE,
+            ("The seismic stream is empty: no frame to decode"),
+            ("end of stream before any input byte"));
       gst_adapter_clear (self->adapter);
       gst_clear_event (&self->pending_segment);
       break;
@@ -878,7 +900,7 @@ gst_seismic_dec_class_init (GstSeismicDecClass * klass)
       GST_DEBUG_FUNCPTR (gst_seismic_dec_transform_caps);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_seismic_dec_transform_size);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_seismic_dec_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_seismic_dec_query);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_seismic_dec_submit_input_buffer);
   trans_class->generate_output =

@@ -88,45 +88,64 @@ gst_sci_filter_ensure_context (GstSciFilter * self)
 }
 #endif
 
+/* Says why the kernels do not run (the text of the no-GPU messages);
+ * takes `reason`. */
+static void
+set_cpu_reason (GstSciFilter * self, gchar * reason)
+{
+  g_free (self->cpu_reason);
+  self->cpu_reason = reason;
+}
+
 static gboolean
 gst_sci_filter_start (GstBaseTransform * trans)
 {
   GstSciFilter *self = GST_SCI_FILTER (trans);
   GstSciBackend backend;
+  gint device_id;
 
   GST_OBJECT_LOCK (self);
   backend = self->backend;
+  device_id = self->device_id;
   GST_OBJECT_UNLOCK (self);
 
   self->use_cuda = FALSE;
+  self->refusal_posted = FALSE;
+  set_cpu_reason (self, NULL);
 #if HAVE_CUDA
-  if (backend != GST_SCI_BACKEND_CPU) {
+  if (backend == GST_SCI_BACKEND_CPU) {
+    set_cpu_reason (self, g_strdup ("backend=cpu"));
+  } else if (!gst_cuda_load_library ()) {
     /* Without libcuda every driver call would abort inside gstcuda. */
-    if (!gst_cuda_load_library ()) {
-      GST_INFO_OBJECT (self, "no CUDA driver library could be loaded");
-    } else if (!gst_sci_filter_ensure_context (self)) {
-      GST_INFO_OBJECT (self, "no CUDA context could be had");
+    set_cpu_reason (self, g_strdup ("no CUDA driver library (libcuda) "
+            "could be loaded"));
+  } else if (!gst_sci_filter_ensure_context (self)) {
+    set_cpu_reason (self, device_id >= 0 ?
+        g_strdup_printf ("CUDA device %d cannot be opened", device_id) :
+        g_strdup ("no CUDA device could be opened"));
+  } else {
+    gint err = gst_sci_cuda_open_stream (&self->cuda);
+    if (err == 0) {
+      /* GstCudaBufferPool allocates through the default CUDA allocator,
+       * which exists only once this has run. */
+      gst_cuda_memory_init_once ();
+      self->use_cuda = TRUE;
     } else {
-      gint err = gst_sci_cuda_open_stream (&self->cuda);
-      if (err == 0) {
-        /* GstCudaBufferPool allocates through the default CUDA allocator,
-         * which exists only once this has run. */
-        gst_cuda_memory_init_once ();
-        self->use_cuda = TRUE;
-      } else
-        GST_INFO_OBJECT (self, "cannot create a CUDA stream: %s",
-            gst_sci_cuda_error_name (err));
+      set_cpu_reason (self, g_strdup_printf ("cannot create a CUDA stream: "
+              "%s", gst_sci_cuda_error_name (err)));
     }
   }
+  if (self->cpu_reason)
+    GST_INFO_OBJECT (self, "%s", self->cpu_reason);
   if (!self->use_cuda && backend == GST_SCI_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("backend=cuda, but no usable CUDA device was found"),
-        ("no CUDA driver or device, or device %d cannot be opened; "
-            "use backend=auto or backend=cpu to run on the CPU",
-            self->device_id));
+        ("%s; use backend=auto or backend=cpu to run on the CPU",
+            self->cpu_reason));
     return FALSE;
   }
 #else
+  set_cpu_reason (self, g_strdup ("this build has no CUDA backend"));
   if (backend == GST_SCI_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("backend=cuda, but this build has no CUDA backend"),
@@ -134,6 +153,13 @@ gst_sci_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
 #endif
+  /* A device the user named (the default, -1, names none) that cannot be
+   * used is worth saying out loud: auto would otherwise run on the CPU as
+   * if no GPU had been asked for. */
+  if (!self->use_cuda && backend == GST_SCI_BACKEND_AUTO && device_id >= 0)
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("CUDA device %d (cuda-device-id) cannot be used: running on the "
+            "CPU", device_id), ("%s", self->cpu_reason));
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = self->use_cuda;
   GST_OBJECT_UNLOCK (self);
@@ -154,26 +180,187 @@ gst_sci_filter_stop (GstBaseTransform * trans)
 #endif
   self->use_cuda = FALSE;
   self->in_cuda_memory = self->out_cuda_memory = FALSE;
+  set_cpu_reason (self, NULL);
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = TRUE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
+static void
+gst_sci_filter_finalize (GObject * object)
+{
+  set_cpu_reason (GST_SCI_FILTER (object), NULL);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* ---- negotiation failures that a missing GPU explains ---- */
+
+#define CUDA_MEMORY_FEATURE "memory:CUDAMemory"
+
+/* Whether every structure of `caps` (not empty, not ANY) is in CUDA
+ * memory: then a peer takes nothing else. */
+static gboolean
+caps_cuda_only (GstCaps * caps)
+{
+  guint i, n;
+
+  if (!caps || gst_caps_is_any (caps) || gst_caps_is_empty (caps))
+    return FALSE;
+  n = gst_caps_get_size (caps);
+  for (i = 0; i < n; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (!f || gst_caps_features_is_any (f)
+        || !gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* When the kernels do not run (no usable device, backend=cpu) the pads
+ * offer system memory only, so a peer that takes only CUDA memory
+ * (`wanted`, on the `direction` side) cannot negotiate: posts the error
+ * that says so and why, once per start, and returns TRUE; FALSE (nothing
+ * posted) when that is not the reason. */
+static gboolean
+explain_cpu_only (GstSciFilter * self, GstPadDirection direction,
+    GstCaps * wanted)
+{
+  gboolean offer;
+
+  GST_OBJECT_LOCK (self);
+  offer = self->offer_cuda_memory;
+  GST_OBJECT_UNLOCK (self);
+  if (offer || !self->cpu_reason || !caps_cuda_only (wanted))
+    return FALSE;
+  if (!self->refusal_posted) {
+    self->refusal_posted = TRUE;
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s only CUDA memory (memory:CUDAMemory), but %s runs on the CPU: "
+            "%s", direction == GST_PAD_SRC ? "Downstream takes" :
+            "Upstream offers", GST_OBJECT_NAME (self), self->cpu_reason),
+        ("%s caps: %" GST_PTR_FORMAT "; without a usable GPU, leave out the "
+            "memory:CUDAMemory capsfilter or cudaupload/cudadownload",
+            direction == GST_PAD_SRC ? "downstream" : "upstream", wanted));
+  }
+  return TRUE;
+}
+
+/* After a caps query on the `direction` pad found nothing: whether the
+ * peer of the other pad takes the other pad's template in CUDA memory
+ * (what a GPU would let this element offer) and not in system memory (so
+ * that nothing else, a size or a format, is the reason); then explained
+ * as above. */
+static void
+explain_other_side (GstSciFilter * self, GstPadDirection direction)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *other = direction == GST_PAD_SINK ?
+      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstCaps *templ = gst_pad_get_pad_template_caps (other);
+  GstCaps *cuda = gst_caps_new_empty (), *sys = gst_caps_new_empty ();
+  GstCaps *peer = NULL;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (templ, i);
+    GstStructure *st = gst_caps_get_structure (templ, i);
+
+    if (f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
+      cuda = gst_caps_merge_structure_full (cuda, gst_structure_copy (st),
+          gst_caps_features_copy (f));
+    else
+      sys = gst_caps_merge_structure (sys, gst_structure_copy (st));
+  }
+  gst_caps_unref (templ);
+  if (!gst_caps_is_empty (cuda) && !gst_caps_is_empty (sys)) {
+    peer = gst_pad_peer_query_caps (other, sys);
+    if (gst_caps_is_empty (peer)) {
+      gst_caps_unref (peer);
+      peer = gst_pad_peer_query_caps (other, cuda);
+      if (!gst_caps_is_empty (peer))
+        explain_cpu_only (self, GST_PAD_DIRECTION (other), peer);
+    }
+  }
+  gst_clear_caps (&peer);
+  gst_caps_unref (cuda);
+  gst_caps_unref (sys);
+}
+
+gboolean
+gst_sci_filter_post_refused (GstSciFilter * self, GstCaps * caps)
+{
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *peer = gst_pad_peer_query_caps (srcpad, NULL);
+
+  if (!explain_cpu_only (self, GST_PAD_SRC, peer))
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream refused the caps of the decoded data: %" GST_PTR_FORMAT,
+            caps), ("downstream takes %" GST_PTR_FORMAT, peer));
+  gst_caps_unref (peer);
+  return FALSE;
+}
+
+/* A caps event that could not be set: said in plain words where the reason
+ * is CUDA memory without a usable device (else the base class' not-
+ * negotiated stands). */
+static gboolean
+gst_sci_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstSciFilter *self = GST_SCI_FILTER (trans);
+  GstCaps *caps = NULL;
+  gboolean ret;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &caps);
+    gst_caps_ref (caps);
+  }
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  if (caps && !ret && !explain_cpu_only (self, GST_PAD_SINK, caps)) {
+    GstCaps *peer =
+        gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), NULL);
+
+    explain_cpu_only (self, GST_PAD_SRC, peer);
+    gst_caps_unref (peer);
+  }
+  gst_clear_caps (&caps);
+  return ret;
+}
+
 static gboolean
 gst_sci_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-#if HAVE_CUDA
   GstSciFilter *self = GST_SCI_FILTER (trans);
+  gboolean ret;
 
+#if HAVE_CUDA
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query (GST_ELEMENT (self), query,
           self->cuda.context))
     return TRUE;
 #endif
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+  /* Nothing to offer: negotiation is about to fail.  Said in plain words
+   * where a missing GPU is the reason: the peer asking wants CUDA memory
+   * only, or the peer on the other side takes CUDA memory where system
+   * memory found nothing (cudadwt ! application/x-wavelet(memory:CUDAMemory)
+   * ! htj2kenc without a GPU: the capsfilter answers the system-memory
+   * query empty, the one in CUDA memory reaches htj2kenc, whose own check
+   * here speaks). */
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter = NULL, *result = NULL;
+
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    if (result && gst_caps_is_empty (result) && self->cpu_reason
+        && !explain_cpu_only (self, direction, filter))
+      explain_other_side (self, direction);
+  }
+  return ret;
 }
 
 #if HAVE_CUDA
@@ -354,6 +541,7 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
 
   gobject_class->set_property = gst_sci_filter_set_property;
   gobject_class->get_property = gst_sci_filter_get_property;
+  gobject_class->finalize = gst_sci_filter_finalize;
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -376,6 +564,7 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sci_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_filter_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_sci_filter_query);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sci_filter_sink_event);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_sci_filter_propose_allocation);
   trans_class->decide_allocation =
@@ -524,6 +713,7 @@ gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
   GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
       ("CUDA failed (%s): falling back to the CPU backend", what), ("%s", why));
   self->use_cuda = FALSE;
+  set_cpu_reason (self, g_strdup_printf ("CUDA failed (%s: %s)", what, why));
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -607,22 +797,18 @@ gst_sci_filter_cuda_state_open (GstSciFilter * self, gpointer * state,
 
 gboolean
 gst_sci_filter_framed_sink_event (GstSciFilter * self, GstEvent * event,
-    const gchar * const *fields, GstAdapter * adapter, GstCaps ** sinkcaps,
-    GstEvent ** pending, gboolean * have_out)
+    GstAdapter * adapter, GstCaps ** sinkcaps, GstEvent ** pending,
+    gboolean * have_out)
 {
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:{
       GstCaps *caps;
-      const GstStructure *st;
-      guint i;
 
+      /* Never on to the base class, which would send src caps made from
+       * them before any frame: upstream caps may be fixated placeholders
+       * (multifilesrc caps=application/x-seismic-compressed answers
+       * traces=1, samples=1) and only a parsed header is sure. */
       gst_event_parse_caps (event, &caps);
-      st = gst_caps_get_structure (caps, 0);
-      for (i = 0; fields[i]; i++)
-        if (!gst_structure_has_field (st, fields[i]))
-          break;
-      if (!fields[i])
-        return FALSE;
       gst_caps_replace (sinkcaps, caps);
       *have_out = FALSE;
       gst_event_unref (event);

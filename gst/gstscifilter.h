@@ -49,6 +49,12 @@ struct _GstSciFilter
   /* whether the negotiated caps carry memory:CUDAMemory */
   gboolean in_cuda_memory;
   gboolean out_cuda_memory;
+  /* Between start and stop while the kernels do not run: why (no driver,
+   * the device cannot be opened, backend=cpu, ...), for the messages that
+   * explain a refused request for CUDA memory; refusal_posted keeps that
+   * error to one. */
+  gchar *cpu_reason;
+  gboolean refusal_posted;
 #if HAVE_CUDA
   GstSciCuda cuda;
 #endif
@@ -97,6 +103,12 @@ GstCaps *gst_sci_filter_finish_caps (GstSciFilter * self,
 gboolean gst_sci_filter_set_memory (GstSciFilter * self, GstCaps * incaps,
     GstCaps * outcaps);
 
+/* For an element that sets its src caps itself (the decoders, from each
+ * frame's header): posts the error for `caps` that downstream refused,
+ * saying so in plain words when downstream takes only CUDA memory and the
+ * kernels do not run.  Returns FALSE. */
+gboolean gst_sci_filter_post_refused (GstSciFilter * self, GstCaps * caps);
+
 /* Falls back to the C reference after a device allocation failed (auto
  * backend); returns FALSE (and posts the error) when the backend was cuda. */
 gboolean gst_sci_filter_cuda_failed (GstSciFilter * self, const gchar * what,
@@ -126,16 +138,17 @@ void gst_sci_filter_cuda_state_close (GstSciFilter * self, gpointer * state,
 #endif
 
 /* The sink events that a decoder splitting frames out of a byte stream
- * (dpcmdec, seismicdec) handles itself.  Caps lacking any of `fields`
- * (filesrc's typefinder, multifilesrc) say nothing the first frame's
- * header does not: they are kept in *sinkcaps, *have_out is cleared, and
- * the header negotiates.  A segment before the src pad has caps waits in
- * *pending (caps must go first).  A flush stop empties `adapter` and
- * drops *pending.  TRUE when the event was taken here (the caller returns
- * TRUE); FALSE when the caller passes it on to the base class. */
+ * (dpcmdec, seismicdec) handles itself.  Caps are kept in *sinkcaps (for
+ * the fields a frame header lacks: framerate, sample-offset) and never
+ * passed on: the src caps come from the first frame's header only, since
+ * upstream caps may hold fixated placeholders; *have_out is cleared.  A
+ * segment before the src pad has caps waits in *pending (caps must go
+ * first).  A flush stop empties `adapter` and drops *pending.  TRUE when
+ * the event was taken here (the caller returns TRUE); FALSE when the
+ * caller passes it on to the base class. */
 gboolean gst_sci_filter_framed_sink_event (GstSciFilter * self,
-    GstEvent * event, const gchar * const *fields, GstAdapter * adapter,
-    GstCaps ** sinkcaps, GstEvent ** pending, gboolean * have_out);
+    GstEvent * event, GstAdapter * adapter, GstCaps ** sinkcaps,
+    GstEvent ** pending, gboolean * have_out);
 
 /* The allocator for an encoder's coded output: page-locked host memory
  * (made once into *cache) while the CUDA backend runs, so that the coded

@@ -4,18 +4,22 @@
  * As a libFuzzer target (LLVMFuzzerTestOneInput), built with clang:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
- *     -DSCI_FUZZ_LIBFUZZER -I. tests/fuzz_dpcm.c codec/dpcm.c \
- *     codec/crc32.c -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
+ *     -DSCI_FUZZ_LIBFUZZER -I. -Itests tests/fuzz_dpcm.c codec/dpcm.c \
+ *     codec/crc32.c -lzstd -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
  *
  * Each input is decoded as it is and once more with its CRC recomputed, so
  * that mutations reach the checks behind the CRC.  Frame sizes are bounded
  * (at most 2^16 pixels) to keep every run short.
  *
+ * The metadata is read too, as dpcmdec reads it (its length, then the
+ * bytes, decompressed where the frame stores them compressed).
+ *
  * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
- * mutations of valid version-4 frames (one segment or several, with and
- * without metadata: bit and byte changes, insertions, deletions,
- * truncations, header field and segment table changes), half of them with
- * the CRC fixed, and
+ * mutations of valid version-6 frames and of a version-5 one (one segment
+ * or several, without metadata, with metadata stored as given and
+ * compressed: bit and byte changes, insertions, deletions, truncations,
+ * header field and segment table changes), half of them with the CRC
+ * fixed, and
  * checks that a mutated frame whose CRC was not fixed never decodes: the
  * test 'fuzz-dpcm' of suite codec.  --iterations N, --seed S, and
  * --write-seeds DIR to leave the valid frames there as a libFuzzer corpus.
@@ -26,23 +30,43 @@
 
 #include "codec/crc32.h"
 #include "codec/dpcm.h"
+#include "dpcm_v5_frame.h"
 
 #define FUZZ_MAX_PIXELS (1u << 16)
 #define FUZZ_MAX_BYTES (1u << 20)
 
 static uint16_t fuzz_out[FUZZ_MAX_PIXELS];
 
-/* Decodes one input; returns the status (1: not tried, too large). */
+/* The metadata of one input, as a decoder reads it (its length, then the
+ * bytes into a buffer of that length); the status. */
+static int fuzz_metadata(const uint8_t *data, size_t size) {
+    size_t len = 0;
+    int st = sci_dpcm_metadata(data, size, NULL, 0, &len);
+    if (st != SCI_DPCM_OK || len == 0)
+        return st;
+    uint8_t *m = malloc(len);
+    if (!m)
+        return SCI_DPCM_E_NOMEM;
+    st = sci_dpcm_metadata(data, size, m, len, &len);
+    free(m);
+    return st;
+}
+
+/* Decodes one input (its metadata too); returns the samples' status (1:
+ * not tried, too large). */
 static int fuzz_decode(const uint8_t *data, size_t size) {
-    sci_dpcm_info info;
+    /* set even where sci_dpcm_peek fails before filling it */
+    sci_dpcm_info info = {0};
     if (size > FUZZ_MAX_BYTES)
         return 1;
     int st = sci_dpcm_peek(data, size, &info);
     if (st == SCI_DPCM_OK &&
         (uint64_t)info.width * info.height > FUZZ_MAX_PIXELS)
         return 1;
-    return sci_dpcm_decode(data, size, fuzz_out, info.width ? info.width : 1,
-                           FUZZ_MAX_PIXELS, NULL);
+    fuzz_metadata(data, size);
+    return sci_dpcm_decode(data, size, fuzz_out,
+                           st == SCI_DPCM_OK ? info.width : 1, FUZZ_MAX_PIXELS,
+                           NULL);
 }
 
 static void put32(uint8_t *p, uint32_t v) {
@@ -97,9 +121,19 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
             f->px[(size_t)y * w + x] = (uint16_t)(v > maxv ? maxv : v);
         }
     sci_dpcm_params p = {n, m, t, seg_rows || meta_len ? SCI_DPCM_SCAN_ROWS : scan};
-    uint8_t meta[64];
+    /* up to 64 bytes of a sequence that does not compress (stored as
+     * given); more: FITS-like cards, which do (a compressed section) */
+    uint8_t meta[800];
     for (size_t k = 0; k < sizeof meta; k++)
         meta[k] = (uint8_t)(k * 7 + 1);
+    if (meta_len > 64) {
+        for (size_t c = 0; c * 80 < sizeof meta; c++) {
+            char card[81];
+            snprintf(card, sizeof card, "KEY%-5u = %20u / card %-40u", (unsigned)c,
+                     (unsigned)(c * 7919u), (unsigned)c);
+            memcpy(meta + c * 80, card, 80);
+        }
+    }
     if (meta_len > sizeof meta)
         meta_len = sizeof meta;
     size_t cap = sci_dpcm_max_bytes(w, h, depth) + meta_len;
@@ -109,14 +143,18 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
                                       f->bytes, cap);
     } else {
         size_t count = (size_t)w * h, segs = (h + seg_rows - 1) / seg_rows;
-        size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs;
         size_t ccap = sci_dpcm_coded_bound(w, h, seg_rows);
         int32_t *res = malloc(count * sizeof *res);
         uint32_t *sb = malloc(segs * sizeof *sb);
         int32_t lo, hi;
         size_t coded;
         uint32_t esc;
-        f->bytes = malloc(pre + ccap + SCI_DPCM_TRAILER_BYTES);
+        int z = 0;
+        f->bytes = malloc(SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs + ccap +
+                          SCI_DPCM_TRAILER_BYTES);
+        size_t section = sci_dpcm_write_metadata(f->bytes, meta_len, meta,
+                                                 meta_len, &z);
+        size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * segs;
         f->len = 0;
         if (sci_dpcm_predict_residuals(f->px, w, w, h, depth, n, m, res, NULL) == 0) {
             sci_dpcm_thresholds(res, count, depth, t, &lo, &hi);
@@ -124,7 +162,7 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
                                         f->bytes + pre, ccap, sb, &coded,
                                         &esc) == 0) {
                 sci_dpcm_write_header(f->bytes, w, h, depth, &p, lo, hi, esc,
-                                      seg_rows, coded, meta, meta_len, sb);
+                                      seg_rows, coded, section, z, sb);
                 f->len = sci_dpcm_finish_frame(f->bytes, pre + coded);
             }
         }
@@ -151,7 +189,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--write-seeds"))
             seed_dir = argv[i + 1];
     }
-    seed_frame seeds[10];
+    seed_frame seeds[13];
     make_seed(&seeds[0], 16, 12, 16, 11, 7, 13, 0, 0, SCI_DPCM_SCAN_ROWS);
     make_seed(&seeds[1], 9, 5, 8, 3, 2, 2, 0, 0, SCI_DPCM_SCAN_ROWS);
     make_seed(&seeds[2], 1, 10, 12, 1, 1, 0, 0, 0, SCI_DPCM_SCAN_ROWS);
@@ -165,6 +203,28 @@ int main(int argc, char **argv) {
     make_seed(&seeds[8], 12, 10, 16, 11, 7, 3, 4, 23, SCI_DPCM_SCAN_ROWS);
     /* scanned by columns, several segments of the transposed frame */
     make_seed(&seeds[9], 70, 90, 16, 11, 7, 13, 0, 0, SCI_DPCM_SCAN_COLUMNS);
+    /* compressed metadata (FITS-like cards), one segment and several */
+    make_seed(&seeds[10], 10, 8, 16, 11, 7, 13, 0, 800, SCI_DPCM_SCAN_ROWS);
+    make_seed(&seeds[11], 12, 10, 16, 4, 4, 0, 3, 400, SCI_DPCM_SCAN_ROWS);
+    /* a frame of the version-5 encoder, with dpcmenc's records */
+    {
+        seed_frame *f = &seeds[12];
+        sci_dpcm_info info;
+        f->len = sizeof dpcm_v5_frame;
+        f->bytes = malloc(f->len);
+        memcpy(f->bytes, dpcm_v5_frame, f->len);
+        f->w = DPCM_V5_W, f->h = DPCM_V5_H;
+        f->px = malloc((size_t)f->w * f->h * sizeof *f->px);
+        for (unsigned y = 0; y < f->h; y++)
+            for (unsigned x = 0; x < f->w; x++)
+                f->px[y * f->w + x] = dpcm_v5_sample(x, y);
+        f->table = SCI_DPCM_HEADER_BYTES;
+        f->segments = 0;
+        if (sci_dpcm_peek(f->bytes, f->len, &info) == SCI_DPCM_OK) {
+            f->table = info.table_offset;
+            f->segments = info.segments;
+        }
+    }
     unsigned nseeds = sizeof seeds / sizeof *seeds;
     for (unsigned i = 0; seed_dir && i < nseeds; i++) {
         char path[1024];
@@ -177,10 +237,16 @@ int main(int argc, char **argv) {
     }
     for (unsigned i = 0; i < nseeds; i++) {
         int st = seeds[i].len ? fuzz_decode(seeds[i].bytes, seeds[i].len) : -99;
-        check(st == SCI_DPCM_OK && seeds[i].bytes[4] == SCI_DPCM_VERSION && seeds[i].segments > 0 &&
+        check(st == SCI_DPCM_OK && seeds[i].bytes[4] == (i == 12 ? 5 : SCI_DPCM_VERSION) &&
+                  seeds[i].segments > 0 &&
+                  fuzz_metadata(seeds[i].bytes, seeds[i].len) == SCI_DPCM_OK &&
                   !memcmp(fuzz_out, seeds[i].px, (size_t)seeds[i].w * seeds[i].h * 2),
               "seed frame round trip");
     }
+    check(!(seeds[8].bytes[44] & SCI_DPCM_FLAG_META_ZSTD) &&
+              (seeds[10].bytes[44] & SCI_DPCM_FLAG_META_ZSTD) &&
+              (seeds[11].bytes[44] & SCI_DPCM_FLAG_META_ZSTD),
+          "seed frames: metadata as given and compressed");
     check(seeds[6].segments == 4 && seeds[7].segments == 9 &&
               seeds[8].segments == 3 && seeds[8].table == SCI_DPCM_HEADER_BYTES + 23,
           "seed frames: several segments, metadata");

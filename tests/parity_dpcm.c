@@ -344,7 +344,7 @@ static size_t residual_frame(unsigned w, unsigned h, unsigned x, unsigned y,
     int st = sci_dpcm_code_residuals(res, w, h, 16, lo, hi, seg_rows, f + pre,
                                      cap - pre, lens, &coded, &esc);
     check(st == 0, "residual frame: coded");
-    sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, NULL,
+    sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, 0,
                           0, lens);
     free(res);
     free(lens);

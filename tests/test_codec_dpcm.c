@@ -26,6 +26,9 @@
 #include "codec/crc32.h"
 #include "codec/dpcm.h"
 #include "codec/dpcm_core.h"
+#include <zstd.h>
+
+#include "dpcm_v5_frame.h"
 #include "fitsread.h"
 #include "testutil.h"
 
@@ -524,19 +527,23 @@ static uint8_t *frame_from_residuals(const int32_t *res, unsigned w, unsigned h,
                                      unsigned seg_rows, const uint8_t *meta, size_t meta_len,
                                      size_t *len) {
     size_t count = (size_t)w * h, segs = (h + seg_rows - 1) / seg_rows;
-    size_t pre = SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs;
     size_t cap = sci_dpcm_coded_bound(w, h, seg_rows);
-    uint8_t *f = malloc(pre + cap + SCI_DPCM_TRAILER_BYTES);
+    uint8_t *f = malloc(SCI_DPCM_HEADER_BYTES + meta_len + 4 * segs + cap +
+                        SCI_DPCM_TRAILER_BYTES);
     uint32_t *seg_bytes = malloc(segs * sizeof *seg_bytes);
     int32_t lo, hi;
     size_t coded = 0;
     uint32_t esc = 0;
+    int compressed = 0;
+    /* the metadata section first: the segments go after it */
+    size_t section = sci_dpcm_write_metadata(f, meta_len, meta, meta_len, &compressed);
+    size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * segs;
     sci_dpcm_thresholds(res, count, depth, p->threshold, &lo, &hi);
     int st = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, seg_rows, f + pre, cap,
                                      seg_bytes, &coded, &esc);
-    if (st == SCI_DPCM_OK &&
-        sci_dpcm_write_header(f, w, h, depth, p, lo, hi, esc, seg_rows, coded, meta, meta_len,
-                              seg_bytes) == pre)
+    if (st == SCI_DPCM_OK && (section || !meta_len) &&
+        sci_dpcm_write_header(f, w, h, depth, p, lo, hi, esc, seg_rows, coded, section,
+                              compressed, seg_bytes) == pre)
         *len = sci_dpcm_finish_frame(f, pre + coded);
     else {
         free(f);
@@ -1062,7 +1069,7 @@ static void test_corruption(void) {
         {4, 2, 1, SCI_DPCM_E_VERSION, "version 2"},
         {4, 3, 1, SCI_DPCM_E_VERSION, "version 3"},
         {4, 4, 1, SCI_DPCM_E_VERSION, "version 4"},
-        {4, 6, 1, SCI_DPCM_E_VERSION, "version 6"},
+        {4, 7, 1, SCI_DPCM_E_VERSION, "version 7"},
         {4, 0xFF, 1, SCI_DPCM_E_VERSION, "version 255"},
         {5, 0, 1, SCI_DPCM_E_DEPTH, "depth 0"},
         {5, 17, 1, SCI_DPCM_E_DEPTH, "depth 17"},
@@ -1089,7 +1096,8 @@ static void test_corruption(void) {
         {36, 0xFFFFFFFFu, 4, SCI_DPCM_E_LENGTHS, "segment bytes 2^32-1"},
         {40, SCI_DPCM_MAX_METADATA + 1, 4, SCI_DPCM_E_LENGTHS, "metadata above 2^24"},
         {40, 1, 4, SCI_DPCM_E_TRUNCATED, "metadata length 1 (the frame is short)"},
-        {44, 2, 4, SCI_DPCM_E_RESERVED, "flag bit 1"},
+        {44, 2, 4, SCI_DPCM_E_LENGTHS, "flag bit 1 (compressed metadata) without metadata"},
+        {44, 4, 4, SCI_DPCM_E_RESERVED, "flag bit 2"},
         {44, 0x80000001u, 4, SCI_DPCM_E_RESERVED, "flag bit 31 with scan by columns"},
         {36, 0, 0, SCI_DPCM_E_TRUNCATED, "segment bytes one more (the frame is short)"},
         {36, 0, -1, SCI_DPCM_E_TRAILING, "segment bytes one fewer (bytes left over)"},
@@ -1215,7 +1223,332 @@ static void test_corruption(void) {
 }
 
 /* ---------------------------------------------------------------------- */
-/* The metadata section (L bytes after the header; L = 0: none) */
+/* The metadata section (L bytes after the header; L = 0: none), stored as
+ * given or zstd-compressed (flag bit 1, version 6) */
+
+/* len bytes of metadata: incompressible noise (kind 0), or FITS-like
+ * cards (kind 1), which compress. */
+static void make_metadata(uint8_t *m, size_t len, int kind, unsigned salt) {
+    uint32_t r = 2463534242u + salt;
+    for (size_t k = 0; k < len; k++) {
+        r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+        if (kind == 0) {
+            m[k] = (uint8_t)(r >> 24);
+        } else {
+            /* "KEYnnnn = value / comment" cards padded with blanks */
+            size_t card = k / 80, col = k % 80;
+            char text[81];
+            int n = snprintf(text, sizeof text, "KEY%04zu  = %10u / card %zu of the header",
+                             card % 10000, (unsigned)(card * 2654435761u % 100000), card);
+            m[k] = (uint8_t)(col < (size_t)n ? text[col] : ' ');
+        }
+    }
+}
+
+/* The metadata of frame f (n bytes) through sci_dpcm_metadata, into a
+ * fresh buffer; *len its length, NULL (and *st the code) on failure. */
+static uint8_t *frame_metadata(const uint8_t *f, size_t n, size_t *len, int *st) {
+    *st = sci_dpcm_metadata(f, n, NULL, 0, len);
+    if (*st != SCI_DPCM_OK)
+        return NULL;
+    uint8_t *m = malloc(*len + 1);
+    size_t again = 0;
+    *st = sci_dpcm_metadata(f, n, m, *len, &again);
+    if (*st != SCI_DPCM_OK || again != *len) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* A frame of the w x h samples px (default parameters) around the
+ * metadata section `sec` (sec_len bytes) as given, flagged compressed or
+ * not: for sections that the encoder would not write. */
+static uint8_t *frame_with_section(const uint16_t *px, unsigned w, unsigned h,
+                                   const uint8_t *sec, size_t sec_len, int compressed,
+                                   size_t *len) {
+    sci_dpcm_params p;
+    sci_dpcm_params_default(&p);
+    size_t count = (size_t)w * h;
+    unsigned seg_rows = sci_dpcm_segment_rows(w, h), segs = (h + seg_rows - 1) / seg_rows;
+    size_t pre = SCI_DPCM_HEADER_BYTES + sec_len + 4 * (size_t)segs;
+    size_t cap = sci_dpcm_coded_bound(w, h, seg_rows);
+    uint8_t *f = malloc(pre + cap + SCI_DPCM_TRAILER_BYTES);
+    int32_t *res = malloc(count * sizeof *res), lo, hi;
+    uint32_t *sb = malloc(segs * sizeof *sb), esc;
+    size_t coded;
+    *len = 0;
+    if (sci_dpcm_predict_residuals(px, w, w, h, 16, p.order_n, p.equations_m, res, NULL) == 0) {
+        sci_dpcm_thresholds(res, count, 16, p.threshold, &lo, &hi);
+        if (sci_dpcm_code_residuals(res, w, h, 16, lo, hi, seg_rows, f + pre, cap, sb, &coded,
+                                    &esc) == 0) {
+            memcpy(f + SCI_DPCM_HEADER_BYTES, sec, sec_len);
+            sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, sec_len,
+                                  compressed, sb);
+            *len = sci_dpcm_finish_frame(f, pre + coded);
+        }
+    }
+    free(res);
+    free(sb);
+    return f;
+}
+
+/* A compressed section: the raw length u, then the zstd frame(s) z. */
+static uint8_t *section_of(uint32_t u, const uint8_t *z, size_t zlen, size_t *len) {
+    uint8_t *s = malloc(4 + zlen);
+    put32(s, u);
+    memcpy(s + 4, z, zlen);
+    *len = 4 + zlen;
+    return s;
+}
+
+/* Checks that the frame's samples decode while its metadata gives `want`
+ * (and never more than the length the section declares). */
+static void expect_metadata(const uint8_t *f, size_t n, const uint16_t *px, unsigned w,
+                            unsigned h, int want, const char *what) {
+    uint16_t *out = malloc((size_t)w * h * sizeof *out);
+    size_t ml = 0;
+    int st = sci_dpcm_metadata(f, n, NULL, 0, &ml);
+    char msg[200];
+    snprintf(msg, sizeof msg, "compressed metadata: %s gives %s (%s)", what,
+             sci_dpcm_error_string(want), sci_dpcm_error_string(st));
+    check(st == want && sci_dpcm_decode(f, n, out, w, (size_t)w * h, NULL) == SCI_DPCM_OK &&
+              !memcmp(out, px, (size_t)w * h * sizeof *out),
+          msg);
+    free(out);
+}
+
+/* Damage to a compressed metadata section (f, n bytes: `meta`, len bytes,
+ * compressed) under a valid CRC, and sections no encoder writes: refused
+ * with SCI_DPCM_E_METADATA (the samples still decode), and nothing larger
+ * than SCI_DPCM_MAX_METADATA is ever decompressed. */
+static void test_metadata_compressed(const uint8_t *f, size_t n, const uint8_t *meta,
+                                     size_t len, unsigned w, unsigned h) {
+    uint16_t *px = malloc((size_t)w * h * sizeof *px);
+    check(sci_dpcm_decode(f, n, px, w, (size_t)w * h, NULL) == SCI_DPCM_OK,
+          "compressed metadata: the frame decodes");
+    size_t L = get32(f + 40), fl, sl;
+    const uint8_t *z = f + SCI_DPCM_HEADER_BYTES + 4;
+    size_t zlen = L - 4;
+    uint8_t *t = malloc(n + 64), *g, *sec;
+    check(get32(f + SCI_DPCM_HEADER_BYTES) == len &&
+              ZSTD_getFrameContentSize(z, zlen) == len,
+          "compressed metadata: the raw length, then one zstd frame of that size");
+
+    /* the raw length changed, the CRC fixed */
+    static const uint32_t us[] = {0, 1, 2879, 2881, SCI_DPCM_MAX_METADATA,
+                                  SCI_DPCM_MAX_METADATA + 1, 0xFFFFFFFFu};
+    for (unsigned i = 0; i < sizeof us / sizeof *us; i++) {
+        char what[80];
+        memcpy(t, f, n);
+        put32(t + SCI_DPCM_HEADER_BYTES, us[i] == 2879 ? (uint32_t)len - 1
+                                         : us[i] == 2881 ? (uint32_t)len + 1 : us[i]);
+        fix_crc(t, n);
+        snprintf(what, sizeof what, "raw length %u", (unsigned)get32(t + SCI_DPCM_HEADER_BYTES));
+        expect_metadata(t, n, px, w, h, SCI_DPCM_E_METADATA, what);
+    }
+    /* a byte of the zstd frame header changed: never more than it says */
+    {
+        unsigned bad = 0;
+        for (size_t k = 0; k < zlen; k++) {
+            uint8_t mbuf[4096];
+            size_t ml = 0;
+            memcpy(t, f, n);
+            t[SCI_DPCM_HEADER_BYTES + 4 + k] ^= 0x40;
+            fix_crc(t, n);
+            int st = sci_dpcm_metadata(t, n, NULL, 0, &ml);
+            if (st == SCI_DPCM_OK) {
+                if (ml != len)
+                    bad++;
+                st = sci_dpcm_metadata(t, n, mbuf, sizeof mbuf, &ml);
+            }
+            if (st != SCI_DPCM_OK && st != SCI_DPCM_E_METADATA)
+                bad++;
+        }
+        check(bad == 0, "compressed metadata: any byte changed under a valid CRC: the "
+                        "declared length or E_METADATA");
+    }
+    /* flag bit 1 with L of 0 and 4 bytes; on a version-5 frame */
+    memcpy(t, f, n);
+    t[4] = 5;
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_RESERVED, "compressed metadata in a version-5 frame");
+    g = frame_with_section(px, w, h, (const uint8_t *)"\x05\0\0\0", 4, 1, &fl);
+    expect(g, fl, SCI_DPCM_E_LENGTHS, "a compressed section of 4 bytes");
+    free(g);
+    g = frame_with_section(px, w, h, NULL, 0, 1, &fl);
+    expect(g, fl, SCI_DPCM_E_LENGTHS, "a compressed section of 0 bytes");
+    free(g);
+
+    /* two zstd frames: the section must be exactly one */
+    {
+        uint8_t *two = malloc(2 * zlen);
+        memcpy(two, z, zlen);
+        memcpy(two + zlen, z, zlen);
+        sec = section_of((uint32_t)len, two, 2 * zlen, &sl);
+        g = frame_with_section(px, w, h, sec, sl, 1, &fl);
+        expect_metadata(g, fl, px, w, h, SCI_DPCM_E_METADATA, "two zstd frames");
+        free(g);
+        free(sec);
+        free(two);
+    }
+    /* a zstd frame that does not say its size (streaming) */
+    {
+        ZSTD_CCtx *cc = ZSTD_createCCtx();
+        size_t zcap = ZSTD_compressBound(len), pos = 0;
+        uint8_t *zs = malloc(zcap);
+        ZSTD_outBuffer ob = {zs, zcap, 0};
+        ZSTD_inBuffer ib = {meta, len, 0};
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
+        while (ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end) > 0)
+            ;
+        pos = ob.pos;
+        check(ZSTD_getFrameContentSize(zs, pos) == ZSTD_CONTENTSIZE_UNKNOWN,
+              "compressed metadata: a zstd frame without its size made");
+        sec = section_of((uint32_t)len, zs, pos, &sl);
+        g = frame_with_section(px, w, h, sec, sl, 1, &fl);
+        expect_metadata(g, fl, px, w, h, SCI_DPCM_E_METADATA, "a frame of unknown size");
+        free(g);
+        free(sec);
+        free(zs);
+        ZSTD_freeCCtx(cc);
+    }
+    /* decompression bombs: 2^24 bytes (the most metadata there is) read
+     * back; 2^24 + 1, whether the section says so or not, refused before
+     * anything is decompressed */
+    {
+        size_t big = (size_t)SCI_DPCM_MAX_METADATA + 1;
+        uint8_t *zeros = calloc(big, 1), *zb = malloc(ZSTD_compressBound(big));
+        size_t zn = ZSTD_compress(zb, ZSTD_compressBound(big), zeros, big - 1, 3);
+        size_t ml = 0;
+        sec = section_of(SCI_DPCM_MAX_METADATA, zb, zn, &sl);
+        g = frame_with_section(px, w, h, sec, sl, 1, &fl);
+        uint8_t *got = frame_metadata(g, fl, &ml, &(int){0});
+        check(got && ml == SCI_DPCM_MAX_METADATA && !memcmp(got, zeros, ml) &&
+                  sl < 4096,
+              "compressed metadata: 2^24 bytes from a section of a few KiB read back");
+        free(got);
+        free(g);
+        free(sec);
+        zn = ZSTD_compress(zb, ZSTD_compressBound(big), zeros, big, 3);
+        sec = section_of((uint32_t)big, zb, zn, &sl);
+        g = frame_with_section(px, w, h, sec, sl, 1, &fl);
+        expect_metadata(g, fl, px, w, h, SCI_DPCM_E_METADATA, "2^24 + 1 bytes");
+        free(g);
+        free(sec);
+        /* a small raw length in front of a huge frame */
+        sec = section_of((uint32_t)len, zb, zn, &sl);
+        g = frame_with_section(px, w, h, sec, sl, 1, &fl);
+        expect_metadata(g, fl, px, w, h, SCI_DPCM_E_METADATA,
+                        "a raw length below the zstd frame's");
+        free(g);
+        free(sec);
+        free(zeros);
+        free(zb);
+    }
+    free(t);
+    free(px);
+}
+
+/* The metadata frame f (n bytes, 80 bytes of metadata stored as given):
+ * its length field changed, its bytes flipped, other versions, truncation. */
+static void test_metadata_lengths(const uint8_t *f, size_t n, const uint16_t *px,
+                                  uint16_t *out, unsigned W, unsigned H) {
+    uint8_t *t = malloc(n + 8);
+    size_t ml = 0;
+    (void)px;
+    /* the length field changed, CRC fixed: the frame no longer adds up */
+    memcpy(t, f, n);
+    put32(t + 40, 81);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_TRUNCATED, "metadata length one too large");
+    check(sci_dpcm_metadata(t, n, NULL, 0, &ml) == SCI_DPCM_E_TRUNCATED && ml == 0,
+          "metadata: too large a length refused by sci_dpcm_metadata");
+    memcpy(t, f, n);
+    put32(t + 40, 79);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_TRAILING, "metadata length one too small");
+    memcpy(t, f, n);
+    put32(t + 40, SCI_DPCM_MAX_METADATA + 1);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length above the limit");
+    memcpy(t, f, n);
+    put32(t + 40, 0xFFFFFFFFu);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length 2^32-1");
+    /* L = 0 but the bytes still there: the table is read from the
+     * metadata and the frame is too long */
+    memcpy(t, f, n);
+    put32(t + 40, 0);
+    fix_crc(t, n);
+    expect(t, n, SCI_DPCM_E_TRAILING, "metadata length 0 with the bytes there");
+    /* without the CRC fixed, every change of the metadata is caught */
+    unsigned bad = 0;
+    for (size_t k = 0; k < 80 + 4; k++) {
+        memcpy(t, f, n);
+        t[SCI_DPCM_HEADER_BYTES - 4 + k] ^= 0x01;
+        if (sci_dpcm_decode(t, n, out, W, W * H, NULL) >= 0 ||
+            sci_dpcm_metadata(t, n, NULL, 0, &ml) >= 0)
+            bad++;
+    }
+    check(bad == 0, "metadata: every flipped bit of it or its length rejected");
+    /* versions before 5 are refused (1: none, 2: with metadata) */
+    for (uint8_t v = 1; v <= 4; v++) {
+        memcpy(t, f, n);
+        t[4] = v;
+        fix_crc(t, n);
+        expect(t, n, SCI_DPCM_E_VERSION, "metadata frame as a version before 5");
+        check(sci_dpcm_metadata(t, n, NULL, 0, &ml) == SCI_DPCM_E_VERSION && !ml,
+              "metadata: sci_dpcm_metadata refuses versions before 5");
+    }
+    for (size_t k = 0; k < n; k++)
+        if (sci_dpcm_decode(f, k, out, W, W * H, NULL) >= 0 ||
+            sci_dpcm_metadata(f, k, NULL, 0, &ml) >= 0)
+            bad++;
+    check(bad == 0, "metadata: every truncation rejected");
+    free(t);
+}
+
+/* A frame the version-5 encoder wrote (tests/dpcm_v5_frame.h) still
+ * decodes, samples and metadata; the version-6 encoder's frame of the same
+ * samples and metadata has the same segments. */
+static void test_version5_frame(void) {
+    const uint8_t *f = dpcm_v5_frame;
+    size_t n = sizeof dpcm_v5_frame;
+    uint16_t want[DPCM_V5_W * DPCM_V5_H], out[DPCM_V5_W * DPCM_V5_H];
+    uint8_t meta[256];
+    size_t mlen = dpcm_v5_metadata(meta), ml = 0;
+    sci_dpcm_info info;
+    for (unsigned y = 0; y < DPCM_V5_H; y++)
+        for (unsigned x = 0; x < DPCM_V5_W; x++)
+            want[y * DPCM_V5_W + x] = dpcm_v5_sample(x, y);
+    int st;
+    uint8_t *got = frame_metadata(f, n, &ml, &st);
+    check(f[4] == 5 && sci_dpcm_decode(f, n, out, DPCM_V5_W, DPCM_V5_W * DPCM_V5_H, &info) ==
+                           SCI_DPCM_OK &&
+              info.version == 5 && !info.meta_compressed && info.meta_bytes == mlen &&
+              !memcmp(out, want, sizeof want) && got && ml == mlen && !memcmp(got, meta, ml),
+          "version 5: a frame of the former encoder decodes, samples and metadata");
+    free(got);
+    sci_dpcm_params p;
+    sci_dpcm_params_default(&p);
+    size_t cap = sci_dpcm_max_bytes(DPCM_V5_W, DPCM_V5_H, 16) + mlen;
+    uint8_t *g = malloc(cap);
+    size_t gn = sci_dpcm_encode_meta(want, DPCM_V5_W, DPCM_V5_W, DPCM_V5_H, 16, &p, meta,
+                                     mlen, g, cap);
+    size_t L = gn ? get32(g + 40) : 0;
+    got = gn ? frame_metadata(g, gn, &ml, &st) : NULL;
+    check(gn && g[4] == SCI_DPCM_VERSION && got && ml == mlen && !memcmp(got, meta, ml) &&
+              gn - L == n - mlen &&
+              !memcmp(g + SCI_DPCM_HEADER_BYTES + L, f + SCI_DPCM_HEADER_BYTES + mlen,
+                      n - SCI_DPCM_HEADER_BYTES - mlen - 4) &&
+              !memcmp(g + 5, f + 5, 35),
+          "version 5: the version-6 frame of the same input has the same segments");
+    printf("version 5 frame %zu bytes, version 6 %zu (metadata %zu -> %zu bytes%s)\n", n, gn,
+           mlen, L, gn && (get32(g + 44) & SCI_DPCM_FLAG_META_ZSTD) ? ", compressed" : "");
+    free(got);
+    free(g);
+}
 
 static void test_metadata(void) {
     enum { W = 64, H = 100 }; /* two segments of 64 and 36 rows */
@@ -1228,118 +1561,93 @@ static void test_metadata(void) {
     size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
     sci_dpcm_info info0;
     check(n0 > 0 && plain[4] == SCI_DPCM_VERSION && get32(plain + 40) == 0 &&
+              get32(plain + 44) == 0 &&
               sci_dpcm_peek(plain, n0, &info0) == SCI_DPCM_OK && info0.meta_bytes == 0 &&
-              info0.segments == 2 && info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
+              !info0.meta_compressed && info0.segments == 2 &&
+              info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
               info0.table_offset == SCI_DPCM_HEADER_BYTES,
           "metadata: a frame without it is the version with L = 0");
     size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
     check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
-    const uint8_t *m;
-    size_t ml;
-    check(sci_dpcm_metadata(plain, n0, &m, &ml) == SCI_DPCM_OK && !m && ml == 0,
+    size_t ml = 1;
+    check(sci_dpcm_metadata(plain, n0, NULL, 0, &ml) == SCI_DPCM_OK && ml == 0,
           "metadata: none in a frame with L = 0");
 
-    /* lengths from 1 byte to many FITS blocks, bytes with NULs */
-    static const size_t lens[] = {1, 2, 7, 80, 2880, 100000};
+    /* lengths from 1 byte to many FITS blocks; noise (stored as given) and
+     * cards (compressed) */
+    static const size_t lens[] = {1, 2, 5, 6, 7, 80, 2880, 100000};
     for (unsigned i = 0; i < sizeof lens / sizeof *lens; i++) {
-        size_t len = lens[i];
-        uint8_t *meta = malloc(len);
-        for (size_t k = 0; k < len; k++)
-            meta[k] = (uint8_t)(k * 31 + i);
-        size_t fcap = cap + len;
-        uint8_t *f = malloc(fcap);
-        size_t r = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, n0 + len - 1);
-        check(r == 0, "metadata: a buffer one byte short refused");
-        size_t n = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, fcap);
-        sci_dpcm_info info;
-        char what[120];
-        snprintf(what, sizeof what, "metadata: %zu bytes round trip", len);
-        int ok = n == n0 + len && f[4] == SCI_DPCM_VERSION && get32(f + 40) == len &&
-                 sci_dpcm_decode(f, n, out, W, W * H, &info) == SCI_DPCM_OK &&
-                 info.version == SCI_DPCM_VERSION && info.meta_bytes == len &&
-                 info.meta_offset == SCI_DPCM_HEADER_BYTES &&
-                 info.table_offset == SCI_DPCM_HEADER_BYTES + len &&
-                 info.coded_offset == info0.coded_offset + len &&
-                 memcmp(out, px, sizeof px) == 0 &&
-                 sci_dpcm_metadata(f, n, &m, &ml) == SCI_DPCM_OK && ml == len &&
-                 m == f + SCI_DPCM_HEADER_BYTES && memcmp(m, meta, len) == 0 &&
-                 /* the header but L, and the table and segments after the
-                  * metadata are the plain frame's */
-                 memcmp(f, plain, 40) == 0 &&
-                 memcmp(f + SCI_DPCM_HEADER_BYTES + len, plain + SCI_DPCM_HEADER_BYTES,
-                        n0 - SCI_DPCM_HEADER_BYTES - 4) == 0;
-        check(ok, what);
-        /* the same frame framed from the stages */
-        {
-            int32_t *res = malloc(sizeof px / sizeof *px * sizeof *res);
-            size_t fl = 0;
-            uint8_t *g = NULL;
-            if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m, res,
-                                           NULL) == 0)
-                g = frame_from_residuals(res, W, H, 16, &p, sci_dpcm_segment_rows(W, H), meta,
-                                         len, &fl);
-            snprintf(what, sizeof what, "metadata: %zu bytes: sci_dpcm_write_header's frame is "
-                                        "encode_meta's", len);
-            check(g && fl == n && !memcmp(g, f, n), what);
-            free(g);
-            free(res);
-        }
-        if (len == 80) {
-            uint8_t *t = malloc(n + 8);
-            /* the length field changed, CRC fixed: the frame no longer adds up */
-            memcpy(t, f, n);
-            put32(t + 40, 81);
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_TRUNCATED, "metadata length one too large");
-            check(sci_dpcm_metadata(t, n, &m, &ml) == SCI_DPCM_E_TRUNCATED && !m,
-                  "metadata: too large a length refused by sci_dpcm_metadata");
-            memcpy(t, f, n);
-            put32(t + 40, 79);
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_TRAILING, "metadata length one too small");
-            memcpy(t, f, n);
-            put32(t + 40, SCI_DPCM_MAX_METADATA + 1);
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length above the limit");
-            memcpy(t, f, n);
-            put32(t + 40, 0xFFFFFFFFu);
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_LENGTHS, "metadata length 2^32-1");
-            /* L = 0 but the bytes still there: the table is read from the
-             * metadata and the frame is too long */
-            memcpy(t, f, n);
-            put32(t + 40, 0);
-            fix_crc(t, n);
-            expect(t, n, SCI_DPCM_E_TRAILING, "metadata length 0 with the bytes there");
-            /* without the CRC fixed, every change of the metadata is caught */
-            unsigned bad = 0;
-            for (size_t k = 0; k < len + 4; k++) {
-                memcpy(t, f, n);
-                t[SCI_DPCM_HEADER_BYTES - 4 + k] ^= 0x01;
-                if (sci_dpcm_decode(t, n, out, W, W * H, NULL) >= 0 ||
-                    sci_dpcm_metadata(t, n, &m, &ml) >= 0)
-                    bad++;
+        for (int kind = 0; kind < 2; kind++) {
+            size_t len = lens[i];
+            uint8_t *meta = malloc(len);
+            make_metadata(meta, len, kind, i);
+            size_t fcap = cap + len;
+            uint8_t *f = malloc(fcap);
+            char what[160];
+            size_t r = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f,
+                                            SCI_DPCM_HEADER_BYTES + len - 1);
+            check(r == 0, "metadata: a buffer shorter than header and metadata refused");
+            size_t n = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, fcap);
+            sci_dpcm_info info;
+            int st = n ? sci_dpcm_decode(f, n, out, W, W * H, &info) : SCI_DPCM_E_ARG;
+            size_t L = n ? get32(f + 40) : 0;
+            int z = n && (get32(f + 44) & SCI_DPCM_FLAG_META_ZSTD);
+            int mst;
+            size_t mlen = 0;
+            uint8_t *back = n ? frame_metadata(f, n, &mlen, &mst) : NULL;
+            /* a card and more compress; noise and a few bytes are stored
+             * as given */
+            int want_z = kind == 1 && len >= 80;
+            snprintf(what, sizeof what, "metadata: %zu bytes of %s round trip (%s, L = %zu)",
+                     len, kind ? "cards" : "noise", z ? "compressed" : "as given", L);
+            int ok = n > 0 && st == SCI_DPCM_OK && f[4] == SCI_DPCM_VERSION &&
+                     info.version == SCI_DPCM_VERSION && info.meta_bytes == L &&
+                     info.meta_compressed == z && z == want_z &&
+                     (z ? L < len : L == len) && n == n0 + L &&
+                     info.meta_offset == SCI_DPCM_HEADER_BYTES &&
+                     info.table_offset == SCI_DPCM_HEADER_BYTES + L &&
+                     info.coded_offset == info0.coded_offset + L &&
+                     memcmp(out, px, sizeof px) == 0 && back && mlen == len &&
+                     memcmp(back, meta, len) == 0 &&
+                     /* the header but L and the flags, and the table and
+                      * segments after the metadata, are the plain frame's */
+                     memcmp(f, plain, 40) == 0 &&
+                     memcmp(f + SCI_DPCM_HEADER_BYTES + L, plain + SCI_DPCM_HEADER_BYTES,
+                            n0 - SCI_DPCM_HEADER_BYTES - 4) == 0;
+            check(ok, what);
+            if (z && len == 100000)
+                printf("metadata: 100000 bytes of cards stored in %zu (%.1f %%)\n", L,
+                       100.0 * L / len);
+            /* too small a buffer for the metadata is said, with its length */
+            if (back && len > 1) {
+                size_t l2 = 0;
+                check(sci_dpcm_metadata(f, n, back, len - 1, &l2) == SCI_DPCM_E_BUFFER &&
+                          l2 == len,
+                      "metadata: a short buffer refused, the length given");
             }
-            check(bad == 0, "metadata: every flipped bit of it or its length rejected");
-            /* the old versions (1: none, 2: with metadata) are refused */
-            for (uint8_t v = 1; v <= 2; v++) {
-                memcpy(t, f, n);
-                t[4] = v;
-                fix_crc(t, n);
-                expect(t, n, SCI_DPCM_E_VERSION, v == 1 ? "metadata frame as version 1"
-                                                        : "metadata frame as version 2");
-                check(sci_dpcm_metadata(t, n, &m, &ml) == SCI_DPCM_E_VERSION && !m && !ml,
-                      "metadata: sci_dpcm_metadata refuses versions 1 and 2");
+            free(back);
+            /* the same frame framed from the stages */
+            {
+                int32_t *res = malloc(sizeof px / sizeof *px * sizeof *res);
+                size_t fl = 0;
+                uint8_t *g = NULL;
+                if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m,
+                                               res, NULL) == 0)
+                    g = frame_from_residuals(res, W, H, 16, &p, sci_dpcm_segment_rows(W, H),
+                                             meta, len, &fl);
+                snprintf(what, sizeof what, "metadata: %zu bytes of %s: the stages' frame "
+                                            "is encode_meta's", len, kind ? "cards" : "noise");
+                check(g && fl == n && !memcmp(g, f, n), what);
+                free(g);
+                free(res);
             }
-            for (size_t k = 0; k < n; k++)
-                if (sci_dpcm_decode(f, k, out, W, W * H, NULL) >= 0 ||
-                    sci_dpcm_metadata(f, k, &m, &ml) >= 0)
-                    bad++;
-            check(bad == 0, "metadata: every truncation rejected");
-            free(t);
+            if (len == 80 && kind == 0)
+                test_metadata_lengths(f, n, px, out, W, H);
+            if (z && len == 2880)
+                test_metadata_compressed(f, n, meta, len, W, H);
+            free(f);
+            free(meta);
         }
-        free(f);
-        free(meta);
     }
     check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 5, plain, cap) == 0,
           "metadata: NULL with a length refused");
@@ -1347,16 +1655,25 @@ static void test_metadata(void) {
     check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, &one,
                                (size_t)SCI_DPCM_MAX_METADATA + 1, plain, cap) == 0,
           "metadata: above the limit refused");
-    /* the plain frame marked with an old version */
+    /* the plain frame marked with another version: 5 (the layout is the
+     * same without a compressed section) reads, the rest are refused */
     {
         uint8_t *t = malloc(n0);
-        for (unsigned v = 0; v <= 5; v++) {
+        for (unsigned v = 0; v <= 9; v++) {
             if (v == SCI_DPCM_VERSION)
                 continue;
             memcpy(t, plain, n0);
             t[4] = (uint8_t)v;
             fix_crc(t, n0);
-            expect(t, n0, SCI_DPCM_E_VERSION, "a frame without metadata as another version");
+            if (v == 5) {
+                sci_dpcm_info info;
+                check(sci_dpcm_decode(t, n0, out, W, W * H, &info) == SCI_DPCM_OK &&
+                          info.version == 5 && !memcmp(out, px, sizeof px),
+                      "metadata: a frame without metadata read as version 5");
+            } else {
+                expect(t, n0, SCI_DPCM_E_VERSION,
+                       "a frame without metadata as another version");
+            }
         }
         free(t);
     }
@@ -1442,6 +1759,7 @@ int main(int argc, char **argv) {
     test_synthetic();
     test_corruption();
     test_metadata();
+    test_version5_frame();
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

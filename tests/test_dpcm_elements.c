@@ -21,7 +21,9 @@
 
 #include "gstscifitsmeta.h"
 #include "fitsutil.h"
+#include "codec/crc32.h"
 #include "codec/dpcm.h"
+#include "dpcm_v5_frame.h"
 
 /* ---- helpers ---- */
 
@@ -585,6 +587,19 @@ GST_START_TEST (test_properties)
 
   check_uint_prop (G_OBJECT (e), "order", 1, 32, 11);
   check_uint_prop (G_OBJECT (e), "equations", 1, 64, 7);
+  /* the blurbs say what order and equations trade, and good values */
+  {
+    static const gchar *const names[] = { "order", "equations" };
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (names); k++) {
+      const gchar *b = g_param_spec_get_blurb (g_object_class_find_property
+          (G_OBJECT_GET_CLASS (e), names[k]));
+
+      fail_unless (strstr (b, "Trades") != NULL && strstr (b, "time")
+          != NULL && strstr (b, "Good values") != NULL, "%s: %s", names[k], b);
+    }
+  }
   check_uint_prop (G_OBJECT (e), "threshold", 0, 65535, 13);
   {
     GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
@@ -712,6 +727,520 @@ GST_START_TEST (test_typefind_filesrc)
 
 GST_END_TEST;
 
+/* ---- negotiation: caps from frames only, refusals, empty input ---- */
+
+/* Pops every event the harness' sink got; fails on caps that do not
+ * describe a GRAY16_LE frame of w x h, and returns how many caps came. */
+static guint
+check_caps_events (GstHarness * h, gint w, gint ht)
+{
+  GstEvent *ev;
+  guint n = 0;
+
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+      GstCaps *c;
+      GstStructure *st;
+      gint cw = 0, ch = 0;
+
+      gst_event_parse_caps (ev, &c);
+      st = gst_caps_get_structure (c, 0);
+      fail_unless (gst_structure_get_int (st, "width", &cw)
+          && gst_structure_get_int (st, "height", &ch));
+      fail_unless (cw == w && ch == ht, "caps before the frame's: %"
+          GST_PTR_FORMAT, c);
+      n++;
+    }
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static GstPadProbeReturn
+keep_caps (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+    GstCaps *c;
+
+    gst_event_parse_caps (ev, &c);
+    g_ptr_array_add (user, gst_caps_ref (c));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Every error message on the bus, as "message (debug)". */
+static GPtrArray *
+all_errors (GstBus * bus)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (m, &err, &dbg);
+    g_ptr_array_add (a, g_strdup_printf ("%s (%s)", err->message,
+            dbg ? dbg : ""));
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+  }
+  return a;
+}
+
+/* Runs `launch` (a fakesink named "sink") to EOS or the first error:
+ * the error text (NULL at EOS), the number of buffers and the caps that
+ * reached the sink. */
+static gchar *
+run_launch (const gchar * launch, guint * buffers, GPtrArray * caps)
+{
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink;
+  GstPad *pad;
+  GstMessage *m;
+  GPtrArray *got = g_ptr_array_new ();
+  gchar *error = NULL;
+  guint i;
+
+  fail_unless (pipe != NULL, "%s", launch);
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_buffer, got, NULL);
+  if (caps)
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, keep_caps,
+        caps, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "%s: neither EOS nor an error", launch);
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (m, &err, NULL);
+    error = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  /* keep_buffer stores each buffer with its caps */
+  *buffers = got->len / 2;
+  for (i = 0; i < got->len; i += 2) {
+    gst_buffer_unref (got->pdata[i]);
+    if (got->pdata[i + 1])
+      gst_caps_unref (got->pdata[i + 1]);
+  }
+  g_ptr_array_unref (got);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return error;
+}
+
+/* Whether backend=cuda starts here (a usable GPU). */
+static gboolean
+gpu_usable (void)
+{
+  GstElement *e = gst_element_factory_make ("dpcmdec", NULL);
+  GstBus *bus = gst_bus_new ();
+  gboolean ok;
+
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  ok = gst_element_set_state (e, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return ok;
+}
+
+/* Input caps with every field (fixated upstream into placeholders, or
+ * simply wrong) never reach downstream: the caps come from the frame
+ * header only.  multifilesrc caps=application/x-dpcm once fixated the
+ * fields dpcmdec offered it into width=1, height=1, which went out before
+ * the first frame. */
+GST_START_TEST (test_caps_from_frames)
+{
+  guint16 *s = make_samples (33, 17, 16);
+  GBytes *f = encode ("", "GRAY16_LE", 33, 17, s, NULL);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (f, &n);
+  gchar *dir = g_dir_make_tmp ("dpcm-XXXXXX", NULL);
+  gchar *launch, *err;
+  GPtrArray *caps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_caps_unref);
+  guint k, buffers;
+
+  {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm, width=(int)1, "
+        "height=(int)1, depth=(int)16, framerate=(fraction)0/1");
+    GstBuffer *b;
+    GstCaps *c;
+
+    for (k = 0; k < 2; k++) {
+      fail_unless_equals_int (gst_harness_push (r.h,
+              gst_buffer_new_memdup (d, n)), GST_FLOW_OK);
+      b = gst_harness_pull (r.h);
+      c = gst_pad_get_current_caps (r.h->sinkpad);
+      check_video (b, c, "GRAY16_LE", 33, 17, s);
+      gst_caps_unref (c);
+      gst_buffer_unref (b);
+    }
+    fail_unless_equals_int (check_caps_events (r.h, 33, 17), 1);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
+  }
+
+  /* the pipeline of docs/elements.md, files of one frame each */
+  for (k = 0; k < 2; k++) {
+    gchar *name = g_strdup_printf ("%s/f-%05u.dpcm", dir, k);
+
+    fail_unless (g_file_set_contents (name, (const gchar *) d, n, NULL));
+    g_free (name);
+  }
+  launch = g_strdup_printf ("multifilesrc location=\"%s/f-%%05d.dpcm\" "
+      "caps=application/x-dpcm ! dpcmdec ! fakesink name=sink", dir);
+  err = run_launch (launch, &buffers, caps);
+  fail_unless (err == NULL, "%s", err);
+  fail_unless_equals_int (buffers, 2);
+  fail_unless (caps->len >= 1);
+  for (k = 0; k < caps->len; k++) {
+    GstStructure *st = gst_caps_get_structure (caps->pdata[k], 0);
+    gint w = 0, h = 0;
+
+    fail_unless (gst_structure_get_int (st, "width", &w)
+        && gst_structure_get_int (st, "height", &h));
+    fail_unless (w == 33 && h == 17, "caps %u: %" GST_PTR_FORMAT, k,
+        caps->pdata[k]);
+  }
+  for (k = 0; k < 2; k++) {
+    gchar *name = g_strdup_printf ("%s/f-%05u.dpcm", dir, k);
+
+    g_unlink (name);
+    g_free (name);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (launch);
+  g_ptr_array_unref (caps);
+  g_bytes_unref (f);
+  g_free (s);
+}
+
+GST_END_TEST;
+
+/* Downstream refusing the frame's caps is that error alone: the frames
+ * still waiting are not reported as corrupt or truncated at the end of the
+ * stream.  Without a GPU, downstream taking only CUDA memory is told as
+ * such. */
+GST_START_TEST (test_refused_caps)
+{
+  guint16 *s = make_samples (33, 17, 16);
+  GBytes *f = encode ("", "GRAY16_LE", 33, 17, s, NULL);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (f, &n);
+  GByteArray *all = g_byte_array_new ();
+  const gchar *launches[] = {
+    "dpcmdec ! capsfilter caps=video/x-raw,format=GRAY8",
+    "dpcmdec ! capsfilter caps=\"video/x-raw(memory:CUDAMemory)\"",
+  };
+  gboolean gpu = gpu_usable ();
+  guint k, chunk;
+
+  /* two frames and half of a third */
+  g_byte_array_append (all, d, n);
+  g_byte_array_append (all, d, n);
+  g_byte_array_append (all, d, n / 2);
+  for (k = 0; k < G_N_ELEMENTS (launches); k++) {
+#if !HAVE_CUDA
+    if (k == 1) {
+      g_print ("no CUDA build: the CUDA-memory part is skipped\n");
+      continue;
+    }
+#endif
+    if (k == 1 && gpu) {
+      g_print ("a GPU is there: the no-GPU part is skipped\n");
+      continue;
+    }
+    for (chunk = 0; chunk <= 100; chunk += 100) {
+      TestRun r = test_run_new (launches[k], "application/x-dpcm");
+      gsize off, step = chunk ? chunk : all->len;
+      GPtrArray *errs;
+      GstFlowReturn ret = GST_FLOW_OK;
+
+      for (off = 0; off < all->len && ret == GST_FLOW_OK; off += step)
+        ret = gst_harness_push (r.h, gst_buffer_new_memdup (all->data + off,
+                MIN (step, all->len - off)));
+      fail_if (ret == GST_FLOW_OK, "%s: the frame went through", launches[k]);
+      gst_harness_push_event (r.h, gst_event_new_eos ());
+      fail_unless (gst_harness_try_pull (r.h) == NULL);
+      errs = all_errors (r.bus);
+      fail_unless_equals_int (errs->len, 1);
+      fail_unless (strstr (errs->pdata[0], "Corrupt") == NULL, "%s",
+          (gchar *) errs->pdata[0]);
+      if (k == 0)
+        fail_unless (strstr (errs->pdata[0], "Downstream refused") != NULL,
+            "%s", (gchar *) errs->pdata[0]);
+      else
+        fail_unless (strstr (errs->pdata[0], "Downstream takes only CUDA "
+                "memory") != NULL && strstr (errs->pdata[0],
+                "runs on the CPU") != NULL, "%s", (gchar *) errs->pdata[0]);
+      g_ptr_array_unref (errs);
+      test_run_free (&r);
+    }
+  }
+  g_byte_array_unref (all);
+  g_bytes_unref (f);
+  g_free (s);
+}
+
+GST_END_TEST;
+
+/* A zero-length input is an error, not a silent end. */
+GST_START_TEST (test_empty_input)
+{
+  gchar *dir = g_dir_make_tmp ("dpcm-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "empty.dpcm", NULL);
+  gchar *launch, *err;
+  guint k, buffers;
+
+  for (k = 0; k < 2; k++) {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+
+    /* nothing at all; a buffer of no bytes (multifilesrc's empty file) */
+    if (k == 1)
+      fail_unless_equals_int (gst_harness_push (r.h, gst_buffer_new ()),
+          GST_FLOW_OK);
+    gst_harness_push_event (r.h, gst_event_new_eos ());
+    err = test_run_error (&r);
+    fail_unless (err != NULL && strstr (err, "empty") != NULL, "%s", err);
+    g_free (err);
+    test_run_free (&r);
+  }
+  fail_unless (g_file_set_contents (path, "", 0, NULL));
+  launch = g_strdup_printf ("filesrc location=\"%s\" ! dpcmdec ! "
+      "fakesink name=sink", path);
+  err = run_launch (launch, &buffers, NULL);
+  fail_unless (err != NULL && strstr (err, "empty") != NULL, "%s", err);
+  fail_unless_equals_int (buffers, 0);
+  g_free (err);
+  g_free (launch);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* ---- alignment ---- */
+
+/* A buffer holding a copy of `len` bytes at an odd address. */
+static GstBuffer *
+odd_buffer (gconstpointer data, gsize len)
+{
+  guint8 *mem = g_malloc (len + 1);
+
+  memcpy (mem + 1, data, len);
+  return gst_buffer_new_wrapped_full (0, mem, len + 1, 1, len, mem, g_free);
+}
+
+/* Frames and frame rows at odd addresses, and metadata records at odd
+ * offsets: the same results as aligned ones.  The fields there were read
+ * with GST_READ_UINT32_LE / GST_READ_UINT16_LE, plain misaligned loads on
+ * x86 (undefined behaviour that a -fsanitize=alignment build of this test
+ * reports). */
+GST_START_TEST (test_unaligned)
+{
+  guint16 *s = make_samples (33, 17, 16);
+  /* an unknown 1-byte record first puts the SOFF record at an odd offset */
+  static const guint8 meta[] = {
+    'X', 'P', 'A', 'D', 1, 0, 0, 0, 0x5A,
+    'S', 'O', 'F', 'F', 4, 0, 0, 0, 0x00, 0x80, 0x00, 0x00,
+  };
+  sci_dpcm_params p;
+  gsize cap = sci_dpcm_max_bytes (33, 17, 16) + sizeof meta, n;
+  guint8 *frame = g_malloc (cap);
+  GstBuffer *in, *b;
+  GstCaps *caps;
+  gint offset = 0;
+  GBytes *ref;
+
+  sci_dpcm_params_default (&p);
+  n = sci_dpcm_encode_meta (s, 33, 33, 17, 16, &p, meta, sizeof meta, frame,
+      cap);
+  fail_unless (n > 0);
+  {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+
+    in = odd_buffer (frame, n);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", 33, 17, s);
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "sample-offset", &offset));
+    fail_unless_equals_int (offset, 32768);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
+  }
+  /* rows at an odd address: the encoder packs them, to the same bytes */
+  ref = encode ("", "GRAY16_LE", 33, 17, s, NULL);
+  {
+    gchar *vc = video_caps ("GRAY16_LE", 33, 17);
+    TestRun r = test_run_new ("dpcmenc", vc);
+    GstBuffer *aligned = video_buffer ("GRAY16_LE", 33, 17, s);
+    GstMapInfo map;
+    GBytes *got;
+
+    fail_unless (gst_buffer_map (aligned, &map, GST_MAP_READ));
+    in = odd_buffer (map.data, map.size);
+    gst_buffer_unmap (aligned, &map);
+    gst_buffer_unref (aligned);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    got = g_bytes_new (map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    fail_unless (g_bytes_equal (got, ref));
+    g_bytes_unref (got);
+    gst_buffer_unref (b);
+    test_run_free (&r);
+    g_free (vc);
+  }
+  g_bytes_unref (ref);
+  g_free (frame);
+  g_free (s);
+}
+
+GST_END_TEST;
+
+/* ---- metadata: compressed (version 6), and frames of version 5 ---- */
+
+/* A frame of the former encoder (version 5, metadata stored as given):
+ * samples, sample-offset and FITS cards come back.  And a version-6 frame
+ * whose compressed metadata is damaged under a valid CRC: a warning, the
+ * samples still out. */
+GST_START_TEST (test_metadata_versions)
+{
+  guint16 want[DPCM_V5_W * DPCM_V5_H];
+  gchar cards[161];
+  guint x, y;
+
+  for (y = 0; y < DPCM_V5_H; y++)
+    for (x = 0; x < DPCM_V5_W; x++)
+      want[y * DPCM_V5_W + x] = dpcm_v5_sample (x, y);
+  dpcm_v5_cards (cards);
+  {
+    TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+    GstSciFitsMeta *m;
+    GstBuffer *b;
+    GstCaps *caps;
+    gint offset = 0;
+
+    fail_unless_equals_int (gst_harness_push (r.h,
+            gst_buffer_new_memdup (dpcm_v5_frame, sizeof dpcm_v5_frame)),
+        GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "sample-offset", &offset));
+    fail_unless_equals_int (offset, 32768);
+    m = gst_buffer_get_sci_fits_meta (b);
+    fail_unless (m != NULL);
+    fail_unless_equals_string (m->header, cards);
+    fail_unless_equals_int (m->hdu, 1);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    fail_unless (test_run_error (&r) == NULL);
+    test_run_free (&r);
+  }
+  /* the same samples and cards through dpcmenc: version 6, the cards
+   * compressed, the same back from dpcmdec */
+  {
+    gchar *vc = video_caps ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H);
+    TestRun r = test_run_new ("dpcmenc ! dpcmdec", vc);
+    GstBuffer *in = video_buffer ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want), *b;
+    GstSciFitsMeta *m;
+    GstCaps *caps;
+
+    gst_buffer_add_sci_fits_meta (in, cards, NULL, 1);
+    fail_unless_equals_int (gst_harness_push (r.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    caps = gst_pad_get_current_caps (r.h->sinkpad);
+    check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+    m = gst_buffer_get_sci_fits_meta (b);
+    fail_unless (m != NULL);
+    fail_unless_equals_string (m->header, cards);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+    test_run_free (&r);
+    g_free (vc);
+  }
+  /* damaged compressed metadata (its raw length), CRC made valid again */
+  {
+    gchar *vc = video_caps ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H);
+    TestRun e = test_run_new ("dpcmenc", vc);
+    GstBuffer *in = video_buffer ("GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want), *b;
+    GstMapInfo map;
+    guint8 *t;
+    gsize n;
+    guint32 crc;
+    GstMessage *msg;
+    GError *err = NULL;
+
+    gst_buffer_add_sci_fits_meta (in, cards, NULL, 1);
+    fail_unless_equals_int (gst_harness_push (e.h, in), GST_FLOW_OK);
+    b = gst_harness_pull (e.h);
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    n = map.size;
+    t = g_memdup2 (map.data, n);
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+    test_run_free (&e);
+    g_free (vc);
+    fail_unless_equals_int (t[4], SCI_DPCM_VERSION);
+    fail_unless (GST_READ_UINT32_LE (t + 44) & SCI_DPCM_FLAG_META_ZSTD);
+    t[SCI_DPCM_HEADER_BYTES] ^= 1;
+    crc = sci_crc32 (0, t, n - 4);
+    t[n - 4] = crc & 0xff;
+    t[n - 3] = (crc >> 8) & 0xff;
+    t[n - 2] = (crc >> 16) & 0xff;
+    t[n - 1] = crc >> 24;
+    {
+      TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
+      GstCaps *caps;
+
+      fail_unless_equals_int (gst_harness_push (r.h,
+              gst_buffer_new_memdup (t, n)), GST_FLOW_OK);
+      b = gst_harness_pull (r.h);
+      caps = gst_pad_get_current_caps (r.h->sinkpad);
+      check_video (b, caps, "GRAY16_LE", DPCM_V5_W, DPCM_V5_H, want);
+      fail_if (gst_buffer_get_sci_fits_meta (b));
+      msg = gst_bus_pop_filtered (r.bus, GST_MESSAGE_WARNING);
+      fail_unless (msg != NULL);
+      gst_message_parse_warning (msg, &err, NULL);
+      fail_unless (strstr (err->message, "does not decompress") != NULL, "%s",
+          err->message);
+      g_error_free (err);
+      gst_message_unref (msg);
+      fail_unless (test_run_error (&r) == NULL);
+      gst_caps_unref (caps);
+      gst_buffer_unref (b);
+      test_run_free (&r);
+    }
+    g_free (t);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- the real file ---- */
 
 /* Pushes the whole file, then EOS; returns the output buffers. */
@@ -764,6 +1293,25 @@ GST_START_TEST (test_real_file)
       gst_buffer_map (coded->pdata[k], &map, GST_MAP_READ);
       fail_unless_equals_int (map.data[4], SCI_DPCM_VERSION);
       fail_unless (GST_READ_UINT32_LE (map.data + 40) > 0);     /* metadata */
+      /* the header cards compressed: the frame's metadata section is a
+       * third of their size at most */
+      if (ext == 0) {
+        gsize ml = 0, L = GST_READ_UINT32_LE (map.data + 40);
+        guint w = GST_READ_UINT32_LE (map.data + 8), h =
+            GST_READ_UINT32_LE (map.data + 12);
+
+        fail_unless (GST_READ_UINT32_LE (map.data + 44) &
+            SCI_DPCM_FLAG_META_ZSTD);
+        fail_unless_equals_int (sci_dpcm_metadata (map.data, map.size, NULL,
+                0, &ml), SCI_DPCM_OK);
+        fail_unless (L * 3 < ml, "%" G_GSIZE_FORMAT " bytes of metadata "
+            "stored in %" G_GSIZE_FORMAT, ml, L);
+        g_print ("GMOS-N frame %u: %" G_GSIZE_FORMAT " bytes, %.3f bpp "
+            "(metadata %" G_GSIZE_FORMAT " bytes stored in %" G_GSIZE_FORMAT
+            "; as given it would be %.3f bpp)\n", k, map.size,
+            8.0 * map.size / (w * h), ml, L,
+            8.0 * (map.size - L + ml) / (w * h));
+      }
       g_byte_array_append (cat, map.data, map.size);
       gst_buffer_unmap (coded->pdata[k], &map);
     }
@@ -836,6 +1384,11 @@ dpcm_suite (void)
   tcase_add_test (tc, test_sample_offset);
   tcase_add_test (tc, test_stream);
   tcase_add_test (tc, test_corrupt);
+  tcase_add_test (tc, test_caps_from_frames);
+  tcase_add_test (tc, test_refused_caps);
+  tcase_add_test (tc, test_empty_input);
+  tcase_add_test (tc, test_unaligned);
+  tcase_add_test (tc, test_metadata_versions);
   tcase_add_test (tc, test_backend_cuda);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_typefind_filesrc);

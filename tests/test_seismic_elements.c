@@ -1324,6 +1324,312 @@ GST_START_TEST (test_backend_cuda)
 
 GST_END_TEST;
 
+/* ---- negotiation: caps from frames only, refusals, empty input ---- */
+
+static GstPadProbeReturn
+keep_caps (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+    GstCaps *c;
+
+    gst_event_parse_caps (ev, &c);
+    g_ptr_array_add (user, gst_caps_ref (c));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* run_pipeline, with the caps that reached the sink in `caps`. */
+static GPtrArray *
+run_pipeline_caps (const gchar * launch, gchar ** error, GPtrArray * caps)
+{
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink;
+  GstPad *pad;
+  GstMessage *m;
+  GPtrArray *got = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+
+  fail_unless (pipe != NULL, "%s", launch);
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_buffer, got, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, keep_caps,
+      caps, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "%s: neither EOS nor an error", launch);
+  *error = NULL;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (m, &err, NULL);
+    *error = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return got;
+}
+
+/* Every error message on the bus, as "message (debug)". */
+static GPtrArray *
+all_errors (GstBus * bus)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+  gchar *e;
+
+  while (TRUE) {
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    if (!m)
+      break;
+    gst_message_parse_error (m, &err, &dbg);
+    e = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
+    g_ptr_array_add (a, e);
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+  }
+  return a;
+}
+
+/* Input caps with every field never reach downstream: the caps come from
+ * the frame header only.  multifilesrc caps=application/x-seismic-
+ * compressed once fixated the fields seismicdec offered it into traces=1,
+ * samples=1, which went out before the first frame, and segysink then
+ * refused the change to the frame's geometry (docs/elements.md's
+ * pipeline). */
+GST_START_TEST (test_caps_from_frames)
+{
+  gfloat *g = make_gather (6, 75);
+  GBytes *f = encode ("", g, 6, 75, 2000, NULL);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (f, &n);
+  gchar *dir = g_dir_make_tmp ("seis-XXXXXX", NULL);
+  gchar *back = g_build_filename (dir, "back.sgy", NULL);
+  gchar *launch, *err;
+  GPtrArray *caps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_caps_unref), *out;
+  GstElementFactory *segysink = gst_element_factory_find ("segysink");
+  guint k;
+
+  {
+    TestRun r = run_new ("seismicdec", "application/x-seismic-compressed, "
+        "traces=(int)1, samples=(int)1, sample-interval=(int)1");
+    GstEvent *ev;
+    guint ncaps = 0;
+
+    for (k = 0; k < 2; k++) {
+      GstBuffer *b;
+
+      fail_unless_equals_int (gst_harness_push (r.h,
+              gst_buffer_new_memdup (d, n)), GST_FLOW_OK);
+      b = gst_harness_pull (r.h);
+      fail_unless_equals_int (gst_buffer_get_size (b), 6 * 75 * 4);
+      gst_buffer_unref (b);
+    }
+    while ((ev = gst_harness_try_pull_event (r.h))) {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+        GstCaps *c;
+
+        gst_event_parse_caps (ev, &c);
+        check_gather_caps (c, 6, 75, 2000);
+        ncaps++;
+      }
+      gst_event_unref (ev);
+    }
+    fail_unless_equals_int (ncaps, 1);
+    fail_unless (run_error (&r) == NULL);
+    run_free (&r);
+  }
+
+  for (k = 0; k < 2; k++) {
+    gchar *name = g_strdup_printf ("%s/g-%05u.seis", dir, k);
+
+    fail_unless (g_file_set_contents (name, (const gchar *) d, n, NULL));
+    g_free (name);
+  }
+  launch = g_strdup_printf ("multifilesrc location=\"%s/g-%%05d.seis\" "
+      "caps=application/x-seismic-compressed ! seismicdec ! "
+      "identity name=sink ! fakesink", dir);
+  out = run_pipeline_caps (launch, &err, caps);
+  fail_unless (err == NULL, "%s", err);
+  fail_unless_equals_int (out->len, 2);
+  fail_unless (caps->len >= 1);
+  for (k = 0; k < caps->len; k++)
+    check_gather_caps (caps->pdata[k], 6, 75, 2000);
+  g_ptr_array_unref (out);
+  g_free (launch);
+  if (segysink) {
+    GPtrArray *none = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_caps_unref);
+    gchar *file = NULL;
+    gsize len = 0;
+
+    launch = g_strdup_printf ("multifilesrc location=\"%s/g-%%05d.seis\" "
+        "caps=application/x-seismic-compressed ! seismicdec ! "
+        "identity name=sink ! segysink location=\"%s\"", dir, back);
+    out = run_pipeline_caps (launch, &err, none);
+    fail_unless (err == NULL, "%s: %s", launch, err);
+    fail_unless_equals_int (out->len, 2);
+    /* 3600 bytes of file headers, then 12 traces of 240 + 75 * 4 bytes */
+    fail_unless (g_file_get_contents (back, &file, &len, NULL));
+    fail_unless_equals_int (len, 3600 + 12 * (240 + 75 * 4));
+    g_free (file);
+    g_unlink (back);
+    g_ptr_array_unref (out);
+    g_ptr_array_unref (none);
+    g_free (launch);
+    gst_object_unref (segysink);
+  } else {
+    g_print ("segysink not built: its part skipped\n");
+  }
+  for (k = 0; k < 2; k++) {
+    gchar *name = g_strdup_printf ("%s/g-%05u.seis", dir, k);
+
+    g_unlink (name);
+    g_free (name);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (back);
+  g_ptr_array_unref (caps);
+  g_bytes_unref (f);
+  g_free (g);
+}
+
+GST_END_TEST;
+
+/* Whether backend=cuda starts here (a usable GPU). */
+static gboolean
+gpu_usable (void)
+{
+  GstElement *e = gst_element_factory_make ("seismicdec", NULL);
+  GstBus *bus = gst_bus_new ();
+  gboolean ok;
+
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  ok = gst_element_set_state (e, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return ok;
+}
+
+/* Downstream refusing the gather's caps is that error alone: the frames
+ * still waiting are not reported as corrupt at the end of the stream.
+ * Without a GPU, downstream taking only CUDA memory is told as such. */
+GST_START_TEST (test_refused_caps)
+{
+  gfloat *g = make_gather (6, 75);
+  GBytes *f = encode ("", g, 6, 75, 2000, NULL);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (f, &n);
+  GByteArray *all = g_byte_array_new ();
+  const gchar *launches[] = {
+    "seismicdec ! capsfilter caps=application/x-seismic,traces=5",
+    "seismicdec ! capsfilter caps=\"application/x-seismic"
+        "(memory:CUDAMemory)\"",
+  };
+  gboolean gpu = gpu_usable ();
+  guint k, chunk;
+
+  g_byte_array_append (all, d, n);
+  g_byte_array_append (all, d, n);
+  g_byte_array_append (all, d, n / 2);
+  for (k = 0; k < G_N_ELEMENTS (launches); k++) {
+#if !HAVE_CUDA
+    if (k == 1) {
+      g_print ("no CUDA build: the CUDA-memory part is skipped\n");
+      continue;
+    }
+#endif
+    if (k == 1 && gpu) {
+      g_print ("a GPU is there: the no-GPU part is skipped\n");
+      continue;
+    }
+    for (chunk = 0; chunk <= 100; chunk += 100) {
+      TestRun r = run_new (launches[k], "application/x-seismic-compressed");
+      gsize off, step = chunk ? chunk : all->len;
+      GPtrArray *errs;
+      GstFlowReturn ret = GST_FLOW_OK;
+
+      for (off = 0; off < all->len && ret == GST_FLOW_OK; off += step)
+        ret = gst_harness_push (r.h, gst_buffer_new_memdup (all->data + off,
+                MIN (step, all->len - off)));
+      fail_if (ret == GST_FLOW_OK, "%s: the gather went through", launches[k]);
+      gst_harness_push_event (r.h, gst_event_new_eos ());
+      fail_unless (gst_harness_try_pull (r.h) == NULL);
+      errs = all_errors (r.bus);
+      fail_unless_equals_int (errs->len, 1);
+      fail_unless (strstr (errs->pdata[0], "Corrupt") == NULL, "%s",
+          (gchar *) errs->pdata[0]);
+      if (k == 0)
+        fail_unless (strstr (errs->pdata[0], "Downstream refused") != NULL,
+            "%s", (gchar *) errs->pdata[0]);
+      else
+        fail_unless (strstr (errs->pdata[0], "Downstream takes only CUDA "
+                "memory") != NULL && strstr (errs->pdata[0],
+                "runs on the CPU") != NULL, "%s", (gchar *) errs->pdata[0]);
+      g_ptr_array_unref (errs);
+      run_free (&r);
+    }
+  }
+  g_byte_array_unref (all);
+  g_bytes_unref (f);
+  g_free (g);
+}
+
+GST_END_TEST;
+
+/* A zero-length input is an error, not a silent end. */
+GST_START_TEST (test_empty_input)
+{
+  gchar *dir = g_dir_make_tmp ("seis-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "empty.seis", NULL);
+  gchar *launch, *err;
+  GPtrArray *out;
+  guint k;
+
+  for (k = 0; k < 2; k++) {
+    TestRun r = run_new ("seismicdec", "application/x-seismic-compressed");
+
+    if (k == 1)
+      fail_unless_equals_int (gst_harness_push (r.h, gst_buffer_new ()),
+          GST_FLOW_OK);
+    gst_harness_push_event (r.h, gst_event_new_eos ());
+    err = run_error (&r);
+    fail_unless (err != NULL && strstr (err, "empty") != NULL, "%s", err);
+    g_free (err);
+    run_free (&r);
+  }
+  fail_unless (g_file_set_contents (path, "", 0, NULL));
+  launch = g_strdup_printf ("filesrc location=\"%s\" ! seismicdec ! "
+      "identity name=sink ! fakesink", path);
+  out = run_pipeline (launch, &err);
+  fail_unless (err != NULL && strstr (err, "empty") != NULL, "%s", err);
+  fail_unless_equals_int (out->len, 0);
+  g_ptr_array_unref (out);
+  g_free (err);
+  g_free (launch);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* ---- SEG-Y headers ---- */
 
 static GBytes *
@@ -1592,6 +1898,9 @@ seismic_suite (void)
   tcase_add_test (tc, test_wrong_size);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_backend_cuda);
+  tcase_add_test (tc, test_caps_from_frames);
+  tcase_add_test (tc, test_refused_caps);
+  tcase_add_test (tc, test_empty_input);
   tcase_add_test (tc, test_segy_meta);
   tcase_add_test (tc, test_segy_files);
   return s;
