@@ -357,14 +357,14 @@ compare (GstSample * a, GstSample * b, Frame ** kept)
  * metadata of the element's frame `coded` (the threshold moved by `skew`,
  * which --tamper=reference sets to 1, making the bytes differ): NULL when
  * the bytes are the same, else why not.  *meta_bytes gets the metadata
- * section's length. */
+ * section's stored length (zstd-compressed where that is shorter). */
 static gchar *
 check_reference (const Frame * f, GBytes * coded, guint skew,
     gsize * meta_bytes)
 {
   gsize len;
   const guint8 *in = g_bytes_get_data (coded, &len);
-  const uint8_t *meta = NULL;
+  guint8 *meta = NULL;
   size_t meta_len = 0, cap, n;
   sci_dpcm_info info;
   guint8 *out;
@@ -373,19 +373,29 @@ check_reference (const Frame * f, GBytes * coded, guint skew,
   *meta_bytes = 0;
   rc = sci_dpcm_peek (in, len, &info);
   if (rc == SCI_DPCM_OK)
-    rc = sci_dpcm_metadata (in, len, &meta, &meta_len);
-  if (rc != SCI_DPCM_OK)
+    rc = sci_dpcm_metadata (in, len, NULL, 0, &meta_len);
+  if (rc == SCI_DPCM_OK && meta_len) {
+    meta = g_malloc (meta_len);
+    rc = sci_dpcm_metadata (in, len, meta, meta_len, &meta_len);
+  }
+  if (rc != SCI_DPCM_OK) {
+    g_free (meta);
     return g_strdup_printf ("a coded frame is not valid: %s",
         sci_dpcm_error_string (rc));
-  *meta_bytes = meta_len;
-  if (info.width != f->width || info.height != f->height)
+  }
+  /* what the frame stores (compressed or not), which the bpp leaves out */
+  *meta_bytes = info.meta_bytes;
+  if (info.width != f->width || info.height != f->height) {
+    g_free (meta);
     return g_strdup_printf ("a coded frame says %ux%u, not %ux%u",
         info.width, info.height, f->width, f->height);
+  }
   info.params.threshold += skew;
   cap = sci_dpcm_max_bytes (f->width, f->height, info.depth) + meta_len;
   out = g_malloc (cap);
   n = sci_dpcm_encode_meta (f->px, f->width, f->width, f->height, info.depth,
       &info.params, meta, meta_len, out, cap);
+  g_free (meta);
   if (n != len || memcmp (out, in, len)) {
     g_free (out);
     return g_strdup_printf ("the element's frame (%" G_GSIZE_FORMAT " bytes) "
