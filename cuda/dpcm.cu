@@ -1399,7 +1399,7 @@ __global__ void __launch_bounds__(PREDICT_THREADS, 4) predict_kernel(
     enc_params p, size_t ngroups, group_layout gl) {
     extern __shared__ double smem[];
     uint8_t *base = (uint8_t *)smem;
-    const unsigned G = gl.G, groups = PREDICT_THREADS / G;
+    const unsigned G = gl.G, groups = blockDim.x / G;
     size_t i = (size_t)blockIdx.x * groups + threadIdx.x / G;
     predict_group(p, group_at(base, gl, threadIdx.x / G), i, i < ngroups,
                   threadIdx.x % G, G);
@@ -1463,6 +1463,8 @@ __global__ void __launch_bounds__(SEG_WARPS * 32) decode_seg_kernel(
 /* The layout of rebuild_kernel's dynamic shared memory for a batch. */
 struct strip_layout {
     unsigned maxn, halo, G; /* largest N, largest N + M - 1, group size */
+    unsigned threads;       /* a block's: REBUILD_THREADS, or fewer groups
+                             * where shared memory holds fewer systems */
     int s_shared;
     size_t s_bytes, a_bytes, wt_bytes, pair_bytes, buf_bytes, total;
 };
@@ -1503,7 +1505,7 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
         if (it >= p.nitems)
             break;
         rebuild_strip(p, p.items[it].frame, p.items[it].strip, threadIdx.x,
-                      REBUILD_THREADS, rm);
+                      blockDim.x, rm);
         __syncthreads();
     }
 }
@@ -1560,6 +1562,7 @@ struct sci_cuda_dpcm {
     dbuf in, frames, dres, dsums, prog, seg_status, out, fin;
     dbuf stage; /* page-locked host staging */
     int timing;
+    size_t smem_limit; /* sci_cuda_dpcm_limit_shared's; 0: none */
     sci_cuda_dpcm_times times;
     cudaEvent_t ev[6];
 };
@@ -1592,6 +1595,10 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     cudaFreeHost(c->stage.p);
     events_destroy(c->ev, 6);
     free(c);
+}
+
+extern "C" void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes) {
+    c->smem_limit = bytes;
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
@@ -1794,7 +1801,14 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     {
         group_layout gl;
         group_plan(p.n, p.m, PREDICT_THREADS, &gl);
+        /* fewer groups a block where shared memory holds fewer (large N
+         * on Turing, sm_86 and sm_89): the same systems, the same bytes */
         unsigned groups = PREDICT_THREADS / gl.G;
+        size_t fit = smem_optin(c->smem_limit) / gl.group_bytes;
+        if (fit < groups) {
+            groups = fit ? (unsigned)fit : 1;
+            gl.total = groups * gl.group_bytes;
+        }
         if (gl.total > 48 * 1024 &&
             (err = (int)cudaFuncSetAttribute(
                  predict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1803,7 +1817,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
             return err;
         }
         predict_kernel<<<(unsigned)((ncol + groups - 1) / groups),
-                         PREDICT_THREADS, gl.total, st>>>(p, ncol, gl);
+                         groups * gl.G, gl.total, st>>>(p, ncol, gl);
     }
 #endif
     mark(c, 2, st);
@@ -1885,15 +1899,12 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
 
 #ifndef SCI_DPCM_EMU
 /* rebuild_kernel's shared memory for the batch's largest N and N + M:
- * the sums there too when they fit. */
-static void strip_plan(unsigned maxn, unsigned halo, strip_layout *lay) {
-    int dev = 0, optin = 48 * 1024;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                               dev) != cudaSuccess) {
-        cudaGetLastError();
-        optin = 48 * 1024;
-    }
+ * the sums there too when they fit.  Where the groups' systems do not all
+ * fit (large N on Turing, sm_86 and sm_89), fewer groups, whole warps of
+ * them: a block's threads go down with them. */
+static void strip_plan(unsigned maxn, unsigned halo, size_t limit,
+                       strip_layout *lay) {
+    const size_t optin = smem_optin(limit);
     size_t e = (size_t)maxn * (maxn + 1) / 2 + maxn;
     memset(lay, 0, sizeof *lay);
     lay->maxn = maxn;
@@ -1901,15 +1912,25 @@ static void strip_plan(unsigned maxn, unsigned halo, strip_layout *lay) {
     lay->G = 1;
     while (lay->G < maxn)
         lay->G *= 2;
-    size_t groups = REBUILD_THREADS / lay->G;
-    lay->a_bytes = groups * (maxn + 1) * maxn * 8;
     lay->wt_bytes = (size_t)STRIP * maxn * 8;
     lay->pair_bytes = (e * 2 + 15) / 16 * 16;
     lay->buf_bytes = ((size_t)(halo + STRIP) * 2 + 15) / 16 * 16 * 2;
-    size_t fixed = lay->a_bytes + lay->wt_bytes + lay->pair_bytes +
-                   lay->buf_bytes + 1024; /* + static */
+    const size_t system = (size_t)(maxn + 1) * maxn * 8;
+    const size_t rest = lay->wt_bytes + lay->pair_bytes + lay->buf_bytes +
+                        1024; /* + static */
+    const size_t warp_groups = 32 / lay->G;
+    size_t groups = REBUILD_THREADS / lay->G;
+    if (rest + groups * system > optin) {
+        groups = optin > rest ? (optin - rest) / system : 0;
+        groups -= groups % warp_groups;
+        if (groups < warp_groups)
+            groups = warp_groups; /* the launch reports what cannot fit */
+    }
+    lay->threads = (unsigned)(groups * lay->G);
+    lay->a_bytes = groups * system;
+    size_t fixed = lay->a_bytes + rest;
     size_t sb = (size_t)(STRIP + 1) * e * 8;
-    lay->s_shared = fixed + sb <= (size_t)optin;
+    lay->s_shared = fixed + sb <= optin;
     lay->s_bytes = lay->s_shared ? sb : 0;
     lay->total = lay->s_bytes + lay->a_bytes + lay->wt_bytes +
                  lay->pair_bytes + lay->buf_bytes;
@@ -1927,7 +1948,7 @@ static int launch_rebuild(const dec_params &p, const strip_layout &lay,
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                     dev)) != cudaSuccess ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-             &per, rebuild_kernel, REBUILD_THREADS, lay.total)) !=
+             &per, rebuild_kernel, lay.threads, lay.total)) !=
             cudaSuccess) {
         cudaGetLastError();
         return (int)e;
@@ -1935,8 +1956,7 @@ static int launch_rebuild(const dec_params &p, const strip_layout &lay,
     size_t grid = (size_t)(per > 0 ? per : 1) * sms;
     if (grid > nitems)
         grid = nitems;
-    rebuild_kernel<<<(unsigned)grid, REBUILD_THREADS, lay.total, st>>>(p,
-                                                                        lay);
+    rebuild_kernel<<<(unsigned)grid, lay.threads, lay.total, st>>>(p, lay);
     return 0;
 }
 #endif
@@ -2027,7 +2047,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     int sums_global = 1;
 #ifndef SCI_DPCM_EMU
     strip_layout lay;
-    strip_plan(maxn, halo, &lay);
+    strip_plan(maxn, halo, c->smem_limit, &lay);
     sums_global = !lay.s_shared;
 #endif
     size_t in_pad = (in_bytes + 15) / 16 * 16;
