@@ -1801,12 +1801,15 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     {
         group_layout gl;
         group_plan(p.n, p.m, PREDICT_THREADS, &gl);
-        /* fewer groups a block where shared memory holds fewer (large N
-         * on Turing, sm_86 and sm_89): the same systems, the same bytes */
+        /* fewer groups a block, whole warps of them, where shared memory
+         * holds fewer (large N on Turing, sm_86 and sm_89): the same
+         * systems, the same bytes */
         unsigned groups = PREDICT_THREADS / gl.G;
+        const unsigned warp_groups = gl.G < 32 ? 32 / gl.G : 1;
         size_t fit = smem_optin(c->smem_limit) / gl.group_bytes;
         if (fit < groups) {
-            groups = fit ? (unsigned)fit : 1;
+            fit -= fit % warp_groups;
+            groups = fit ? (unsigned)fit : warp_groups;
             gl.total = groups * gl.group_bytes;
         }
         if (gl.total > 48 * 1024 &&
