@@ -163,7 +163,9 @@ static int pass_vertical(uint32_t *p, size_t w, size_t h, size_t stride,
     int failed = 0;
 #pragma omp parallel if (w * h >= 65536)
     {
-        uint32_t *t = malloc(h * STRIP_COLS * sizeof(*t));
+        /* a strip is at most w wide, a block at most h high: a long
+         * single row or column takes no more than itself */
+        uint32_t *t = malloc(h * (w < STRIP_COLS ? w : STRIP_COLS) * sizeof(*t));
         if (!t) {
 #pragma omp atomic write
             failed = 1;
@@ -197,7 +199,7 @@ static int pass_horizontal(uint32_t *p, size_t w, size_t h, size_t stride,
     int failed = 0;
 #pragma omp parallel if (w * h >= 65536)
     {
-        uint32_t *t = malloc(w * BLOCK_ROWS * sizeof(*t));
+        uint32_t *t = malloc(w * (h < BLOCK_ROWS ? h : BLOCK_ROWS) * sizeof(*t));
         if (!t) {
 #pragma omp atomic write
             failed = 1;

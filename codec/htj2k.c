@@ -12,6 +12,7 @@
 #include "htj2k.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,53 +85,77 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
 
 /* --- band geometry and quantization ------------------------------------ */
 
-/* L1 norm of the 5/3 analysis filter equivalent to `levels` low-pass steps
- * (then one high-pass step when `high`): how much a band can grow over the
- * samples (its BIBO gain). */
-static double bibo_53(unsigned levels, int high) {
+/* The 5/3 BIBO gains are taken to this depth; deeper bands take its.  The
+ * gains converge (low 1.71559..., high 2.86714... at 20 levels), and the
+ * bit-planes a band gets from them, ceil(log2(1.1 gain)), are 2 (LL), 3
+ * (HL, LH) and 4 (HH) from 3 levels on, to the limit, 0.3 of a bit and
+ * more below the next count (tests/test_codec_levels.c checks them by
+ * convolution to 12 levels).  Deeper gains would change no codestream and
+ * cost twice the work and memory a level. */
+#define BIBO_LEVELS 3
+
+/* L1 norms of the 5/3 analysis filters equivalent to d low-pass steps
+ * (low[d]) and to d low-pass steps then one high-pass step (high[d]), d =
+ * 0..levels (at most BIBO_LEVELS): how much a band can grow over the
+ * samples (its BIBO gain).  Returns -1 when out of memory. */
+static int bibo_53(unsigned levels, double *low, double *high) {
     static const double h0[5] = {-0.125, 0.25, 0.75, 0.25, -0.125};
     static const double h1[3] = {-0.5, 1.0, -0.5};
-    if (levels > 20)
-        levels = 20; /* the gain has long converged */
     size_t cap = (size_t)8 << (levels + 1);
     double *f = calloc(cap, sizeof(double)), *t = calloc(cap, sizeof(double));
     if (!f || !t) {
         free(f);
         free(t);
-        return 4.0 * (high ? 2 : 1);
+        return -1;
     }
     size_t n = 1;
     f[0] = 1.0;
-    unsigned steps = levels + (high ? 1 : 0);
-    for (unsigned s = 0; s < steps; s++) {
-        const double *h = (high && s == levels) ? h1 : h0;
-        size_t hn = (high && s == levels) ? 3 : 5, up = (size_t)1 << s;
-        size_t m = n + (hn - 1) * up;
-        memset(t, 0, m * sizeof(double));
+    for (unsigned s = 0;; s++) {
+        /* f: the filter of s low-pass steps */
+        double sum = 0;
         for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < hn; k++)
-                t[i + k * up] += f[i] * h[k];
-        memcpy(f, t, m * sizeof(double));
-        n = m;
+            sum += fabs(f[i]);
+        low[s] = sum;
+        for (int hp = 1; hp >= 0; hp--) {
+            if (!hp && s == levels)
+                break;
+            const double *h = hp ? h1 : h0;
+            size_t hn = hp ? 3 : 5, up = (size_t)1 << s;
+            size_t m = n + (hn - 1) * up;
+            memset(t, 0, m * sizeof(double));
+            for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < hn; k++)
+                    t[i + k * up] += f[i] * h[k];
+            if (hp) {
+                sum = 0;
+                for (size_t i = 0; i < m; i++)
+                    sum += fabs(t[i]);
+                high[s] = sum;
+            } else {
+                memcpy(f, t, m * sizeof(double));
+                n = m;
+            }
+        }
+        if (s == levels)
+            break;
     }
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += fabs(f[i]);
     free(f);
     free(t);
-    return sum;
+    return 0;
 }
 
-/* L2 norm of a 1-D synthesis basis function of a coefficient of the low
- * (high = 0) or high band of level `level`, found by running our own
- * inverse transform (9/7, or the 5/3 without rounding) on an impulse, so
- * it holds for our normalisation. */
-static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
-    unsigned l = level > 14 ? 14 : level;
-    uint32_t n = (uint32_t)64 << l;
+/* Levels whose synthesis norms are computed; deeper ones grow by sqrt(2)
+ * a level from the deepest of these. */
+#define NORM_LEVELS 14
+
+static double norm_run(sci_dwt_filter f, unsigned l, int high) {
+    /* The basis function spans some 7.5 * 2^l samples around the middle
+     * of these 16 * 2^l: no boundary reaches it, so the values (and their
+     * sum) are those of any longer signal. */
+    uint32_t n = (uint32_t)16 << l;
     float *x = calloc(n, sizeof(float));
     if (!x)
-        return 1.0;
+        return 0.0;
     uint32_t low = sci_dwt_low_len(n, l);
     uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
     x[pos] = 1.0f;
@@ -142,8 +167,29 @@ static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
     for (uint32_t i = 0; i < n; i++)
         sum += (double)x[i] * x[i];
     free(x);
-    double norm = sqrt(sum);
-    /* Deeper than 14 levels the norm grows by sqrt(2) a level. */
+    return sqrt(sum);
+}
+
+/* They depend on the filter and the level only: each is computed once in
+ * the process, when an encoder first needs it (those of 14 levels take a
+ * 256 Ki-sample transform), so that deep levels cost a frame nothing. */
+static pthread_mutex_t norm_lock = PTHREAD_MUTEX_INITIALIZER;
+static double norm_table[2][2][NORM_LEVELS + 1]; /* [9/7][high][level] */
+
+/* L2 norm of a 1-D synthesis basis function of a coefficient of the low
+ * (high = 0) or high band of level `level`, found by running our own
+ * inverse transform (9/7, or the 5/3 without rounding) on an impulse, so
+ * it holds for our normalisation.  1.0 when out of memory. */
+static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
+    unsigned l = level > NORM_LEVELS ? NORM_LEVELS : level;
+    double *slot = &norm_table[f == SCI_DWT_97][high != 0][l];
+    pthread_mutex_lock(&norm_lock);
+    if (*slot == 0.0)
+        *slot = norm_run(f, l, high);
+    double norm = *slot;
+    pthread_mutex_unlock(&norm_lock);
+    if (norm == 0.0)
+        return 1.0;
     for (unsigned d = l; d < level; d++)
         norm *= sqrt(2.0);
     return norm;
@@ -223,6 +269,10 @@ static int layout(sci_htj2k_enc *e) {
             norm_low[d] = norm_synth(g->filter, d, 0);
             norm_high[d] = d ? norm_synth(g->filter, d, 1) : 1.0;
         }
+    double gain_low[BIBO_LEVELS + 1], gain_high[BIBO_LEVELS + 1];
+    if (g->filter == SCI_DWT_53 &&
+        bibo_53(L < BIBO_LEVELS ? L : BIBO_LEVELS, gain_low, gain_high))
+        return -1;
     e->nbands = 0;
     e->nblocks = 0;
     for (unsigned c = 0; c < g->components; c++) {
@@ -250,9 +300,11 @@ static int layout(sci_htj2k_enc *e) {
                     b->weight = ((t & 1) ? norm_high[d] : norm_low[d]) *
                                 ((t & 2) ? norm_high[d] : norm_low[d]);
                 if (g->filter == SCI_DWT_53) {
-                    double gain = t == 0 ? bibo_53(d, 0) * bibo_53(d, 0)
-                                  : t == 3 ? bibo_53(d - 1, 1) * bibo_53(d - 1, 1)
-                                           : bibo_53(d, 0) * bibo_53(d - 1, 1);
+                    unsigned dl = d < BIBO_LEVELS ? d : BIBO_LEVELS;
+                    unsigned dh = d - 1 < BIBO_LEVELS ? d - 1 : BIBO_LEVELS;
+                    double gain = t == 0 ? gain_low[dl] * gain_low[dl]
+                                  : t == 3 ? gain_high[dh] * gain_high[dh]
+                                           : gain_low[dl] * gain_high[dh];
                     unsigned x = (unsigned)ceil(log2(gain * 1.1));
                     unsigned eps = g->depth + extra + x;
                     b->spqcd = (uint16_t)eps;
@@ -281,7 +333,8 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->guard_bits = g->filter == SCI_DWT_53 ? 2 : 1;
     if (sci_ht_enc_tables_init(&e->tables) < 0)
         goto fail;
-    layout(e);
+    if (layout(e))
+        goto fail;
     if (g->filter == SCI_DWT_97 && p->coder == SCI_J2K_CODER_PART1 &&
         p->bitrate > 0) {
         /* Truncation, not the step, sets the rate here: quantize no

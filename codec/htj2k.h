@@ -29,6 +29,18 @@
 extern "C" {
 #endif
 
+/* The widest and tallest image: every resolution is one precinct, and a
+ * precinct spans at most 2^15 (COD's PPx and PPy are 4 bits; B.6), so the
+ * full resolution of a wider image would need two, which tier-2 does not
+ * write.  (The wavelet stage itself takes 65535.) */
+#define SCI_HTJ2K_MAX_SIZE 32768
+
+/* The finest base step worth asking for (qstep), a round number just above
+ * 2^-30: at or below 2^-30 every subband's step is the finest its 30
+ * bit-planes allow (exponent 30, as the synthesis gains are >= 1), so all
+ * such steps code the same codestream. */
+#define SCI_HTJ2K_MIN_QSTEP 1e-9
+
 /* The values of COD's progression order byte (ISO/IEC 15444-1 Table A.16). */
 typedef enum {
     SCI_J2K_LRCP = 0,

@@ -13,7 +13,7 @@
 
 #define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
 /* Largest resolution that one precinct of 2^15 covers. */
-#define MAX_PRECINCT 32768u
+#define MAX_PRECINCT ((uint32_t)SCI_HTJ2K_MAX_SIZE)
 
 typedef struct {
     unsigned comp, res, type;   /* type: 0 LL, 1 HL, 2 LH, 3 HH */

@@ -64,6 +64,22 @@ static cudaError_t host_alloc(T **p, size_t n) {
     return err;
 }
 
+/* Shared memory a block may take on the current device when it opts in
+ * (64 KiB on Turing, 99 KiB on sm_86 and sm_89, 163 KiB on sm_80, 227 KiB
+ * on sm_90), at most `limit` when that is nonzero (a test planning a
+ * smaller GPU's launches on a larger one); 48 KiB, what every GPU gives
+ * without opting in, when the device cannot be asked. */
+static inline size_t smem_optin(size_t limit) {
+    int dev = 0, optin = 48 * 1024;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               dev) != cudaSuccess) {
+        cudaGetLastError();
+        optin = 48 * 1024;
+    }
+    return limit && limit < (size_t)optin ? limit : (size_t)optin;
+}
+
 /* n timing events: 0, or the cudaError_t (none left created). */
 static inline int events_create(cudaEvent_t *ev, int n) {
     for (int i = 0; i < n; i++) {

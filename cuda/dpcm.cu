@@ -28,11 +28,18 @@
  * per strip, the strips of a frame a row apart (rebuild_strip).
  *
  * Built with SCI_DPCM_EMU, each kernel becomes a host loop over the same
- * device functions with one thread (groups of one lane, warps of one lane,
- * barriers no-ops, strips one after another): tests/dpcm_emu.cpp checks
- * the kernels' logic against the C reference without a GPU; what needs
- * lanes (warp_cum, warp_find, solve_rows, the segment coder's chunks) runs
- * only on the device and is checked there by parity-dpcm.
+ * device functions: the kernels of warps (predict's groups, the segment
+ * coders) run a warp at a time with its 32 lanes as coroutines
+ * (cuda/warp_emu.h), so their shuffles, ballots and reductions run as on
+ * the device; the others run with one thread (barriers no-ops, strips one
+ * after another).  tests/dpcm_emu.cpp checks the kernels against the C
+ * reference without a GPU, once with each way of reducing over a warp
+ * (w_sum below).
+ *
+ * Turing (sm_75) has no warp reduction instructions (__reduce_*_sync,
+ * sm_80): there, or with SCI_DPCM_SHFL_REDUCE, sums, maxima and minima
+ * over a warp are shuffle butterflies.  They are integer operations, so
+ * both give the same values, and the same bytes.
  */
 #include <cuda_runtime.h>
 
@@ -52,8 +59,8 @@
 #ifdef SCI_DPCM_EMU
 #define DK static inline
 #define SYNC() ((void)0)
-#define WARP_SYNC() ((void)0)
-#define GROUP_SYNC() ((void)0)
+#define WARP_SYNC() w_sync()
+#define GROUP_SYNC() w_sync()
 #define FENCE() ((void)0)
 #define LDCG(p) (*(p))
 #else
@@ -69,11 +76,169 @@
 #endif
 
 #ifdef SCI_DPCM_EMU
-#define LANE() 0u
-#else
-#define LANE() (threadIdx.x & 31u)
-#define FULL_MASK 0xFFFFFFFFu
+#include "warp_emu.h"
 #endif
+
+/* ------------------------------------------------------------------ */
+/* Warp operations: the intrinsics on the device; emulated, the lanes of
+ * cuda/warp_emu.h while a warp kernel runs (emu_warp), else the one
+ * thread of a warp of one. */
+
+#define FULL_MASK 0xFFFFFFFFu
+
+#if defined(SCI_DPCM_SHFL_REDUCE) || \
+    (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+#define DPCM_REDUX 0
+#else
+#define DPCM_REDUX 1 /* __reduce_*_sync (emulated: over the gathered lanes) */
+#endif
+
+#ifdef SCI_DPCM_EMU
+static int emu_warp;
+
+/* f(lane) on the 32 lanes of one warp. */
+template <typename F> static void emu_warp_run(const F &f) {
+    emu_warp = 1;
+    warp_emu_run([&](unsigned lane) { f(lane); });
+    emu_warp = 0;
+}
+
+static inline unsigned w_lane(void) {
+    return emu_warp ? warp_emu_lane() : 0u;
+}
+static inline void w_sync(void) {
+    if (emu_warp)
+        warp_emu_sync();
+}
+static inline uint32_t w_ballot(int p) {
+    return emu_warp ? warp_emu_ballot(p) : (uint32_t)(p != 0);
+}
+static inline int w_any(int p) {
+    return w_ballot(p) != 0;
+}
+/* The value lane src offers, src within this lane's `width` lanes. */
+template <typename T>
+static inline T w_shfl(T v, unsigned src, unsigned width = 32) {
+    static_assert(sizeof(T) <= 8, "a shuffle moves 64 bits at most");
+    if (!emu_warp)
+        return v;
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof v);
+    const unsigned l = warp_emu_lane();
+    u = warp_emu_xchg(u, (l & ~(width - 1)) | (src & (width - 1)));
+    T r;
+    memcpy(&r, &u, sizeof r);
+    return r;
+}
+static inline uint32_t w_shfl_up(uint32_t v, unsigned d) {
+    if (!emu_warp)
+        return v;
+    const unsigned l = warp_emu_lane();
+    return (uint32_t)warp_emu_xchg(v, l >= d ? l - d : l);
+}
+static inline uint32_t w_shfl_xor(uint32_t v, unsigned m) {
+    if (!emu_warp)
+        return v;
+    return (uint32_t)warp_emu_xchg(v, warp_emu_lane() ^ m);
+}
+/* The lanes that offer the same v as this one. */
+static inline uint32_t w_match(uint32_t v) {
+    if (!emu_warp)
+        return 1;
+    unsigned long long all[32];
+    warp_emu_gather(v, all);
+    uint32_t same = 0;
+    for (unsigned l = 0; l < 32; l++)
+        same |= (uint32_t)(all[l] == v) << l;
+    return same;
+}
+static inline int w_popc(uint32_t v) {
+    return __builtin_popcount(v);
+}
+static inline int w_ffs(uint32_t v) {
+    return __builtin_ffs((int)v);
+}
+static inline double bits_double(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+static inline uint64_t double_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+#if DPCM_REDUX
+/* What __reduce_{add,max,min}_sync give: op over all 32 lanes. */
+enum { RED_ADD, RED_MAX, RED_MIN };
+static inline uint32_t w_redux(uint32_t v, int op) {
+    if (!emu_warp)
+        return v;
+    unsigned long long all[32];
+    warp_emu_gather(v, all);
+    uint32_t r = (uint32_t)all[0];
+    for (unsigned l = 1; l < 32; l++) {
+        uint32_t a = (uint32_t)all[l];
+        r = op == RED_ADD ? r + a : op == RED_MAX ? (a > r ? a : r)
+                                                  : (a < r ? a : r);
+    }
+    return r;
+}
+#endif
+#else
+DK unsigned w_lane(void) {
+    return threadIdx.x & 31u;
+}
+DK void w_sync(void) {
+    __syncwarp();
+}
+DK uint32_t w_ballot(int p) {
+    return __ballot_sync(FULL_MASK, p);
+}
+DK int w_any(int p) {
+    return __any_sync(FULL_MASK, p);
+}
+template <typename T> DK T w_shfl(T v, unsigned src, unsigned width = 32) {
+    return __shfl_sync(FULL_MASK, v, src, width);
+}
+DK uint32_t w_shfl_up(uint32_t v, unsigned d) {
+    return __shfl_up_sync(FULL_MASK, v, d);
+}
+DK uint32_t w_shfl_xor(uint32_t v, unsigned m) {
+    return __shfl_xor_sync(FULL_MASK, v, m);
+}
+DK uint32_t w_match(uint32_t v) {
+    return __match_any_sync(FULL_MASK, v);
+}
+DK int w_popc(uint32_t v) {
+    return __popc(v);
+}
+DK int w_ffs(uint32_t v) {
+    return __ffs((int)v);
+}
+DK double bits_double(uint64_t u) {
+    return __longlong_as_double((long long)u);
+}
+DK uint64_t double_bits(double d) {
+    return (uint64_t)__double_as_longlong(d);
+}
+#endif
+
+#define LANE() w_lane()
+
+/* The sum over the warp (modulo 2^32: any order gives the same). */
+DK uint32_t w_sum(uint32_t v) {
+#if DPCM_REDUX && defined(SCI_DPCM_EMU)
+    return w_redux(v, RED_ADD);
+#elif DPCM_REDUX
+    return __reduce_add_sync(FULL_MASK, v);
+#else
+UNROLL
+    for (unsigned m = 16; m; m >>= 1)
+        v += w_shfl_xor(v, m);
+    return v;
+#endif
+}
 
 /* ------------------------------------------------------------------ */
 /* Device helpers that differ on the host */
@@ -220,20 +385,52 @@ DK int solve_coop(unsigned n, unsigned order_n, double *A, unsigned lane,
     return solve_coop_n<0>(n, order_n, A, lane, G, a);
 }
 
-#ifndef SCI_DPCM_EMU
 /* The largest and smallest value over the 16-lane half of the warp that
- * `half` (0 or 16) names: a warp reduction per half, the other half
- * contributing the neutral value. */
+ * `half` (0 or 16) names: with reduction instructions a warp reduction
+ * per half, the other half contributing the neutral value; else a
+ * butterfly within the half. */
 DK unsigned group_max(unsigned v, unsigned half) {
-    unsigned lo = __reduce_max_sync(FULL_MASK, half ? 0u : v);
-    unsigned hi = __reduce_max_sync(FULL_MASK, half ? v : 0u);
+#if DPCM_REDUX
+#ifdef SCI_DPCM_EMU
+#define REDUCE_MAX(x) w_redux(x, RED_MAX)
+#else
+#define REDUCE_MAX(x) __reduce_max_sync(FULL_MASK, x)
+#endif
+    unsigned lo = REDUCE_MAX(half ? 0u : v);
+    unsigned hi = REDUCE_MAX(half ? v : 0u);
+#undef REDUCE_MAX
     return half ? hi : lo;
+#else
+    (void)half;
+UNROLL
+    for (unsigned m = 8; m; m >>= 1) {
+        unsigned o = w_shfl_xor(v, m);
+        v = o > v ? o : v;
+    }
+    return v;
+#endif
 }
 
 DK unsigned group_min(unsigned v, unsigned half) {
-    unsigned lo = __reduce_min_sync(FULL_MASK, half ? ~0u : v);
-    unsigned hi = __reduce_min_sync(FULL_MASK, half ? v : ~0u);
+#if DPCM_REDUX
+#ifdef SCI_DPCM_EMU
+#define REDUCE_MIN(x) w_redux(x, RED_MIN)
+#else
+#define REDUCE_MIN(x) __reduce_min_sync(FULL_MASK, x)
+#endif
+    unsigned lo = REDUCE_MIN(half ? ~0u : v);
+    unsigned hi = REDUCE_MIN(half ? v : ~0u);
+#undef REDUCE_MIN
     return half ? hi : lo;
+#else
+    (void)half;
+UNROLL
+    for (unsigned m = 8; m; m >>= 1) {
+        unsigned o = w_shfl_xor(v, m);
+        v = o < v ? o : v;
+    }
+    return v;
+#endif
 }
 
 DK uint64_t group_max64(uint64_t v, unsigned half) {
@@ -242,9 +439,7 @@ DK uint64_t group_max64(uint64_t v, unsigned half) {
                              half);
     return (uint64_t)top << 32 | low;
 }
-#endif
 
-#ifndef SCI_DPCM_EMU
 /* sci_dpcm_solve_core for order NC on a group of 16 lanes (the two halves
  * of a warp, which may hold systems of different n), the system in
  * registers: lane r loads row r of the n x n block of the sums S (packed
@@ -260,7 +455,7 @@ DK uint64_t group_max64(uint64_t v, unsigned half) {
 template <unsigned NC>
 DK int solve_rows(unsigned n, const int64_t *S, unsigned lane, double *a) {
     const unsigned pn = NC * (NC + 1) / 2;
-    const unsigned half = threadIdx.x & 16u;
+    const unsigned half = LANE() & 16u;
     double A[NC], b = 0.0, diag = 0.0;
 UNROLL
     for (unsigned k = 0; k < NC; k++) {
@@ -273,8 +468,7 @@ UNROLL
     if (lane < n)
         b = (double)S[pn + lane];
     /* the diagonal is >= 0: its bits order as its values */
-    const double scale = __longlong_as_double(
-        group_max64((uint64_t)__double_as_longlong(diag), half));
+    const double scale = bits_double(group_max64(double_bits(diag), half));
     int ok = scale > 0.0;
     const double thr = scale * SCI_DPCM_PIVOT_EPS;
     unsigned me = lane;
@@ -286,25 +480,25 @@ UNROLL
         const int cand = me >= c && me < n && (!nan_here || me == c);
         const uint64_t key = !cand ? 0
                            : nan_here ? 0x7FF0000000000000ull /* inf */
-                                      : (uint64_t)__double_as_longlong(v);
+                                      : double_bits(v);
         /* mostly one row holds the largest top half of the key: then it
          * is the pivot; else the low halves and the row order decide */
         const unsigned top = group_max((unsigned)(key >> 32), half);
         const int near = cand && (unsigned)(key >> 32) == top;
-        unsigned hold = (__ballot_sync(FULL_MASK, near) >> half) & 0xFFFFu;
-        if (__any_sync(FULL_MASK, __popc(hold) > 1)) {
+        unsigned hold = (w_ballot(near) >> half) & 0xFFFFu;
+        if (w_any(w_popc(hold) > 1)) {
             const unsigned low = group_max(near ? (unsigned)key : 0u, half);
             const unsigned first =
                 group_min(near && (unsigned)key == low ? me : ~0u, half);
-            hold = (__ballot_sync(FULL_MASK, me == first) >> half) & 0xFFFFu;
+            hold = (w_ballot(me == first) >> half) & 0xFFFFu;
         }
-        const unsigned src = hold ? __ffs(hold) - 1 : 0;
-        const unsigned at = __shfl_sync(FULL_MASK, me, src, 16);
+        const unsigned src = hold ? w_ffs(hold) - 1 : 0;
+        const unsigned at = w_shfl(me, src, 16);
         double pv[NC];
 UNROLL
         for (unsigned k = c; k < NC; k++)
-            pv[k] = __shfl_sync(FULL_MASK, A[k], src, 16);
-        const double pb = __shfl_sync(FULL_MASK, b, src, 16);
+            pv[k] = w_shfl(A[k], src, 16);
+        const double pb = w_shfl(b, src, 16);
         if (live && !(fabs(pv[c]) > thr))
             ok = 0;
         if (!(live && ok))
@@ -329,7 +523,6 @@ UNROLL
     }
     return ok;
 }
-#endif
 
 /* The packed sums' entry t of order n as (i, k): i | k << 8, k = 255 for
  * b's entry i; by threads tid, tid + nt, ... */
@@ -475,7 +668,7 @@ DK void scan_item(const enc_params &p, size_t i) {
 }
 
 /* 3. The residuals of column x in block blk (group i = blk w + x), by a
- * group of G threads (G = 1 emulated): they share the column's running
+ * group of G threads: they share the column's running
  * sums, the window products and the elimination (solve_coop), and lane 0
  * predicts.  Every group runs blk_rows rows (valid = 0: none of them real)
  * so that the barriers of a warp's groups line up. */
@@ -513,12 +706,9 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
                 gr.row[p.n + j - base] = row[j];
         const unsigned n = live && lsq && y ? sci_dpcm_order_at(p.n, x) : 0;
         int ok;
-#ifndef SCI_DPCM_EMU
         if (p.n == SCI_DPCM_DEFAULT_ORDER && G == 16) {
             ok = solve_rows<SCI_DPCM_DEFAULT_ORDER>(n, gr.S, lane, gr.a);
-        } else
-#endif
-        {
+        } else {
             for (unsigned r = lane; r < n; r += G) {
                 for (unsigned c = 0; c < n; c++) {
                     unsigned lo = r < c ? r : c, hi = r < c ? c : r;
@@ -629,59 +819,41 @@ DK void thresholds_final(const enc_params &p) {
  * state; only lane 0's encoder writes bytes), the lanes share the class
  * models in shared memory and find a class's cumulative frequency at once
  * instead of one class after another.  The values, and so the bytes, are
- * sci_dpcm_code_segment's and sci_dpcm_decode_segment's; emulated (one
- * lane) the searches are theirs. */
+ * sci_dpcm_code_segment's and sci_dpcm_decode_segment's. */
 
 /* The sum of the frequencies of the classes below s. */
 DK uint32_t warp_cum(const uint32_t *freq, unsigned s) {
-#ifdef SCI_DPCM_EMU
-    uint32_t cum = 0;
-    for (unsigned i = 0; i < s; i++)
-        cum += freq[i];
-    return cum;
-#else
     unsigned l = LANE();
     uint32_t a = l < s ? freq[l] : 0;
     if (l + 32 < SCI_DPCM_CLASSES && l + 32 < s)
         a += freq[l + 32];
-    return __reduce_add_sync(FULL_MASK, a);
-#endif
+    return w_sum(a);
 }
 
 /* The class s with cum(s) <= v < cum(s) + freq(s) (v < the total), and
  * cum(s). */
 DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
-#ifdef SCI_DPCM_EMU
-    unsigned s = 0;
-    uint32_t c = 0;
-    while (c + freq[s] <= v)
-        c += freq[s++];
-    *cum = c;
-    return s;
-#else
     unsigned l = LANE();
     uint32_t below = 0;
     for (unsigned half = 0; half < SCI_DPCM_CLASSES; half += 32) {
         unsigned i = half + l;
         uint32_t f = i < SCI_DPCM_CLASSES ? freq[i] : 0, incl = f;
         for (unsigned d = 1; d < 32; d <<= 1) {
-            uint32_t t = __shfl_up_sync(FULL_MASK, incl, d);
+            uint32_t t = w_shfl_up(incl, d);
             if (l >= d)
                 incl += t;
         }
         incl += below;
-        unsigned hit = __ballot_sync(FULL_MASK,
-                                     i < SCI_DPCM_CLASSES && incl > v);
+        unsigned hit = w_ballot(i < SCI_DPCM_CLASSES && incl > v);
         if (hit) {
-            unsigned src = __ffs(hit) - 1;
-            *cum = __shfl_sync(FULL_MASK, incl - f, src);
+            unsigned src = w_ffs(hit) - 1;
+            *cum = w_shfl(incl - f, src);
             return half + src;
         }
-        below = __shfl_sync(FULL_MASK, incl, 31);
+        below = w_shfl(incl, 31);
     }
     *cum = below; /* not reached: v < the total */
     return SCI_DPCM_CLASSES - 1;
-#endif
 }
 
 /* Residual i of a segment w wide: its context and sci_dpcm_symbol's
@@ -714,14 +886,6 @@ DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
         sci_dpcm_models_init(m);
     WARP_SYNC();
     const size_t count = (size_t)w * rows;
-#ifdef SCI_DPCM_EMU
-    for (size_t i = 0; i < count; i++) {
-        unsigned c, s, bits;
-        uint32_t raw;
-        esc += symbol_at(seg, w, i, depth, t_lo, t_hi, &c, &s, &raw, &bits);
-        code_symbol(m, e, c, s, raw, bits);
-    }
-#else
     /* The lanes take 32 residuals at once: each finds its context and
      * class, and the frequencies its symbol is coded with: the models'
      * at the chunk's start plus the increments of the earlier symbols of
@@ -738,14 +902,14 @@ DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
             esc += symbol_at(seg, w, i0 + l, depth, t_lo, t_hi, &c, &s, &raw,
                              &bits);
         const unsigned k1 = count - i0 < 32 ? (unsigned)(count - i0) : 32;
-        const unsigned live = __ballot_sync(FULL_MASK, have);
-        const unsigned same_c = __match_any_sync(FULL_MASK, c) & live;
-        const unsigned same_cs = __match_any_sync(FULL_MASK, c << 8 | s) & live;
+        const unsigned live = w_ballot(have);
+        const unsigned same_c = w_match(c) & live;
+        const unsigned same_cs = w_match(c << 8 | s) & live;
         /* lanes whose class is below this lane's, from the classes' bit
          * planes */
         unsigned less = 0, eq = FULL_MASK;
         for (int b = 5; b >= 0; b--) {
-            unsigned plane = __ballot_sync(FULL_MASK, (s >> b) & 1);
+            unsigned plane = w_ballot((s >> b) & 1);
             if ((s >> b) & 1) {
                 less |= eq & ~plane;
                 eq &= plane;
@@ -761,19 +925,17 @@ DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
                 cum0 += m->freq[c][i];
         }
         const int last_c = have && (same_c >> l) == 1;
-        const uint32_t t1 = t0 + SCI_DPCM_MODEL_INC * __popc(same_c);
-        if (__ballot_sync(FULL_MASK, last_c && t1 > SCI_DPCM_MODEL_LIMIT)) {
+        const uint32_t t1 = t0 + SCI_DPCM_MODEL_INC * w_popc(same_c);
+        if (w_ballot(last_c && t1 > SCI_DPCM_MODEL_LIMIT)) {
             for (unsigned k = 0; k < k1; k++)
-                code_symbol(m, e, __shfl_sync(FULL_MASK, c, k),
-                            __shfl_sync(FULL_MASK, s, k),
-                            __shfl_sync(FULL_MASK, raw, k),
-                            __shfl_sync(FULL_MASK, bits, k));
+                code_symbol(m, e, w_shfl(c, k), w_shfl(s, k), w_shfl(raw, k),
+                            w_shfl(bits, k));
             continue;
         }
         const uint32_t cum =
-            cum0 + SCI_DPCM_MODEL_INC * __popc(same_c & below & less);
-        const uint32_t freq = f0 + SCI_DPCM_MODEL_INC * __popc(same_cs & below);
-        const uint32_t total = t0 + SCI_DPCM_MODEL_INC * __popc(same_c & below);
+            cum0 + SCI_DPCM_MODEL_INC * w_popc(same_c & below & less);
+        const uint32_t freq = f0 + SCI_DPCM_MODEL_INC * w_popc(same_cs & below);
+        const uint32_t total = t0 + SCI_DPCM_MODEL_INC * w_popc(same_c & below);
         /* cum, freq < 2^16 and total <= 2^16 while no model rescales */
         const uint32_t cf = cum | freq << 16, tb = (total - 1) | bits << 16;
         const uint64_t inv = sci_rc_inv(total);
@@ -786,10 +948,10 @@ DK void code_segment_warp(const int32_t *seg, unsigned w, unsigned rows,
             uint64_t ik[4];
 UNROLL
             for (unsigned j = 0; j < 4; j++) {
-                cfk[j] = __shfl_sync(FULL_MASK, cf, k0 + j);
-                tbk[j] = __shfl_sync(FULL_MASK, tb, k0 + j);
-                rk[j] = __shfl_sync(FULL_MASK, raw, k0 + j);
-                ik[j] = __shfl_sync(FULL_MASK, inv, k0 + j);
+                cfk[j] = w_shfl(cf, k0 + j);
+                tbk[j] = w_shfl(tb, k0 + j);
+                rk[j] = w_shfl(raw, k0 + j);
+                ik[j] = w_shfl(inv, k0 + j);
             }
 UNROLL
             for (unsigned j = 0; j < 4; j++)
@@ -798,21 +960,19 @@ UNROLL
                                      tbk[j] >> 16);
         }
         for (; k0 < k1; k0++) {
-            uint32_t cfk = __shfl_sync(FULL_MASK, cf, k0);
-            uint32_t tbk = __shfl_sync(FULL_MASK, tb, k0);
+            uint32_t cfk = w_shfl(cf, k0);
+            uint32_t tbk = w_shfl(tb, k0);
             sci_dpcm_code_values(e, cfk & 0xFFFF, cfk >> 16,
-                                 (tbk & 0xFFFF) + 1,
-                                 __shfl_sync(FULL_MASK, inv, k0),
-                                 __shfl_sync(FULL_MASK, raw, k0), tbk >> 16);
+                                 (tbk & 0xFFFF) + 1, w_shfl(inv, k0),
+                                 w_shfl(raw, k0), tbk >> 16);
         }
         if (have && (same_cs >> l) == 1)
-            m->freq[c][s] = f0 + SCI_DPCM_MODEL_INC * __popc(same_cs);
+            m->freq[c][s] = f0 + SCI_DPCM_MODEL_INC * w_popc(same_cs);
         if (last_c)
             m->total[c] = t1;
         WARP_SYNC();
     }
-    esc = __reduce_add_sync(FULL_MASK, esc);
-#endif
+    esc = w_sum(esc);
     *escapes += esc;
 }
 
@@ -1239,7 +1399,7 @@ __global__ void __launch_bounds__(PREDICT_THREADS, 4) predict_kernel(
     enc_params p, size_t ngroups, group_layout gl) {
     extern __shared__ double smem[];
     uint8_t *base = (uint8_t *)smem;
-    const unsigned G = gl.G, groups = PREDICT_THREADS / G;
+    const unsigned G = gl.G, groups = blockDim.x / G;
     size_t i = (size_t)blockIdx.x * groups + threadIdx.x / G;
     predict_group(p, group_at(base, gl, threadIdx.x / G), i, i < ngroups,
                   threadIdx.x % G, G);
@@ -1303,6 +1463,8 @@ __global__ void __launch_bounds__(SEG_WARPS * 32) decode_seg_kernel(
 /* The layout of rebuild_kernel's dynamic shared memory for a batch. */
 struct strip_layout {
     unsigned maxn, halo, G; /* largest N, largest N + M - 1, group size */
+    unsigned threads;       /* a block's: REBUILD_THREADS, or fewer groups
+                             * where shared memory holds fewer systems */
     int s_shared;
     size_t s_bytes, a_bytes, wt_bytes, pair_bytes, buf_bytes, total;
 };
@@ -1343,7 +1505,7 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
         if (it >= p.nitems)
             break;
         rebuild_strip(p, p.items[it].frame, p.items[it].strip, threadIdx.x,
-                      REBUILD_THREADS, rm);
+                      blockDim.x, rm);
         __syncthreads();
     }
 }
@@ -1400,6 +1562,7 @@ struct sci_cuda_dpcm {
     dbuf in, frames, dres, dsums, prog, seg_status, out, fin;
     dbuf stage; /* page-locked host staging */
     int timing;
+    size_t smem_limit; /* sci_cuda_dpcm_limit_shared's; 0: none */
     sci_cuda_dpcm_times times;
     cudaEvent_t ev[6];
 };
@@ -1432,6 +1595,10 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     cudaFreeHost(c->stage.p);
     events_destroy(c->ev, 6);
     free(c);
+}
+
+extern "C" void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes) {
+    c->smem_limit = bytes;
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
@@ -1622,16 +1789,19 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     LAUNCH_ITEMS(blocksum_item, nsum, p);
     LAUNCH_ITEMS(scan_item, (size_t)p.e * p.w, p);
     {
+        /* a warp at a time: its groups, as predict_kernel's */
         group_layout gl;
-        group_plan(p.n, p.m, 1, &gl);
-        gl.G = 1;
-        gl.total = gl.group_bytes;
+        group_plan(p.n, p.m, 32, &gl);
+        const unsigned G = gl.G, groups = 32 / G;
         uint8_t *room = (uint8_t *)malloc(gl.total);
         if (!room)
             return SCI_DPCM_E_NOMEM;
-        group_room gr = group_at(room, gl, 0);
-        for (size_t i = 0; i < ncol; i++)
-            predict_group(p, gr, i, 1, 0, 1);
+        for (size_t i0 = 0; i0 < ncol; i0 += groups)
+            emu_warp_run([&](unsigned lane) {
+                size_t i = i0 + lane / G;
+                predict_group(p, group_at(room, gl, lane / G), i, i < ncol,
+                              lane % G, G);
+            });
         free(room);
     }
 #else
@@ -1641,7 +1811,17 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     {
         group_layout gl;
         group_plan(p.n, p.m, PREDICT_THREADS, &gl);
+        /* fewer groups a block, whole warps of them, where shared memory
+         * holds fewer (large N on Turing, sm_86 and sm_89): the same
+         * systems, the same bytes */
         unsigned groups = PREDICT_THREADS / gl.G;
+        const unsigned warp_groups = gl.G < 32 ? 32 / gl.G : 1;
+        size_t fit = smem_optin(c->smem_limit) / gl.group_bytes;
+        if (fit < groups) {
+            fit -= fit % warp_groups;
+            groups = fit ? (unsigned)fit : warp_groups;
+            gl.total = groups * gl.group_bytes;
+        }
         if (gl.total > 48 * 1024 &&
             (err = (int)cudaFuncSetAttribute(
                  predict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1650,7 +1830,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
             return err;
         }
         predict_kernel<<<(unsigned)((ncol + groups - 1) / groups),
-                         PREDICT_THREADS, gl.total, st>>>(p, ncol, gl);
+                         groups * gl.G, gl.total, st>>>(p, ncol, gl);
     }
 #endif
     mark(c, 2, st);
@@ -1670,7 +1850,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     thresholds_final(p);
     {
         sci_dpcm_models m;
-        LAUNCH_ITEMS(code_item, p.segs, p, &m);
+        for (unsigned s = 0; s < p.segs; s++)
+            emu_warp_run([&](unsigned) { code_item(p, &m, s); });
     }
     {
         uint32_t *part = (uint32_t *)malloc(sizeof(uint32_t));
@@ -1731,15 +1912,12 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
 
 #ifndef SCI_DPCM_EMU
 /* rebuild_kernel's shared memory for the batch's largest N and N + M:
- * the sums there too when they fit. */
-static void strip_plan(unsigned maxn, unsigned halo, strip_layout *lay) {
-    int dev = 0, optin = 48 * 1024;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                               dev) != cudaSuccess) {
-        cudaGetLastError();
-        optin = 48 * 1024;
-    }
+ * the sums there too when they fit.  Where the groups' systems do not all
+ * fit (large N on Turing, sm_86 and sm_89), fewer groups, whole warps of
+ * them: a block's threads go down with them. */
+static void strip_plan(unsigned maxn, unsigned halo, size_t limit,
+                       strip_layout *lay) {
+    const size_t optin = smem_optin(limit);
     size_t e = (size_t)maxn * (maxn + 1) / 2 + maxn;
     memset(lay, 0, sizeof *lay);
     lay->maxn = maxn;
@@ -1747,15 +1925,25 @@ static void strip_plan(unsigned maxn, unsigned halo, strip_layout *lay) {
     lay->G = 1;
     while (lay->G < maxn)
         lay->G *= 2;
-    size_t groups = REBUILD_THREADS / lay->G;
-    lay->a_bytes = groups * (maxn + 1) * maxn * 8;
     lay->wt_bytes = (size_t)STRIP * maxn * 8;
     lay->pair_bytes = (e * 2 + 15) / 16 * 16;
     lay->buf_bytes = ((size_t)(halo + STRIP) * 2 + 15) / 16 * 16 * 2;
-    size_t fixed = lay->a_bytes + lay->wt_bytes + lay->pair_bytes +
-                   lay->buf_bytes + 1024; /* + static */
+    const size_t system = (size_t)(maxn + 1) * maxn * 8;
+    const size_t rest = lay->wt_bytes + lay->pair_bytes + lay->buf_bytes +
+                        1024; /* + static */
+    const size_t warp_groups = 32 / lay->G;
+    size_t groups = REBUILD_THREADS / lay->G;
+    if (rest + groups * system > optin) {
+        groups = optin > rest ? (optin - rest) / system : 0;
+        groups -= groups % warp_groups;
+        if (groups < warp_groups)
+            groups = warp_groups; /* the launch reports what cannot fit */
+    }
+    lay->threads = (unsigned)(groups * lay->G);
+    lay->a_bytes = groups * system;
+    size_t fixed = lay->a_bytes + rest;
     size_t sb = (size_t)(STRIP + 1) * e * 8;
-    lay->s_shared = fixed + sb <= (size_t)optin;
+    lay->s_shared = fixed + sb <= optin;
     lay->s_bytes = lay->s_shared ? sb : 0;
     lay->total = lay->s_bytes + lay->a_bytes + lay->wt_bytes +
                  lay->pair_bytes + lay->buf_bytes;
@@ -1773,7 +1961,7 @@ static int launch_rebuild(const dec_params &p, const strip_layout &lay,
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                     dev)) != cudaSuccess ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-             &per, rebuild_kernel, REBUILD_THREADS, lay.total)) !=
+             &per, rebuild_kernel, lay.threads, lay.total)) !=
             cudaSuccess) {
         cudaGetLastError();
         return (int)e;
@@ -1781,8 +1969,7 @@ static int launch_rebuild(const dec_params &p, const strip_layout &lay,
     size_t grid = (size_t)(per > 0 ? per : 1) * sms;
     if (grid > nitems)
         grid = nitems;
-    rebuild_kernel<<<(unsigned)grid, REBUILD_THREADS, lay.total, st>>>(p,
-                                                                        lay);
+    rebuild_kernel<<<(unsigned)grid, lay.threads, lay.total, st>>>(p, lay);
     return 0;
 }
 #endif
@@ -1873,7 +2060,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     int sums_global = 1;
 #ifndef SCI_DPCM_EMU
     strip_layout lay;
-    strip_plan(maxn, halo, &lay);
+    strip_plan(maxn, halo, c->smem_limit, &lay);
     sums_global = !lay.s_shared;
 #endif
     size_t in_pad = (in_bytes + 15) / 16 * 16;
@@ -1974,7 +2161,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     {
         sci_dpcm_models m;
         for (unsigned s = 0; s < nsegs; s++)
-            decode_seg_item(p, &m, s);
+            emu_warp_run([&](unsigned) { decode_seg_item(p, &m, s); });
     }
     mark(c, 2, st);
     {

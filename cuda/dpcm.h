@@ -45,6 +45,12 @@ void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c);
 /* Device memory held now, in bytes. */
 size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
 
+/* Plans the kernels as for a GPU with at most `bytes` of shared memory a
+ * block (0, the default: the device's own): a test on a large GPU runs the
+ * launch shapes of a smaller one (65536: Turing) this way.  The bytes do
+ * not depend on it. */
+void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes);
+
 /* Encodes w x h samples (row y at samples + y * stride samples; device
  * memory when on_device, else host memory; sample_bytes 2: uint16_t, 1:
  * uint8_t, then depth <= 8) with meta_len bytes of metadata (0: none) into

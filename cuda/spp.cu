@@ -49,7 +49,10 @@
 #define RUN 128                  /* pixels a centroid block sums */
 #define SUM_THREADS 128
 #define ITEM_THREADS 256
-#define TILE_BYTES (96 * 1024)   /* shared memory for a tile's chunk */
+/* shared memory for a tile's chunk of bands: this, or less on GPUs that
+ * give a block less (Turing: 64 KiB); the chunks only split the bands'
+ * sums, which run in band order all the same */
+#define TILE_BYTES (96 * 1024)
 
 struct spp_params {
     const void *in;
@@ -323,6 +326,7 @@ static unsigned grid_for(size_t n, unsigned threads) {
 struct sci_cuda_spp {
     dbuf in, part, c, u, norm, rho, gam, out, bad;
     int timing;
+    size_t smem_limit; /* sci_cuda_spp_limit_shared's; 0: none */
     sci_cuda_spp_times times;
     cudaEvent_t ev[7];
 };
@@ -362,6 +366,10 @@ extern "C" void sci_cuda_spp_destroy(sci_cuda_spp *c) {
 extern "C" size_t sci_cuda_spp_device_bytes(const sci_cuda_spp *c) {
     return c->in.cap + c->part.cap + c->c.cap + c->u.cap + c->norm.cap +
            c->rho.cap + c->gam.cap + c->out.cap + c->bad.cap;
+}
+
+extern "C" void sci_cuda_spp_limit_shared(sci_cuda_spp *c, size_t bytes) {
+    c->smem_limit = bytes;
 }
 
 extern "C" void sci_cuda_spp_set_timing(sci_cuda_spp *c, int on) {
@@ -435,7 +443,13 @@ extern "C" int sci_cuda_spp_filter(sci_cuda_spp *c, const void *in,
     p.nn = window * window - 1;
     p.tw = TILE + 2 * (unsigned)p.d;
     size_t per_band = (size_t)p.tw * p.tw * 8;
-    p.kb = (unsigned)(TILE_BYTES / per_band < bands ? TILE_BYTES / per_band
+    size_t tile_bytes = TILE_BYTES;
+#ifndef SCI_SPP_EMU
+    tile_bytes = smem_optin(c->smem_limit);
+    if (tile_bytes > TILE_BYTES)
+        tile_bytes = TILE_BYTES;
+#endif
+    p.kb = (unsigned)(tile_bytes / per_band < bands ? tile_bytes / per_band
                                                     : bands);
     p.runs = (unsigned)((p.npix + RUN - 1) / RUN);
     const size_t count = p.npix * bands;

@@ -36,6 +36,12 @@ void sci_cuda_spp_destroy(sci_cuda_spp *c);
 /* Device memory held now, in bytes. */
 size_t sci_cuda_spp_device_bytes(const sci_cuda_spp *c);
 
+/* Plans the kernels as for a GPU with at most `bytes` of shared memory a
+ * block (0, the default: the device's own): a test on a large GPU runs the
+ * launch shapes of a smaller one (65536: Turing) this way.  The output
+ * does not depend on it. */
+void sci_cuda_spp_limit_shared(sci_cuda_spp *c, size_t bytes);
+
 /* Filters the BIP cube `in` (lines x samples x bands values of format f;
  * device memory when in_on_device, else host memory) into the BIP float
  * cube `out` (device memory when out_on_device, else host memory).  On

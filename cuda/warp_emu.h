@@ -1,7 +1,8 @@
 /*
  * A warp emulated on one host thread, for the emulated builds of the CUDA
  * kernels that use warp operations (cuda/t1.cu with SCI_T1_EMU,
- * cuda/htj2k.cu with SCI_HT_EMU; tests/warp_emu.cpp): 32 lanes as
+ * cuda/htj2k.cu with SCI_HT_EMU, cuda/dpcm.cu with SCI_DPCM_EMU;
+ * tests/warp_emu.cpp): 32 lanes as
  * coroutines, each running up to its next warp operation, values crossing
  * through a table.  The kernels' own shuffles, ballots and syncs are thin
  * wrappers over these.
@@ -22,5 +23,8 @@ void warp_emu_sync(void);
 unsigned long long warp_emu_xchg(unsigned long long v, unsigned src);
 /* __ballot_sync over all 32 lanes. */
 uint32_t warp_emu_ballot(int p);
+/* Every lane offers v and gets what all 32 lanes offered, lane l's in
+ * all[l] (for the reductions and matches that read the whole warp). */
+void warp_emu_gather(unsigned long long v, unsigned long long all[32]);
 
 #endif

@@ -54,8 +54,11 @@ enum
 #define JPC_MEDIA_TYPE "image/x-jpc"
 #define JPH_MEDIA_TYPE "image/x-jph"
 
+/* Sizes as far as the codestream takes them (one precinct a resolution:
+ * SCI_HTJ2K_MAX_SIZE), in every template, the wavelet caps' too. */
 #define CODED_FIELDS \
-  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "width = (int) [ 1, " G_STRINGIFY (SCI_HTJ2K_MAX_SIZE) " ], " \
+  "height = (int) [ 1, " G_STRINGIFY (SCI_HTJ2K_MAX_SIZE) " ], " \
   "num-components = (int) [ 1, 4 ], " \
   "colorspace = (string) { sRGB, sYUV, GRAY }, " \
   "sampling = (string) { RGB, YCbCr-4:4:4, YCbCr-4:2:2, YCbCr-4:2:0, " \
@@ -1569,9 +1572,11 @@ gst_sci_j2k_enc_class_init (GstSciJ2kEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_QSTEP,
       g_param_spec_double ("qstep", "Quantisation step",
           "Irreversible only: base quantisation step relative to the full "
-          "sample range (as ojph_compress -qstep), in (0, 2]; each subband's "
-          "step is this over its synthesis gain", G_MINDOUBLE, 2.0,
-          DEFAULT_QSTEP, flags));
+          "sample range (as ojph_compress -qstep); each subband's step is "
+          "this over its synthesis gain.  Smaller keeps more detail in more "
+          "bytes; 2^-depth is one sample unit (the default 1/256: 8 bits); "
+          "1e-9 is about the finest step that 30 bit-planes a subband "
+          "allow", SCI_HTJ2K_MIN_QSTEP, 2.0, DEFAULT_QSTEP, flags));
   g_object_class_install_property (gobject_class, PROP_LEVELS,
       g_param_spec_uint ("levels", "Levels",
           "Wavelet decomposition levels, raw video input only (coefficients "
@@ -1598,6 +1603,9 @@ gst_sci_j2k_enc_class_init (GstSciJ2kEncClass * klass)
           flags));
   caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING "; "
       GST_WAVELET_CAPS_STRING);
+  gst_caps_set_simple (caps,
+      "width", GST_TYPE_INT_RANGE, 1, SCI_HTJ2K_MAX_SIZE,
+      "height", GST_TYPE_INT_RANGE, 1, SCI_HTJ2K_MAX_SIZE, NULL);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

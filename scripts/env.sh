@@ -12,3 +12,19 @@ setup_build() {
   fi
   ninja -C "$BUILD"
 }
+# The kernels alone (cuda/), compiled for the oldest architecture that
+# cuda-arch=all builds (sm_75, Turing) where the main build has the CUDA
+# backend: a feature of newer GPUs used in a kernel breaks CI here, not a
+# release build.  Compile only: no tests, benchmarks or plugin.
+OLDEST_CUDA_ARCH=sm_75
+compile_oldest_arch() {
+  if [ "$CUDA_ARCH" = "$OLDEST_CUDA_ARCH" ] ||
+    ! grep -q 'HAVE_CUDA 1' "$BUILD/config.h" 2>/dev/null; then
+    return 0
+  fi
+  if [ ! -f "$BUILD-$OLDEST_CUDA_ARCH/build.ninja" ]; then
+    meson setup "$BUILD-$OLDEST_CUDA_ARCH" -Dcuda=enabled \
+      -Dcuda-arch="$OLDEST_CUDA_ARCH" -Dtests=disabled -Dbench=disabled
+  fi
+  ninja -C "$BUILD-$OLDEST_CUDA_ARCH" cuda/libscicodec-cuda.a
+}

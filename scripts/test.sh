@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
 . scripts/env.sh
 setup_build
+compile_oldest_arch
 status=0
 meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || status=$?
 # One summary line in the form CI reads.

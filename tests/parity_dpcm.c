@@ -9,7 +9,9 @@
  * device memory); the GPU decode of the reference frame must give the
  * samples back (into host and device memory); and a batch of frames with
  * damaged ones in it must report, frame by frame, what sci_dpcm_decode
- * reports, decoding the good ones.
+ * reports, decoding the good ones.  Large orders run again with the
+ * kernels planned for 64 and 99 KiB of shared memory a block (Turing,
+ * sm_86/sm_89), which fit fewer of their systems a block.
  *
  *   parity-dpcm [--seed N] [--quick] [--verbose] [--data DIR]
  *
@@ -474,6 +476,29 @@ int main(int argc, char **argv) {
     run++;
     fails += run_overflow(g) != 0;
     run++;
+    /* The launch shapes of GPUs with less shared memory a block: Turing
+     * (64 KiB) and sm_86/sm_89 (99 KiB) hold fewer of the large orders'
+     * systems a block, in the encoder and the decoder: the same bytes. */
+    static const tcase large[] = {
+        {33, 17, 16, 32, 64, 13, SMOOTH, 1, 0},
+        {41, 29, 12, 27, 40, 1, NOISE, 1, SCI_DPCM_SCAN_COLUMNS},
+        {140, 90, 16, 32, 64, 13, REAL, 0, 0},
+        {300, 77, 16, 26, 9, 13, SMOOTH, 0, 0},
+    };
+    static const size_t limits[] = {65536, 101376};
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        sci_cuda_dpcm_limit_shared(g, limits[l]);
+        for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
+            if (quick && !large[i].quick)
+                continue;
+            int f = run_case(g, &large[i]) != 0;
+            if (f)
+                printf("  (shared memory limited to %zu bytes)\n", limits[l]);
+            fails += f;
+            run++;
+        }
+    }
+    sci_cuda_dpcm_limit_shared(g, 0);
     check(fails == 0, "every case");
     printf("parity-dpcm: %d cases, %d failed; device memory held %zu bytes\n",
            run, fails, sci_cuda_dpcm_device_bytes(g));

@@ -9,7 +9,9 @@
  * GPU's sums are the reference's, in double, in its order, except the
  * centroid's split over blocks and the device's atan2: the largest error
  * seen is printed).  Input from host and device memory, output to both;
- * NaN input and bad arguments refused as the reference refuses them.
+ * NaN input and bad arguments refused as the reference refuses them.  The
+ * kernels planned for 64 KiB of shared memory a block (Turing) give the
+ * very same output.
  *
  *   parity-spp [--seed N] [--quick] [--data DIR]
  *
@@ -133,6 +135,32 @@ static int run_case(sci_cuda_spp *g, sci_spp_format f, size_t L, size_t S,
     return ok;
 }
 
+/* The kernels planned for a GPU with 64 KiB of shared memory a block
+ * (Turing), which takes fewer bands a chunk: the very same floats. */
+static int run_small_smem(sci_cuda_spp *g, size_t L, size_t S, size_t B,
+                          unsigned window) {
+    size_t n = L * S * B;
+    uint16_t *cube = malloc(n * 2);
+    float *a = malloc(n * 4), *b = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        cube[i] = (uint16_t)(rng() % 4096);
+    int ok = sci_cuda_spp_filter(g, cube, 0, SCI_SPP_U16, L, S, B, window, a,
+                                 0, NULL) == 0;
+    sci_cuda_spp_limit_shared(g, 65536);
+    ok = ok && sci_cuda_spp_filter(g, cube, 0, SCI_SPP_U16, L, S, B, window,
+                                   b, 0, NULL) == 0;
+    sci_cuda_spp_limit_shared(g, 0);
+    ok = ok && !memcmp(a, b, n * 4);
+    if (!ok)
+        printf("FAIL %zux%zux%zu window %u with 64 KiB of shared memory\n", L,
+               S, B, window);
+    check(ok, "the same output with 64 KiB of shared memory a block");
+    free(cube);
+    free(a);
+    free(b);
+    return ok;
+}
+
 static int run_real(sci_cuda_spp *g, const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/hyperspectral/indian_pines_clean.bip",
@@ -190,6 +218,9 @@ int main(int argc, char **argv) {
         run_case(g, fmts[rng() % 4], L, S, B, w, (int)(rng() % 5));
         runs++;
     }
+    run_small_smem(g, 21, 19, 150, 15);
+    run_small_smem(g, 18, 23, 200, 9);
+    runs += 2;
     if (!quick) {
         run_case(g, SCI_SPP_U16, 350, 350, 188, 11, MIXTURE);
         run_case(g, SCI_SPP_F32, 350, 350, 188, 5, RANDOM);

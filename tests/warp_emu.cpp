@@ -16,7 +16,12 @@
 static int cur, done[32];
 static std::function<void(unsigned)> body;
 static char stacks[32][192 * 1024] __attribute__((aligned(16)));
-static unsigned long long exchange[32];
+/* A warp operation's values, in one of two tables taken in turn by each
+ * lane's operations: a lane that has read one operation's values writes
+ * its next one's into the other table, which no lane still reads, so one
+ * switch a lane suffices for an operation. */
+static unsigned long long exchange[2][32];
+static unsigned phase[32];
 
 #if defined(__x86_64__)
 /* A switch stores the callee-saved registers, the stack pointer and the
@@ -105,6 +110,7 @@ void warp_emu_run(const std::function<void(unsigned)> &b) {
     for (int l = 0; l < 32; l++) {
         prepare(l);
         done[l] = 0;
+        phase[l] = 0;
     }
     for (int left = 32, round = 0; left > 0; round++)
         for (int q = 0; q < 32; q++) {
@@ -125,20 +131,28 @@ void warp_emu_sync(void) {
     park();
 }
 
+/* This lane's table for its next operation, holding v; switches so that
+ * every lane writes its own. */
+static const unsigned long long *offer(unsigned long long v) {
+    unsigned ph = phase[cur];
+    phase[cur] = ph ^ 1;
+    exchange[ph][cur] = v;
+    park();
+    return exchange[ph];
+}
+
 unsigned long long warp_emu_xchg(unsigned long long v, unsigned src) {
-    exchange[cur] = v;
-    park();
-    unsigned long long r = exchange[src];
-    park();
-    return r;
+    return offer(v)[src];
 }
 
 uint32_t warp_emu_ballot(int p) {
-    exchange[cur] = p != 0;
-    park();
+    const unsigned long long *t = offer(p != 0);
     uint32_t r = 0;
     for (unsigned l = 0; l < 32; l++)
-        r |= (uint32_t)exchange[l] << l;
-    park();
+        r |= (uint32_t)t[l] << l;
     return r;
+}
+
+void warp_emu_gather(unsigned long long v, unsigned long long all[32]) {
+    memcpy(all, offer(v), sizeof exchange[0]);
 }
