@@ -16,10 +16,12 @@ enum
   PROP_0,
   PROP_BACKEND,
   PROP_DEVICE_ID,
+  PROP_THREADS,
 };
 
 #define DEFAULT_BACKEND GST_SCI_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
+#define DEFAULT_THREADS 0
 
 #define gst_sci_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstSciFilter, gst_sci_filter,
@@ -41,6 +43,9 @@ gst_sci_filter_set_property (GObject * object, guint prop_id,
     case PROP_DEVICE_ID:
       self->device_id = g_value_get_int (value);
       break;
+    case PROP_THREADS:
+      self->threads = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -61,6 +66,9 @@ gst_sci_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, self->device_id);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -93,10 +101,23 @@ gst_sci_filter_start (GstBaseTransform * trans)
 {
   GstSciFilter *self = GST_SCI_FILTER (trans);
   GstSciBackend backend;
+  guint threads;
 
   GST_OBJECT_LOCK (self);
   backend = self->backend;
+  threads = self->threads;
   GST_OBJECT_UNLOCK (self);
+
+  /* workers start at the first parallel region: none on the GPU path */
+  g_clear_pointer (&self->pool, sci_pool_free);
+  self->pool = sci_pool_new (threads);
+  if (!self->pool) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot create the CPU thread pool (out of memory)"), (NULL));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "CPU backend threads: %u (threads=%u)",
+      sci_pool_threads (self->pool), threads);
 
   self->use_cuda = FALSE;
 #if HAVE_CUDA
@@ -152,6 +173,8 @@ gst_sci_filter_stop (GstBaseTransform * trans)
 #if HAVE_CUDA
   gst_sci_cuda_close (&self->cuda);
 #endif
+  /* no codec call runs after stop */
+  g_clear_pointer (&self->pool, sci_pool_free);
   self->use_cuda = FALSE;
   self->in_cuda_memory = self->out_cuda_memory = FALSE;
   GST_OBJECT_LOCK (self);
@@ -366,6 +389,19 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use; -1 takes the pipeline's context, or device 0",
           -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads",
+          "Threads of the CPU backend, this element's own: 0 = one per CPU "
+          "the process may use, 1 = the streaming thread alone. More "
+          "threads finish a frame sooner; idle ones sleep (they never "
+          "spin), but elements that together run more threads than there "
+          "are cores slow each other down. Live chains of several CPU "
+          "elements on a small host: give each 1 or 2 so that the sum fits "
+          "the cores; one element alone: 0. Read at start (READY to "
+          "PAUSED): a change takes effect at the next start",
+          0, SCI_POOL_MAX_THREADS, DEFAULT_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
