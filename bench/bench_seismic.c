@@ -24,8 +24,9 @@
  * speed in MB/s of float32 gather (10^6 bytes; decode includes
  * sci_seis_parse, i.e. the CRC), the median of several runs after a warm-up,
  * on the codec's thread pool (a thread a CPU, or SCI_BENCH_THREADS; the
- * codec parallelises only from 65536 values: f3 runs on one thread).  Then ZFP (libzfp, 2-D float, nx = samples, ny =
- * traces, no header) at the same CR, two ways:
+ * codec parallelises only from 65536 values: f3 runs on one thread).  Then
+ * ZFP (libzfp, 2-D float, nx = samples, ny = traces, no header) at the
+ * same CR, two ways:
  *   fixed rate   rate = 32 / CR bits a value (ZFP rounds it to 1/16 bit
  *                and pads partial 4x4 blocks: its actual CR is printed);
  *   fixed accuracy  the tolerance bisected until the size brackets ours.

@@ -194,7 +194,7 @@ int sci_wt_inverse(sci_pool *pool, const sci_wt_geometry *g, void *coeffs,
     else if (g->ct == SCI_CT_ICT)
         sci_ict_inverse(pool, (float *)c0, (float *)c1, (float *)c2, n);
     for (unsigned c = 0; c < g->components; c++)
-        write_component(pool, g, c, (int32_t *)coeffs + sci_wt_comp_offset(g, c),
-                        &dst[c]);
+        write_component(pool, g, c,
+                        (int32_t *)coeffs + sci_wt_comp_offset(g, c), &dst[c]);
     return 0;
 }

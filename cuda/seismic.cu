@@ -526,7 +526,7 @@ struct decode_args {
 };
 
 /* Frames [b, e)'s code tables. */
-static void build_tables(void *arg, size_t b, size_t e, unsigned wk) {
+static void build_tables(void *arg, size_t b, size_t e, unsigned) {
     const decode_args *a = (const decode_args *)arg;
     for (size_t i = b; i < e; i++) {
         const sci_seis_info *in = &a->info[i];
@@ -543,7 +543,7 @@ static void build_tables(void *arg, size_t b, size_t e, unsigned wk) {
 
 /* Frames [b, e)'s tables, first indices and packages into the staging
  * area. */
-static void stage_frames(void *arg, size_t b, size_t e, unsigned wk) {
+static void stage_frames(void *arg, size_t b, size_t e, unsigned) {
     const decode_args *a = (const decode_args *)arg;
     uint8_t *hb = a->hb;
     for (size_t i = b; i < e; i++) {
@@ -772,7 +772,7 @@ struct encode_args {
 };
 
 /* Gathers [b, e): refused, or coded and packed. */
-static void code_gathers(void *arg, size_t b, size_t e, unsigned wk) {
+static void code_gathers(void *arg, size_t b, size_t e, unsigned) {
     const encode_args *a = (const encode_args *)arg;
     for (size_t i = b; i < e; i++) {
         const sci_seis_params *p = &a->p[i];

@@ -320,8 +320,8 @@ decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
   dst = (gfloat *) map.data;
   if ((guintptr) dst % sizeof (gfloat))
     dst = scratch = g_try_new (gfloat, n);
-  rc = dst ? sci_seis_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, info, NULL,
-      dst) : SCI_SEIS_E_NOMEM;
+  rc = dst ? sci_seis_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in,
+      info, NULL, dst) : SCI_SEIS_E_NOMEM;
   if (rc == 0 && scratch)
     memcpy (map.data, scratch, n * sizeof (gfloat));
   g_free (scratch);

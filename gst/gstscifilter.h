@@ -84,6 +84,7 @@ gst_sci_filter_pool (GstSciFilter * self)
 {
   return self->pool;
 }
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstSciFilter, gst_object_unref);
 
 /* Pad template caps: `structure` (the media type and its fields) in CUDA

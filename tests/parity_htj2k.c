@@ -240,7 +240,8 @@ static int run_case(const tcase *t, int idx) {
         printf("FAIL %s: sci_wt_forward\n", name);
         return 0;
     }
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool()), *eg = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     if (!ec || !eg) {
         printf("FAIL %s: sci_htj2k_enc_new\n", name);
         return 0;

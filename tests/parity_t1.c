@@ -611,7 +611,8 @@ static void run_frame(const fcase *t, int idx) {
         smp[c] = malloc((size_t)sci_wt_comp_width(&g, c) * sci_wt_comp_height(&g, c) * sb);
     fill_image(t->content, &g, smp);
     void *coeffs = transform(&g, smp);
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool()), *eg = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     if (!coeffs || !ec || !eg) {
         printf("FAIL %s: setup\n", name);
         check_failed++;
@@ -730,7 +731,8 @@ static void test_in_flight(const fcase *t, int one_stream, int quick) {
         for (unsigned c = 0; c < g.components; c++)
             free(smp[c]);
     }
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool()), *eg = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     size_t cap = sci_htj2k_max_bytes(ec);
     uint8_t *oc = malloc(cap), *og = malloc(cap);
     sci_cuda_t1 *h[2];

@@ -608,7 +608,8 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
         uint16_t *back = malloc((size_t)w * h * sizeof *back);
         int s1 = sci_dpcm_predict_residuals(test_pool(), px, stride, w, h, depth, p->order_n,
                                             p->equations_m, res, pred);
-        int s2 = sci_dpcm_reconstruct(test_pool(), res, w, h, depth, p->order_n, p->equations_m, back, w);
+        int s2 = sci_dpcm_reconstruct(test_pool(), res, w, h, depth, p->order_n, p->equations_m,
+                                      back, w);
         for (unsigned y = 0; y < h; y++)
             for (unsigned x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
@@ -687,8 +688,8 @@ static void test_entropy(void) {
                 uint32_t *sb = malloc(segs * sizeof *sb), *sb2 = malloc(segs * sizeof *sb2);
                 size_t nb = 0, nb2 = 0;
                 uint32_t esc = 0, esc2 = 0;
-                int ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out, bound, sb, &nb,
-                                                 &esc) == SCI_DPCM_OK &&
+                int ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out,
+                                                 bound, sb, &nb, &esc) == SCI_DPCM_OK &&
                          esc == want_esc && nb <= bound && bound == segs * 6 + 5 * count;
                 size_t sum = 0;
                 for (unsigned i = 0; ok && i < segs; i++) {
@@ -700,26 +701,28 @@ static void test_entropy(void) {
                 }
                 ok = ok && sum == nb;
                 memset(back, 0x5A, count * sizeof *back);
-                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R, esc, back) ==
-                               SCI_DPCM_OK &&
+                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R,
+                                                     esc, back) == SCI_DPCM_OK &&
                      !memcmp(back, res, count * sizeof *res);
-                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R, esc + 1,
-                                                     back) == SCI_DPCM_E_ESCAPES;
+                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R,
+                                                     esc + 1, back) == SCI_DPCM_E_ESCAPES;
                 if (esc)
-                    ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R,
-                                                         esc - 1, back) == SCI_DPCM_E_ESCAPES;
+                    ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi,
+                                                         R, esc - 1, back) == SCI_DPCM_E_ESCAPES;
                 /* exactly enough room (the one-by-one path): the same bytes;
                  * a byte less: E_BUFFER */
                 if (ok) {
                     out2[nb] = 0xEE;
-                    ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out2, nb, sb2, &nb2,
-                                                 &esc2) == SCI_DPCM_OK &&
+                    ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out2, nb,
+                                                 sb2, &nb2, &esc2) == SCI_DPCM_OK &&
                          nb2 == nb && esc2 == esc && !memcmp(out2, out, nb) &&
                          !memcmp(sb2, sb, segs * sizeof *sb) && out2[nb] == 0xEE;
-                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out2, nb - 1,
-                                                       sb2, &nb2, &esc2) == SCI_DPCM_E_BUFFER;
-                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out2, 0, sb2,
-                                                       &nb2, &esc2) == SCI_DPCM_E_BUFFER;
+                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R,
+                                                       out2, nb - 1, sb2, &nb2,
+                                                       &esc2) == SCI_DPCM_E_BUFFER;
+                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R,
+                                                       out2, 0, sb2, &nb2,
+                                                       &esc2) == SCI_DPCM_E_BUFFER;
                 }
                 runs++;
                 if (!ok) {
@@ -749,13 +752,17 @@ static void test_entropy(void) {
     uint32_t esc;
     check(sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, -1, 2, 0, o, sizeof o, sb, &nb, &esc) ==
                   SCI_DPCM_E_ARG &&
-              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, -1, 2, 1, NULL, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, -1, 2, 1, NULL, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG &&
-              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 1, -1, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 1, -1, 1, 1, o, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG && /* 2 above maxval 1 */
-              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, 3, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, 3, 1, 1, o, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG && /* T+ < T- - 1 */
-              sci_dpcm_decode_residuals(test_pool(), o, sb, 2, 2, 8, -1, 2, 0, 0, r4) == SCI_DPCM_E_ARG,
+              sci_dpcm_decode_residuals(test_pool(), o, sb, 2, 2, 8, -1, 2, 0, 0, r4) ==
+                  SCI_DPCM_E_ARG,
           "entropy stage: zero segment rows, no buffer, residuals and thresholds out of range "
           "refused");
     check(sci_dpcm_segment_rows(1024, 1024) == 4 && sci_dpcm_segment_rows(288, 132) == 15 &&
@@ -916,7 +923,8 @@ static void test_synthetic(void) {
     uint8_t out[256];
     check(sci_dpcm_encode(test_pool(), bad, 2, 2, 2, 8, &p, out, sizeof out) == 0,
           "encode refuses a sample above 2^depth - 1");
-    check(sci_dpcm_encode(test_pool(), bad, 2, 2, 2, 9, &p, out, 10) == 0, "encode refuses a tiny buffer");
+    check(sci_dpcm_encode(test_pool(), bad, 2, 2, 2, 9, &p, out, 10) == 0,
+          "encode refuses a tiny buffer");
     sci_dpcm_params z = {0, 7, 13, SCI_DPCM_SCAN_ROWS};
     check(sci_dpcm_check(4, 4, 16, &z) != NULL && sci_dpcm_check(0, 4, 16, &p) != NULL &&
               sci_dpcm_check(65536, 1, 16, &p) != NULL && sci_dpcm_check(4, 4, 17, &p) != NULL &&
@@ -991,7 +999,8 @@ static void test_corruption(void) {
     int32_t res[W * H];
     size_t n = 0;
     uint8_t *f = NULL;
-    if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m, res, NULL) == 0)
+    if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m, res,
+                                   NULL) == 0)
         f = frame_from_residuals(res, W, H, 16, &p, R, NULL, 0, &n);
     check(f && n + 1 <= sizeof s, "corruption: a frame of four segments framed from the stages");
     if (!f || n + 1 > sizeof s) {
@@ -1009,7 +1018,8 @@ static void test_corruption(void) {
               get32(s + 28) == info.escapes && get32(s + 32) == R &&
               get32(s + 36) == info.coded_bytes && get32(s + 40) == 0,
           "corruption: the test frame's header (version, escapes, R, C, L = 0)");
-    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK && !memcmp(out, px, sizeof px),
+    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK &&
+              !memcmp(out, px, sizeof px),
           "corruption: a frame of segments other than the encoder's decodes");
     {
         sci_dpcm_info ci;
@@ -1023,8 +1033,8 @@ static void test_corruption(void) {
             sum += sb[i];
         }
         ok = ok && sum == ci.coded_bytes &&
-             sci_dpcm_decode_residuals(test_pool(), s + ci.coded_offset, sb, W, H, 16, ci.t_lo, ci.t_hi, R,
-                                       ci.escapes, back) == SCI_DPCM_OK &&
+             sci_dpcm_decode_residuals(test_pool(), s + ci.coded_offset, sb, W, H, 16, ci.t_lo,
+                                       ci.t_hi, R, ci.escapes, back) == SCI_DPCM_OK &&
              !memcmp(back, res, sizeof res);
         check(ok, "corruption: sci_dpcm_check_frame and sci_dpcm_segment_table give the "
                   "segments");
@@ -1059,7 +1069,8 @@ static void test_corruption(void) {
     expect(t, n + 1, SCI_DPCM_E_TRAILING, "a byte appended");
     check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H - 1, NULL) == SCI_DPCM_E_BUFFER,
           "corruption: too small an output buffer refused");
-    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK, "corruption: original decodes");
+    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK,
+          "corruption: original decodes");
 
     /* each header check, with a valid CRC so that the check itself fires */
     struct { size_t off; uint32_t val; int bytes, want; const char *what; } cases[] = {
@@ -1255,7 +1266,8 @@ static void test_metadata(void) {
             meta[k] = (uint8_t)(k * 31 + i);
         size_t fcap = cap + len;
         uint8_t *f = malloc(fcap);
-        size_t r = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, meta, len, f, n0 + len - 1);
+        size_t r = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, meta, len, f,
+                                        n0 + len - 1);
         check(r == 0, "metadata: a buffer one byte short refused");
         size_t n = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, meta, len, f, fcap);
         sci_dpcm_info info;
@@ -1281,8 +1293,8 @@ static void test_metadata(void) {
             int32_t *res = malloc(sizeof px / sizeof *px * sizeof *res);
             size_t fl = 0;
             uint8_t *g = NULL;
-            if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m, res,
-                                           NULL) == 0)
+            if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m,
+                                           res, NULL) == 0)
                 g = frame_from_residuals(res, W, H, 16, &p, sci_dpcm_segment_rows(W, H), meta,
                                          len, &fl);
             snprintf(what, sizeof what, "metadata: %zu bytes: sci_dpcm_write_header's frame is "

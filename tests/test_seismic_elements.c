@@ -218,8 +218,8 @@ ref_encode (guint bits, guint levels, const gfloat * g, guint traces,
   gsize cap = sci_seis_frame_bound (&p, meta_len), len = 0;
   guint8 *out = g_malloc (cap);
 
-  fail_unless_equals_int (sci_seis_encode (NULL, &p, g, meta, meta_len, out, cap,
-          &len, NULL), 0);
+  fail_unless_equals_int (sci_seis_encode (NULL, &p, g, meta, meta_len, out,
+          cap, &len, NULL), 0);
   return g_bytes_new_take (g_realloc (out, len), len);
 }
 
