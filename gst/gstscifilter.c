@@ -108,17 +108,6 @@ gst_sci_filter_start (GstBaseTransform * trans)
   threads = self->threads;
   GST_OBJECT_UNLOCK (self);
 
-  /* workers start at the first parallel region: none on the GPU path */
-  g_clear_pointer (&self->pool, sci_pool_free);
-  self->pool = sci_pool_new (threads);
-  if (!self->pool) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot create the CPU thread pool (out of memory)"), (NULL));
-    return FALSE;
-  }
-  GST_INFO_OBJECT (self, "CPU backend threads: %u (threads=%u)",
-      sci_pool_threads (self->pool), threads);
-
   self->use_cuda = FALSE;
 #if HAVE_CUDA
   if (backend != GST_SCI_BACKEND_CPU) {
@@ -155,6 +144,20 @@ gst_sci_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
 #endif
+  /* workers start at the first parallel region: none on the GPU path */
+  g_clear_pointer (&self->pool, sci_pool_free);
+  self->pool = sci_pool_new (threads);
+  if (!self->pool) {
+#if HAVE_CUDA
+    gst_sci_cuda_close (&self->cuda);
+#endif
+    self->use_cuda = FALSE;
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot create the CPU thread pool (out of memory)"), (NULL));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "CPU backend threads: %u (threads=%u)",
+      sci_pool_threads (self->pool), threads);
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = self->use_cuda;
   GST_OBJECT_UNLOCK (self);
