@@ -113,6 +113,7 @@ uint32_t sci_dpcm_round_prediction(double p, uint32_t maxval) {
 typedef struct {
     unsigned w, n, m, p, e; /* e = p + n int64 per column */
     int64_t *sums;          /* per column: running sums over rows < y */
+    int64_t *prod;          /* per position: products of the row above */
     double *wt;             /* per column: n weights */
     uint8_t *ok;            /* per column: solved (else left neighbour) */
     sci_pool *pool;         /* for the per-row regions; NULL: none */
@@ -128,6 +129,7 @@ static unsigned jlo(const lsq *s, unsigned x) {
 
 static void lsq_free(lsq *s) {
     free(s->sums);
+    free(s->prod);
     free(s->wt);
     free(s->ok);
 }
@@ -142,9 +144,10 @@ static int lsq_init(lsq *s, sci_pool *pool, unsigned w, unsigned h,
     if (w < 3 || h < 2)
         return 0;
     s->sums = calloc((size_t)w * s->e, sizeof *s->sums);
+    s->prod = malloc((size_t)w * s->e * sizeof *s->prod);
     s->wt = malloc((size_t)w * n * sizeof *s->wt);
     s->ok = calloc(w, 1);
-    if (!s->sums || !s->wt || !s->ok) {
+    if (!s->sums || !s->prod || !s->wt || !s->ok) {
         lsq_free(s);
         return -1;
     }
@@ -192,58 +195,97 @@ static uint32_t predict(const lsq *s, unsigned x, const uint16_t *row,
                           maxval);
 }
 
-/* Chunks [c0, c1) of CHUNK columns.  Each chunk slides its own window
- * along its columns, recomputing the products that leave it rather than
- * keeping them: the chunks share nothing, and a row is one region. */
-static void row_chunks(void *arg, size_t c0, size_t c1, unsigned wk) {
-    const row_args *a = arg;
+/* Chunk c (CHUNK columns) of one row.  Each chunk slides its own window
+ * along its columns; the products of its own positions it keeps in
+ * s->prod (for when they leave the window), those of the positions before
+ * it (at most M - 1 of them) it computes again rather than waiting for the
+ * chunk before: the chunks share nothing. */
+static void chunk_row(const row_args *a, unsigned c) {
     lsq *s = a->s;
     const unsigned w = s->w, e = s->e;
-    for (unsigned c = (unsigned)c0; c < c1; c++) {
-        const unsigned x0 = c * CHUNK, x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
-        const unsigned xs = x0 > 2 ? x0 : 2;
-        if (a->add && xs < x1) {
-            int64_t win[MAXN * (MAXN + 1) / 2 + MAXN];
-            int64_t o[MAXN * (MAXN + 1) / 2 + MAXN];
-            memset(win, 0, e * sizeof *win);
-            unsigned lo = jlo(s, xs);
-            for (unsigned j = lo; j <= xs; j++) {
-                products_at(s, a->up, j, o);
+    const unsigned x0 = c * CHUNK, x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
+    const unsigned xs = x0 > 2 ? x0 : 2;
+    if (a->add && xs < x1) {
+        int64_t win[MAXN * (MAXN + 1) / 2 + MAXN];
+        int64_t tmp[MAXN * (MAXN + 1) / 2 + MAXN];
+        memset(win, 0, e * sizeof *win);
+        unsigned lo = jlo(s, xs);
+        for (unsigned j = lo; j <= xs; j++) {
+            int64_t *o = j >= x0 ? s->prod + (size_t)j * e : tmp;
+            products_at(s, a->up, j, o);
+            for (unsigned t = 0; t < e; t++)
+                win[t] += o[t];
+        }
+        for (unsigned x = xs; x < x1; x++) {
+            if (x > xs) {
+                unsigned nlo = jlo(s, x);
+                if (nlo > lo) {
+                    const int64_t *o = s->prod + (size_t)lo * e;
+                    if (lo < x0) {
+                        products_at(s, a->up, lo, tmp);
+                        o = tmp;
+                    }
+                    for (unsigned t = 0; t < e; t++)
+                        win[t] -= o[t];
+                    lo = nlo;
+                }
+                int64_t *o = s->prod + (size_t)x * e;
+                products_at(s, a->up, x, o);
                 for (unsigned t = 0; t < e; t++)
                     win[t] += o[t];
             }
-            for (unsigned x = xs; x < x1; x++) {
-                if (x > xs) {
-                    unsigned nlo = jlo(s, x);
-                    if (nlo > lo) {
-                        products_at(s, a->up, lo, o);
-                        for (unsigned t = 0; t < e; t++)
-                            win[t] -= o[t];
-                        lo = nlo;
-                    }
-                    products_at(s, a->up, x, o);
-                    for (unsigned t = 0; t < e; t++)
-                        win[t] += o[t];
-                }
-                int64_t *sum = s->sums + (size_t)x * e;
-                for (unsigned t = 0; t < e; t++)
-                    sum[t] += win[t];
-                /* the weights of column x from the sums so far */
-                double A[MAXN * (MAXN + 1)];
-                unsigned n = neff(s, x);
-                sci_dpcm_load_system(s->n, n, sum, 1, A, 1);
-                s->ok[x] = (uint8_t)sci_dpcm_solve_core(
-                    n, A, 1, s->wt + (size_t)x * s->n);
-            }
+            int64_t *sum = s->sums + (size_t)x * e;
+            for (unsigned t = 0; t < e; t++)
+                sum[t] += win[t];
+            /* the weights of column x from the sums so far */
+            double A[MAXN * (MAXN + 1)];
+            unsigned n = neff(s, x);
+            sci_dpcm_load_system(s->n, n, sum, 1, A, 1);
+            s->ok[x] = (uint8_t)sci_dpcm_solve_core(
+                n, A, 1, s->wt + (size_t)x * s->n);
         }
-        if (a->row)
-            for (unsigned x = x0; x < x1; x++) {
-                uint32_t p = predict(s, x, a->row, a->up, a->maxval);
-                a->res[x] = (int32_t)a->row[x] - (int32_t)p;
-                if (a->pr)
-                    a->pr[x] = (uint16_t)p;
-            }
     }
+    if (a->row)
+        for (unsigned x = x0; x < x1; x++) {
+            uint32_t p = predict(s, x, a->row, a->up, a->maxval);
+            a->res[x] = (int32_t)a->row[x] - (int32_t)p;
+            if (a->pr)
+                a->pr[x] = (uint16_t)p;
+        }
+}
+
+/* Chunks [c0, c1) of one row: a row is one region (the decoder, which
+ * needs each row whole before the next). */
+static void row_chunks(void *arg, size_t c0, size_t c1, unsigned wk) {
+    for (unsigned c = (unsigned)c0; c < c1; c++)
+        chunk_row(arg, c);
+}
+
+/* The encoder knows every row: a chunk of columns runs down the whole
+ * frame on its own (its sums, weights and predictions need nothing of the
+ * other chunks), so a frame is one region.  Rows 1 .. h - 1 of chunks
+ * [c0, c1). */
+typedef struct {
+    lsq *s;
+    const uint16_t *samples;
+    size_t stride;
+    unsigned h;
+    int32_t *residuals;
+    uint16_t *pred;
+    uint32_t maxval;
+} frame_args;
+
+static void frame_chunks(void *arg, size_t c0, size_t c1, unsigned wk) {
+    const frame_args *f = arg;
+    const unsigned w = f->s->w;
+    for (unsigned c = (unsigned)c0; c < c1; c++)
+        for (unsigned y = 1; y < f->h; y++) {
+            const uint16_t *row = f->samples + (size_t)y * f->stride;
+            row_args a = {f->s, row - f->stride, 1, row,
+                          f->residuals + (size_t)y * w,
+                          f->pred ? f->pred + (size_t)y * w : NULL, f->maxval};
+            chunk_row(&a, c);
+        }
 }
 
 /* Row y >= 1: the row above (`up`, final) joins every column's sums and the
@@ -276,20 +318,22 @@ int sci_dpcm_predict_residuals(sci_pool *pool, const uint16_t *samples,
     lsq s;
     if (lsq_init(&s, pool, w, h, order_n, equations_m))
         return SCI_DPCM_E_NOMEM;
-    for (unsigned y = 0; y < h; y++) {
-        const uint16_t *row = samples + (size_t)y * stride;
-        int32_t *res = residuals + (size_t)y * w;
-        uint16_t *pr = pred ? pred + (size_t)y * w : NULL;
-        if (y == 0) {
-            for (unsigned x = 0; x < w; x++) {
-                uint32_t p = x ? row[x - 1] : 0;
-                res[x] = (int32_t)row[x] - (int32_t)p;
-                if (pr)
-                    pr[x] = (uint16_t)p;
-            }
-            continue;
+    /* row 0: the left neighbour */
+    for (unsigned x = 0; x < w; x++) {
+        uint32_t p = x ? samples[x - 1] : 0;
+        residuals[x] = (int32_t)samples[x] - (int32_t)p;
+        if (pred)
+            pred[x] = (uint16_t)p;
+    }
+    if (s.sums) {
+        frame_args f = {&s, samples, stride, h, residuals, pred, maxval};
+        sci_pool_for(s.pool, (w + CHUNK - 1) / CHUNK, 1, frame_chunks, &f);
+    } else {
+        for (unsigned y = 1; y < h; y++) {
+            const uint16_t *row = samples + (size_t)y * stride;
+            lsq_row(&s, row - stride, row, residuals + (size_t)y * w,
+                    pred ? pred + (size_t)y * w : NULL, maxval);
         }
-        lsq_row(&s, row - stride, row, res, pr, maxval);
     }
     lsq_free(&s);
     return SCI_DPCM_OK;

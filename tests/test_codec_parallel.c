@@ -7,8 +7,8 @@
  *     or from two threads at once, completes (on its caller); the sizes
  *     sci_pool_new gives; the workers do take part.
  *   - Idle workers sleep: many short codec calls (the wavelet transform of
- *     a frame just over its parallel threshold, a DPCM frame a few rows
- *     high) separated by sleeps take process CPU time far below
+ *     a frame just over its parallel threshold, the DPCM decoder on a frame
+ *     a few rows high) separated by sleeps take process CPU time far below
  *     threads x wall time.  libgomp's workers, which the codec ran on
  *     before, spin after every region and took about threads x wall.
  *   - Every parallel stage gives the same bytes (floats bit for bit) on no
@@ -205,7 +205,7 @@ typedef struct {
     int32_t *co;
     uint16_t *px;
     uint8_t *out;
-    size_t cap;
+    size_t cap, len;
     unsigned w, h;
     sci_dpcm_params p;
 } idle_ctx;
@@ -217,7 +217,7 @@ static void wt_call(sci_pool *pool, void *arg) {
 
 static void dpcm_call(sci_pool *pool, void *arg) {
     idle_ctx *c = arg;
-    sci_dpcm_encode(pool, c->px, c->w, c->w, c->h, 16, &c->p, c->out, c->cap);
+    sci_dpcm_decode(pool, c->out, c->len, c->px, c->w, (size_t)c->w * c->h, NULL);
 }
 
 static void idle_check(const char *what, void (*fn)(sci_pool *, void *), idle_ctx *c) {
@@ -263,7 +263,7 @@ static void test_idle(void) {
     c.co = malloc(256 * 256 * sizeof *c.co);
     idle_check("wavelet transform", wt_call, &c);
 
-    /* a DPCM frame 256 wide (a region a row) and 4 rows high */
+    /* the DPCM decoder (a region a row) on a frame 256 wide, 4 rows high */
     c.w = 256, c.h = 4;
     c.px = malloc((size_t)c.w * c.h * sizeof *c.px);
     for (size_t i = 0; i < (size_t)c.w * c.h; i++)
@@ -271,7 +271,8 @@ static void test_idle(void) {
     sci_dpcm_params_default(&c.p);
     c.cap = sci_dpcm_max_bytes(c.w, c.h, 16);
     c.out = malloc(c.cap);
-    idle_check("DPCM encoder", dpcm_call, &c);
+    c.len = sci_dpcm_encode(NULL, c.px, c.w, c.w, c.h, 16, &c.p, c.out, c.cap);
+    idle_check("DPCM decoder", dpcm_call, &c);
     free(img);
     free(c.co);
     free(c.px);
