@@ -286,6 +286,8 @@ int main(int argc, char **argv) {
     rng_state = seed;
     sci_cuda_seis *s;
     CKW(sci_cuda_seis_create(&s));
+    /* the host's share of a batch (tables, staging, codes) on threads */
+    sci_cuda_seis_set_pool(s, test_pool());
 
     static const uint32_t sizes[][2] = {
         {1, 1}, {1, 7}, {7, 1}, {2, 2}, {3, 5}, {13, 17}, {64, 64},
