@@ -398,12 +398,12 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
       g_param_spec_uint ("threads", "Threads",
           "Threads of the CPU backend, this element's own: 0 = one per CPU "
           "the process may use, 1 = the streaming thread alone. More "
-          "threads finish a frame sooner; idle ones sleep (they never "
-          "spin), but elements that together run more threads than there "
-          "are cores slow each other down. Live chains of several CPU "
-          "elements on a small host: give each 1 or 2 so that the sum fits "
-          "the cores; one element alone: 0. Read at start (READY to "
-          "PAUSED): a change takes effect at the next start",
+          "threads finish a frame sooner where cores are free; idle ones "
+          "sleep and never spin, so the default costs nothing between "
+          "frames, in live chains of several elements too. 1 holds the "
+          "element to one core's worth, for hosts whose other work must "
+          "keep its share. Every value gives the same output. Read at "
+          "start (READY to PAUSED): a change takes effect at the next start",
           0, SCI_POOL_MAX_THREADS, DEFAULT_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
