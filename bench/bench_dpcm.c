@@ -21,8 +21,8 @@
  * matches: on the tiled sets their sizes say nothing about real 1024 x 1024
  * frames; only the real set compares sizes fairly.
  * Codecs, each frame coded alone and decoded back (bit-exact check):
- * sci_dpcm_encode/decode (N=11 M=7 T=13 default, on all OpenMP threads and
- * on one; T=0; N=4 M=4 T=13; scan by columns with T=13 and T=0), CharLS
+ * sci_dpcm_encode/decode (N=11 M=7 T=13 default, on a pool of a thread a
+ * CPU and on one; T=0; N=4 M=4 T=13; scan by columns with T=13 and T=0), CharLS
  * JPEG-LS
  * lossless (16-bit grey, NEAR=0), and xz -9 (liblzma preset 9, CRC64 check
  * as the xz tool), zstd -19 (libzstd level 19) and bzip2 -9 (libbz2 block
@@ -31,17 +31,15 @@
  * n/a.  Times per frame (ms): after one untimed warm-up call, the median
  * of every frame's encode and decode over --reps runs (default 7 for real,
  * 3 for mosaic, 1 for mirror: 21, 3 and 3 samples; --quick: 1 run).  The
- * DPCM rows run on OpenMP's threads (OMP_NUM_THREADS), except the 1-thread
- * row; the anchors are single-threaded.
+ * DPCM rows run on the codec's thread pool (a thread a CPU, or
+ * SCI_BENCH_THREADS), except the 1-thread row; the anchors are
+ * single-threaded.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "benchutil.h"
 #include "fitsread.h"
@@ -147,20 +145,21 @@ struct codec {
     const char *missing;  /* non-NULL: not built (why) */
     int bytes_codec;      /* decodes to the little-endian bytes */
     sci_dpcm_params p;
-    int threads;          /* 0: as OpenMP's default */
+    int threads;          /* 0: bench_pool(); 1: the calling thread */
     size_t (*enc)(const codec *c, const frame *f, uint8_t *out, size_t cap);
     int (*dec)(const codec *c, const frame *f, const uint8_t *in, size_t n,
                void *out);
 };
 
 static size_t enc_dpcm(const codec *c, const frame *f, uint8_t *out, size_t cap) {
-    return sci_dpcm_encode(f->px, f->w, f->w, f->h, 16, &c->p, out, cap);
+    return sci_dpcm_encode(c->threads == 1 ? NULL : bench_pool(), f->px, f->w, f->w, f->h,
+                           16, &c->p, out, cap);
 }
 
 static int dec_dpcm(const codec *c, const frame *f, const uint8_t *in, size_t n,
                     void *out) {
-    (void)c;
-    return sci_dpcm_decode(in, n, out, f->w, (size_t)f->w * f->h, NULL);
+    return sci_dpcm_decode(c->threads == 1 ? NULL : bench_pool(), in, n, out, f->w,
+                           (size_t)f->w * f->h, NULL);
 }
 
 #if HAVE_CHARLS
@@ -269,11 +268,6 @@ static result run_codec(const codec *c, const frame *fr, unsigned nf, int reps) 
         r.why = c->missing;
         return r;
     }
-#ifdef _OPENMP
-    int saved = omp_get_max_threads();
-    if (c->threads)
-        omp_set_num_threads(c->threads);
-#endif
     uint8_t *enc[8];
     size_t len[8], cap[8];
     size_t maxpx = 0;
@@ -328,9 +322,6 @@ static result run_codec(const codec *c, const frame *fr, unsigned nf, int reps) 
     for (unsigned i = 0; i < nf; i++)
         free(enc[i]);
     free(dec);
-#ifdef _OPENMP
-    omp_set_num_threads(saved);
-#endif
     return r;
 }
 
@@ -406,10 +397,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = (int)sci_pool_threads(bench_pool());
     static char name_def[64], name_1t[64];
     snprintf(name_def, sizeof name_def, "DPCM N=11 M=7 T=13 (%d thr)", threads);
     snprintf(name_1t, sizeof name_1t, "DPCM N=11 M=7 T=13 (1 thr)");
@@ -455,7 +443,7 @@ int main(int argc, char **argv) {
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
     printf("## bench-dpcm %s\n\n", date);
     printf("data: %s (%u extensions, %ux%u w x h)\n", path, nf, real[0].w, real[0].h);
-    printf("OpenMP threads for the DPCM rows: %d (anchors: 1 thread each)\n", threads);
+    printf("threads for the DPCM rows: %d (anchors: 1 thread each)\n", threads);
     printf("libraries:");
 #if !HAVE_CHARLS && !HAVE_LZMA && !HAVE_ZSTD && !HAVE_BZIP2
     printf(" none");

@@ -190,9 +190,9 @@ int main(int argc, char **argv) {
         double t_cenc, t_cdec, t_genc_h, t_genc_d, t_gdec_d, t_gdec_h;
         int r1 = reps;
         reps = reps < 3 ? reps : 3; /* the CPU takes a while */
-        TIME_MEDIAN(t_cenc, ncpu = sci_dpcm_encode(f->px, f->w, f->w, f->h,
+        TIME_MEDIAN(t_cenc, ncpu = sci_dpcm_encode(bench_pool(), f->px, f->w, f->w, f->h,
                                                    16, &p, cpu, cap));
-        TIME_MEDIAN(t_cdec, if (sci_dpcm_decode(cpu, ncpu, back, f->w, count,
+        TIME_MEDIAN(t_cdec, if (sci_dpcm_decode(bench_pool(), cpu, ncpu, back, f->w, count,
                                                 NULL)) fail("CPU decode", f));
         reps = r1;
         if (!ncpu || memcmp(back, f->px, count * 2))
@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
             size_t ncpu = 0, ngpu = 0;
             CKW(sci_cuda_dpcm_encode(g, dpx, f->w, 2, 1, f->w, f->h, 16, &q,
                                      NULL, 0, gpu, cap, &ngpu, NULL));
-            ncpu = sci_dpcm_encode(f->px, f->w, f->w, f->h, 16, &q, cpu, cap);
+            ncpu = sci_dpcm_encode(bench_pool(), f->px, f->w, f->w, f->h, 16, &q, cpu, cap);
             if (!ncpu || ngpu != ncpu || memcmp(cpu, gpu, ncpu))
                 fail("GPU frame differs from the CPU frame (scan)", f);
             bpp[k] = ncpu * 8.0 / count;
@@ -346,7 +346,7 @@ int main(int argc, char **argv) {
     size_t elen[3];
     for (unsigned i = 0; i < 3; i++) {
         enc[i] = malloc(cap);
-        elen[i] = sci_dpcm_encode(fr[3 + i].px, 1024, 1024, 1024, 16, &p,
+        elen[i] = sci_dpcm_encode(bench_pool(), fr[3 + i].px, 1024, 1024, 1024, 16, &p,
                                   enc[i], cap);
     }
     size_t count = (size_t)1024 * 1024;

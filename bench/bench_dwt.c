@@ -254,8 +254,8 @@ int main(int argc, char **argv) {
                         CK(cudaMemcpy(h_coef, d_coef, coef_bytes,
                                       cudaMemcpyDeviceToHost));
                     double t0 = bench_now_ms();
-                    int e = dir ? sci_wt_inverse(&g, h_coef, hdst)
-                                : sci_wt_forward(&g, hsrc, h_coef);
+                    int e = dir ? sci_wt_inverse(bench_pool(), &g, h_coef, hdst)
+                                : sci_wt_forward(bench_pool(), &g, hsrc, h_coef);
                     ct[i] = bench_now_ms() - t0;
                     if (e) {
                         fprintf(stderr, "CPU backend failed\n");

@@ -13,7 +13,8 @@
  *   GPU frame samples on the device to the codestream in pinned host
  *             memory: DWT, Tier-1, copies, rate allocation and tier-2
  *   CPU T1    sci_t1_encode of every block with OpenMP (the C reference)
- *   CPU frame sci_wt_forward + sci_htj2k_encode
+ *   CPU frame sci_wt_forward + sci_htj2k_encode on the codec's thread pool
+ *             (--threads threads)
  *   opj, grk  opj_compress / grk_compress of the same PGM with the same
  *             parameters and --threads threads, whole process (they read
  *             and write files; no Tier-1 alone can be had from them)
@@ -279,11 +280,11 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
     memset(res, 0, sizeof(*res));
     size_t nco = sci_wt_coeff_count(&f->g);
     void *h_co = malloc(nco * 4), *d_co;
-    if (sci_wt_forward(&f->g, f->hp, h_co) < 0) {
+    if (sci_wt_forward(bench_pool(), &f->g, f->hp, h_co) < 0) {
         fprintf(stderr, "sci_wt_forward failed\n");
         exit(1);
     }
-    sci_htj2k_enc *e = sci_htj2k_enc_new(&f->g, &f->p);
+    sci_htj2k_enc *e = sci_htj2k_enc_new(&f->g, &f->p, bench_pool());
     if (!e) {
         fprintf(stderr, "sci_htj2k_enc_new failed\n");
         exit(1);
@@ -383,7 +384,7 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
             free(sm);
         }
         double b = bench_now_ms();
-        sci_wt_forward(&f->g, f->hp, h_co);
+        sci_wt_forward(bench_pool(), &f->g, f->hp, h_co);
         size_t nc = sci_htj2k_encode(e, h_co, cout, cap);
         double c = bench_now_ms();
         if (r < 0)
@@ -423,7 +424,7 @@ static void measure(const frame *f, int runs, int cpu_runs, cudaStream_t st,
 static double stream_fps(const frame *f, const image *im, int frames, int streams,
                          int upload, const uint8_t *ref, size_t ref_n, int *same) {
     size_t nco = sci_wt_coeff_count(&f->g), plane = (size_t)im->w * im->h * 2;
-    sci_htj2k_enc *e = sci_htj2k_enc_new(&f->g, &f->p);
+    sci_htj2k_enc *e = sci_htj2k_enc_new(&f->g, &f->p, bench_pool());
     if (!e) {
         fprintf(stderr, "sci_htj2k_enc_new failed\n");
         exit(1);
@@ -544,6 +545,8 @@ int main(int argc, char **argv) {
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
+    /* the codec's own calls (transform, encoder) on as many */
+    bench_set_threads(threads > 0 ? (unsigned)threads : 0);
     REQUIRE_CUDA_DEVICE();
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -554,7 +557,7 @@ int main(int argc, char **argv) {
     }
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
-    printf("# ebcotcm: GPU %s; CPU %d OpenMP threads; anchors with %d threads; "
+    printf("# ebcotcm: GPU %s; CPU %d threads; anchors with %d threads; "
            "medians of %d GPU, %d CPU, %d anchor runs\n\n", prop.name, threads,
            threads, runs, cpu_runs, anchor_runs);
 

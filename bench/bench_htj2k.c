@@ -12,8 +12,9 @@
  * events (DWT, block coding with every rate trial, compaction with the
  * lengths' copy) and the host clock (tier-2 markers and packet headers,
  * then the device-to-host copies of the blocks); medians over --runs
- * frames after warm-up.  The CPU encoder (sci_wt_forward + sci_htj2k_encode, OpenMP)
- * codes the same frame; the outputs are compared byte for byte.
+ * frames after warm-up.  The CPU encoder (sci_wt_forward + sci_htj2k_encode,
+ * on the codec's thread pool) codes the same frame; the outputs are
+ * compared byte for byte.
  *
  *   bench-htj2k [--runs N] [--cpu-runs N] [--no-cpu] [--bpp B]
  *               [--write DIR] [image.ppm]
@@ -27,9 +28,6 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include <cuda_runtime_api.h>
 
@@ -184,13 +182,10 @@ int main(int argc, char **argv) {
     }
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = (int)sci_pool_threads(bench_pool());
     printf("# HTJ2K encode, %ux%u 4:4:4 %d-bit, %d levels, 64x64 blocks, %s\n",
            W, H, DEPTH, LEVELS, ppm ? ppm : "synthetic image");
-    printf("GPU: %s; CPU: %d OpenMP threads; %d GPU runs, %d CPU runs (medians)\n\n",
+    printf("GPU: %s; CPU: %d threads; %d GPU runs, %d CPU runs (medians)\n\n",
            prop.name, threads, runs, cpu_runs);
 
     mode modes[3] = {
@@ -215,13 +210,13 @@ int main(int argc, char **argv) {
         sci_htj2k_params_default(&p);
         size_t nco = sci_wt_coeff_count(&g);
         void *h_co = malloc(nco * 4);
-        if (sci_wt_forward(&g, hp, h_co) < 0)
+        if (sci_wt_forward(bench_pool(), &g, hp, h_co) < 0)
             return 1;
         if (m == 1) {
             /* the fixed step that gives about bpp: one rate-controlled
              * coding before timing */
             p.bitrate = bpp;
-            sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p);
+            sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p, bench_pool());
             size_t cap = sci_htj2k_max_bytes(e);
             uint8_t *o = malloc(cap);
             sci_htj2k_encode(e, h_co, o, cap);
@@ -237,7 +232,7 @@ int main(int argc, char **argv) {
         size_t free0, free1, total;
         CK(cudaDeviceSynchronize());
         CK(cudaMemGetInfo(&free0, &total));
-        sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p);
+        sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, bench_pool());
         if (!eg)
             return 1;
         sci_cuda_wt *wt;
@@ -295,12 +290,12 @@ int main(int argc, char **argv) {
         double cpu = NAN;
         const char *same = "-";
         if (!no_cpu) {
-            sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p);
+            sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, bench_pool());
             double *tc = malloc(sizeof(double) * (size_t)cpu_runs);
             size_t nc = 0;
             for (int r = -1; r < cpu_runs; r++) {
                 double t0 = bench_now_ms();
-                sci_wt_forward(&g, hp, h_co);
+                sci_wt_forward(bench_pool(), &g, hp, h_co);
                 nc = sci_htj2k_encode(ec, h_co, cout, cap);
                 if (r >= 0)
                     tc[r] = bench_now_ms() - t0;

@@ -14,7 +14,7 @@
  *   shot   a synthetic 96 x 3584 marine shot gather at 2 ms (model below);
  *   f3x    F3 mirror-tiled to 828 x 1500 (2 x 20 copies, every other one
  *          mirrored so the copies meet smoothly): a gather big enough for
- *          the codec's OpenMP paths (>= 65536 values); its CR and SNR say
+ *          the codec's parallel paths (>= 65536 values); its CR and SNR say
  *          little about real data of that size.  Not with --quick.
  *
  * For each gather, our codec at bits 6..16 and levels 1..4 (--quick: bits
@@ -23,9 +23,10 @@
  * 10 log10(sum x^2 / sum (x - y)^2), Pearson r, and encode and decode
  * speed in MB/s of float32 gather (10^6 bytes; decode includes
  * sci_seis_parse, i.e. the CRC), the median of several runs after a warm-up,
- * on OpenMP's threads (the codec parallelises only from 65536 values: f3
- * runs on one thread).  Then ZFP (libzfp, 2-D float, nx = samples, ny =
- * traces, no header) at the same CR, two ways:
+ * on the codec's thread pool (a thread a CPU, or SCI_BENCH_THREADS; the
+ * codec parallelises only from 65536 values: f3 runs on one thread).  Then
+ * ZFP (libzfp, 2-D float, nx = samples, ny = traces, no header) at the
+ * same CR, two ways:
  *   fixed rate   rate = 32 / CR bits a value (ZFP rounds it to 1/16 bit
  *                and pads partial 4x4 blocks: its actual CR is printed);
  *   fixed accuracy  the tolerance bisected until the size brackets ours.
@@ -42,11 +43,11 @@
  * Decode throughput: 64 synthetic shots (seeds 1..64 of the model) coded
  * at bits 8, 12, 16, levels 3; time per shot and GB/s of float output to
  * decode batches of 1, 8 and 64 shots (parse + decode), (a) OpenMP over
- * the shots (one shot a thread, nested parallelism off so the decoder runs
- * serially inside) and (b) one shot after another, each on the decoder's
- * own OpenMP; and ZFP fixed-rate at the same CR, OpenMP over the shots
- * (ZFP decompresses serially), as the anchor.  Threads: omp_get_max_threads
- * (OMP_NUM_THREADS), printed.
+ * the shots (one shot a thread, the decoder serially inside) and (b) one
+ * shot after another, each on the codec's thread pool; and ZFP fixed-rate
+ * at the same CR, OpenMP over the shots (ZFP decompresses serially), as
+ * the anchor.  Threads: omp_get_max_threads (OMP_NUM_THREADS) for the
+ * loops over shots, the pool's for the codec, both printed.
  *
  * --csv FILE writes one row per point: gather, codec (ours, zfp-rate,
  * zfp-accuracy), bits, levels, CR, SNR dB; scripts/plot-bench-seismic.py
@@ -219,7 +220,7 @@ static void run_gather(const char *name, const float *x, uint32_t traces,
             size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
             uint8_t *f = xmalloc(bound);
             double t0 = bench_now_ms();
-            int rc = sci_seis_encode(&p, x, NULL, 0, f, bound, &len, NULL);
+            int rc = sci_seis_encode(bench_pool(), &p, x, NULL, 0, f, bound, &len, NULL);
             double first = bench_now_ms() - t0;
             if (rc) {
                 printf("| %u | %u | encode failed: %s |\n", bits, levels,
@@ -230,13 +231,13 @@ static void run_gather(const char *name, const float *x, uint32_t traces,
             int reps = reps_for(first, o);
             double enc_ms, dec_ms;
             BENCH_TIME_MEDIAN(enc_ms, reps,
-                              sci_seis_encode(&p, x, NULL, 0, f, bound, &len,
+                              sci_seis_encode(bench_pool(), &p, x, NULL, 0, f, bound, &len,
                                               NULL));
             sci_seis_info info;
             int drc = 0;
             BENCH_TIME_MEDIAN(dec_ms, reps, {
                 drc |= sci_seis_parse(f, len, &info);
-                drc |= sci_seis_decode(f, &info, NULL, y);
+                drc |= sci_seis_decode(bench_pool(), f, &info, NULL, y);
             });
             if (drc) {
                 printf("| %u | %u | decode failed |\n", bits, levels);
@@ -353,25 +354,26 @@ typedef struct {
     double rate;
 } batch_ctx;
 
-/* Decodes shots 0..batch-1, OpenMP over the shots; nonzero on failure. */
+/* Decodes shots 0..batch-1, OpenMP over the shots, each decoded on its
+ * thread alone; nonzero on failure. */
 static int decode_over(const batch_ctx *c, int batch) {
     int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
     for (int k = 0; k < batch; k++) {
         sci_seis_info info;
         bad |= sci_seis_parse(c->frames[k], c->lens[k], &info) ||
-               sci_seis_decode(c->frames[k], &info, NULL, c->out[k]);
+               sci_seis_decode(NULL, c->frames[k], &info, NULL, c->out[k]);
     }
     return bad;
 }
 
-/* The same one shot after another, on the decoder's own OpenMP. */
+/* The same one shot after another, on the codec's thread pool. */
 static int decode_inside(const batch_ctx *c, int batch) {
     int bad = 0;
     for (int k = 0; k < batch; k++) {
         sci_seis_info info;
         bad |= sci_seis_parse(c->frames[k], c->lens[k], &info) ||
-               sci_seis_decode(c->frames[k], &info, NULL, c->out[k]);
+               sci_seis_decode(bench_pool(), c->frames[k], &info, NULL, c->out[k]);
     }
     return bad;
 }
@@ -410,8 +412,9 @@ static void run_batches(const options *o) {
     }
     printf("\n### Decoding batches of %d x %d shots (levels 3)\n\n",
            SHOT_TRACES, SHOT_SAMPLES);
-    printf("%d OpenMP threads; GB/s of float32 output (10^9 bytes); "
-           "median of the runs after a warm-up\n\n", threads());
+    printf("%d OpenMP threads over shots, %u pool threads inside a shot; GB/s "
+           "of float32 output (10^9 bytes); median of the runs after a "
+           "warm-up\n\n", threads(), sci_pool_threads(bench_pool()));
     printf("| bits | mean CR | batch | decoder | ms / shot | GB/s | vs ZFP "
            "|\n");
     printf("| ---: | ---: | ---: | --- | ---: | ---: | ---: |\n");
@@ -421,7 +424,7 @@ static void run_batches(const options *o) {
         size_t bound = sci_seis_frame_bound(&p, 0), total = 0;
         for (int k = 0; k < nshots; k++) {
             frames[k] = xmalloc(bound);
-            if (sci_seis_encode(&p, shots[k], NULL, 0, frames[k], bound,
+            if (sci_seis_encode(bench_pool(), &p, shots[k], NULL, 0, frames[k], bound,
                                 &lens[k], NULL)) {
                 fprintf(stderr, "encode failed\n");
                 exit(1);
@@ -466,11 +469,6 @@ static void run_batches(const options *o) {
             c.zcap = zcap;
             c.rate = rate;
 #endif
-#ifdef _OPENMP
-            /* the decoder's parallel regions inside a parallel loop over
-             * shots run on one thread */
-            omp_set_max_active_levels(1);
-#endif
             BENCH_TIME_MEDIAN(t_over, reps, bad |= decode_over(&c, batch));
             BENCH_TIME_MEDIAN(t_inside, reps,
                               bad |= decode_inside(&c, batch));
@@ -483,7 +481,7 @@ static void run_batches(const options *o) {
             printf("| %u | %.2f | %d | ours, OpenMP over shots | %.2f | %.2f "
                    "| %.2fx |\n", bits, cr, batch, t_over / batch,
                    gb / (t_over * 1e-3), t_zfp / t_over);
-            printf("| %u | %.2f | %d | ours, decoder's own OpenMP | %.2f | "
+            printf("| %u | %.2f | %d | ours, codec's thread pool | %.2f | "
                    "%.2f | %.2fx |\n", bits, cr, batch, t_inside / batch,
                    gb / (t_inside * 1e-3), t_zfp / t_inside);
 #if HAVE_ZFP
@@ -569,11 +567,12 @@ int main(int argc, char **argv) {
     printf("## bench-seismic %s\n\n", date);
     printf("data: %s (%u x %u, format %d)\n", path, f3.traces, f3.samples,
            f3.format);
+    printf("codec pool threads: %u (CPUs: %u)\n",
+           sci_pool_threads(bench_pool()), sci_pool_cpus());
 #ifdef _OPENMP
-    printf("OpenMP threads: %d (processors: %d)\n", threads(),
-           omp_get_num_procs());
+    printf("OpenMP threads for the loops over shots: %d\n", threads());
 #else
-    printf("OpenMP: not built in (1 thread)\n");
+    printf("OpenMP: not built in (loops over shots on 1 thread)\n");
 #endif
 #if HAVE_ZFP
     printf("ZFP: %s\n", zfp_version_string);

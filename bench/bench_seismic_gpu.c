@@ -56,7 +56,7 @@ static void decode_cpu(shot *sh, unsigned batch, float *out) {
 #pragma omp parallel for schedule(dynamic) reduction(| : bad)
     for (unsigned i = 0; i < batch; i++) {
         shot *s = &sh[i % DISTINCT];
-        bad |= sci_seis_decode(s->frame, &s->info, NULL, out + i * n) != 0;
+        bad |= sci_seis_decode(NULL, s->frame, &s->info, NULL, out + i * n) != 0;
     }
     if (bad) {
         fprintf(stderr, "CPU decode failed\n");
@@ -71,7 +71,7 @@ static void encode_cpu(const sci_seis_params *p, const float *g,
     int bad = 0;
 #pragma omp parallel for schedule(dynamic) reduction(| : bad)
     for (unsigned i = 0; i < batch; i++)
-        bad |= sci_seis_encode(&p[i], g + (size_t)(i % DISTINCT) * n, NULL, 0,
+        bad |= sci_seis_encode(NULL, &p[i], g + (size_t)(i % DISTINCT) * n, NULL, 0,
                                out[i], cap[i], &len[i], NULL) != 0;
     if (bad) {
         fprintf(stderr, "CPU encode failed\n");
@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
     sci_cuda_seis *cs;
     CKW(sci_cuda_seis_create(&cs));
     CKW(sci_cuda_seis_set_timing(cs, 1));
+    /* the host's share of a batch on the codec's threads */
+    sci_cuda_seis_set_pool(cs, bench_pool());
 
     for (unsigned li = 0; li < 2; li++) {
         const unsigned levels = levels_list[li];
@@ -121,7 +123,7 @@ int main(int argc, char **argv) {
             size_t cap = sci_seis_frame_bound(&p, 0);
             sh[i].frame = malloc(cap);
             double t0 = bench_now_ms();
-            int e = sci_seis_encode(&p, g, NULL, 0, sh[i].frame, cap,
+            int e = sci_seis_encode(bench_pool(), &p, g, NULL, 0, sh[i].frame, cap,
                                     &sh[i].len, NULL);
             enc_ms += bench_now_ms() - t0;
             if (e || sci_seis_parse(sh[i].frame, sh[i].len, &sh[i].info)) {
@@ -130,7 +132,7 @@ int main(int argc, char **argv) {
             }
             cr += (double)n * 4 / sh[i].len;
             float *y = cpu_out;
-            sci_seis_decode(sh[i].frame, &sh[i].info, NULL, y);
+            sci_seis_decode(bench_pool(), sh[i].frame, &sh[i].info, NULL, y);
             double s2 = 0, e2 = 0;
             for (size_t k = 0; k < n; k++) {
                 s2 += (double)g[k] * g[k];

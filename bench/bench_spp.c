@@ -5,7 +5,7 @@
  * smooth spectra mixed by spatially coherent abundances, plus noise) and
  * one 4x larger (700 x 700 x 188), windows 3, 5, 7, 9, 11: GPU ms (wall
  * per call, cube and output in device memory; and from/to host memory),
- * CPU ms (the C reference, OpenMP on all cores), their ratio.  Every GPU
+ * CPU ms (the C reference, on a thread a core), their ratio.  Every GPU
  * output is checked against the CPU's (relative error <= 1e-5).
  *
  *   bench-spp [--reps N]
@@ -23,9 +23,6 @@
 #include "cuda/spp.h"
 #include "tests/cudacheck.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 static int reps = 5;
 
@@ -79,10 +76,7 @@ int main(int argc, char **argv) {
     REQUIRE_CUDA_DEVICE();
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = (int)sci_pool_threads(bench_pool());
     printf("device: %s, %d SMs; CPU: the C reference on %d threads; "
            "median of %d after a warm-up\n\n",
            prop.name, prop.multiProcessorCount, threads, reps);
@@ -116,7 +110,7 @@ int main(int argc, char **argv) {
             sci_cuda_spp_get_times(g, &tm);
             sci_cuda_spp_set_timing(g, 0);
             BENCH_TIME_MEDIAN(t_cpu, reps < 3 ? reps : 3,
-                        CKW(sci_spp_filter(cube, SCI_SPP_S16, L, S, B, w,
+                        CKW(sci_spp_filter(bench_pool(), cube, SCI_SPP_S16, L, S, B, w,
                                            cpu)));
             if (!check_out(gpu, cpu, n)) {
                 fprintf(stderr, "bench-spp: GPU output differs from the "

@@ -1,9 +1,11 @@
-/* Clock and medians for the benchmark programs. */
+/* Clock, medians and the codec's thread pool for the benchmark programs. */
 #ifndef SCI_BENCH_BENCHUTIL_H
 #define SCI_BENCH_BENCHUTIL_H
 
 #include <stdlib.h>
 #include <time.h>
+
+#include "codec/parallel.h"
 
 static inline double bench_now_ms(void) {
     struct timespec ts;
@@ -36,5 +38,29 @@ static inline double bench_median(double *v, int n) {
         }                                                                   \
         out = bench_median(t_, n_);                                         \
     } while (0)
+
+static unsigned bench_threads_;
+static sci_pool *bench_pool_;
+
+/* Sets the threads of bench_pool (0: sci_pool_cpus(), the default) before
+ * its first use. */
+static inline void bench_set_threads(unsigned threads) {
+    bench_threads_ = threads;
+}
+
+/* The pool the benchmarks hand the codec, made on first use: the threads
+ * bench_set_threads gave, else SCI_BENCH_THREADS, else one a CPU (what
+ * OpenMP gave the codec before it had its own pool).  Never freed: it
+ * lives as long as the program. */
+static inline sci_pool *bench_pool(void) {
+    if (!bench_pool_) {
+        const char *env = getenv("SCI_BENCH_THREADS");
+        unsigned t = bench_threads_ ? bench_threads_
+                     : env         ? (unsigned)atoi(env)
+                                   : 0u;
+        bench_pool_ = sci_pool_new(t);
+    }
+    return bench_pool_;
+}
 
 #endif

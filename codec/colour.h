@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parallel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,14 +26,20 @@ typedef enum {
     SCI_CT_ICT = 2,
 } sci_colour_transform;
 
+/* In place on n samples of each component; pool: threads to use (NULL:
+ * the calling thread only; parallel.h). */
 /* Annex G.2: Y = floor((R + 2G + B) / 4), U = B - G, V = R - G. */
-void sci_rct_forward(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
+void sci_rct_forward(sci_pool *pool, int32_t *c0, int32_t *c1, int32_t *c2,
+                     size_t n);
 /* G = Y - floor((U + V) / 4), R = V + G, B = U + G. */
-void sci_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
+void sci_rct_inverse(sci_pool *pool, int32_t *c0, int32_t *c1, int32_t *c2,
+                     size_t n);
 
 /* Annex G.3 (Table G.1 / G.2 coefficients). */
-void sci_ict_forward(float *c0, float *c1, float *c2, size_t n);
-void sci_ict_inverse(float *c0, float *c1, float *c2, size_t n);
+void sci_ict_forward(sci_pool *pool, float *c0, float *c1, float *c2,
+                     size_t n);
+void sci_ict_inverse(sci_pool *pool, float *c0, float *c1, float *c2,
+                     size_t n);
 
 #ifdef __cplusplus
 }

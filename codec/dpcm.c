@@ -113,12 +113,22 @@ uint32_t sci_dpcm_round_prediction(double p, uint32_t maxval) {
 /* ---------------------------------------------------------------------- */
 /* Predictor state */
 
+#define CHUNK 128
+/* Rows narrower than this run on one thread: below it a row's work does not
+ * pay for waking the team (and many small parallel regions, one per row,
+ * are slow where the cores are shared). */
+#define PAR_MIN_WIDTH 256
+/* The same for the segments of a frame: below this many residuals they
+ * code and decode on one thread. */
+#define PAR_MIN_SAMPLES (1u << 16)
+
 typedef struct {
     unsigned w, n, m, p, e; /* e = p + n int64 per column */
     int64_t *sums;          /* per column: running sums over rows < y */
-    int64_t *prod;          /* per position: products of the last row */
+    int64_t *prod;          /* per position: products of the row above */
     double *wt;             /* per column: n weights */
     uint8_t *ok;            /* per column: solved (else left neighbour) */
+    sci_pool *pool;         /* for the per-row regions; NULL: none */
 } lsq;
 
 static unsigned neff(const lsq *s, unsigned x) {
@@ -136,9 +146,11 @@ static void lsq_free(lsq *s) {
     free(s->ok);
 }
 
-static int lsq_init(lsq *s, unsigned w, unsigned h, unsigned n, unsigned m) {
+static int lsq_init(lsq *s, sci_pool *pool, unsigned w, unsigned h,
+                    unsigned n, unsigned m) {
     memset(s, 0, sizeof *s);
     s->w = w, s->n = n, s->m = m;
+    s->pool = sci_pool_if(pool, w >= PAR_MIN_WIDTH);
     s->p = n * (n + 1) / 2;
     s->e = s->p + n;
     if (w < 3 || h < 2)
@@ -154,76 +166,33 @@ static int lsq_init(lsq *s, unsigned w, unsigned h, unsigned n, unsigned m) {
     return 0;
 }
 
-#define CHUNK 128
-/* Rows narrower than this run on one thread: below it a row's work does not
- * pay for waking the team (and many small parallel regions, one per row,
- * are slow where the cores are shared). */
-#define PAR_MIN_WIDTH 256
-/* The same for the segments of a frame: below this many residuals they
- * code and decode on one thread. */
-#define PAR_MIN_SAMPLES (1u << 16)
-
-/* Adds row r (final samples) to every column's sums. */
-static void lsq_add_row(lsq *s, const uint16_t *row) {
-    const unsigned w = s->w, n = s->n, e = s->e, pn = s->p;
-    const int par = w >= PAR_MIN_WIDTH;
-    (void)par;
-#pragma omp parallel for schedule(static) if (par)
-    for (unsigned j = 1; j < w; j++) {
-        int64_t v[MAXN];
-        for (unsigned k = 0; k < n; k++)
-            v[k] = j >= k + 1 ? row[j - 1 - k] : 0;
-        int64_t *o = s->prod + (size_t)j * e;
-        unsigned t = 0;
-        for (unsigned i = 0; i < n; i++)
-            for (unsigned k = i; k < n; k++)
-                o[t++] = v[i] * v[k];
-        for (unsigned i = 0; i < n; i++)
-            o[pn + i] = v[i] * row[j];
-    }
-    unsigned chunks = (w - 2 + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) if (par)
-    for (unsigned c = 0; c < chunks; c++) {
-        unsigned x0 = 2 + c * CHUNK, x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
-        int64_t win[MAXN * (MAXN + 1) / 2 + MAXN];
-        memset(win, 0, e * sizeof *win);
-        unsigned lo = jlo(s, x0);
-        for (unsigned j = lo; j <= x0; j++)
-            for (unsigned t = 0; t < e; t++)
-                win[t] += s->prod[(size_t)j * e + t];
-        for (unsigned x = x0; x < x1; x++) {
-            if (x > x0) {
-                unsigned nlo = jlo(s, x);
-                if (nlo > lo) {
-                    const int64_t *o = s->prod + (size_t)lo * e;
-                    for (unsigned t = 0; t < e; t++)
-                        win[t] -= o[t];
-                    lo = nlo;
-                }
-                const int64_t *o = s->prod + (size_t)x * e;
-                for (unsigned t = 0; t < e; t++)
-                    win[t] += o[t];
-            }
-            int64_t *sum = s->sums + (size_t)x * e;
-            for (unsigned t = 0; t < e; t++)
-                sum[t] += win[t];
-        }
-    }
+/* The products of position j >= 1 of `row` into o: the outer product
+ * v v^T (upper triangle) and v row[j], v = row[j - 1 .. j - N]. */
+static inline void products_at(const lsq *s, const uint16_t *row, unsigned j,
+                               int64_t *o) {
+    const unsigned n = s->n, pn = s->p;
+    int64_t v[MAXN];
+    for (unsigned k = 0; k < n; k++)
+        v[k] = j >= k + 1 ? row[j - 1 - k] : 0;
+    unsigned t = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned k = i; k < n; k++)
+            o[t++] = v[i] * v[k];
+    for (unsigned i = 0; i < n; i++)
+        o[pn + i] = v[i] * row[j];
 }
 
-/* Weights of every column x >= 2 from the sums over the rows so far. */
-static void lsq_solve_row(lsq *s) {
-    const unsigned w = s->w;
-    const int par = w >= PAR_MIN_WIDTH;
-    (void)par;
-#pragma omp parallel for schedule(dynamic, 16) if (par)
-    for (unsigned x = 2; x < w; x++) {
-        double A[MAXN * (MAXN + 1)];
-        unsigned n = neff(s, x);
-        sci_dpcm_load_system(s->n, n, s->sums + (size_t)x * s->e, 1, A, 1);
-        s->ok[x] = (uint8_t)sci_dpcm_solve_core(n, A, 1, s->wt + (size_t)x * s->n);
-    }
-}
+/* One row's work on the columns: the row above added to the sums, the
+ * weights solved, and (encoder) the row predicted. */
+typedef struct {
+    lsq *s;
+    const uint16_t *up;  /* the row above, final */
+    int add;             /* whether its products join the sums */
+    const uint16_t *row; /* the row to predict; NULL: none (decoder) */
+    int32_t *res;
+    uint16_t *pr;
+    uint32_t maxval;
+} row_args;
 
 /* Prediction of pixel x of row y >= 1 (row: its samples left of x, up:
  * the row above). */
@@ -238,16 +207,118 @@ static uint32_t predict(const lsq *s, unsigned x, const uint16_t *row,
                           maxval);
 }
 
+/* Chunk c (CHUNK columns) of one row.  Each chunk slides its own window
+ * along its columns; the products of its own positions it keeps in
+ * s->prod (for when they leave the window), those of the positions before
+ * it (at most M - 1 of them) it computes again rather than waiting for the
+ * chunk before: the chunks share nothing. */
+static void chunk_row(const row_args *a, unsigned c) {
+    lsq *s = a->s;
+    const unsigned w = s->w, e = s->e;
+    const unsigned x0 = c * CHUNK, x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
+    const unsigned xs = x0 > 2 ? x0 : 2;
+    if (a->add && xs < x1) {
+        int64_t win[MAXN * (MAXN + 1) / 2 + MAXN];
+        int64_t tmp[MAXN * (MAXN + 1) / 2 + MAXN];
+        memset(win, 0, e * sizeof *win);
+        unsigned lo = jlo(s, xs);
+        for (unsigned j = lo; j <= xs; j++) {
+            int64_t *o = j >= x0 ? s->prod + (size_t)j * e : tmp;
+            products_at(s, a->up, j, o);
+            for (unsigned t = 0; t < e; t++)
+                win[t] += o[t];
+        }
+        for (unsigned x = xs; x < x1; x++) {
+            if (x > xs) {
+                unsigned nlo = jlo(s, x);
+                if (nlo > lo) {
+                    const int64_t *o = s->prod + (size_t)lo * e;
+                    if (lo < x0) {
+                        products_at(s, a->up, lo, tmp);
+                        o = tmp;
+                    }
+                    for (unsigned t = 0; t < e; t++)
+                        win[t] -= o[t];
+                    lo = nlo;
+                }
+                int64_t *o = s->prod + (size_t)x * e;
+                products_at(s, a->up, x, o);
+                for (unsigned t = 0; t < e; t++)
+                    win[t] += o[t];
+            }
+            int64_t *sum = s->sums + (size_t)x * e;
+            for (unsigned t = 0; t < e; t++)
+                sum[t] += win[t];
+            /* the weights of column x from the sums so far */
+            double A[MAXN * (MAXN + 1)];
+            unsigned n = neff(s, x);
+            sci_dpcm_load_system(s->n, n, sum, 1, A, 1);
+            s->ok[x] = (uint8_t)sci_dpcm_solve_core(
+                n, A, 1, s->wt + (size_t)x * s->n);
+        }
+    }
+    if (a->row)
+        for (unsigned x = x0; x < x1; x++) {
+            uint32_t p = predict(s, x, a->row, a->up, a->maxval);
+            a->res[x] = (int32_t)a->row[x] - (int32_t)p;
+            if (a->pr)
+                a->pr[x] = (uint16_t)p;
+        }
+}
+
+/* Chunks [c0, c1) of one row: a row is one region (the decoder, which
+ * needs each row whole before the next). */
+static void row_chunks(void *arg, size_t c0, size_t c1, unsigned wk) {
+    for (unsigned c = (unsigned)c0; c < c1; c++)
+        chunk_row(arg, c);
+}
+
+/* The encoder knows every row: a chunk of columns runs down the whole
+ * frame on its own (its sums, weights and predictions need nothing of the
+ * other chunks), so a frame is one region.  Rows 1 .. h - 1 of chunks
+ * [c0, c1). */
+typedef struct {
+    lsq *s;
+    const uint16_t *samples;
+    size_t stride;
+    unsigned h;
+    int32_t *residuals;
+    uint16_t *pred;
+    uint32_t maxval;
+} frame_args;
+
+static void frame_chunks(void *arg, size_t c0, size_t c1, unsigned wk) {
+    const frame_args *f = arg;
+    const unsigned w = f->s->w;
+    for (unsigned c = (unsigned)c0; c < c1; c++)
+        for (unsigned y = 1; y < f->h; y++) {
+            const uint16_t *row = f->samples + (size_t)y * f->stride;
+            row_args a = {f->s, row - f->stride, 1, row,
+                          f->residuals + (size_t)y * w,
+                          f->pred ? f->pred + (size_t)y * w : NULL, f->maxval};
+            chunk_row(&a, c);
+        }
+}
+
+/* Row y >= 1: the row above (`up`, final) joins every column's sums and the
+ * weights are solved; with `row`, its residuals (and predictions) too. */
+static void lsq_row(lsq *s, const uint16_t *up, const uint16_t *row,
+                    int32_t *res, uint16_t *pr, uint32_t maxval) {
+    row_args a = {s, up, s->sums != NULL, row, res, pr, maxval};
+    sci_pool_for(s->pool, (s->w + CHUNK - 1) / CHUNK, 1, row_chunks, &a);
+}
+
 static int check_stage(unsigned w, unsigned h, unsigned depth, unsigned n,
                        unsigned m) {
     sci_dpcm_params p = {n, m, 0, SCI_DPCM_SCAN_ROWS};
     return sci_dpcm_check(w, h, depth, &p) ? SCI_DPCM_E_ARG : SCI_DPCM_OK;
 }
 
-int sci_dpcm_predict_residuals(const uint16_t *samples, size_t stride,
-                               unsigned w, unsigned h, unsigned depth,
-                               unsigned order_n, unsigned equations_m,
-                               int32_t *residuals, uint16_t *pred) {
+int sci_dpcm_predict_residuals(sci_pool *pool, const uint16_t *samples,
+                               size_t stride, unsigned w, unsigned h,
+                               unsigned depth, unsigned order_n,
+                               unsigned equations_m, int32_t *residuals,
+                               uint16_t *pred) {
     if (check_stage(w, h, depth, order_n, equations_m) || !samples ||
         !residuals || stride < w)
         return SCI_DPCM_E_ARG;
@@ -257,60 +328,47 @@ int sci_dpcm_predict_residuals(const uint16_t *samples, size_t stride,
             if (samples[(size_t)y * stride + x] > maxval)
                 return SCI_DPCM_E_ARG;
     lsq s;
-    if (lsq_init(&s, w, h, order_n, equations_m))
+    if (lsq_init(&s, pool, w, h, order_n, equations_m))
         return SCI_DPCM_E_NOMEM;
-    for (unsigned y = 0; y < h; y++) {
-        const uint16_t *row = samples + (size_t)y * stride;
-        int32_t *res = residuals + (size_t)y * w;
-        uint16_t *pr = pred ? pred + (size_t)y * w : NULL;
-        if (y == 0) {
-            for (unsigned x = 0; x < w; x++) {
-                uint32_t p = x ? row[x - 1] : 0;
-                res[x] = (int32_t)row[x] - (int32_t)p;
-                if (pr)
-                    pr[x] = (uint16_t)p;
-            }
-            continue;
-        }
-        const uint16_t *up = row - stride;
-        if (s.sums) {
-            lsq_add_row(&s, up);
-            lsq_solve_row(&s);
-        }
-        const int par = w >= PAR_MIN_WIDTH;
-        (void)par;
-#pragma omp parallel for schedule(static) if (par)
-        for (unsigned x = 0; x < w; x++) {
-            uint32_t p = predict(&s, x, row, up, maxval);
-            res[x] = (int32_t)row[x] - (int32_t)p;
-            if (pr)
-                pr[x] = (uint16_t)p;
+    /* row 0: the left neighbour */
+    for (unsigned x = 0; x < w; x++) {
+        uint32_t p = x ? samples[x - 1] : 0;
+        residuals[x] = (int32_t)samples[x] - (int32_t)p;
+        if (pred)
+            pred[x] = (uint16_t)p;
+    }
+    if (s.sums) {
+        frame_args f = {&s, samples, stride, h, residuals, pred, maxval};
+        sci_pool_for(s.pool, (w + CHUNK - 1) / CHUNK, 1, frame_chunks, &f);
+    } else {
+        for (unsigned y = 1; y < h; y++) {
+            const uint16_t *row = samples + (size_t)y * stride;
+            lsq_row(&s, row - stride, row, residuals + (size_t)y * w,
+                    pred ? pred + (size_t)y * w : NULL, maxval);
         }
     }
     lsq_free(&s);
     return SCI_DPCM_OK;
 }
 
-int sci_dpcm_reconstruct(const int32_t *residuals, unsigned w, unsigned h,
-                         unsigned depth, unsigned order_n,
-                         unsigned equations_m, uint16_t *samples,
-                         size_t stride) {
+int sci_dpcm_reconstruct(sci_pool *pool, const int32_t *residuals,
+                         unsigned w, unsigned h, unsigned depth,
+                         unsigned order_n, unsigned equations_m,
+                         uint16_t *samples, size_t stride) {
     if (check_stage(w, h, depth, order_n, equations_m) || !samples ||
         !residuals || stride < w)
         return SCI_DPCM_E_ARG;
     const int32_t maxval = (int32_t)((1u << depth) - 1);
     lsq s;
-    if (lsq_init(&s, w, h, order_n, equations_m))
+    if (lsq_init(&s, pool, w, h, order_n, equations_m))
         return SCI_DPCM_E_NOMEM;
     int status = SCI_DPCM_OK;
     for (unsigned y = 0; y < h && status == SCI_DPCM_OK; y++) {
         uint16_t *row = samples + (size_t)y * stride;
         const int32_t *res = residuals + (size_t)y * w;
         const uint16_t *up = y ? row - stride : NULL;
-        if (y && s.sums) {
-            lsq_add_row(&s, up);
-            lsq_solve_row(&s);
-        }
+        if (y && s.sums)
+            lsq_row(&s, up, NULL, NULL, NULL, (uint32_t)maxval);
         for (unsigned x = 0; x < w; x++) {
             int32_t p;
             if (y == 0)
@@ -408,11 +466,54 @@ static int residuals_valid(const int32_t *res, size_t count, unsigned depth) {
     return 1;
 }
 
-int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
-                            unsigned depth, int32_t t_lo, int32_t t_hi,
-                            unsigned seg_rows, uint8_t *out, size_t cap,
-                            uint32_t *seg_bytes, size_t *out_bytes,
-                            uint32_t *escapes) {
+/* The segments of a frame, coded or decoded one per call; escape counts
+ * and the first failing segment per worker, combined by the caller. */
+typedef struct {
+    const int32_t *res_in;
+    int32_t *res;
+    const uint8_t *in;
+    uint8_t *out;
+    const size_t *slot; /* where segment i's bytes start */
+    uint32_t *seg_bytes;
+    const uint32_t *seg_len;
+    unsigned w, h, depth, seg_rows;
+    int32_t t_lo, t_hi;
+    uint32_t esc[SCI_POOL_MAX_THREADS];
+    unsigned bad[SCI_POOL_MAX_THREADS];  /* first failing segment */
+    int status[SCI_POOL_MAX_THREADS];    /* and its code */
+} segments_args;
+
+static segments_args *segments_new(sci_pool *pool) {
+    segments_args *a = calloc(1, sizeof *a);
+    if (a)
+        for (unsigned t = 0; t < sci_pool_threads(pool); t++)
+            a->bad[t] = UINT32_MAX;
+    return a;
+}
+
+static void code_segments(void *arg, size_t i0, size_t i1, unsigned wk) {
+    segments_args *a = arg;
+    const unsigned w = a->w;
+    for (unsigned i = (unsigned)i0; i < i1; i++) {
+        unsigned y0 = i * a->seg_rows;
+        unsigned rows = sci_dpcm_segment_height(a->h, a->seg_rows, i);
+        sci_dpcm_models m;
+        sci_rc_enc e;
+        uint32_t ei = 0;
+        sci_rc_enc_init(&e, a->out + a->slot[i],
+                        sci_dpcm_segment_bound((size_t)w * rows));
+        sci_dpcm_code_segment(a->res_in + (size_t)y0 * w, w, rows, a->depth,
+                              a->t_lo, a->t_hi, &m, &e, &ei);
+        a->seg_bytes[i] = (uint32_t)sci_rc_enc_finish(&e);
+        a->esc[wk] += ei;
+    }
+}
+
+int sci_dpcm_code_residuals(sci_pool *pool, const int32_t *res, unsigned w,
+                            unsigned h, unsigned depth, int32_t t_lo,
+                            int32_t t_hi, unsigned seg_rows, uint8_t *out,
+                            size_t cap, uint32_t *seg_bytes,
+                            size_t *out_bytes, uint32_t *escapes) {
     if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi) ||
         w < 1 || h < 1 || seg_rows < 1 || !res || !out || !seg_bytes)
         return SCI_DPCM_E_ARG;
@@ -427,8 +528,10 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
     uint32_t esc = 0;
     size_t pos = 0;
     int status = SCI_DPCM_OK;
+    sci_pool *par = sci_pool_if(pool, count >= PAR_MIN_SAMPLES);
     size_t *slot = parallel ? malloc(segs * sizeof *slot) : NULL;
-    if (parallel && !slot)
+    segments_args *a = parallel ? segments_new(par) : NULL;
+    if (parallel && (!slot || !a))
         parallel = 0;
     if (parallel) {
         size_t o = 0;
@@ -437,27 +540,17 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
             unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
             o += sci_dpcm_segment_bound((size_t)w * rows);
         }
-        const int par = count >= PAR_MIN_SAMPLES;
-        (void)par;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
-        for (unsigned i = 0; i < segs; i++) {
-            unsigned y0 = i * seg_rows;
-            unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
-            sci_dpcm_models m;
-            sci_rc_enc e;
-            uint32_t ei = 0;
-            sci_rc_enc_init(&e, out + slot[i],
-                            sci_dpcm_segment_bound((size_t)w * rows));
-            sci_dpcm_code_segment(res + (size_t)y0 * w, w, rows, depth, t_lo,
-                                  t_hi, &m, &e, &ei);
-            seg_bytes[i] = (uint32_t)sci_rc_enc_finish(&e);
-            esc += ei;
-        }
+        a->res_in = res, a->out = out, a->slot = slot;
+        a->seg_bytes = seg_bytes;
+        a->w = w, a->h = h, a->depth = depth, a->seg_rows = seg_rows;
+        a->t_lo = t_lo, a->t_hi = t_hi;
+        sci_pool_for(par, segs, 1, code_segments, a);
+        for (unsigned t = 0; t < sci_pool_threads(par); t++)
+            esc += a->esc[t];
         for (unsigned i = 0; i < segs; i++) {
             memmove(out + pos, out + slot[i], seg_bytes[i]);
             pos += seg_bytes[i];
         }
-        free(slot);
     } else {
         for (unsigned i = 0; i < segs && status == SCI_DPCM_OK; i++) {
             unsigned y0 = i * seg_rows;
@@ -476,6 +569,8 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
             }
         }
     }
+    free(slot);
+    free(a);
     if (status == SCI_DPCM_OK) {
         *out_bytes = pos;
         *escapes = esc;
@@ -483,47 +578,65 @@ int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
     return status;
 }
 
-int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
-                              unsigned w, unsigned h, unsigned depth,
-                              int32_t t_lo, int32_t t_hi, unsigned seg_rows,
+static void decode_segments(void *arg, size_t i0, size_t i1, unsigned wk) {
+    segments_args *a = arg;
+    const unsigned w = a->w;
+    for (unsigned i = (unsigned)i0; i < i1; i++) {
+        unsigned y0 = i * a->seg_rows;
+        unsigned rows = sci_dpcm_segment_height(a->h, a->seg_rows, i);
+        sci_dpcm_models m;
+        uint32_t ei = 0;
+        int st = sci_dpcm_decode_segment(a->in + a->slot[i], a->seg_len[i], w,
+                                         rows, a->depth, a->t_lo, a->t_hi, &m,
+                                         a->res + (size_t)y0 * w, &ei);
+        a->esc[wk] += ei;
+        if (st && i < a->bad[wk]) {
+            a->bad[wk] = i;
+            a->status[wk] = st;
+        }
+    }
+}
+
+int sci_dpcm_decode_residuals(sci_pool *pool, const uint8_t *in,
+                              const uint32_t *seg_bytes, unsigned w,
+                              unsigned h, unsigned depth, int32_t t_lo,
+                              int32_t t_hi, unsigned seg_rows,
                               uint32_t escapes, int32_t *res) {
     if (depth < 1 || depth > 16 || !thresholds_valid(depth, t_lo, t_hi) ||
         w < 1 || h < 1 || seg_rows < 1 || !in || !seg_bytes || !res)
         return SCI_DPCM_E_ARG;
     const unsigned segs = (h + seg_rows - 1) / seg_rows;
+    sci_pool *par =
+        sci_pool_if(pool, segs > 1 && (size_t)w * h >= PAR_MIN_SAMPLES);
     size_t *off = malloc(segs * sizeof *off);
-    if (!off)
+    segments_args *a = segments_new(par);
+    if (!off || !a) {
+        free(off);
+        free(a);
         return SCI_DPCM_E_NOMEM;
+    }
     size_t o = 0;
     for (unsigned i = 0; i < segs; i++) {
         off[i] = o;
         o += seg_bytes[i];
     }
-    unsigned bad = segs; /* the first failing segment reports */
+    a->in = in, a->res = res, a->slot = off, a->seg_len = seg_bytes;
+    a->w = w, a->h = h, a->depth = depth, a->seg_rows = seg_rows;
+    a->t_lo = t_lo, a->t_hi = t_hi;
+    sci_pool_for(par, segs, 1, decode_segments, a);
+    /* the first failing segment reports */
+    unsigned bad = UINT32_MAX;
     int status = SCI_DPCM_OK;
     uint32_t esc = 0;
-    const int par = segs > 1 && (size_t)w * h >= PAR_MIN_SAMPLES;
-    (void)par;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : esc) if (par)
-    for (unsigned i = 0; i < segs; i++) {
-        unsigned y0 = i * seg_rows;
-        unsigned rows = sci_dpcm_segment_height(h, seg_rows, i);
-        sci_dpcm_models m;
-        uint32_t ei = 0;
-        int st = sci_dpcm_decode_segment(in + off[i], seg_bytes[i], w, rows,
-                                         depth, t_lo, t_hi, &m,
-                                         res + (size_t)y0 * w, &ei);
-        esc += ei;
-        if (st)
-#pragma omp critical(dpcm_status)
-            {
-                if (i < bad) {
-                    bad = i;
-                    status = st;
-                }
-            }
+    for (unsigned t = 0; t < sci_pool_threads(par); t++) {
+        esc += a->esc[t];
+        if (a->bad[t] < bad) {
+            bad = a->bad[t];
+            status = a->status[t];
+        }
     }
     free(off);
+    free(a);
     if (status == SCI_DPCM_OK && esc != escapes)
         status = SCI_DPCM_E_ESCAPES;
     return status;
@@ -576,11 +689,11 @@ static uint32_t get32(const uint8_t *p) {
            (uint32_t)p[3] << 24;
 }
 
-size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
-                       unsigned h, unsigned depth, const sci_dpcm_params *p,
-                       uint8_t *out, size_t cap) {
-    return sci_dpcm_encode_meta(samples, stride, w, h, depth, p, NULL, 0, out,
-                                cap);
+size_t sci_dpcm_encode(sci_pool *pool, const uint16_t *samples,
+                       size_t stride, unsigned w, unsigned h, unsigned depth,
+                       const sci_dpcm_params *p, uint8_t *out, size_t cap) {
+    return sci_dpcm_encode_meta(pool, samples, stride, w, h, depth, p, NULL,
+                                0, out, cap);
 }
 
 size_t sci_dpcm_write_metadata(uint8_t *out, size_t cap, const uint8_t *meta,
@@ -646,10 +759,11 @@ size_t sci_dpcm_finish_frame(uint8_t *out, size_t body) {
     return body + SCI_DPCM_TRAILER_BYTES;
 }
 
-size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
-                            unsigned w, unsigned h, unsigned depth,
-                            const sci_dpcm_params *p, const uint8_t *meta,
-                            size_t meta_len, uint8_t *out, size_t cap) {
+size_t sci_dpcm_encode_meta(sci_pool *pool, const uint16_t *samples,
+                            size_t stride, unsigned w, unsigned h,
+                            unsigned depth, const sci_dpcm_params *p,
+                            const uint8_t *meta, size_t meta_len,
+                            uint8_t *out, size_t cap) {
     if (sci_dpcm_check(w, h, depth, p) || !samples || !out || stride < w ||
         meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta))
         return 0;
@@ -680,14 +794,15 @@ size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
         coded_stride = h;
     }
     if (res && seg_bytes && (t || !by_columns) &&
-        sci_dpcm_predict_residuals(coded, coded_stride, cw, ch, depth,
+        sci_dpcm_predict_residuals(pool, coded, coded_stride, cw, ch, depth,
                                    p->order_n, p->equations_m, res,
                                    NULL) == SCI_DPCM_OK) {
         int32_t t_lo, t_hi;
         size_t coded;
         uint32_t esc;
         sci_dpcm_thresholds(res, count, depth, p->threshold, &t_lo, &t_hi);
-        if (sci_dpcm_code_residuals(res, cw, ch, depth, t_lo, t_hi, seg_rows,
+        if (sci_dpcm_code_residuals(pool, res, cw, ch, depth, t_lo, t_hi,
+                                    seg_rows,
                                     out + pre,
                                     cap - pre - SCI_DPCM_TRAILER_BYTES,
                                     seg_bytes, &coded, &esc) == SCI_DPCM_OK) {
@@ -854,8 +969,9 @@ int sci_dpcm_metadata(const uint8_t *in, size_t len, uint8_t *out,
     return SCI_DPCM_OK;
 }
 
-int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
-                    size_t stride, size_t cap_samples, sci_dpcm_info *info) {
+int sci_dpcm_decode(sci_pool *pool, const uint8_t *in, size_t len,
+                    uint16_t *samples, size_t stride, size_t cap_samples,
+                    sci_dpcm_info *info) {
     sci_dpcm_info local;
     if (!info)
         info = &local;
@@ -879,11 +995,12 @@ int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
         return SCI_DPCM_E_NOMEM;
     }
     sci_dpcm_segment_table(in, info, seg_bytes);
-    st = sci_dpcm_decode_residuals(in + info->coded_offset, seg_bytes, cw, ch,
-                                   info->depth, info->t_lo, info->t_hi,
-                                   info->seg_rows, info->escapes, res);
+    st = sci_dpcm_decode_residuals(pool, in + info->coded_offset, seg_bytes,
+                                   cw, ch, info->depth, info->t_lo,
+                                   info->t_hi, info->seg_rows, info->escapes,
+                                   res);
     if (st == SCI_DPCM_OK)
-        st = sci_dpcm_reconstruct(res, cw, ch, info->depth,
+        st = sci_dpcm_reconstruct(pool, res, cw, ch, info->depth,
                                   info->params.order_n,
                                   info->params.equations_m, t ? t : samples,
                                   t ? cw : stride);

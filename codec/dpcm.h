@@ -14,12 +14,17 @@
  *                   (inside: sci_dpcm_solve, sci_dpcm_round_prediction)
  *   2. entropy:     sci_dpcm_code_residuals / sci_dpcm_decode_residuals
  *   3. framing:     sci_dpcm_encode / sci_dpcm_decode / sci_dpcm_peek
+ *
+ * The stages and frames that take a `pool` run on its threads (NULL: on the
+ * calling thread; parallel.h); their output does not depend on it.
  */
 #ifndef SCI_CODEC_DPCM_H
 #define SCI_CODEC_DPCM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "parallel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,9 +126,9 @@ size_t sci_dpcm_max_bytes(unsigned w, unsigned h, unsigned depth);
  * Returns the frame's bytes, or 0 when the arguments are invalid (see
  * sci_dpcm_check), a sample is out of range, memory is short or cap is too
  * small (never when cap >= sci_dpcm_max_bytes). */
-size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
-                       unsigned h, unsigned depth, const sci_dpcm_params *p,
-                       uint8_t *out, size_t cap);
+size_t sci_dpcm_encode(sci_pool *pool, const uint16_t *samples,
+                       size_t stride, unsigned w, unsigned h, unsigned depth,
+                       const sci_dpcm_params *p, uint8_t *out, size_t cap);
 
 /* The same with meta_len bytes of opaque metadata (0 ..
  * SCI_DPCM_MAX_METADATA; meta may be NULL when meta_len is 0), kept in
@@ -131,10 +136,11 @@ size_t sci_dpcm_encode(const uint16_t *samples, size_t stride, unsigned w,
  * and covered by the CRC (docs/dpcm-format.md).  meta_len = 0 gives
  * sci_dpcm_encode's bytes.  cap >= sci_dpcm_max_bytes + meta_len is always
  * enough. */
-size_t sci_dpcm_encode_meta(const uint16_t *samples, size_t stride,
-                            unsigned w, unsigned h, unsigned depth,
-                            const sci_dpcm_params *p, const uint8_t *meta,
-                            size_t meta_len, uint8_t *out, size_t cap);
+size_t sci_dpcm_encode_meta(sci_pool *pool, const uint16_t *samples,
+                            size_t stride, unsigned w, unsigned h,
+                            unsigned depth, const sci_dpcm_params *p,
+                            const uint8_t *meta, size_t meta_len,
+                            uint8_t *out, size_t cap);
 
 /* Reads and validates the header of the frame at the start of in (not its
  * CRC); fills info.  SCI_DPCM_OK or a negative code. */
@@ -145,8 +151,9 @@ int sci_dpcm_peek(const uint8_t *in, size_t len, sci_dpcm_info *info);
  * field are checked, and so is every step of the decode: any failure gives
  * its negative code (and the samples are then unspecified), never a read
  * outside in.  info may be NULL. */
-int sci_dpcm_decode(const uint8_t *in, size_t len, uint16_t *samples,
-                    size_t stride, size_t cap_samples, sci_dpcm_info *info);
+int sci_dpcm_decode(sci_pool *pool, const uint8_t *in, size_t len,
+                    uint16_t *samples, size_t stride, size_t cap_samples,
+                    sci_dpcm_info *info);
 
 /* The metadata of the frame of exactly len bytes, as given to the encoder
  * (decompressed where the frame stores it compressed): *meta_len gets its
@@ -165,15 +172,16 @@ int sci_dpcm_metadata(const uint8_t *in, size_t len, uint8_t *out,
  * in raster order; residual = sample - prediction, in
  * [-(2^depth - 1), 2^depth - 1].  0 or a negative code.
  */
-int sci_dpcm_predict_residuals(const uint16_t *samples, size_t stride,
-                               unsigned w, unsigned h, unsigned depth,
-                               unsigned order_n, unsigned equations_m,
-                               int32_t *residuals, uint16_t *pred);
+int sci_dpcm_predict_residuals(sci_pool *pool, const uint16_t *samples,
+                               size_t stride, unsigned w, unsigned h,
+                               unsigned depth, unsigned order_n,
+                               unsigned equations_m, int32_t *residuals,
+                               uint16_t *pred);
 /* The inverse; SCI_DPCM_E_SAMPLE when a sample leaves [0, 2^depth - 1]. */
-int sci_dpcm_reconstruct(const int32_t *residuals, unsigned w, unsigned h,
-                         unsigned depth, unsigned order_n,
-                         unsigned equations_m, uint16_t *samples,
-                         size_t stride);
+int sci_dpcm_reconstruct(sci_pool *pool, const int32_t *residuals,
+                         unsigned w, unsigned h, unsigned depth,
+                         unsigned order_n, unsigned equations_m,
+                         uint16_t *samples, size_t stride);
 
 /* The least-squares solve of one pixel (docs/dpcm-format.md, "Solve"):
  * g is the n x n normal matrix in packed upper-triangular rows (g[0..n-1]
@@ -203,16 +211,17 @@ unsigned sci_dpcm_segment_rows(unsigned w, unsigned h);
 size_t sci_dpcm_segment_bound(size_t samples);
 /* The same for all segments of a w x h frame cut into seg_rows rows. */
 size_t sci_dpcm_coded_bound(unsigned w, unsigned h, unsigned seg_rows);
-int sci_dpcm_code_residuals(const int32_t *res, unsigned w, unsigned h,
-                            unsigned depth, int32_t t_lo, int32_t t_hi,
-                            unsigned seg_rows, uint8_t *out, size_t cap,
-                            uint32_t *seg_bytes, size_t *out_bytes,
-                            uint32_t *escapes);
+int sci_dpcm_code_residuals(sci_pool *pool, const int32_t *res, unsigned w,
+                            unsigned h, unsigned depth, int32_t t_lo,
+                            int32_t t_hi, unsigned seg_rows, uint8_t *out,
+                            size_t cap, uint32_t *seg_bytes,
+                            size_t *out_bytes, uint32_t *escapes);
 /* The inverse: in holds the segments of seg_bytes[] bytes one after
  * another; checks that exactly `escapes` residuals were escaped. */
-int sci_dpcm_decode_residuals(const uint8_t *in, const uint32_t *seg_bytes,
-                              unsigned w, unsigned h, unsigned depth,
-                              int32_t t_lo, int32_t t_hi, unsigned seg_rows,
+int sci_dpcm_decode_residuals(sci_pool *pool, const uint8_t *in,
+                              const uint32_t *seg_bytes, unsigned w,
+                              unsigned h, unsigned depth, int32_t t_lo,
+                              int32_t t_hi, unsigned seg_rows,
                               uint32_t escapes, int32_t *res);
 
 /*

@@ -17,6 +17,7 @@
  */
 #include "dwt.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,82 +156,102 @@ static inline size_t band_pos(size_t i, size_t nl) {
     return i & 1 ? nl + (i >> 1) : i >> 1;
 }
 
-/* Vertical pass over columns [0, w) of rows [0, h), h >= 2.  Samples are
- * 4 bytes of either type; only lifting looks at their type. */
-static int pass_vertical(uint32_t *p, size_t w, size_t h, size_t stride,
-                         int kind, int inverse) {
-    size_t nl = (h + 1) / 2, strips = (w + STRIP_COLS - 1) / STRIP_COLS;
-    int failed = 0;
-#pragma omp parallel if (w * h >= 65536)
-    {
-        /* a strip is at most w wide, a block at most h high: a long
-         * single row or column takes no more than itself */
-        uint32_t *t = malloc(h * (w < STRIP_COLS ? w : STRIP_COLS) * sizeof(*t));
-        if (!t) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(static)
-        for (size_t s = 0; s < strips; s++) {
-            if (!t)
-                continue;
-            size_t x0 = s * STRIP_COLS;
-            size_t cols = w - x0 < STRIP_COLS ? w - x0 : STRIP_COLS;
-            for (size_t i = 0; i < h; i++) {
-                size_t y = inverse ? band_pos(i, nl) : i;
-                memcpy(t + i * cols, p + y * stride + x0, cols * sizeof(*t));
-            }
-            lift(kind, inverse, t, h, cols);
-            for (size_t i = 0; i < h; i++) {
-                size_t y = inverse ? i : band_pos(i, nl);
-                memcpy(p + y * stride + x0, t + i * cols, cols * sizeof(*t));
-            }
-        }
-        free(t);
+/* One pass of one level: the plane, its size, and what a chunk of strips
+ * or blocks needs. */
+typedef struct {
+    uint32_t *p;
+    size_t w, h, stride;
+    int kind, inverse;
+    atomic_int failed;
+} pass_args;
+
+/* Below this many samples a pass runs on the calling thread. */
+#define PAR_MIN 65536
+
+/* Vertical pass over columns [0, w) of rows [0, h), h >= 2: strips
+ * [s0, s1) of STRIP_COLS columns.  Samples are 4 bytes of either type;
+ * only lifting looks at their type. */
+static void vertical_strips(void *arg, size_t s0, size_t s1, unsigned wk) {
+    pass_args *a = arg;
+    uint32_t *p = a->p;
+    const size_t w = a->w, h = a->h, stride = a->stride, nl = (h + 1) / 2;
+    const int inverse = a->inverse;
+    /* a strip is at most w wide, a block at most h high: a long single
+     * row or column takes no more than itself */
+    uint32_t *t = malloc(h * (w < STRIP_COLS ? w : STRIP_COLS) * sizeof(*t));
+    if (!t) {
+        atomic_store(&a->failed, 1);
+        return;
     }
-    return failed ? -1 : 0;
+    for (size_t s = s0; s < s1; s++) {
+        size_t x0 = s * STRIP_COLS;
+        size_t cols = w - x0 < STRIP_COLS ? w - x0 : STRIP_COLS;
+        for (size_t i = 0; i < h; i++) {
+            size_t y = inverse ? band_pos(i, nl) : i;
+            memcpy(t + i * cols, p + y * stride + x0, cols * sizeof(*t));
+        }
+        lift(a->kind, inverse, t, h, cols);
+        for (size_t i = 0; i < h; i++) {
+            size_t y = inverse ? i : band_pos(i, nl);
+            memcpy(p + y * stride + x0, t + i * cols, cols * sizeof(*t));
+        }
+    }
+    free(t);
+}
+
+static int pass_vertical(sci_pool *pool, uint32_t *p, size_t w, size_t h,
+                         size_t stride, int kind, int inverse) {
+    pass_args a = {p, w, h, stride, kind, inverse, 0};
+    size_t strips = (w + STRIP_COLS - 1) / STRIP_COLS;
+    sci_pool_for(sci_pool_if(pool, w * h >= PAR_MIN), strips, 0,
+                 vertical_strips, &a);
+    return atomic_load(&a.failed) ? -1 : 0;
 }
 
 /* Horizontal pass over rows [0, h) of columns [0, w), w >= 2, a block of
- * rows at a time, transposed so that the rows are the lanes. */
-static int pass_horizontal(uint32_t *p, size_t w, size_t h, size_t stride,
-                           int kind, int inverse) {
-    size_t nl = (w + 1) / 2, blocks = (h + BLOCK_ROWS - 1) / BLOCK_ROWS;
-    int failed = 0;
-#pragma omp parallel if (w * h >= 65536)
-    {
-        uint32_t *t = malloc(w * (h < BLOCK_ROWS ? h : BLOCK_ROWS) * sizeof(*t));
-        if (!t) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(static)
-        for (size_t b = 0; b < blocks; b++) {
-            if (!t)
-                continue;
-            size_t y0 = b * BLOCK_ROWS;
-            size_t rows = h - y0 < BLOCK_ROWS ? h - y0 : BLOCK_ROWS;
-            for (size_t r = 0; r < rows; r++) {
-                const uint32_t *row = p + (y0 + r) * stride;
-                for (size_t i = 0; i < w; i++)
-                    t[i * rows + r] = row[inverse ? band_pos(i, nl) : i];
-            }
-            lift(kind, inverse, t, w, rows);
-            for (size_t r = 0; r < rows; r++) {
-                uint32_t *row = p + (y0 + r) * stride;
-                for (size_t i = 0; i < w; i++)
-                    row[inverse ? i : band_pos(i, nl)] = t[i * rows + r];
-            }
-        }
-        free(t);
+ * rows at a time, transposed so that the rows are the lanes: blocks
+ * [b0, b1). */
+static void horizontal_blocks(void *arg, size_t b0, size_t b1, unsigned wk) {
+    pass_args *a = arg;
+    uint32_t *p = a->p;
+    const size_t w = a->w, h = a->h, stride = a->stride, nl = (w + 1) / 2;
+    const int inverse = a->inverse;
+    uint32_t *t = malloc(w * (h < BLOCK_ROWS ? h : BLOCK_ROWS) * sizeof(*t));
+    if (!t) {
+        atomic_store(&a->failed, 1);
+        return;
     }
-    return failed ? -1 : 0;
+    for (size_t b = b0; b < b1; b++) {
+        size_t y0 = b * BLOCK_ROWS;
+        size_t rows = h - y0 < BLOCK_ROWS ? h - y0 : BLOCK_ROWS;
+        for (size_t r = 0; r < rows; r++) {
+            const uint32_t *row = p + (y0 + r) * stride;
+            for (size_t i = 0; i < w; i++)
+                t[i * rows + r] = row[inverse ? band_pos(i, nl) : i];
+        }
+        lift(a->kind, inverse, t, w, rows);
+        for (size_t r = 0; r < rows; r++) {
+            uint32_t *row = p + (y0 + r) * stride;
+            for (size_t i = 0; i < w; i++)
+                row[inverse ? i : band_pos(i, nl)] = t[i * rows + r];
+        }
+    }
+    free(t);
+}
+
+static int pass_horizontal(sci_pool *pool, uint32_t *p, size_t w, size_t h,
+                           size_t stride, int kind, int inverse) {
+    pass_args a = {p, w, h, stride, kind, inverse, 0};
+    size_t blocks = (h + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    sci_pool_for(sci_pool_if(pool, w * h >= PAR_MIN), blocks, 0,
+                 horizontal_blocks, &a);
+    return atomic_load(&a.failed) ? -1 : 0;
 }
 
 /* ---- multi-level ------------------------------------------------------- */
 
-static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
-                     unsigned levels, int kind, int inverse) {
+static int transform(sci_pool *pool, void *plane, uint32_t w, uint32_t h,
+                     size_t stride, unsigned levels, int kind, int inverse) {
     uint32_t *p = plane;
     if (levels > SCI_DWT_MAX_LEVELS)
         return -1;
@@ -243,14 +264,14 @@ static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
         int err = 0;
         if (!inverse) {
             if (lh >= 2)
-                err = pass_vertical(p, lw, lh, stride, kind, 0);
+                err = pass_vertical(pool, p, lw, lh, stride, kind, 0);
             if (!err && lw >= 2)
-                err = pass_horizontal(p, lw, lh, stride, kind, 0);
+                err = pass_horizontal(pool, p, lw, lh, stride, kind, 0);
         } else {
             if (lw >= 2)
-                err = pass_horizontal(p, lw, lh, stride, kind, 1);
+                err = pass_horizontal(pool, p, lw, lh, stride, kind, 1);
             if (!err && lh >= 2)
-                err = pass_vertical(p, lw, lh, stride, kind, 1);
+                err = pass_vertical(pool, p, lw, lh, stride, kind, 1);
         }
         if (err)
             return -1;
@@ -258,32 +279,32 @@ static int transform(void *plane, uint32_t w, uint32_t h, size_t stride,
     return 0;
 }
 
-int sci_dwt53_forward(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_53, 0);
+int sci_dwt53_forward(sci_pool *pool, int32_t *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_53, 0);
 }
 
-int sci_dwt53_inverse(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_53, 1);
+int sci_dwt53_inverse(sci_pool *pool, int32_t *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_53, 1);
 }
 
-int sci_dwt97_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_97, 0);
+int sci_dwt97_forward(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_97, 0);
 }
 
-int sci_dwt97_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_97, 1);
+int sci_dwt97_inverse(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_97, 1);
 }
 
-int sci_dwt53f_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
-                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_53F, 0);
+int sci_dwt53f_forward(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                       size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_53F, 0);
 }
 
-int sci_dwt53f_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
-                       unsigned levels) {
-    return transform(plane, w, h, stride, levels, KIND_53F, 1);
+int sci_dwt53f_inverse(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                       size_t stride, unsigned levels) {
+    return transform(pool, plane, w, h, stride, levels, KIND_53F, 1);
 }

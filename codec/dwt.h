@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parallel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,24 +73,25 @@ static inline unsigned sci_dwt_used_levels(uint32_t w, uint32_t h,
 
 /* Multi-level 2-D transforms, in place on the top-left w x h samples of a
  * plane whose rows are `stride` samples apart.  0 <= levels <= 32; w or h
- * of 0 is a no-op.  Return 0, or -1 when scratch memory cannot be had. */
-int sci_dwt53_forward(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels);
-int sci_dwt53_inverse(int32_t *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels);
-int sci_dwt97_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels);
-int sci_dwt97_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
-                      unsigned levels);
+ * of 0 is a no-op.  pool: the threads to use (NULL: the calling thread;
+ * parallel.h).  Return 0, or -1 when scratch memory cannot be had. */
+int sci_dwt53_forward(sci_pool *pool, int32_t *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels);
+int sci_dwt53_inverse(sci_pool *pool, int32_t *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels);
+int sci_dwt97_forward(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels);
+int sci_dwt97_inverse(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                      size_t stride, unsigned levels);
 /* The 5/3 lifting in float without rounding (the seismic codec's transform,
  * not a JPEG 2000 one): forward x_odd += -1/2 (left + right), then x_even +=
  * 1/4 (left + right), each step as x + c * (a + b) in float; the inverse
  * x_even += -1/4 (...), then x_odd += 1/2 (...).  Same layout, levels and
  * extension as above. */
-int sci_dwt53f_forward(float *plane, uint32_t w, uint32_t h, size_t stride,
-                       unsigned levels);
-int sci_dwt53f_inverse(float *plane, uint32_t w, uint32_t h, size_t stride,
-                       unsigned levels);
+int sci_dwt53f_forward(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                       size_t stride, unsigned levels);
+int sci_dwt53f_inverse(sci_pool *pool, float *plane, uint32_t w, uint32_t h,
+                       size_t stride, unsigned levels);
 
 #ifdef __cplusplus
 }

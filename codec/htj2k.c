@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,9 +161,9 @@ static double norm_run(sci_dwt_filter f, unsigned l, int high) {
     uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
     x[pos] = 1.0f;
     if (f == SCI_DWT_97)
-        sci_dwt97_inverse(x, n, 1, n, l);
+        sci_dwt97_inverse(NULL, x, n, 1, n, l);
     else
-        sci_dwt53f_inverse(x, n, 1, n, l);
+        sci_dwt53f_inverse(NULL, x, n, 1, n, l);
     double sum = 0;
     for (uint32_t i = 0; i < n; i++)
         sum += (double)x[i] * x[i];
@@ -319,7 +320,7 @@ static int layout(sci_htj2k_enc *e) {
 /* --- construction -------------------------------------------------------- */
 
 sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
-                                 const sci_htj2k_params *p) {
+                                 const sci_htj2k_params *p, sci_pool *pool) {
     if (sci_htj2k_check(g, p))
         return NULL;
     sci_htj2k_enc *e = calloc(1, sizeof(*e));
@@ -327,6 +328,7 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
         return NULL;
     e->g = *g;
     e->p = *p;
+    e->pool = pool;
     e->last_qstep = p->qstep;
     /* Reversible: two guard bits leave room for the rounding of the integer
      * lifting beyond the BIBO gain; irreversible: one, as is usual. */
@@ -541,21 +543,30 @@ int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
     return j2k_quantize_block(e, i, coeffs, sm, e->blocks[i].w);
 }
 
-static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
-    int failed = 0;
-    long n = (long)e->nblocks;
-#pragma omp parallel for schedule(dynamic, 4) reduction(| : failed)
-    for (long i = 0; i < n; i++) {
+typedef struct {
+    sci_htj2k_enc *e;
+    const void *coeffs;
+    atomic_int failed;
+} blocks_args;
+
+static void code_block_range(void *arg, size_t b, size_t end, unsigned wk) {
+    blocks_args *a = arg;
+    sci_htj2k_enc *e = a->e;
+    for (size_t i = b; i < end; i++) {
         uint32_t sm[4096];
         const block *k = &e->blocks[i];
-        if (j2k_quantize_block(e, (size_t)i, coeffs, sm, k->w) < 0)
-            failed = 1;
+        int failed = j2k_quantize_block(e, i, a->coeffs, sm, k->w) < 0;
         e->len[i] = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
                                         e->arena + k->slot, k->slot_cap);
-        if (e->len[i] < 0)
-            failed = 1;
+        if (failed || e->len[i] < 0)
+            atomic_store_explicit(&a->failed, 1, memory_order_relaxed);
     }
-    return failed ? -1 : 0;
+}
+
+static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+    blocks_args a = {e, coeffs, 0};
+    sci_pool_for(e->pool, e->nblocks, 4, code_block_range, &a);
+    return atomic_load(&a.failed) ? -1 : 0;
 }
 
 /* --- tier 2 -------------------------------------------------------------- */

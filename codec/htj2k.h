@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "ht_tables.h"
+#include "parallel.h"
 #include "t1.h"
 #include "wavelet_frame.h"
 
@@ -88,9 +89,12 @@ typedef struct sci_htj2k_enc sci_htj2k_enc;
 
 /* NULL on an invalid configuration (see sci_htj2k_check) or no memory.
  * All memory the encoder needs is taken here: encoding a frame allocates
- * nothing. */
+ * nothing.  `pool` (NULL: the calling thread; parallel.h) runs the block
+ * coding and the copies of sci_htj2k_encode and sci_j2k_part1_write: it
+ * must outlive the encoder, and the encoder holds per-thread state for as
+ * many threads as it has. */
 sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
-                                 const sci_htj2k_params *p);
+                                 const sci_htj2k_params *p, sci_pool *pool);
 void sci_htj2k_enc_free(sci_htj2k_enc *e);
 
 /* An upper bound on the bytes one frame can take. */

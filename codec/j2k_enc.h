@@ -51,6 +51,7 @@ typedef struct {
 struct sci_htj2k_enc {
     sci_wt_geometry g;
     sci_htj2k_params p;
+    sci_pool *pool;             /* the threads that code blocks; may be NULL */
     sci_ht_enc_tables tables;
     unsigned guard_bits;
     unsigned nbands;

@@ -23,12 +23,9 @@
  * the current layer that codes exactly what the final values would.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "j2k_enc.h"
 #include "t1.h"
@@ -91,12 +88,9 @@ int j2k_p1_init(sci_htj2k_enc *e) {
         return -1;
     e->p1 = p;
     size_t n = e->nblocks ? e->nblocks : 1;
-    /* as many coders as threads a frame may run on: encoding a frame
-     * allocates nothing (htj2k.h) */
-    p->ncoders = 1;
-#ifdef _OPENMP
-    p->ncoders = omp_get_max_threads();
-#endif
+    /* a coder for each thread of the pool: encoding a frame allocates
+     * nothing (htj2k.h) */
+    p->ncoders = (int)sci_pool_threads(e->pool);
     p->coders = malloc((size_t)p->ncoders * sizeof(*p->coders));
     p->sm = malloc((size_t)p->ncoders * SCI_T1_MAX_SAMPLES * sizeof(*p->sm));
     p->res = malloc(n * sizeof(*p->res));
@@ -177,32 +171,36 @@ void sci_j2k_block_passes_from(sci_j2k_block_passes *b, const sci_t1_result *r) 
 
 /* --- Tier-1 with the C coder --------------------------------------------- */
 
-int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+typedef struct {
+    sci_htj2k_enc *e;
+    const void *coeffs;
+    atomic_int failed;
+} blocks_args;
+
+/* Blocks [b, end) with worker wk's coder and samples. */
+static void code_block_range(void *arg, size_t b, size_t end, unsigned wk) {
+    blocks_args *a = arg;
+    sci_htj2k_enc *e = a->e;
     struct j2k_p1 *p = e->p1;
-    int failed = 0;
-    long n = (long)e->nblocks;
-#pragma omp parallel num_threads(p->ncoders) reduction(| : failed)
-    {
-        int t = 0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
-        sci_t1_coder *coder = &p->coders[t];
-        uint32_t *sm = p->sm + (size_t)t * SCI_T1_MAX_SAMPLES;
-#pragma omp for schedule(dynamic, 4)
-        for (long i = 0; i < n; i++) {
-            const block *k = &e->blocks[i];
-            sci_t1_params tp;
-            sci_htj2k_t1_params(e, (size_t)i, &tp);
-            if (j2k_quantize_block(e, (size_t)i, coeffs, sm, k->w) < 0 ||
-                sci_t1_encode(coder, &tp, sm, k->w, e->arena + k->slot,
-                              k->slot_cap, &p->res[i]) < 0)
-                failed = 1;
-            else
-                sci_j2k_block_passes_from(&p->cpu[i], &p->res[i]);
-        }
+    sci_t1_coder *coder = &p->coders[wk];
+    uint32_t *sm = p->sm + (size_t)wk * SCI_T1_MAX_SAMPLES;
+    for (size_t i = b; i < end; i++) {
+        const block *k = &e->blocks[i];
+        sci_t1_params tp;
+        sci_htj2k_t1_params(e, i, &tp);
+        if (j2k_quantize_block(e, i, a->coeffs, sm, k->w) < 0 ||
+            sci_t1_encode(coder, &tp, sm, k->w, e->arena + k->slot,
+                          k->slot_cap, &p->res[i]) < 0)
+            atomic_store_explicit(&a->failed, 1, memory_order_relaxed);
+        else
+            sci_j2k_block_passes_from(&p->cpu[i], &p->res[i]);
     }
-    return failed ? -1 : 0;
+}
+
+int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+    blocks_args a = {e, coeffs, 0};
+    sci_pool_for(e->pool, e->nblocks, 4, code_block_range, &a);
+    return atomic_load(&a.failed) ? -1 : 0;
 }
 
 const sci_j2k_block_passes *j2k_p1_cpu_passes(const sci_htj2k_enc *e) {
@@ -410,6 +408,18 @@ static size_t count_layer(sci_htj2k_enc *e, unsigned l) {
     return o.len;
 }
 
+typedef struct {
+    const struct j2k_p1 *p;
+    uint8_t *out;
+} copies_args;
+
+static void copy_bodies(void *arg, size_t b, size_t end, unsigned wk) {
+    const copies_args *a = arg;
+    for (size_t j = b; j < end; j++)
+        memcpy(a->out + a->p->copies[j].at, a->p->copies[j].src,
+               a->p->copies[j].n);
+}
+
 int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
     unsigned L = e->p.layers, C = e->g.components, R = e->g.levels + 1;
     t2_reset(e);
@@ -441,13 +451,12 @@ int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
                 if (write_packet(e, idx[0], pk, o) < 0)
                     return -1;
             }
-    const long nc = (long)p->ncopies;
     size_t body = 0;
-    for (long j = 0; j < nc; j++)
+    for (size_t j = 0; j < p->ncopies; j++)
         body += p->copies[j].n;
-#pragma omp parallel for schedule(static) num_threads(p->ncoders) if (body > ((size_t)1 << 20))
-    for (long j = 0; j < nc; j++)
-        memcpy(o->p + p->copies[j].at, p->copies[j].src, p->copies[j].n);
+    copies_args a = {p, o->p};
+    sci_pool_for(sci_pool_if(e->pool, body > ((size_t)1 << 20)), p->ncopies,
+                 0, copy_bodies, &a);
     return 0;
 }
 

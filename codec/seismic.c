@@ -5,6 +5,7 @@
 #include "seismic.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -87,17 +88,68 @@ size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
 
 /* ---- encoder ------------------------------------------------------------ */
 
-static int find_nonfinite(const float *v, size_t n, size_t *bad) {
+/* Below this many values a loop runs on the calling thread. */
+#define PAR_MIN 65536
+
+/* A region over the values of a gather; per-worker results combined by
+ * the caller in worker order (they are exact: indices, minima, maxima). */
+typedef struct {
+    const float *v;
+    uint16_t *q;
+    const sci_seis_grid *g;
+    uint32_t qmax;
+    size_t first[SCI_POOL_MAX_THREADS];
+    float lo[SCI_POOL_MAX_THREADS], hi[SCI_POOL_MAX_THREADS];
+} values_args;
+
+static void first_nonfinite(void *arg, size_t b, size_t e, unsigned wk) {
+    values_args *a = arg;
+    for (size_t i = b; i < e && i < a->first[wk]; i++)
+        if (!isfinite(a->v[i])) {
+            a->first[wk] = i;
+            break;
+        }
+}
+
+static int find_nonfinite(sci_pool *pool, const float *v, size_t n,
+                          size_t *bad) {
+    sci_pool *par = sci_pool_if(pool, n >= PAR_MIN);
+    values_args *a = par ? malloc(sizeof *a) : NULL;
     size_t first = n;
-#pragma omp parallel for reduction(min : first) if (n >= 65536)
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i]) && i < first)
-            first = i;
+    if (a) {
+        a->v = v;
+        for (unsigned t = 0; t < sci_pool_threads(par); t++)
+            a->first[t] = n;
+        sci_pool_for(par, n, 0, first_nonfinite, a);
+        for (unsigned t = 0; t < sci_pool_threads(par); t++)
+            first = a->first[t] < first ? a->first[t] : first;
+        free(a);
+    } else {
+        for (size_t i = 0; i < n && first == n; i++)
+            if (!isfinite(v[i]))
+                first = i;
+    }
     if (first == n)
         return 0;
     if (bad)
         *bad = first;
     return 1;
+}
+
+static void value_range(void *arg, size_t b, size_t e, unsigned wk) {
+    values_args *a = arg;
+    float lo = a->lo[wk], hi = a->hi[wk];
+    for (size_t i = b; i < e; i++) {
+        lo = a->v[i] < lo ? a->v[i] : lo;
+        hi = a->v[i] > hi ? a->v[i] : hi;
+    }
+    a->lo[wk] = lo, a->hi[wk] = hi;
+}
+
+static void quantize_values(void *arg, size_t b, size_t e, unsigned wk) {
+    const values_args *a = arg;
+    for (size_t i = b; i < e; i++)
+        a->q[i] = (uint16_t)sci_seis_quantize_one(a->v[i], a->g, a->qmax);
 }
 
 /* Each inverse level gives a sample at most its low-band value plus three
@@ -122,36 +174,46 @@ int sci_seis_grid_fits(const sci_seis_grid *g, const sci_seis_params *p) {
     return top * (1.0 + 3.0 * l) * 2.0 <= (double)FLT_MAX;
 }
 
-int sci_seis_quantize(const sci_seis_params *p, const float *gather,
-                      uint16_t *q, sci_seis_grid *grid, size_t *bad_index) {
+int sci_seis_quantize(sci_pool *pool, const sci_seis_params *p,
+                      const float *gather, uint16_t *q, sci_seis_grid *grid,
+                      size_t *bad_index) {
     if (sci_seis_params_check(p) || !gather || !q || !grid)
         return SCI_SEIS_E_ARG;
     const size_t n = (size_t)p->traces * p->samples;
     const uint32_t qmax = (1u << p->bits) - 1;
-    if (find_nonfinite(gather, n, bad_index))
+    if (find_nonfinite(pool, gather, n, bad_index))
         return SCI_SEIS_E_VALUE;
     float *coef = malloc(n * sizeof *coef);
-    if (!coef)
+    values_args *a = malloc(sizeof *a);
+    if (!coef || !a) {
+        free(coef);
+        free(a);
         return SCI_SEIS_E_NOMEM;
+    }
     memcpy(coef, gather, n * sizeof *coef);
-    if (sci_dwt53f_forward(coef, p->samples, p->traces, p->samples,
+    if (sci_dwt53f_forward(pool, coef, p->samples, p->traces, p->samples,
                            p->levels)) {
         free(coef);
+        free(a);
         return SCI_SEIS_E_NOMEM;
     }
     /* finite samples can still overflow the transform near FLT_MAX */
-    if (find_nonfinite(coef, n, NULL)) {
+    if (find_nonfinite(pool, coef, n, NULL)) {
         if (bad_index)
             *bad_index = n;
         free(coef);
+        free(a);
         return SCI_SEIS_E_VALUE;
     }
-    float lo = coef[0], hi = coef[0];
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) \
-    if (n >= 65536)
-    for (size_t i = 0; i < n; i++) {
-        lo = coef[i] < lo ? coef[i] : lo;
-        hi = coef[i] > hi ? coef[i] : hi;
+    sci_pool *par = sci_pool_if(pool, n >= PAR_MIN);
+    a->v = coef;
+    for (unsigned t = 0; t < sci_pool_threads(par); t++)
+        a->lo[t] = a->hi[t] = coef[0];
+    sci_pool_for(par, n, 0, value_range, a);
+    float lo = a->lo[0], hi = a->hi[0];
+    for (unsigned t = 1; t < sci_pool_threads(par); t++) {
+        lo = a->lo[t] < lo ? a->lo[t] : lo;
+        hi = a->hi[t] > hi ? a->hi[t] : hi;
     }
     /* +0.0f makes a minimum or maximum of -0 a +0, whichever zero the
      * reduction met first: the frame's bytes must not depend on it */
@@ -160,12 +222,15 @@ int sci_seis_quantize(const sci_seis_params *p, const float *gather,
         if (bad_index)
             *bad_index = n;
         free(coef);
+        free(a);
         return SCI_SEIS_E_VALUE;
     }
-#pragma omp parallel for schedule(static) if (n >= 65536)
-    for (size_t i = 0; i < n; i++)
-        q[i] = (uint16_t)sci_seis_quantize_one(coef[i], &g, qmax);
+    a->q = q;
+    a->g = &g;
+    a->qmax = qmax;
+    sci_pool_for(par, n, 0, quantize_values, a);
     free(coef);
+    free(a);
     *grid = g;
     return 0;
 }
@@ -274,9 +339,10 @@ out:
     return err;
 }
 
-int sci_seis_encode(const sci_seis_params *p, const float *gather,
-                    const uint8_t *meta, size_t meta_len, uint8_t *out,
-                    size_t cap, size_t *out_len, size_t *bad_index) {
+int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
+                    const float *gather, const uint8_t *meta, size_t meta_len,
+                    uint8_t *out, size_t cap, size_t *out_len,
+                    size_t *bad_index) {
     if (sci_seis_params_check(p) || !gather || !out || !out_len ||
         meta_len > SCI_SEIS_MAX_META || (meta_len && !meta))
         return SCI_SEIS_E_ARG;
@@ -285,7 +351,7 @@ int sci_seis_encode(const sci_seis_params *p, const float *gather,
     if (!q)
         return SCI_SEIS_E_NOMEM;
     sci_seis_grid grid;
-    int err = sci_seis_quantize(p, gather, q, &grid, bad_index);
+    int err = sci_seis_quantize(pool, p, gather, q, &grid, bad_index);
     if (!err)
         err = sci_seis_encode_indices(p, q, &grid, meta, meta_len, out, cap,
                                       out_len);
@@ -388,8 +454,39 @@ int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
     return 0;
 }
 
-int sci_seis_decode(const uint8_t *frame, const sci_seis_info *info,
-                    uint16_t *q, float *out) {
+/* A region over the packages of a frame. */
+typedef struct {
+    const sci_huff_code *code;
+    const uint8_t *pk;
+    const size_t *start;
+    const sci_seis_grid *grid;
+    uint16_t *q;
+    float *coef;
+    atomic_int bad;
+} unpack_args;
+
+static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
+    unpack_args *a = arg;
+    const size_t *start = a->start;
+    for (size_t i = b; i < e; i++) {
+        uint32_t sym[SCI_HUFF_PACKAGE_BITS];
+        int k = sci_huff_unpack(a->code, get64(a->pk + 8 * i), sym);
+        if (k < 0 || (size_t)k != start[i + 1] - start[i]) {
+            atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
+            continue;
+        }
+        for (int j = 0; j < k; j++) {
+            if (a->q)
+                a->q[start[i] + j] = (uint16_t)sym[j];
+            if (a->coef)
+                a->coef[start[i] + j] =
+                    sci_seis_dequantize_one(sym[j], a->grid);
+        }
+    }
+}
+
+int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
+                    const sci_seis_info *info, uint16_t *q, float *out) {
     const sci_seis_params *p = &info->p;
     const size_t n = (size_t)p->traces * p->samples;
     const size_t np = info->packages;
@@ -416,30 +513,14 @@ int sci_seis_decode(const uint8_t *frame, const sci_seis_info *info,
         err = SCI_SEIS_E_DATA;
         goto out;
     }
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) \
-    if (np >= 4096)
-    for (size_t i = 0; i < np; i++) {
-        uint32_t sym[SCI_HUFF_PACKAGE_BITS];
-        int k = sci_huff_unpack(&code, get64(pk + 8 * i), sym);
-        if (k < 0 || (size_t)k != start[i + 1] - start[i]) {
-            bad = 1;
-            continue;
-        }
-        for (int j = 0; j < k; j++) {
-            if (q)
-                q[start[i] + j] = (uint16_t)sym[j];
-            if (coef)
-                coef[start[i] + j] =
-                    sci_seis_dequantize_one(sym[j], &info->grid);
-        }
-    }
-    if (bad) {
+    unpack_args a = {&code, pk, start, &info->grid, q, coef, 0};
+    sci_pool_for(sci_pool_if(pool, np >= 4096), np, 0, unpack_packages, &a);
+    if (atomic_load(&a.bad)) {
         err = SCI_SEIS_E_DATA;
         goto out;
     }
     if (out) {
-        if (sci_dwt53f_inverse(coef, p->samples, p->traces, p->samples,
+        if (sci_dwt53f_inverse(pool, coef, p->samples, p->traces, p->samples,
                                p->levels)) {
             err = SCI_SEIS_E_NOMEM;
             goto out;

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parallel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,9 +90,10 @@ size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len);
  * NaN or infinite, its index in *bad_index when bad_index is not NULL, and
  * E_VALUE with *bad_index = traces x samples when the values are so large
  * that the transform, or the decoder's reconstruction, would overflow. */
-int sci_seis_encode(const sci_seis_params *p, const float *gather,
-                    const uint8_t *meta, size_t meta_len, uint8_t *out,
-                    size_t cap, size_t *out_len, size_t *bad_index);
+int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
+                    const float *gather, const uint8_t *meta, size_t meta_len,
+                    uint8_t *out, size_t cap, size_t *out_len,
+                    size_t *bad_index);
 
 /* The encoder's two halves, for a backend that does the first itself
  * (cuda/seismic.h): sci_seis_quantize transforms and quantizes the gather
@@ -98,8 +101,9 @@ int sci_seis_encode(const sci_seis_params *p, const float *gather,
  * (E_VALUE and *bad_index as sci_seis_encode); sci_seis_encode_indices
  * codes indices (each below 2^bits) into a frame.  sci_seis_encode is the
  * two one after the other. */
-int sci_seis_quantize(const sci_seis_params *p, const float *gather,
-                      uint16_t *q, sci_seis_grid *grid, size_t *bad_index);
+int sci_seis_quantize(sci_pool *pool, const sci_seis_params *p,
+                      const float *gather, uint16_t *q, sci_seis_grid *grid,
+                      size_t *bad_index);
 int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                             const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
@@ -132,8 +136,8 @@ int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
  * (traces x samples floats), when out is not NULL.  0, E_DATA (packages
  * that do not decode, or symbols that do not add up to the gather), or
  * E_NOMEM. */
-int sci_seis_decode(const uint8_t *frame, const sci_seis_info *info,
-                    uint16_t *q, float *out);
+int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
+                    const sci_seis_info *info, uint16_t *q, float *out);
 
 const char *sci_seis_error_string(int err);
 

@@ -22,13 +22,16 @@
  * vector and any other at pi / 2.
  *
  * This is the reference: every sum in double, the output rounded to float
- * once.  It is also the CPU backend (OpenMP over lines).
+ * once.  It is also the CPU backend (over lines and pixels on the threads
+ * of a pool, parallel.h; pool NULL: the calling thread).
  */
 #ifndef SCI_CODEC_SPP_H
 #define SCI_CODEC_SPP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "parallel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,8 +73,8 @@ void sci_spp_centroid(const void *cube, sci_spp_format f, size_t npix,
 
 /* The unit vector of each pixel into u (npix x bands doubles, all zero for
  * a zero vector) and its norm into norm (npix doubles). */
-void sci_spp_unit(const void *cube, sci_spp_format f, size_t npix,
-                  size_t bands, double *u, double *norm);
+void sci_spp_unit(sci_pool *pool, const void *cube, sci_spp_format f,
+                  size_t npix, size_t bands, double *u, double *norm);
 
 /* The angle between pixels with unit vectors u, v (norms nu, nv: only
  * whether they are 0 matters). */
@@ -82,15 +85,15 @@ double sci_spp_angle(const double *u, double nu, const double *v, double nv,
  * each pair's angle once (it is symmetric), then every pixel's neighbours
  * weighted in raster order.  0, or SCI_SPP_E_NOMEM (it holds
  * lines x samples x (ws^2 - 1) / 2 angles). */
-int sci_spp_alpha(const double *u, const double *norm, size_t lines,
-                  size_t samples, size_t bands, unsigned window,
-                  double *alpha);
+int sci_spp_alpha(sci_pool *pool, const double *u, const double *norm,
+                  size_t lines, size_t samples, size_t bands,
+                  unsigned window, double *alpha);
 
 /* The whole filter: the BIP cube `in` of format f to the BIP float cube
  * `out` (lines x samples x bands floats).  0, or an SCI_SPP_E_ code. */
-int sci_spp_filter(const void *in, sci_spp_format f, size_t lines,
-                   size_t samples, size_t bands, unsigned window,
-                   float *out);
+int sci_spp_filter(sci_pool *pool, const void *in, sci_spp_format f,
+                   size_t lines, size_t samples, size_t bands,
+                   unsigned window, float *out);
 
 #ifdef __cplusplus
 }

@@ -73,10 +73,11 @@ static inline unsigned sci_wt_sample_bytes(const sci_wt_geometry *g) {
 
 /* Return 0, or -1 when the geometry fails sci_wt_geometry_check or scratch
  * memory cannot be had.  The inverse works in place and leaves `coeffs`
- * destroyed. */
-int sci_wt_forward(const sci_wt_geometry *g, const sci_wt_plane src[],
-                   void *coeffs);
-int sci_wt_inverse(const sci_wt_geometry *g, void *coeffs,
+ * destroyed.  pool: the threads to use (NULL: the calling thread;
+ * parallel.h). */
+int sci_wt_forward(sci_pool *pool, const sci_wt_geometry *g,
+                   const sci_wt_plane src[], void *coeffs);
+int sci_wt_inverse(sci_pool *pool, const sci_wt_geometry *g, void *coeffs,
                    const sci_wt_plane dst[]);
 
 #ifdef __cplusplus

@@ -30,6 +30,7 @@
 #include "seismic.h"
 #include "../codec/dwt.h"
 #include "../codec/huffman.h"
+#include "../codec/parallel.h"
 #include "../codec/seismic_core.h"
 #include "devbuf.cuh"
 
@@ -79,6 +80,7 @@ struct sci_cuda_seis {
     int timing;
     cudaEvent_t ev[4];
     sci_cuda_seis_times times;
+    sci_pool *pool; /* the host's work on a batch, a frame a call */
 };
 
 static double now_ms(void) {
@@ -102,6 +104,10 @@ extern "C" int sci_cuda_seis_set_timing(sci_cuda_seis *s, int on) {
 extern "C" void sci_cuda_seis_get_times(const sci_cuda_seis *s,
                                         sci_cuda_seis_times *t) {
     *t = s->times;
+}
+
+extern "C" void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool) {
+    s->pool = pool;
 }
 
 /* ---- package decoding ---------------------------------------------------- */
@@ -511,6 +517,62 @@ static int cuda_err(cudaError_t e) {
     return e == cudaSuccess ? 0 : (int)e;
 }
 
+/* The host's share of a batch decode, a frame a call. */
+struct decode_args {
+    const uint8_t *const *frames;
+    const sci_seis_info *info;
+    frame_plan *plan;
+    uint8_t *hb; /* the staging area */
+};
+
+/* Frames [b, e)'s code tables. */
+static void build_tables(void *arg, size_t b, size_t e, unsigned) {
+    const decode_args *a = (const decode_args *)arg;
+    for (size_t i = b; i < e; i++) {
+        const sci_seis_info *in = &a->info[i];
+        frame_plan *pl = &a->plan[i];
+        uint8_t *len = (uint8_t *)malloc((size_t)1 << in->p.bits);
+        int err = len ? sci_seis_code_lengths(a->frames[i], in, len)
+                      : SCI_SEIS_E_NOMEM;
+        if (!err && sci_huff_build(len, 1u << in->p.bits, &pl->code))
+            err = SCI_SEIS_E_DATA;
+        pl->err = err;
+        free(len);
+    }
+}
+
+/* Frames [b, e)'s tables, first indices and packages into the staging
+ * area. */
+static void stage_frames(void *arg, size_t b, size_t e, unsigned) {
+    const decode_args *a = (const decode_args *)arg;
+    uint8_t *hb = a->hb;
+    for (size_t i = b; i < e; i++) {
+        frame_plan *pl = &a->plan[i];
+        const sci_seis_info *in = &a->info[i];
+        if (pl->err)
+            continue;
+        const sci_huff_code *c = &pl->code;
+        uint32_t *t = (uint32_t *)(hb + pl->table_at);
+        memcpy(t, c->lookup, LUT_ENTRIES * 4);
+        memcpy(t + LUT_ENTRIES, c->first_code, LIMITS * 4);
+        memcpy(t + LUT_ENTRIES + LIMITS, c->first_index, LIMITS * 4);
+        memcpy(t + TABLE_HEAD, c->sorted,
+               (size_t)c->first_index[SCI_HUFF_MAX_LEN + 1] * 4);
+        const uint8_t *src = a->frames[i] + in->pkg_off;
+        uint32_t *start = (uint32_t *)(hb + pl->start_at);
+        uint64_t sum = 0;
+        for (uint32_t p = 0; p < in->packages; p++) {
+            start[p] = (uint32_t)sum;
+            sum += src[8 * (size_t)p + 7] >> 2;
+        }
+        start[in->packages] = (uint32_t)sum;
+        /* the frame is little-endian, and so is every CUDA host */
+        memcpy(hb + pl->pkg_at, src, (size_t)in->packages * 8);
+        if (sum != (uint64_t)in->p.traces * in->p.samples)
+            pl->err = SCI_SEIS_E_DATA;
+    }
+}
+
 extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
                                     const uint8_t *const frames[],
                                     const sci_seis_info info[],
@@ -535,16 +597,8 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
 
     /* tables, and the staging layout */
     size_t at = align_up(n * sizeof(seis_frame), 16), coefs = 0, jobs = 0;
-#pragma omp parallel for schedule(dynamic) if (n > 1)
-    for (unsigned i = 0; i < n; i++) {
-        uint8_t *len = (uint8_t *)malloc((size_t)1 << info[i].p.bits);
-        int e = len ? sci_seis_code_lengths(frames[i], &info[i], len)
-                    : SCI_SEIS_E_NOMEM;
-        if (!e && sci_huff_build(len, 1u << info[i].p.bits, &plan[i].code))
-            e = SCI_SEIS_E_DATA;
-        plan[i].err = e;
-        free(len);
-    }
+    decode_args da = {frames, info, plan, NULL};
+    sci_pool_for(s->pool, n, 1, build_tables, &da);
     for (unsigned i = 0; i < n; i++) {
         if (plan[i].err)
             continue;
@@ -615,31 +669,9 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             if (f->levels && cols > max_items[1])
                 max_items[1] = (uint32_t)cols;
         }
-        /* tables, first indices and packages, a frame a thread */
-#pragma omp parallel for schedule(dynamic) if (n > 1)
-        for (unsigned i = 0; i < n; i++) {
-            if (plan[i].err)
-                continue;
-            const sci_huff_code *c = &plan[i].code;
-            uint32_t *t = (uint32_t *)(hb + plan[i].table_at);
-            memcpy(t, c->lookup, LUT_ENTRIES * 4);
-            memcpy(t + LUT_ENTRIES, c->first_code, LIMITS * 4);
-            memcpy(t + LUT_ENTRIES + LIMITS, c->first_index, LIMITS * 4);
-            memcpy(t + TABLE_HEAD, c->sorted,
-                   (size_t)c->first_index[SCI_HUFF_MAX_LEN + 1] * 4);
-            const uint8_t *src = frames[i] + info[i].pkg_off;
-            uint32_t *start = (uint32_t *)(hb + plan[i].start_at);
-            uint64_t sum = 0;
-            for (uint32_t p = 0; p < info[i].packages; p++) {
-                start[p] = (uint32_t)sum;
-                sum += src[8 * (size_t)p + 7] >> 2;
-            }
-            start[info[i].packages] = (uint32_t)sum;
-            /* the frame is little-endian, and so is every CUDA host */
-            memcpy(hb + plan[i].pkg_at, src, (size_t)info[i].packages * 8);
-            if (sum != (uint64_t)info[i].p.traces * info[i].p.samples)
-                plan[i].err = SCI_SEIS_E_DATA;
-        }
+        /* tables, first indices and packages, a frame a call */
+        da.hb = hb;
+        sci_pool_for(s->pool, n, 1, stage_frames, &da);
         /* a frame refused just now: its blocks find npkg = 0 */
         for (unsigned i = 0; i < n; i++)
             if (plan[i].err)
@@ -723,6 +755,44 @@ out:
 }
 
 /* ---- encoder, host side ------------------------------------------------------ */
+
+/* The host's share of a batch encode, a gather a call. */
+struct encode_args {
+    const sci_seis_params *p;
+    const enc_stat *stat;
+    const uint16_t *q; /* the indices of every gather, gather i at at[i] */
+    const size_t *at;
+    const uint8_t *const *meta;
+    const size_t *meta_len;
+    uint8_t *const *out;
+    const size_t *cap;
+    size_t *out_len;
+    int *status;
+    size_t *bad_index;
+};
+
+/* Gathers [b, e): refused, or coded and packed. */
+static void code_gathers(void *arg, size_t b, size_t e, unsigned) {
+    const encode_args *a = (const encode_args *)arg;
+    for (size_t i = b; i < e; i++) {
+        const sci_seis_params *p = &a->p[i];
+        const enc_stat *st = &a->stat[i];
+        const size_t v = (size_t)p->traces * p->samples;
+        int err;
+        if (st->bad < v || st->overflow ||
+            !sci_seis_grid_fits(&st->grid, p)) {
+            if (a->bad_index)
+                a->bad_index[i] = st->bad < v ? (size_t)st->bad : v;
+            err = SCI_SEIS_E_VALUE;
+        } else {
+            err = sci_seis_encode_indices(
+                p, a->q + a->at[i], &st->grid, a->meta ? a->meta[i] : NULL,
+                a->meta && a->meta_len ? a->meta_len[i] : 0, a->out[i],
+                a->cap[i], &a->out_len[i]);
+        }
+        a->status[i] = err;
+    }
+}
 
 extern "C" int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
                                     const sci_seis_params p[],
@@ -853,30 +923,24 @@ extern "C" int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
                                         st))) ||
         (err = cuda_err(cudaStreamSynchronize(st))))
         goto out;
-    /* the code and the packages on the host, a gather a thread */
-#pragma omp parallel for schedule(dynamic) if (n > 1)
-    for (unsigned i = 0; i < n; i++) {
-        const size_t v = (size_t)p[i].traces * p[i].samples;
-        int e = 0;
-        if (stat[i].bad < v || stat[i].overflow ||
-            !sci_seis_grid_fits(&stat[i].grid, &p[i])) {
-            if (bad_index)
-                bad_index[i] = stat[i].bad < v ? (size_t)stat[i].bad : v;
-            e = SCI_SEIS_E_VALUE;
-        } else {
-            e = sci_seis_encode_indices(
-                &p[i], (const uint16_t *)s->enc_q_host.p + at[i],
-                &stat[i].grid, meta ? meta[i] : NULL,
-                meta && meta_len ? meta_len[i] : 0, out[i], cap[i],
-                &out_len[i]);
+    /* the code and the packages on the host, a gather a call */
+    {
+        int *st = (int *)malloc(n * sizeof *st);
+        if (!st) {
+            err = SCI_SEIS_E_NOMEM;
+            goto out;
         }
-        if (status)
-            status[i] = e;
-        if (e) {
-#pragma omp critical
-            if (!err)
-                err = e;
+        encode_args ea = {p, stat, (const uint16_t *)s->enc_q_host.p, at,
+                          meta, meta_len, out, cap, out_len, st, bad_index};
+        sci_pool_for(s->pool, n, 1, code_gathers, &ea);
+        /* the first gather's error, whichever thread met it first */
+        for (unsigned i = 0; i < n; i++) {
+            if (status)
+                status[i] = st[i];
+            if (st[i] && !err)
+                err = st[i];
         }
+        free(st);
     }
 out:
     free(at);

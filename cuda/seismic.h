@@ -65,6 +65,11 @@ typedef struct {
     float host, upload, decode, dwt;
 } sci_cuda_seis_times;
 
+/* The threads that do the host's work on a batch, a frame or gather each
+ * (NULL, the default: the calling thread; codec/parallel.h).  The pool
+ * must outlive its use here. */
+void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool);
+
 /* Timing costs a few event records a batch; off by default. */
 int sci_cuda_seis_set_timing(sci_cuda_seis *s, int on);
 void sci_cuda_seis_get_times(const sci_cuda_seis *s,

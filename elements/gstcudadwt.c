@@ -303,7 +303,9 @@ transform_cpu (GstCudaDwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
     return GST_FLOW_ERROR;
   }
   gst_wavelet_planes_from_frame (&frame, planes);
-  ret = sci_wt_forward (&self->out_info.geom, planes, out.data);
+  ret =
+      sci_wt_forward (gst_sci_filter_pool (GST_SCI_FILTER (self)),
+      &self->out_info.geom, planes, out.data);
   gst_buffer_unmap (outbuf, &out);
   gst_video_frame_unmap (&frame);
   if (ret) {

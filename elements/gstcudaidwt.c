@@ -213,7 +213,9 @@ transform_cpu (GstCudaIdwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
   if (!map_output (self, &frame, outbuf, 0))
     return GST_FLOW_ERROR;
   gst_wavelet_planes_from_frame (&frame, planes);
-  ret = sci_wt_inverse (&self->in_info.geom, self->host_scratch, planes);
+  ret =
+      sci_wt_inverse (gst_sci_filter_pool (GST_SCI_FILTER (self)),
+      &self->in_info.geom, self->host_scratch, planes);
   gst_video_frame_unmap (&frame);
   if (ret) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,

@@ -396,8 +396,9 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
   direct = info->depth > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
       && stride % 2 == 0 && (guintptr) plane % 2 == 0;
   if (direct) {
-    st = sci_dpcm_decode (in, len, (guint16 *) plane, stride / 2,
-        ((gsize) (h - 1) * stride) / 2 + w, info);
+    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
+        (guint16 *) plane, stride / 2, ((gsize) (h - 1) * stride) / 2 + w,
+        info);
   } else {
     gsize n = (gsize) w * h;
 
@@ -406,7 +407,8 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
       self->samples = g_new (guint16, n);
       self->samples_len = n;
     }
-    st = sci_dpcm_decode (in, len, self->samples, w, n, info);
+    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
+        self->samples, w, n, info);
     if (st == SCI_DPCM_OK)
       for (y = 0; y < h; y++) {
         guint8 *row = plane + (gssize) y * stride;

@@ -526,8 +526,10 @@ encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
   }
   if (meta)
     meta_data = g_bytes_get_data (meta, &meta_len);
-  *written = sci_dpcm_encode_meta (samples, sample_stride, w, h, self->depth,
-      p, meta_data, meta_len, out, cap);
+  *written =
+      sci_dpcm_encode_meta (gst_sci_filter_pool (GST_SCI_FILTER (self)),
+      samples, sample_stride, w, h, self->depth, p, meta_data, meta_len, out,
+      cap);
   gst_video_frame_unmap (&frame);
   if (*written == 0) {
     const gchar *why = sci_dpcm_check (w, h, self->depth, p);

@@ -718,7 +718,7 @@ gst_sci_j2k_enc_configure (GstSciJ2kEnc * self)
     return FALSE;
   }
 
-  self->enc = sci_htj2k_enc_new (g, &p);
+  self->enc = sci_htj2k_enc_new (g, &p, gst_sci_filter_pool (base));
   if (!self->enc) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Cannot create the JPEG 2000 encoder (out of memory?)"), (NULL));
@@ -924,7 +924,9 @@ encode_frame_cpu (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
     if (!map_frame (self, &frame, inbuf))
       return GST_FLOW_ERROR;
     gst_wavelet_planes_from_frame (&frame, planes);
-    err = sci_wt_forward (&self->winfo.geom, planes, self->coeffs);
+    err =
+        sci_wt_forward (gst_sci_filter_pool (GST_SCI_FILTER (self)),
+        &self->winfo.geom, planes, self->coeffs);
     gst_video_frame_unmap (&frame);
     if (err) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,

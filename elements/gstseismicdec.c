@@ -330,7 +330,8 @@ decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
   dst = (gfloat *) map.data;
   if ((guintptr) dst % sizeof (gfloat))
     dst = scratch = g_try_new (gfloat, n);
-  rc = dst ? sci_seis_decode (in, info, NULL, dst) : SCI_SEIS_E_NOMEM;
+  rc = dst ? sci_seis_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in,
+      info, NULL, dst) : SCI_SEIS_E_NOMEM;
   if (rc == 0 && scratch)
     memcpy (map.data, scratch, n * sizeof (gfloat));
   g_free (scratch);
@@ -663,6 +664,8 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
     gsize l;
     gint err;
 
+    /* the host's share of a batch (tables, staging) a frame a thread */
+    sci_cuda_seis_set_pool (self->cuda_dec, gst_sci_filter_pool (base));
     while (n < MAX_BATCH && next_joins (self, &f[0].info, &l)) {
       if (!take_frame (self, l, &f[n])) {
         ret = GST_FLOW_ERROR;

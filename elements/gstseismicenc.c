@@ -567,8 +567,9 @@ gst_seismic_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  rc = sci_seis_encode (&self->params, gather, meta, meta_len, out.data,
-      out.size, &written, &bad);
+  rc = sci_seis_encode (gst_sci_filter_pool (GST_SCI_FILTER (self)),
+      &self->params, gather, meta, meta_len, out.data, out.size, &written,
+      &bad);
   if (rc)
     post_encode_error (self, rc, bad < in_len / sizeof (gfloat) ?
         gather[bad] : 0, bad, out.size);

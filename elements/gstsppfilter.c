@@ -459,8 +459,8 @@ filter_cpu (GstSppFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
       self->out_copy = g_malloc (self->out_size);
     dst = self->out_copy;
   }
-  rc = sci_spp_filter (src, self->format, self->lines, self->samples,
-      self->bands, window, dst);
+  rc = sci_spp_filter (gst_sci_filter_pool (GST_SCI_FILTER (self)), src,
+      self->format, self->lines, self->samples, self->bands, window, dst);
   if (rc == 0 && (guint8 *) dst != out.data)
     memcpy (out.data, dst, self->out_size);
   if (rc)

@@ -393,7 +393,7 @@ check_reference (const Frame * f, GBytes * coded, guint skew,
   info.params.threshold += skew;
   cap = sci_dpcm_max_bytes (f->width, f->height, info.depth) + meta_len;
   out = g_malloc (cap);
-  n = sci_dpcm_encode_meta (f->px, f->width, f->width, f->height, info.depth,
+  n = sci_dpcm_encode_meta (NULL, f->px, f->width, f->width, f->height, info.depth,
       &info.params, meta, meta_len, out, cap);
   g_free (meta);
   if (n != len || memcmp (out, in, len)) {

@@ -131,6 +131,7 @@ reference (GstSample * in, guint window, Reference * ref)
 {
   GstMapInfo m;
   gint64 t;
+  sci_pool *pool;
   int rc;
 
   if (!cube_of (gst_sample_get_caps (in), &ref->lines, &ref->samples,
@@ -144,10 +145,13 @@ reference (GstSample * in, guint window, Reference * ref)
     return g_strdup ("the input cube is not the size of its caps");
   }
   ref->want = g_new (gfloat, (gsize) ref->lines * ref->samples * ref->bands);
+  /* the C reference on as many threads as the element's default */
+  pool = sci_pool_new (0);
   t = g_get_monotonic_time ();
-  rc = sci_spp_filter (m.data, ref->format, ref->lines, ref->samples,
+  rc = sci_spp_filter (pool, m.data, ref->format, ref->lines, ref->samples,
       ref->bands, window, ref->want);
   ref->ref_ms = (g_get_monotonic_time () - t) / 1e3;
+  sci_pool_free (pool);
   gst_buffer_unmap (gst_sample_get_buffer (in), &m);
   if (rc != 0)
     return g_strdup_printf ("the C reference failed (%d)", rc);

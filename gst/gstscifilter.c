@@ -16,10 +16,12 @@ enum
   PROP_0,
   PROP_BACKEND,
   PROP_DEVICE_ID,
+  PROP_THREADS,
 };
 
 #define DEFAULT_BACKEND GST_SCI_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
+#define DEFAULT_THREADS 0
 
 #define gst_sci_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstSciFilter, gst_sci_filter,
@@ -41,6 +43,9 @@ gst_sci_filter_set_property (GObject * object, guint prop_id,
     case PROP_DEVICE_ID:
       self->device_id = g_value_get_int (value);
       break;
+    case PROP_THREADS:
+      self->threads = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -61,6 +66,9 @@ gst_sci_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, self->device_id);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -103,10 +111,12 @@ gst_sci_filter_start (GstBaseTransform * trans)
   GstSciFilter *self = GST_SCI_FILTER (trans);
   GstSciBackend backend;
   gint device_id;
+  guint threads;
 
   GST_OBJECT_LOCK (self);
   backend = self->backend;
   device_id = self->device_id;
+  threads = self->threads;
   GST_OBJECT_UNLOCK (self);
 
   self->use_cuda = FALSE;
@@ -160,6 +170,20 @@ gst_sci_filter_start (GstBaseTransform * trans)
     GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
         ("CUDA device %d (cuda-device-id) cannot be used: running on the "
             "CPU", device_id), ("%s", self->cpu_reason));
+  /* workers start at the first parallel region: none on the GPU path */
+  g_clear_pointer (&self->pool, sci_pool_free);
+  self->pool = sci_pool_new (threads);
+  if (!self->pool) {
+#if HAVE_CUDA
+    gst_sci_cuda_close (&self->cuda);
+#endif
+    self->use_cuda = FALSE;
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot create the CPU thread pool (out of memory)"), (NULL));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "CPU backend threads: %u (threads=%u)",
+      sci_pool_threads (self->pool), threads);
   GST_OBJECT_LOCK (self);
   self->offer_cuda_memory = self->use_cuda;
   GST_OBJECT_UNLOCK (self);
@@ -178,6 +202,8 @@ gst_sci_filter_stop (GstBaseTransform * trans)
 #if HAVE_CUDA
   gst_sci_cuda_close (&self->cuda);
 #endif
+  /* no codec call runs after stop */
+  g_clear_pointer (&self->pool, sci_pool_free);
   self->use_cuda = FALSE;
   self->in_cuda_memory = self->out_cuda_memory = FALSE;
   set_cpu_reason (self, NULL);
@@ -554,6 +580,19 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use; -1 takes the pipeline's context, or device 0",
           -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads",
+          "Threads of the CPU backend, this element's own: 0 = one per CPU "
+          "the process may use, 1 = the streaming thread alone. More "
+          "threads finish a frame sooner where cores are free; idle ones "
+          "sleep and never spin, so the default costs nothing between "
+          "frames, in live chains of several elements too. 1 holds the "
+          "element to one core's worth, for hosts whose other work must "
+          "keep its share. Every value gives the same output. Read at "
+          "start (READY to PAUSED): a change takes effect at the next start",
+          0, SCI_POOL_MAX_THREADS, DEFAULT_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

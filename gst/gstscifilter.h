@@ -14,6 +14,7 @@
 #include <gst/video/video.h>
 
 #include "gstscibackend.h"
+#include "codec/parallel.h"
 #if HAVE_CUDA
 #include "gstscicuda.h"
 #endif
@@ -36,6 +37,11 @@ struct _GstSciFilter
   /* properties */
   GstSciBackend backend;
   gint device_id;
+  guint threads;
+
+  /* the CPU backend's threads, made at start (threads of them) and freed
+   * at stop; subclasses hand it to the codec (gst_sci_filter_pool) */
+  sci_pool *pool;
 
   /* TRUE between start and stop when the CUDA kernels run; a subclass may
    * clear it (auto backend only) when device memory runs out. */
@@ -76,6 +82,15 @@ struct _GstSciFilterClass
 };
 
 GType gst_sci_filter_get_type (void);
+
+/* The thread pool the codec calls of a frame run on (between start and
+ * stop; the `threads` property read at start). */
+static inline sci_pool *
+gst_sci_filter_pool (GstSciFilter * self)
+{
+  return self->pool;
+}
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstSciFilter, gst_object_unref);
 
 /* Pad template caps: `structure` (the media type and its fields) in CUDA

@@ -826,7 +826,7 @@ static uint8_t *encode_ours(const tcase *t, const image *src, double bitrate,
     void *coeffs = xmalloc(sci_wt_coeff_count(&g) * 4);
     uint8_t *out = NULL;
     sci_htj2k_enc *e = NULL;
-    if (sci_wt_forward(&g, pl, coeffs) != 0) {
+    if (sci_wt_forward(test_pool(), &g, pl, coeffs) != 0) {
         fmt(err, errlen, "sci_wt_forward failed");
         goto done;
     }
@@ -848,7 +848,7 @@ static uint8_t *encode_ours(const tcase *t, const image *src, double bitrate,
         fmt(err, errlen, "sci_htj2k_check refuses: %s", why);
         goto done;
     }
-    e = sci_htj2k_enc_new(&g, &p);
+    e = sci_htj2k_enc_new(&g, &p, test_pool());
     if (!e) {
         fmt(err, errlen, "sci_htj2k_enc_new returned NULL");
         goto done;

@@ -5,7 +5,8 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
  *     -DSCI_FUZZ_LIBFUZZER -I. -Itests tests/fuzz_dpcm.c codec/dpcm.c \
- *     codec/crc32.c -lzstd -lm -o fuzz-dpcm && ./fuzz-dpcm -max_total_time=60
+ *     codec/crc32.c codec/parallel.c -lzstd -lm -lpthread -o fuzz-dpcm && \
+ *     ./fuzz-dpcm -max_total_time=60
  *
  * Each input is decoded as it is and once more with its CRC recomputed, so
  * that mutations reach the checks behind the CRC.  Frame sizes are bounded
@@ -64,7 +65,7 @@ static int fuzz_decode(const uint8_t *data, size_t size) {
         (uint64_t)info.width * info.height > FUZZ_MAX_PIXELS)
         return 1;
     fuzz_metadata(data, size);
-    return sci_dpcm_decode(data, size, fuzz_out,
+    return sci_dpcm_decode(NULL, data, size, fuzz_out,
                            st == SCI_DPCM_OK ? info.width : 1, FUZZ_MAX_PIXELS,
                            NULL);
 }
@@ -139,7 +140,7 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
     size_t cap = sci_dpcm_max_bytes(w, h, depth) + meta_len;
     if (!seg_rows) {
         f->bytes = malloc(cap);
-        f->len = sci_dpcm_encode_meta(f->px, w, w, h, depth, &p, meta, meta_len,
+        f->len = sci_dpcm_encode_meta(test_pool(), f->px, w, w, h, depth, &p, meta, meta_len,
                                       f->bytes, cap);
     } else {
         size_t count = (size_t)w * h, segs = (h + seg_rows - 1) / seg_rows;
@@ -156,9 +157,9 @@ static void make_seed(seed_frame *f, unsigned w, unsigned h, unsigned depth,
                                                  meta_len, &z);
         size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * segs;
         f->len = 0;
-        if (sci_dpcm_predict_residuals(f->px, w, w, h, depth, n, m, res, NULL) == 0) {
+        if (sci_dpcm_predict_residuals(test_pool(), f->px, w, w, h, depth, n, m, res, NULL) == 0) {
             sci_dpcm_thresholds(res, count, depth, t, &lo, &hi);
-            if (sci_dpcm_code_residuals(res, w, h, depth, lo, hi, seg_rows,
+            if (sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, seg_rows,
                                         f->bytes + pre, ccap, sb, &coded,
                                         &esc) == 0) {
                 sci_dpcm_write_header(f->bytes, w, h, depth, &p, lo, hi, esc,

@@ -7,7 +7,7 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
  *     -DSCI_FUZZ_LIBFUZZER -I. tests/fuzz_seismic.c codec/seismic.c \
- *     codec/huffman.c codec/dwt.c codec/crc32.c -lzstd -lm \
+ *     codec/huffman.c codec/dwt.c codec/crc32.c codec/parallel.c -lzstd -lm \
  *     -o fuzz-seismic && ./fuzz-seismic -max_total_time=60
  *
  * Each input is decoded as it is and once more with both CRCs recomputed
@@ -94,8 +94,8 @@ static int fuzz_decode(const uint8_t *data, size_t size) {
         disagree("the parsed sections do not tile the frame");
     if ((uint64_t)info.p.traces * info.p.samples > FUZZ_MAX_VALUES)
         return NOT_TRIED;
-    int sq = sci_seis_decode(data, &info, fuzz_q, NULL);
-    st = sci_seis_decode(data, &info, NULL, fuzz_out);
+    int sq = sci_seis_decode(NULL, data, &info, fuzz_q, NULL);
+    st = sci_seis_decode(NULL, data, &info, NULL, fuzz_out);
     if (sq != st)
         disagree("decoding the indices and the gather end differently");
     return st;
@@ -181,10 +181,10 @@ static void make_seed(seed_frame *f, unsigned traces, unsigned samples,
     f->traces = traces;
     f->samples = samples;
     f->want = malloc(n * sizeof *f->want);
-    if (sci_seis_encode(&p, g, meta, meta_len, f->bytes, cap, &f->len,
+    if (sci_seis_encode(test_pool(), &p, g, meta, meta_len, f->bytes, cap, &f->len,
                         NULL) ||
         sci_seis_parse(f->bytes, f->len, &f->info) ||
-        sci_seis_decode(f->bytes, &f->info, NULL, f->want))
+        sci_seis_decode(test_pool(), f->bytes, &f->info, NULL, f->want))
         f->len = 0;
     free(g);
 }

@@ -183,7 +183,7 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
     CK(cudaMalloc(&dback, count * 2));
     fill(px, c);
     int fails = 0;
-    size_t nref = sci_dpcm_encode_meta(px, c->w, c->w, c->h, c->depth, &p,
+    size_t nref = sci_dpcm_encode_meta(test_pool(), px, c->w, c->w, c->h, c->depth, &p,
                                        meta, meta_len, ref, cap);
     if (!nref) {
         printf("  %ux%u: the reference refused the frame\n", c->w, c->h);
@@ -262,7 +262,7 @@ static int run_batch(sci_cuda_dpcm *g) {
         fill(px[i], &c);
         size_t cap = sci_dpcm_max_bytes(W, H, 16);
         fr[i] = malloc(cap);
-        len[i] = sci_dpcm_encode(px[i], W, W, H, 16, &p, fr[i], cap);
+        len[i] = sci_dpcm_encode(test_pool(), px[i], W, W, H, 16, &p, fr[i], cap);
         stride[i] = W;
         capn[i] = (size_t)W * H;
         dst[i] = back[i];
@@ -288,7 +288,7 @@ static int run_batch(sci_cuda_dpcm *g) {
         fr[6][len[6] - 4 + k] = (uint8_t)(crc >> (8 * k));
     for (unsigned i = 0; i < NF; i++) {
         uint16_t tmp[45 * 29];
-        want[i] = sci_dpcm_decode(fr[i], len[i], tmp, W, (size_t)W * H, NULL);
+        want[i] = sci_dpcm_decode(test_pool(), fr[i], len[i], tmp, W, (size_t)W * H, NULL);
     }
     const uint8_t *in[NF];
     for (unsigned i = 0; i < NF; i++)
@@ -343,7 +343,7 @@ static size_t residual_frame(unsigned w, unsigned h, unsigned x, unsigned y,
     uint8_t *f = malloc(cap);
     uint32_t *lens = malloc(segs * sizeof *lens), esc = 0;
     size_t coded = 0;
-    int st = sci_dpcm_code_residuals(res, w, h, 16, lo, hi, seg_rows, f + pre,
+    int st = sci_dpcm_code_residuals(test_pool(), res, w, h, 16, lo, hi, seg_rows, f + pre,
                                      cap - pre, lens, &coded, &esc);
     check(st == 0, "residual frame: coded");
     sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, 0,
@@ -378,7 +378,7 @@ static int run_overflow(sci_cuda_dpcm *g) {
         back[i] = malloc(capn[i] * 2);
         refpx[i] = malloc(capn[i] * 2);
         dst[i] = back[i];
-        want[i] = sci_dpcm_decode(fr[i], len[i], refpx[i], q[0], capn[i],
+        want[i] = sci_dpcm_decode(test_pool(), fr[i], len[i], refpx[i], q[0], capn[i],
                                   NULL);
         if (want[i] != (i % 2 ? 0 : SCI_DPCM_E_SAMPLE)) {
             printf("  overflow frame %u: the reference says %d\n", i,

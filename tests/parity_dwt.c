@@ -314,7 +314,7 @@ static int run_case(const config *cf, uint32_t w, uint32_t h, unsigned levels,
         bad = 1;
         goto out;
     }
-    if (sci_wt_forward(&g, hin, ref)) {
+    if (sci_wt_forward(test_pool(), &g, hin, ref)) {
         printf("FAIL %s: C forward failed\n", name);
         bad = 1;
         goto out;
@@ -337,7 +337,7 @@ static int run_case(const config *cf, uint32_t w, uint32_t h, unsigned levels,
     memcpy(out_c, bg, l.bytes);
     CK(cudaMemcpy(d_out, bg, l.bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(d_coef, ref, n * 4, cudaMemcpyHostToDevice));
-    if (sci_wt_inverse(&g, tmp, hout)) {
+    if (sci_wt_inverse(test_pool(), &g, tmp, hout)) {
         printf("FAIL %s: C inverse failed\n", name);
         bad = 1;
         goto out;

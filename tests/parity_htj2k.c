@@ -236,11 +236,12 @@ static int run_case(const tcase *t, int idx) {
     fill(t, &g, smp);
     size_t nco = sci_wt_coeff_count(&g);
     void *coeffs = malloc(nco * 4);
-    if (sci_wt_forward(&g, pl, coeffs) < 0) {
+    if (sci_wt_forward(test_pool(), &g, pl, coeffs) < 0) {
         printf("FAIL %s: sci_wt_forward\n", name);
         return 0;
     }
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p), *eg = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     if (!ec || !eg) {
         printf("FAIL %s: sci_htj2k_enc_new\n", name);
         return 0;

@@ -91,7 +91,7 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
     if (!c->frame || !c->want || !c->want_q || !c->g)
         return -1;
     memcpy(c->g, g, n * sizeof *c->g);
-    int e = sci_seis_encode(&p, g, NULL, 0, c->frame, cap, &c->len, NULL);
+    int e = sci_seis_encode(test_pool(), &p, g, NULL, 0, c->frame, cap, &c->len, NULL);
     if (e) {
         fprintf(stderr, "encode %ux%u failed: %s\n", p.traces, p.samples,
                 sci_seis_error_string(e));
@@ -99,7 +99,7 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
     }
     if ((e = sci_seis_parse(c->frame, c->len, &c->info)))
         return -1;
-    c->want_err = sci_seis_decode(c->frame, &c->info, c->want_q, c->want);
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
     return 0;
 }
 
@@ -123,7 +123,7 @@ static void damage(fcase *c) {
     for (int k = 0; k < 3; k++)
         pk[rng() % 7] ^= (uint8_t)(1u << (rng() % 8));
     put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
-    c->want_err = sci_seis_decode(c->frame, &c->info, c->want_q, c->want);
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
 /* Decodes the cases as one batch and compares each with the reference. */
@@ -286,6 +286,8 @@ int main(int argc, char **argv) {
     rng_state = seed;
     sci_cuda_seis *s;
     CKW(sci_cuda_seis_create(&s));
+    /* the host's share of a batch (tables, staging, codes) on threads */
+    sci_cuda_seis_set_pool(s, test_pool());
 
     static const uint32_t sizes[][2] = {
         {1, 1}, {1, 7}, {7, 1}, {2, 2}, {3, 5}, {13, 17}, {64, 64},

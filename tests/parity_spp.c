@@ -100,7 +100,7 @@ static int run_cube(sci_cuda_spp *g, const void *cube, sci_spp_format f,
     CK(cudaMalloc(&din, n * vb));
     CK(cudaMalloc(&dout, n * 4));
     CK(cudaMemcpy(din, cube, n * vb, cudaMemcpyHostToDevice));
-    int ok = sci_spp_filter(cube, f, L, S, B, window, want) == 0;
+    int ok = sci_spp_filter(test_pool(), cube, f, L, S, B, window, want) == 0;
     for (int mode = 0; mode < 2 && ok; mode++) {
         memset(got, 0xff, n * 4);
         if (mode == 0) {

@@ -583,7 +583,7 @@ static void *transform(const sci_wt_geometry *g, uint8_t **smp) {
         pl[c].pixel_stride = sb;
     }
     void *coeffs = malloc(sci_wt_coeff_count(g) * 4);
-    if (sci_wt_forward(g, pl, coeffs) < 0) {
+    if (sci_wt_forward(test_pool(), g, pl, coeffs) < 0) {
         free(coeffs);
         return NULL;
     }
@@ -611,7 +611,8 @@ static void run_frame(const fcase *t, int idx) {
         smp[c] = malloc((size_t)sci_wt_comp_width(&g, c) * sci_wt_comp_height(&g, c) * sb);
     fill_image(t->content, &g, smp);
     void *coeffs = transform(&g, smp);
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p), *eg = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     if (!coeffs || !ec || !eg) {
         printf("FAIL %s: setup\n", name);
         check_failed++;
@@ -730,7 +731,8 @@ static void test_in_flight(const fcase *t, int one_stream, int quick) {
         for (unsigned c = 0; c < g.components; c++)
             free(smp[c]);
     }
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p), *eg = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     size_t cap = sci_htj2k_max_bytes(ec);
     uint8_t *oc = malloc(cap), *og = malloc(cap);
     sci_cuda_t1 *h[2];
@@ -854,7 +856,7 @@ static int bench(const char *pgm, unsigned W, unsigned H, unsigned lanes, int he
         fill_image(F_NATURAL, &g, &img);
     }
     void *coeffs = transform(&g, &img);
-    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *eg = sci_htj2k_enc_new(&g, &p, test_pool());
     size_t nco = sci_wt_coeff_count(&g);
     void *d;
     CK(cudaMalloc(&d, nco * 4));
@@ -901,7 +903,7 @@ static int bench(const char *pgm, unsigned W, unsigned H, unsigned lanes, int he
            "results to host %.3f ms\n", runs, tm[runs / 2], tm[runs + runs / 2],
            tm[2 * runs + runs / 2], tm[3 * runs + runs / 2], tm[4 * runs + runs / 2]);
     /* the same as the C coder? */
-    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *ec = sci_htj2k_enc_new(&g, &p, test_pool());
     size_t cap = sci_htj2k_max_bytes(ec), ng = 0;
     uint8_t *oc = malloc(cap), *og = malloc(cap);
     double t0 = (double)clock();

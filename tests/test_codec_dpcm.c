@@ -19,9 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "codec/crc32.h"
 #include "codec/dpcm.h"
@@ -539,7 +536,7 @@ static uint8_t *frame_from_residuals(const int32_t *res, unsigned w, unsigned h,
     size_t section = sci_dpcm_write_metadata(f, meta_len, meta, meta_len, &compressed);
     size_t pre = SCI_DPCM_HEADER_BYTES + section + 4 * segs;
     sci_dpcm_thresholds(res, count, depth, p->threshold, &lo, &hi);
-    int st = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, seg_rows, f + pre, cap,
+    int st = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, seg_rows, f + pre, cap,
                                      seg_bytes, &coded, &esc);
     if (st == SCI_DPCM_OK && (section || !meta_len) &&
         sci_dpcm_write_header(f, w, h, depth, p, lo, hi, esc, seg_rows, coded, section,
@@ -565,10 +562,10 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
     uint16_t *dec = malloc((cap_s + 3) * sizeof *dec);
     for (size_t i = 0; i < cap_s + 3; i++)
         dec[i] = 0xA5A5;
-    size_t n = sci_dpcm_encode(px, stride, w, h, depth, p, buf, cap);
+    size_t n = sci_dpcm_encode(test_pool(), px, stride, w, h, depth, p, buf, cap);
     int ok = n > 0 && n <= cap;
     sci_dpcm_info info;
-    int st = ok ? sci_dpcm_decode(buf, n, dec, dstride, cap_s, &info) : SCI_DPCM_E_ARG;
+    int st = ok ? sci_dpcm_decode(test_pool(), buf, n, dec, dstride, cap_s, &info) : SCI_DPCM_E_ARG;
     ok = ok && st == SCI_DPCM_OK;
     ok = ok && info.width == w && info.height == h && info.depth == depth &&
          info.params.order_n == p->order_n && info.params.equations_m == p->equations_m &&
@@ -604,7 +601,7 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
         sci_dpcm_params q = *p;
         q.scan = SCI_DPCM_SCAN_ROWS;
         uint8_t *g = malloc(cap);
-        size_t gn = sci_dpcm_encode(t, h, h, w, depth, &q, g, cap);
+        size_t gn = sci_dpcm_encode(test_pool(), t, h, h, w, depth, &q, g, cap);
         ok = gn == n && !memcmp(g, buf, 8) && !memcmp(g + 16, buf + 16, 28) &&
              !memcmp(g + 48, buf + 48, n - 52) && buf[44] == 1 && g[44] == 0 &&
              !memcmp(g + 8, buf + 12, 4) && !memcmp(g + 12, buf + 8, 4);
@@ -616,9 +613,10 @@ static size_t roundtrip(const uint16_t *px, size_t stride, unsigned w, unsigned 
         int32_t *res = malloc((size_t)w * h * sizeof *res);
         uint16_t *pred = malloc((size_t)w * h * sizeof *pred);
         uint16_t *back = malloc((size_t)w * h * sizeof *back);
-        int s1 = sci_dpcm_predict_residuals(px, stride, w, h, depth, p->order_n,
+        int s1 = sci_dpcm_predict_residuals(test_pool(), px, stride, w, h, depth, p->order_n,
                                             p->equations_m, res, pred);
-        int s2 = sci_dpcm_reconstruct(res, w, h, depth, p->order_n, p->equations_m, back, w);
+        int s2 = sci_dpcm_reconstruct(test_pool(), res, w, h, depth, p->order_n, p->equations_m,
+                                      back, w);
         for (unsigned y = 0; y < h; y++)
             for (unsigned x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
@@ -697,8 +695,8 @@ static void test_entropy(void) {
                 uint32_t *sb = malloc(segs * sizeof *sb), *sb2 = malloc(segs * sizeof *sb2);
                 size_t nb = 0, nb2 = 0;
                 uint32_t esc = 0, esc2 = 0;
-                int ok = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out, bound, sb, &nb,
-                                                 &esc) == SCI_DPCM_OK &&
+                int ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out,
+                                                 bound, sb, &nb, &esc) == SCI_DPCM_OK &&
                          esc == want_esc && nb <= bound && bound == segs * 6 + 5 * count;
                 size_t sum = 0;
                 for (unsigned i = 0; ok && i < segs; i++) {
@@ -710,26 +708,28 @@ static void test_entropy(void) {
                 }
                 ok = ok && sum == nb;
                 memset(back, 0x5A, count * sizeof *back);
-                ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R, esc, back) ==
-                               SCI_DPCM_OK &&
+                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R,
+                                                     esc, back) == SCI_DPCM_OK &&
                      !memcmp(back, res, count * sizeof *res);
-                ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R, esc + 1,
-                                                     back) == SCI_DPCM_E_ESCAPES;
+                ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi, R,
+                                                     esc + 1, back) == SCI_DPCM_E_ESCAPES;
                 if (esc)
-                    ok = ok && sci_dpcm_decode_residuals(out, sb, w, h, depth, lo, hi, R,
-                                                         esc - 1, back) == SCI_DPCM_E_ESCAPES;
+                    ok = ok && sci_dpcm_decode_residuals(test_pool(), out, sb, w, h, depth, lo, hi,
+                                                         R, esc - 1, back) == SCI_DPCM_E_ESCAPES;
                 /* exactly enough room (the one-by-one path): the same bytes;
                  * a byte less: E_BUFFER */
                 if (ok) {
                     out2[nb] = 0xEE;
-                    ok = sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, nb, sb2, &nb2,
-                                                 &esc2) == SCI_DPCM_OK &&
+                    ok = sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R, out2, nb,
+                                                 sb2, &nb2, &esc2) == SCI_DPCM_OK &&
                          nb2 == nb && esc2 == esc && !memcmp(out2, out, nb) &&
                          !memcmp(sb2, sb, segs * sizeof *sb) && out2[nb] == 0xEE;
-                    ok = ok && sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, nb - 1,
-                                                       sb2, &nb2, &esc2) == SCI_DPCM_E_BUFFER;
-                    ok = ok && sci_dpcm_code_residuals(res, w, h, depth, lo, hi, R, out2, 0, sb2,
-                                                       &nb2, &esc2) == SCI_DPCM_E_BUFFER;
+                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R,
+                                                       out2, nb - 1, sb2, &nb2,
+                                                       &esc2) == SCI_DPCM_E_BUFFER;
+                    ok = ok && sci_dpcm_code_residuals(test_pool(), res, w, h, depth, lo, hi, R,
+                                                       out2, 0, sb2, &nb2,
+                                                       &esc2) == SCI_DPCM_E_BUFFER;
                 }
                 runs++;
                 if (!ok) {
@@ -757,15 +757,19 @@ static void test_entropy(void) {
     uint32_t sb[4];
     size_t nb;
     uint32_t esc;
-    check(sci_dpcm_code_residuals(r4, 2, 2, 8, -1, 2, 0, o, sizeof o, sb, &nb, &esc) ==
+    check(sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, -1, 2, 0, o, sizeof o, sb, &nb, &esc) ==
                   SCI_DPCM_E_ARG &&
-              sci_dpcm_code_residuals(r4, 2, 2, 8, -1, 2, 1, NULL, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, -1, 2, 1, NULL, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG &&
-              sci_dpcm_code_residuals(r4, 2, 2, 1, -1, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 1, -1, 1, 1, o, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG && /* 2 above maxval 1 */
-              sci_dpcm_code_residuals(r4, 2, 2, 8, 3, 1, 1, o, sizeof o, sb, &nb, &esc) ==
+              sci_dpcm_code_residuals(test_pool(), r4, 2, 2, 8, 3, 1, 1, o, sizeof o, sb, &nb,
+                                      &esc) ==
                   SCI_DPCM_E_ARG && /* T+ < T- - 1 */
-              sci_dpcm_decode_residuals(o, sb, 2, 2, 8, -1, 2, 0, 0, r4) == SCI_DPCM_E_ARG,
+              sci_dpcm_decode_residuals(test_pool(), o, sb, 2, 2, 8, -1, 2, 0, 0, r4) ==
+                  SCI_DPCM_E_ARG,
           "entropy stage: zero segment rows, no buffer, residuals and thresholds out of range "
           "refused");
     check(sci_dpcm_segment_rows(1024, 1024) == 4 && sci_dpcm_segment_rows(288, 132) == 15 &&
@@ -924,9 +928,10 @@ static void test_synthetic(void) {
     /* samples above the depth are refused */
     uint16_t bad[4] = {1, 2, 256, 3};
     uint8_t out[256];
-    check(sci_dpcm_encode(bad, 2, 2, 2, 8, &p, out, sizeof out) == 0,
+    check(sci_dpcm_encode(test_pool(), bad, 2, 2, 2, 8, &p, out, sizeof out) == 0,
           "encode refuses a sample above 2^depth - 1");
-    check(sci_dpcm_encode(bad, 2, 2, 2, 9, &p, out, 10) == 0, "encode refuses a tiny buffer");
+    check(sci_dpcm_encode(test_pool(), bad, 2, 2, 2, 9, &p, out, 10) == 0,
+          "encode refuses a tiny buffer");
     sci_dpcm_params z = {0, 7, 13, SCI_DPCM_SCAN_ROWS};
     check(sci_dpcm_check(4, 4, 16, &z) != NULL && sci_dpcm_check(0, 4, 16, &p) != NULL &&
               sci_dpcm_check(65536, 1, 16, &p) != NULL && sci_dpcm_check(4, 4, 17, &p) != NULL &&
@@ -934,23 +939,33 @@ static void test_synthetic(void) {
               sci_dpcm_check(65535, 4096, 16, &p) == NULL,
           "parameter and size checks");
 
-#ifdef _OPENMP
-    /* the same bytes whatever the thread count */
-    uint16_t *img = malloc(300 * 40 * sizeof *img);
-    fill(img, 300, 40, 300, 16, SMOOTH);
-    size_t cap = sci_dpcm_max_bytes(300, 40, 16);
-    uint8_t *a = malloc(cap), *b2 = malloc(cap);
-    int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
-    size_t na = sci_dpcm_encode(img, 300, 300, 40, 16, &p, a, cap);
-    omp_set_num_threads(threads > 1 ? threads : 2);
-    size_t nb = sci_dpcm_encode(img, 300, 300, 40, 16, &p, b2, cap);
-    omp_set_num_threads(threads);
-    check(na && na == nb && !memcmp(a, b2, na), "encoding independent of the thread count");
-    free(img);
-    free(a);
-    free(b2);
-#endif
+    /* the same bytes whatever the thread count, frames decoded on any
+     * number of threads: rows wide enough for the per-row regions, and
+     * enough samples for the segments' */
+    for (int big = 0; big < 2; big++) {
+        unsigned W = big ? 640 : 300, H = big ? 130 : 40;
+        uint16_t *img = malloc((size_t)W * H * sizeof *img);
+        uint16_t *back = malloc((size_t)W * H * sizeof *back);
+        fill(img, W, H, W, 16, SMOOTH);
+        size_t cap = sci_dpcm_max_bytes(W, H, 16);
+        uint8_t *a = malloc(cap), *b2 = malloc(cap);
+        size_t na = sci_dpcm_encode(NULL, img, W, W, H, 16, &p, a, cap);
+        int same = na > 0;
+        for (unsigned t = 2; t <= 7; t += 5) {
+            sci_pool *pool = sci_pool_new(t);
+            size_t nb = sci_dpcm_encode(pool, img, W, W, H, 16, &p, b2, cap);
+            same = same && nb == na && !memcmp(a, b2, na) &&
+                   sci_dpcm_decode(pool, a, na, back, W, (size_t)W * H, NULL) == 0 &&
+                   !memcmp(back, img, (size_t)W * H * sizeof *img);
+            sci_pool_free(pool);
+        }
+        check(same, big ? "encoding independent of the thread count (segments in parallel)"
+                        : "encoding independent of the thread count");
+        free(img);
+        free(back);
+        free(a);
+        free(b2);
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -971,7 +986,7 @@ static void fix_crc(uint8_t *s, size_t n) {
 /* Decoding the stream must fail with `want` (any error if want is 1). */
 static void expect(const uint8_t *s, size_t n, int want, const char *what) {
     static uint16_t out[1 << 16];
-    int st = sci_dpcm_decode(s, n, out, 64, sizeof out / sizeof *out, NULL);
+    int st = sci_dpcm_decode(test_pool(), s, n, out, 64, sizeof out / sizeof *out, NULL);
     char msg[200];
     snprintf(msg, sizeof msg, "%s: %s", what, sci_dpcm_error_string(st));
     check(want == 1 ? st < 0 : st == want, msg);
@@ -991,7 +1006,8 @@ static void test_corruption(void) {
     int32_t res[W * H];
     size_t n = 0;
     uint8_t *f = NULL;
-    if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m, res, NULL) == 0)
+    if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m, res,
+                                   NULL) == 0)
         f = frame_from_residuals(res, W, H, 16, &p, R, NULL, 0, &n);
     check(f && n + 1 <= sizeof s, "corruption: a frame of four segments framed from the stages");
     if (!f || n + 1 > sizeof s) {
@@ -1009,7 +1025,8 @@ static void test_corruption(void) {
               get32(s + 28) == info.escapes && get32(s + 32) == R &&
               get32(s + 36) == info.coded_bytes && get32(s + 40) == 0,
           "corruption: the test frame's header (version, escapes, R, C, L = 0)");
-    check(sci_dpcm_decode(s, n, out, W, W * H, NULL) == SCI_DPCM_OK && !memcmp(out, px, sizeof px),
+    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK &&
+              !memcmp(out, px, sizeof px),
           "corruption: a frame of segments other than the encoder's decodes");
     {
         sci_dpcm_info ci;
@@ -1023,8 +1040,8 @@ static void test_corruption(void) {
             sum += sb[i];
         }
         ok = ok && sum == ci.coded_bytes &&
-             sci_dpcm_decode_residuals(s + ci.coded_offset, sb, W, H, 16, ci.t_lo, ci.t_hi, R,
-                                       ci.escapes, back) == SCI_DPCM_OK &&
+             sci_dpcm_decode_residuals(test_pool(), s + ci.coded_offset, sb, W, H, 16, ci.t_lo,
+                                       ci.t_hi, R, ci.escapes, back) == SCI_DPCM_OK &&
              !memcmp(back, res, sizeof res);
         check(ok, "corruption: sci_dpcm_check_frame and sci_dpcm_segment_table give the "
                   "segments");
@@ -1040,7 +1057,7 @@ static void test_corruption(void) {
             memcpy(t, s, n);
             t[i] ^= m < 8 ? (uint8_t)(1u << m) : 0xFF;
             flips++;
-            if (sci_dpcm_decode(t, n, out, W, W * H, NULL) >= 0)
+            if (sci_dpcm_decode(test_pool(), t, n, out, W, W * H, NULL) >= 0)
                 flip_bad++;
         }
     char what[160];
@@ -1049,7 +1066,7 @@ static void test_corruption(void) {
     check(flip_bad == 0, what);
     for (size_t len = 0; len < n; len++) {
         memcpy(t, s, len);
-        if (sci_dpcm_decode(t, len, out, W, W * H, NULL) >= 0)
+        if (sci_dpcm_decode(test_pool(), t, len, out, W, W * H, NULL) >= 0)
             trunc_bad++;
     }
     snprintf(what, sizeof what, "corruption: all %zu truncations rejected", n);
@@ -1057,9 +1074,10 @@ static void test_corruption(void) {
     memcpy(t, s, n);
     t[n] = 0;
     expect(t, n + 1, SCI_DPCM_E_TRAILING, "a byte appended");
-    check(sci_dpcm_decode(s, n, out, W, W * H - 1, NULL) == SCI_DPCM_E_BUFFER,
+    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H - 1, NULL) == SCI_DPCM_E_BUFFER,
           "corruption: too small an output buffer refused");
-    check(sci_dpcm_decode(s, n, out, W, W * H, NULL) == SCI_DPCM_OK, "corruption: original decodes");
+    check(sci_dpcm_decode(test_pool(), s, n, out, W, W * H, NULL) == SCI_DPCM_OK,
+          "corruption: original decodes");
 
     /* each header check, with a valid CRC so that the check itself fires */
     struct { size_t off; uint32_t val; int bytes, want; const char *what; } cases[] = {
@@ -1186,7 +1204,7 @@ static void test_corruption(void) {
         memcpy(t + info.coded_offset, s + info.coded_offset + c0, c1);
         memcpy(t + info.coded_offset + c1, s + info.coded_offset, c0);
         fix_crc(t, n);
-        int st = sci_dpcm_decode(t, n, out, W, W * H, NULL);
+        int st = sci_dpcm_decode(test_pool(), t, n, out, W, W * H, NULL);
         check(st != SCI_DPCM_OK || memcmp(out, px, sizeof px),
               "corruption: the first two segments swapped do not decode to the frame");
     }
@@ -1211,7 +1229,7 @@ static void test_corruption(void) {
         memcpy(t, s, n);
         t[i] ^= 0x10;
         fix_crc(t, n);
-        if (sci_dpcm_decode(t, n, out, W, W * H, NULL) < 0)
+        if (sci_dpcm_decode(test_pool(), t, n, out, W, W * H, NULL) < 0)
             errors++;
         else
             decoded++;
@@ -1278,9 +1296,9 @@ static uint8_t *frame_with_section(const uint16_t *px, unsigned w, unsigned h,
     uint32_t *sb = malloc(segs * sizeof *sb), esc;
     size_t coded;
     *len = 0;
-    if (sci_dpcm_predict_residuals(px, w, w, h, 16, p.order_n, p.equations_m, res, NULL) == 0) {
+    if (sci_dpcm_predict_residuals(test_pool(), px, w, w, h, 16, p.order_n, p.equations_m, res, NULL) == 0) {
         sci_dpcm_thresholds(res, count, 16, p.threshold, &lo, &hi);
-        if (sci_dpcm_code_residuals(res, w, h, 16, lo, hi, seg_rows, f + pre, cap, sb, &coded,
+        if (sci_dpcm_code_residuals(test_pool(), res, w, h, 16, lo, hi, seg_rows, f + pre, cap, sb, &coded,
                                     &esc) == 0) {
             memcpy(f + SCI_DPCM_HEADER_BYTES, sec, sec_len);
             sci_dpcm_write_header(f, w, h, 16, &p, lo, hi, esc, seg_rows, coded, sec_len,
@@ -1312,7 +1330,7 @@ static void expect_metadata(const uint8_t *f, size_t n, const uint16_t *px, unsi
     char msg[200];
     snprintf(msg, sizeof msg, "compressed metadata: %s gives %s (%s)", what,
              sci_dpcm_error_string(want), sci_dpcm_error_string(st));
-    check(st == want && sci_dpcm_decode(f, n, out, w, (size_t)w * h, NULL) == SCI_DPCM_OK &&
+    check(st == want && sci_dpcm_decode(test_pool(), f, n, out, w, (size_t)w * h, NULL) == SCI_DPCM_OK &&
               !memcmp(out, px, (size_t)w * h * sizeof *out),
           msg);
     free(out);
@@ -1325,7 +1343,7 @@ static void expect_metadata(const uint8_t *f, size_t n, const uint16_t *px, unsi
 static void test_metadata_compressed(const uint8_t *f, size_t n, const uint8_t *meta,
                                      size_t len, unsigned w, unsigned h) {
     uint16_t *px = malloc((size_t)w * h * sizeof *px);
-    check(sci_dpcm_decode(f, n, px, w, (size_t)w * h, NULL) == SCI_DPCM_OK,
+    check(sci_dpcm_decode(test_pool(), f, n, px, w, (size_t)w * h, NULL) == SCI_DPCM_OK,
           "compressed metadata: the frame decodes");
     size_t L = get32(f + 40), fl, sl;
     const uint8_t *z = f + SCI_DPCM_HEADER_BYTES + 4;
@@ -1487,7 +1505,7 @@ static void test_metadata_lengths(const uint8_t *f, size_t n, const uint16_t *px
     for (size_t k = 0; k < 80 + 4; k++) {
         memcpy(t, f, n);
         t[SCI_DPCM_HEADER_BYTES - 4 + k] ^= 0x01;
-        if (sci_dpcm_decode(t, n, out, W, W * H, NULL) >= 0 ||
+        if (sci_dpcm_decode(test_pool(), t, n, out, W, W * H, NULL) >= 0 ||
             sci_dpcm_metadata(t, n, NULL, 0, &ml) >= 0)
             bad++;
     }
@@ -1502,7 +1520,7 @@ static void test_metadata_lengths(const uint8_t *f, size_t n, const uint16_t *px
               "metadata: sci_dpcm_metadata refuses versions before 5");
     }
     for (size_t k = 0; k < n; k++)
-        if (sci_dpcm_decode(f, k, out, W, W * H, NULL) >= 0 ||
+        if (sci_dpcm_decode(test_pool(), f, k, out, W, W * H, NULL) >= 0 ||
             sci_dpcm_metadata(f, k, NULL, 0, &ml) >= 0)
             bad++;
     check(bad == 0, "metadata: every truncation rejected");
@@ -1524,7 +1542,7 @@ static void test_version5_frame(void) {
             want[y * DPCM_V5_W + x] = dpcm_v5_sample(x, y);
     int st;
     uint8_t *got = frame_metadata(f, n, &ml, &st);
-    check(f[4] == 5 && sci_dpcm_decode(f, n, out, DPCM_V5_W, DPCM_V5_W * DPCM_V5_H, &info) ==
+    check(f[4] == 5 && sci_dpcm_decode(test_pool(), f, n, out, DPCM_V5_W, DPCM_V5_W * DPCM_V5_H, &info) ==
                            SCI_DPCM_OK &&
               info.version == 5 && !info.meta_compressed && info.meta_bytes == mlen &&
               !memcmp(out, want, sizeof want) && got && ml == mlen && !memcmp(got, meta, ml),
@@ -1534,7 +1552,7 @@ static void test_version5_frame(void) {
     sci_dpcm_params_default(&p);
     size_t cap = sci_dpcm_max_bytes(DPCM_V5_W, DPCM_V5_H, 16) + mlen;
     uint8_t *g = malloc(cap);
-    size_t gn = sci_dpcm_encode_meta(want, DPCM_V5_W, DPCM_V5_W, DPCM_V5_H, 16, &p, meta,
+    size_t gn = sci_dpcm_encode_meta(test_pool(), want, DPCM_V5_W, DPCM_V5_W, DPCM_V5_H, 16, &p, meta,
                                      mlen, g, cap);
     size_t L = gn ? get32(g + 40) : 0;
     got = gn ? frame_metadata(g, gn, &ml, &st) : NULL;
@@ -1558,7 +1576,7 @@ static void test_metadata(void) {
     sci_dpcm_params_default(&p);
     size_t cap = sci_dpcm_max_bytes(W, H, 16);
     uint8_t *plain = malloc(cap);
-    size_t n0 = sci_dpcm_encode(px, W, W, H, 16, &p, plain, cap);
+    size_t n0 = sci_dpcm_encode(test_pool(), px, W, W, H, 16, &p, plain, cap);
     sci_dpcm_info info0;
     check(n0 > 0 && plain[4] == SCI_DPCM_VERSION && get32(plain + 40) == 0 &&
               get32(plain + 44) == 0 &&
@@ -1567,7 +1585,7 @@ static void test_metadata(void) {
               info0.meta_offset == SCI_DPCM_HEADER_BYTES &&
               info0.table_offset == SCI_DPCM_HEADER_BYTES,
           "metadata: a frame without it is the version with L = 0");
-    size_t n0b = sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 0, plain, cap);
+    size_t n0b = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, NULL, 0, plain, cap);
     check(n0b == n0, "metadata: encode_meta with none gives encode's frame");
     size_t ml = 1;
     check(sci_dpcm_metadata(plain, n0, NULL, 0, &ml) == SCI_DPCM_OK && ml == 0,
@@ -1584,12 +1602,12 @@ static void test_metadata(void) {
             size_t fcap = cap + len;
             uint8_t *f = malloc(fcap);
             char what[160];
-            size_t r = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f,
+            size_t r = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, meta, len, f,
                                             SCI_DPCM_HEADER_BYTES + len - 1);
             check(r == 0, "metadata: a buffer shorter than header and metadata refused");
-            size_t n = sci_dpcm_encode_meta(px, W, W, H, 16, &p, meta, len, f, fcap);
+            size_t n = sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, meta, len, f, fcap);
             sci_dpcm_info info;
-            int st = n ? sci_dpcm_decode(f, n, out, W, W * H, &info) : SCI_DPCM_E_ARG;
+            int st = n ? sci_dpcm_decode(test_pool(), f, n, out, W, W * H, &info) : SCI_DPCM_E_ARG;
             size_t L = n ? get32(f + 40) : 0;
             int z = n && (get32(f + 44) & SCI_DPCM_FLAG_META_ZSTD);
             int mst;
@@ -1631,7 +1649,7 @@ static void test_metadata(void) {
                 int32_t *res = malloc(sizeof px / sizeof *px * sizeof *res);
                 size_t fl = 0;
                 uint8_t *g = NULL;
-                if (sci_dpcm_predict_residuals(px, W, W, H, 16, p.order_n, p.equations_m,
+                if (sci_dpcm_predict_residuals(test_pool(), px, W, W, H, 16, p.order_n, p.equations_m,
                                                res, NULL) == 0)
                     g = frame_from_residuals(res, W, H, 16, &p, sci_dpcm_segment_rows(W, H),
                                              meta, len, &fl);
@@ -1649,10 +1667,10 @@ static void test_metadata(void) {
             free(meta);
         }
     }
-    check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, NULL, 5, plain, cap) == 0,
+    check(sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, NULL, 5, plain, cap) == 0,
           "metadata: NULL with a length refused");
     uint8_t one = 0;
-    check(sci_dpcm_encode_meta(px, W, W, H, 16, &p, &one,
+    check(sci_dpcm_encode_meta(test_pool(), px, W, W, H, 16, &p, &one,
                                (size_t)SCI_DPCM_MAX_METADATA + 1, plain, cap) == 0,
           "metadata: above the limit refused");
     /* the plain frame marked with another version: 5 (the layout is the
@@ -1667,7 +1685,7 @@ static void test_metadata(void) {
             fix_crc(t, n0);
             if (v == 5) {
                 sci_dpcm_info info;
-                check(sci_dpcm_decode(t, n0, out, W, W * H, &info) == SCI_DPCM_OK &&
+                check(sci_dpcm_decode(test_pool(), t, n0, out, W, W * H, &info) == SCI_DPCM_OK &&
                           info.version == 5 && !memcmp(out, px, sizeof px),
                       "metadata: a frame without metadata read as version 5");
             } else {
@@ -1709,15 +1727,12 @@ static void bench(const char *dir) {
     size_t cap = sci_dpcm_max_bytes(S, S, 16);
     uint8_t *buf = malloc(cap);
     uint16_t *dec = malloc((size_t)S * S * sizeof *dec);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = (int)sci_pool_threads(test_pool());
     for (int rep = 0; rep < 2; rep++) {
         double t0 = now();
-        size_t n = sci_dpcm_encode(img, S, S, S, 16, &p, buf, cap);
+        size_t n = sci_dpcm_encode(test_pool(), img, S, S, S, 16, &p, buf, cap);
         double t1 = now();
-        int st = sci_dpcm_decode(buf, n, dec, S, (size_t)S * S, NULL);
+        int st = sci_dpcm_decode(test_pool(), buf, n, dec, S, (size_t)S * S, NULL);
         double t2 = now();
         printf("bench 1024x1024x16 (%d threads): %.3f bpp, encode %.3f s, decode %.3f s, %s\n",
                threads, 8.0 * n / (S * S), t1 - t0, t2 - t1,

@@ -183,24 +183,24 @@ static void naive_2d(void *plane, size_t w, size_t h, unsigned levels,
 static void test_known_answers(void) {
     /* 1-D 5/3, worked by hand from (F-9) and (F-10) */
     int32_t a[4] = {1, 2, 3, 4}, a_ok[4] = {1, 3, 0, 1};
-    sci_dwt53_forward(a, 4, 1, 4, 1);
+    sci_dwt53_forward(test_pool(), a, 4, 1, 4, 1);
     check(!memcmp(a, a_ok, sizeof(a)), "5/3 [1 2 3 4]");
 
     int32_t b[5] = {-5, 3, 7, -2, 0}, b_ok[5] = {-4, 6, -2, 2, -5};
-    sci_dwt53_forward(b, 5, 1, 5, 1);
+    sci_dwt53_forward(test_pool(), b, 5, 1, 5, 1);
     check(!memcmp(b, b_ok, sizeof(b)), "5/3 [-5 3 7 -2 0] (floor of negatives)");
-    sci_dwt53_inverse(b, 5, 1, 5, 1);
+    sci_dwt53_inverse(test_pool(), b, 5, 1, 5, 1);
     int32_t b_in[5] = {-5, 3, 7, -2, 0};
     check(!memcmp(b, b_in, sizeof(b)), "5/3 inverse [-5 3 7 -2 0]");
 
     /* the same signal as a column: vertical pass, same answer */
     int32_t c[5] = {-5, 3, 7, -2, 0};
-    sci_dwt53_forward(c, 1, 5, 1, 1);
+    sci_dwt53_forward(test_pool(), c, 1, 5, 1, 1);
     check(!memcmp(c, b_ok, sizeof(c)), "5/3 column [-5 3 7 -2 0]");
 
     /* 2x2, one level: LL HL / LH HH = 3 1 / 2 0 */
     int32_t d[4] = {1, 2, 3, 4}, d_ok[4] = {3, 1, 2, 0};
-    sci_dwt53_forward(d, 2, 2, 2, 1);
+    sci_dwt53_forward(test_pool(), d, 2, 2, 2, 1);
     check(!memcmp(d, d_ok, sizeof(d)), "5/3 2x2");
 
     /* 3x2 in a plane of stride 4: the padding column is left alone.
@@ -208,15 +208,15 @@ static void test_known_answers(void) {
      * rows [3 4 5] -> 3 5 | 0 and [3 3 3] -> 3 3 | 0. */
     int32_t e[8] = {1, 2, 3, 99, 4, 5, 6, 99};
     int32_t e_ok[8] = {3, 5, 0, 99, 3, 3, 0, 99};
-    sci_dwt53_forward(e, 3, 2, 4, 1);
+    sci_dwt53_forward(test_pool(), e, 3, 2, 4, 1);
     check(!memcmp(e, e_ok, sizeof(e)), "5/3 3x2 stride 4");
 
     /* a single sample passes unchanged at any depth of decomposition */
     int32_t f = -1234;
-    sci_dwt53_forward(&f, 1, 1, 1, 32);
+    sci_dwt53_forward(test_pool(), &f, 1, 1, 1, 32);
     check(f == -1234, "5/3 1x1, 32 levels");
     float g = 3.5f;
-    sci_dwt97_forward(&g, 1, 1, 1, 32);
+    sci_dwt97_forward(test_pool(), &g, 1, 1, 1, 32);
     check(g == 3.5f, "9/7 1x1, 32 levels");
 
     /* 9/7 normalisation: DC gain 1 low-pass, Nyquist gain 2 high-pass */
@@ -225,8 +225,8 @@ static void test_known_answers(void) {
         dc[i] = 100.0f;
         ny[i] = i & 1 ? -1.0f : 1.0f;
     }
-    sci_dwt97_forward(dc, 64, 1, 64, 1);
-    sci_dwt97_forward(ny, 64, 1, 64, 1);
+    sci_dwt97_forward(test_pool(), dc, 64, 1, 64, 1);
+    sci_dwt97_forward(test_pool(), ny, 64, 1, 64, 1);
     double dc_err = 0, ny_err = 0;
     for (int i = 0; i < 32; i++) {
         dc_err = fmax(dc_err, fabs(dc[i] - 100.0) + fabs(dc[32 + i]));
@@ -239,7 +239,7 @@ static void test_known_answers(void) {
     int32_t k[23 * 19];
     for (int i = 0; i < 23 * 19; i++)
         k[i] = -7;
-    sci_dwt53_forward(k, 23, 19, 23, 3);
+    sci_dwt53_forward(test_pool(), k, 23, 19, 23, 3);
     int ok = 1;
     uint32_t lw = sci_dwt_low_len(23, 3), lh = sci_dwt_low_len(19, 3);
     for (uint32_t y = 0; y < 19; y++)
@@ -254,12 +254,12 @@ static void test_known_answers(void) {
 
     /* RCT (G-1) by hand, including floor of a negative sum */
     int32_t r[3] = {10, 1, -3}, gg[3] = {20, 0, -1}, bb[3] = {30, 0, 0};
-    sci_rct_forward(r, gg, bb, 3);
+    sci_rct_forward(test_pool(), r, gg, bb, 3);
     check(r[0] == 20 && gg[0] == 10 && bb[0] == -10 && r[1] == 0
               && gg[1] == 0 && bb[1] == 1 && r[2] == -2 && gg[2] == 1
               && bb[2] == -2,
           "RCT forward");
-    sci_rct_inverse(r, gg, bb, 3);
+    sci_rct_inverse(test_pool(), r, gg, bb, 3);
     check(r[0] == 10 && gg[0] == 20 && bb[0] == 30 && r[2] == -3
               && gg[2] == -1 && bb[2] == 0,
           "RCT inverse");
@@ -267,12 +267,12 @@ static void test_known_answers(void) {
     /* ICT: grey stays grey (Cb's coefficients sum to -1e-5, not 0); pure
      * red gets the first column of the matrix */
     float ir[2] = {64, 1}, ig[2] = {64, 0}, ib[2] = {64, 0};
-    sci_ict_forward(ir, ig, ib, 2);
+    sci_ict_forward(test_pool(), ir, ig, ib, 2);
     check(fabsf(ir[0] - 64) < 1e-4f && fabsf(ig[0]) < 1e-3f
               && fabsf(ib[0]) < 1e-4f && ir[1] == 0.299f
               && ig[1] == -0.16875f && ib[1] == 0.5f,
           "ICT forward");
-    sci_ict_inverse(ir, ig, ib, 2);
+    sci_ict_inverse(test_pool(), ir, ig, ib, 2);
     check(fabsf(ir[1] - 1) < 1e-3f && fabsf(ig[1]) < 1e-3f
               && fabsf(ib[1]) < 1e-3f,
           "ICT inverse");
@@ -299,11 +299,11 @@ static void test_against_naive(void) {
                 ia[i] = ib[i] = rnd_range(-65536, 65535);
                 fa[i] = fb[i] = (float)rnd_range(-32768, 32767);
             }
-            sci_dwt53_forward(ia, w, h, w, l);
+            sci_dwt53_forward(test_pool(), ia, w, h, w, l);
             naive_2d(ib, w, h, l, 0, 0);
             snprintf(what, sizeof(what), "5/3 forward %ux%u L%u = naive", w, h, l);
             check(!memcmp(ia, ib, n * 4), what);
-            sci_dwt97_forward(fa, w, h, w, l);
+            sci_dwt97_forward(test_pool(), fa, w, h, w, l);
             naive_2d(fb, w, h, l, 1, 0);
             snprintf(what, sizeof(what), "9/7 forward %ux%u L%u = naive (bits)", w, h, l);
             check(!memcmp(fa, fb, n * 4), what);
@@ -313,11 +313,11 @@ static void test_against_naive(void) {
                 ia[i] = ib[i] = rnd_range(-100000, 100000);
                 fa[i] = fb[i] = (float)rnd_range(-100000, 100000) / 7.0f;
             }
-            sci_dwt53_inverse(ia, w, h, w, l);
+            sci_dwt53_inverse(test_pool(), ia, w, h, w, l);
             naive_2d(ib, w, h, l, 0, 1);
             snprintf(what, sizeof(what), "5/3 inverse %ux%u L%u = naive", w, h, l);
             check(!memcmp(ia, ib, n * 4), what);
-            sci_dwt97_inverse(fa, w, h, w, l);
+            sci_dwt97_inverse(test_pool(), fa, w, h, w, l);
             naive_2d(fb, w, h, l, 1, 1);
             snprintf(what, sizeof(what), "9/7 inverse %ux%u L%u = naive (bits)", w, h, l);
             check(!memcmp(fa, fb, n * 4), what);
@@ -353,13 +353,13 @@ static void test_reconstruction(void) {
                 in[i] = p[i] = rnd_range(-65536, 65535);
                 f[i] = (float)in[i];
             }
-            int rc = sci_dwt53_forward(p, w, h, stride, l);
-            rc |= sci_dwt53_inverse(p, w, h, stride, l);
+            int rc = sci_dwt53_forward(test_pool(), p, w, h, stride, l);
+            rc |= sci_dwt53_inverse(test_pool(), p, w, h, stride, l);
             snprintf(what, sizeof(what), "5/3 %ux%u L%u reconstructs", w, h, l);
             check(!rc && !memcmp(in, p, n * 4), what);
 
-            rc = sci_dwt97_forward(f, w, h, stride, l);
-            rc |= sci_dwt97_inverse(f, w, h, stride, l);
+            rc = sci_dwt97_forward(test_pool(), f, w, h, stride, l);
+            rc |= sci_dwt97_inverse(test_pool(), f, w, h, stride, l);
             double err = 0;
             for (size_t i = 0; i < n; i++)
                 err = fmax(err, fabs((double)f[i] - in[i]));
@@ -372,8 +372,8 @@ static void test_reconstruction(void) {
         }
     }
     int32_t x = 0;
-    check(sci_dwt53_forward(&x, 1, 1, 1, 33) == -1, "33 levels refused");
-    check(sci_dwt53_forward(&x, 0, 5, 1, 3) == 0, "empty plane is a no-op");
+    check(sci_dwt53_forward(test_pool(), &x, 1, 1, 1, 33) == -1, "33 levels refused");
+    check(sci_dwt53_forward(test_pool(), &x, 0, 5, 1, 3) == 0, "empty plane is a no-op");
 }
 
 /* ---- whole frames ------------------------------------------------------ */
@@ -478,7 +478,7 @@ static void test_one_frame(const sci_wt_geometry *g, const frame_format *ff,
              g->width, g->height, g->levels, kind);
     size_t len = strlen(what);
 
-    int rc = sci_wt_forward(g, src.pl, co);
+    int rc = sci_wt_forward(test_pool(), g, src.pl, co);
     if (rc) {
         snprintf(what + len, what_len - len, ": forward failed");
         check(0, what);
@@ -499,9 +499,9 @@ static void test_one_frame(const sci_wt_geometry *g, const frame_format *ff,
         }
         size_t np = (size_t)g->width * g->height;
         if (g->ct == SCI_CT_RCT)
-            sci_rct_forward(ref, ref + np, ref + 2 * np, np);
+            sci_rct_forward(test_pool(), ref, ref + np, ref + 2 * np, np);
         else if (g->ct == SCI_CT_ICT)
-            sci_ict_forward((float *)ref, (float *)ref + np,
+            sci_ict_forward(test_pool(), (float *)ref, (float *)ref + np,
                             (float *)ref + 2 * np, np);
         for (unsigned c = 0; c < g->components; c++)
             naive_2d(ref + sci_wt_comp_offset(g, c), sci_wt_comp_width(g, c),
@@ -512,7 +512,7 @@ static void test_one_frame(const sci_wt_geometry *g, const frame_format *ff,
         free(ref);
     }
 
-    rc = sci_wt_inverse(g, co, dst.pl);
+    rc = sci_wt_inverse(test_pool(), g, co, dst.pl);
     uint32_t worst = 0;
     for (unsigned c = 0; c < g->components; c++)
         for (uint32_t y = 0; y < sci_wt_comp_height(g, c); y++)
@@ -591,7 +591,7 @@ static void test_garbage_coefficients(void) {
                 co[i] = (uint32_t)rng();
             frame dst;
             frame_alloc(&dst, &g, 0);
-            int rc = sci_wt_inverse(&g, co, dst.pl);
+            int rc = sci_wt_inverse(test_pool(), &g, co, dst.pl);
             uint32_t maxv = (1u << g.depth) - 1, worst = 0;
             for (unsigned c = 0; c < 3; c++)
                 for (uint32_t y = 0; y < g.height; y++)
@@ -652,8 +652,8 @@ static void test_geometry_check(void) {
     g.levels = 40;
     int32_t dummy[4];
     sci_wt_plane pl[3] = {{dummy, 4, 1}, {dummy, 4, 1}, {dummy, 4, 1}};
-    check(sci_wt_forward(&g, pl, dummy) == -1
-              && sci_wt_inverse(&g, dummy, pl) == -1,
+    check(sci_wt_forward(test_pool(), &g, pl, dummy) == -1
+              && sci_wt_inverse(test_pool(), &g, dummy, pl) == -1,
           "frame transforms refuse an invalid geometry");
     check(sci_wt_comp_offset(&ok, 2) == 2 * 64 * 48
               && sci_wt_coeff_count(&ok) == 3 * 64 * 48,

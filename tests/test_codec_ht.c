@@ -178,7 +178,7 @@ static void test_params(void) {
     check(sci_htj2k_check(&g, &p) != NULL, "width 0 refused");
     g.width = 40000;
     check(sci_htj2k_check(&g, &p) != NULL, "width above 32768 refused");
-    check(sci_htj2k_enc_new(&g, &p) == NULL, "no encoder for a refused geometry");
+    check(sci_htj2k_enc_new(&g, &p, test_pool()) == NULL, "no encoder for a refused geometry");
 }
 
 int main(int argc, char **argv) {

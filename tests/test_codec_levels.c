@@ -104,7 +104,7 @@ static size_t setup_bytes(int irrev, int part1, unsigned levels) {
     p.coder = part1 ? SCI_J2K_CODER_PART1 : SCI_J2K_CODER_HT;
     counted = 0;
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
-    sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p, NULL);
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
     if (!e)
         return 0;
@@ -125,10 +125,10 @@ static uint8_t *code_frame(int irrev, int part1, unsigned levels,
         px[i] = (uint8_t)((i % 64) * 3 + (i / 64) * 2 + rng() % 16);
     sci_wt_plane src = {px, 64, 1};
     void *coeffs = malloc(sci_wt_coeff_count(&g) * 4);
-    sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p);
+    sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p, NULL);
     uint8_t *out = NULL;
     *len = 0;
-    if (coeffs && e && !sci_wt_forward(&g, &src, coeffs)) {
+    if (coeffs && e && !sci_wt_forward(NULL, &g, &src, coeffs)) {
         size_t cap = sci_htj2k_max_bytes(e);
         out = malloc(cap);
         if (out)

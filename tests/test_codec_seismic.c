@@ -310,7 +310,7 @@ static void test_dwt(void) {
             random_plane(x, total);
             memcpy(a, x, total * sizeof *a);
             memcpy(b, x, total * sizeof *b);
-            int rc = sci_dwt53f_forward(a, w, h, stride, levels);
+            int rc = sci_dwt53f_forward(test_pool(), a, w, h, stride, levels);
             ref_maxabs = 0;
             for (size_t y = 0; y < h; y++)
                 for (size_t i = 0; i < w; i++)
@@ -334,7 +334,7 @@ static void test_dwt(void) {
                 check(0, what);
             }
             /* inverse of the same coefficients, both ways */
-            rc = sci_dwt53f_inverse(a, w, h, stride, levels);
+            rc = sci_dwt53f_inverse(test_pool(), a, w, h, stride, levels);
             ref_inverse(b, w, h, stride, levels);
             int ibad = rc != 0;
             for (size_t y = 0; y < h; y++) {
@@ -468,7 +468,7 @@ static size_t codec_case(const float *x, uint32_t traces, uint32_t samples,
     size_t bound = sci_seis_frame_bound(&p, meta_len);
     uint8_t *buf = malloc(bound);
     size_t len = 0, bad = 12345;
-    int rc = sci_seis_encode(&p, x, meta, meta_len, buf, bound, &len, &bad);
+    int rc = sci_seis_encode(test_pool(), &p, x, meta, meta_len, buf, bound, &len, &bad);
     st->cases++;
     if (rc != 0) {
         report_first(&st->enc_bad, "encode %ux%u bits %u levels %u: %s",
@@ -516,8 +516,8 @@ static size_t codec_case(const float *x, uint32_t traces, uint32_t samples,
         qref[i] = (uint16_t)test_quantize(coef[i], &tg, qmax);
         deq[i] = test_dequantize(qref[i], &tg);
     }
-    sci_dwt53f_inverse(deq, samples, traces, samples, levels);
-    rc = sci_seis_decode(buf, &info, q, y);
+    sci_dwt53f_inverse(test_pool(), deq, samples, traces, samples, levels);
+    rc = sci_seis_decode(test_pool(), buf, &info, q, y);
     if (rc != 0 || memcmp(q, qref, n * sizeof *q)) {
         report_first(&st->q_bad,
                      "%ux%u bits %u levels %u: decoded indices differ from "
@@ -529,8 +529,8 @@ static size_t codec_case(const float *x, uint32_t traces, uint32_t samples,
                      samples, bits, levels, NULL);
     } else {
         /* indices alone and floats alone: the same */
-        int r1 = sci_seis_decode(buf, &info, q2, NULL);
-        int r2 = sci_seis_decode(buf, &info, NULL, y2);
+        int r1 = sci_seis_decode(test_pool(), buf, &info, q2, NULL);
+        int r2 = sci_seis_decode(test_pool(), buf, &info, NULL, y2);
         if (r1 || r2 || memcmp(q2, q, n * sizeof *q) ||
             memcmp(y2, y, n * sizeof *y))
             report_first(&st->partial_bad,
@@ -651,12 +651,12 @@ static int encode_decode(const float *x, const sci_seis_params *p, float *y,
                          size_t *len_out, size_t *bad) {
     size_t bound = sci_seis_frame_bound(p, 0), len = 0;
     uint8_t *buf = malloc(bound);
-    int rc = sci_seis_encode(p, x, NULL, 0, buf, bound, &len, bad);
+    int rc = sci_seis_encode(test_pool(), p, x, NULL, 0, buf, bound, &len, bad);
     sci_seis_info info;
     if (rc == 0)
         rc = sci_seis_parse(buf, len, &info);
     if (rc == 0 && y)
-        rc = sci_seis_decode(buf, &info, NULL, y);
+        rc = sci_seis_decode(test_pool(), buf, &info, NULL, y);
     if (len_out)
         *len_out = len;
     free(buf);
@@ -906,7 +906,7 @@ static void test_edges(void) {
         sci_seis_params p = {1, 1, 0, 8, 0};
         uint8_t buf[256];
         size_t len;
-        check(sci_seis_encode(&p, &one, NULL, 0, buf, sizeof buf, &len,
+        check(sci_seis_encode(test_pool(), &p, &one, NULL, 0, buf, sizeof buf, &len,
                               NULL) == SCI_SEIS_E_VALUE,
               "E_VALUE without a bad_index pointer");
     }
@@ -944,7 +944,7 @@ static void test_edges(void) {
             }
             if (!ps[i].ok) {
                 size_t len = 99;
-                if (sci_seis_encode(&p, tiny, NULL, 0, out, sizeof out, &len,
+                if (sci_seis_encode(test_pool(), &p, tiny, NULL, 0, out, sizeof out, &len,
                                     NULL) != SCI_SEIS_E_ARG || len != 99)
                     bad++;
             }
@@ -958,13 +958,13 @@ static void test_edges(void) {
         sci_seis_params p = {2, 2, 0, 8, 1};
         size_t len;
         uint8_t m = 1;
-        int e1 = sci_seis_encode(&p, NULL, NULL, 0, out, sizeof out, &len, NULL);
-        int e2 = sci_seis_encode(&p, tiny, NULL, 0, NULL, sizeof out, &len, NULL);
-        int e3 = sci_seis_encode(&p, tiny, NULL, 0, out, sizeof out, NULL, NULL);
-        int e4 = sci_seis_encode(&p, tiny, NULL, 3, out, sizeof out, &len, NULL);
-        int e5 = sci_seis_encode(&p, tiny, &m, (size_t)SCI_SEIS_MAX_META + 1,
+        int e1 = sci_seis_encode(test_pool(), &p, NULL, NULL, 0, out, sizeof out, &len, NULL);
+        int e2 = sci_seis_encode(test_pool(), &p, tiny, NULL, 0, NULL, sizeof out, &len, NULL);
+        int e3 = sci_seis_encode(test_pool(), &p, tiny, NULL, 0, out, sizeof out, NULL, NULL);
+        int e4 = sci_seis_encode(test_pool(), &p, tiny, NULL, 3, out, sizeof out, &len, NULL);
+        int e5 = sci_seis_encode(test_pool(), &p, tiny, &m, (size_t)SCI_SEIS_MAX_META + 1,
                                  out, sizeof out, &len, NULL);
-        int e6 = sci_seis_encode(NULL, tiny, NULL, 0, out, sizeof out, &len,
+        int e6 = sci_seis_encode(test_pool(), NULL, tiny, NULL, 0, out, sizeof out, &len,
                                  NULL);
         check(e1 == SCI_SEIS_E_ARG && e2 == SCI_SEIS_E_ARG &&
                   e3 == SCI_SEIS_E_ARG && e4 == SCI_SEIS_E_ARG &&
@@ -988,7 +988,7 @@ static void test_edges(void) {
                 uint8_t meta[5] = {1, 2, 3, 4, 5};
                 size_t bound = sci_seis_frame_bound(&p, 5), len = 0;
                 uint8_t *ref = malloc(bound);
-                if (sci_seis_encode(&p, x, meta, 5, ref, bound, &len, NULL)) {
+                if (sci_seis_encode(test_pool(), &p, x, meta, 5, ref, bound, &len, NULL)) {
                     bad++;
                     free(ref);
                     continue;
@@ -997,7 +997,7 @@ static void test_edges(void) {
                 for (size_t cap = 0; cap <= len; cap++) {
                     memset(buf, 0xA5, len + 64);
                     size_t got = 0;
-                    int rc = sci_seis_encode(&p, x, meta, 5, buf, cap, &got,
+                    int rc = sci_seis_encode(test_pool(), &p, x, meta, 5, buf, cap, &got,
                                              NULL);
                     runs++;
                     if (cap < len ? rc != SCI_SEIS_E_ROOM
@@ -1064,7 +1064,7 @@ static uint8_t *rebuild(const uint8_t *f, const sci_seis_info *info,
 static int parse_decode(const uint8_t *f, size_t len, uint16_t *q, float *y) {
     sci_seis_info info;
     int rc = sci_seis_parse(f, len, &info);
-    return rc ? rc : sci_seis_decode(f, &info, q, y);
+    return rc ? rc : sci_seis_decode(test_pool(), f, &info, q, y);
 }
 
 /* zstd of a length table (as the encoder stores it) */
@@ -1089,7 +1089,7 @@ static void test_damage(void) {
     sci_seis_info info;
     size_t ml = 0;
     for (ml = 0; ml < 8; ml++) {
-        int rc = sci_seis_encode(&p, x, meta, ml, f, bound, &len, NULL);
+        int rc = sci_seis_encode(test_pool(), &p, x, meta, ml, f, bound, &len, NULL);
         if (rc == 0 && sci_seis_parse(f, len, &info) == 0 &&
             info.pkg_off > info.table_off + info.table_len)
             break;
@@ -1411,7 +1411,7 @@ static void test_damage(void) {
                                    sizeof *yy);
                 uint16_t *qq = malloc((size_t)ci.p.traces * ci.p.samples *
                                       sizeof *qq);
-                rc = sci_seis_decode(c, &ci, qq, yy);
+                rc = sci_seis_decode(test_pool(), c, &ci, qq, yy);
                 decoded += rc == 0;
                 if (rc != 0 && rc != SCI_SEIS_E_DATA)
                     odd++;
@@ -1546,13 +1546,13 @@ static void test_real(const char *dir) {
             sci_seis_params p = {414, 75, 4000, bits, levels};
             size_t bound = sci_seis_frame_bound(&p, 0), l0 = 0;
             uint8_t *f0 = malloc(bound), *fk = malloc(bound);
-            sci_seis_encode(&p, g[0].data, NULL, 0, f0, bound, &l0, NULL);
+            sci_seis_encode(test_pool(), &p, g[0].data, NULL, 0, f0, bound, &l0, NULL);
             sci_seis_info i0;
             size_t table_len =
                 sci_seis_parse(f0, l0, &i0) == 0 ? i0.table_len : 0;
             for (int k = 1; k < 4; k++) {
                 size_t lk = 0;
-                if (sci_seis_encode(&p, g[k].data, NULL, 0, fk, bound, &lk,
+                if (sci_seis_encode(test_pool(), &p, g[k].data, NULL, 0, fk, bound, &lk,
                                     NULL) || lk != l0 || memcmp(fk, f0, l0))
                     frames_differ++;
             }

@@ -129,7 +129,7 @@ static void test_known(void) {
     }
     float out[18];
     void *cube = make_cube(SCI_SPP_F32, v, 18);
-    int ok = sci_spp_filter(cube, SCI_SPP_F32, 3, 3, 2, 3, out) == 0;
+    int ok = sci_spp_filter(test_pool(), cube, SCI_SPP_F32, 3, 3, 2, 3, out) == 0;
     double c[2] = {(8 * A[0] + B[0]) / 9, (8 * A[1] + B[1]) / 9};
     double a_centre = theta, a_corner = theta * 0.5 / 2.5,
            a_edge = theta * 1.0 / 4.0;
@@ -144,7 +144,7 @@ static void test_known(void) {
     /* the same with a window of 15 on the 3 x 3 cube: every pixel sees all
      * others; pixel (0,0) sees the centre at offset (1,1) among weights
      * 1/(a^2+b^2) of offsets (0,1),(0,2),(1,0),(1,1),(1,2),(2,0),(2,1),(2,2) */
-    ok = sci_spp_filter(cube, SCI_SPP_F32, 3, 3, 2, 15, out) == 0;
+    ok = sci_spp_filter(test_pool(), cube, SCI_SPP_F32, 3, 3, 2, 15, out) == 0;
     free(cube);
     double den = 1 + 0.25 + 1 + 0.5 + 0.2 + 0.25 + 0.2 + 0.125;
     for (int b = 0; b < 2; b++)
@@ -155,7 +155,7 @@ static void test_known(void) {
     /* 1 x 2 cubes: a zero vector beside a spectrum is at pi/2 from it */
     double zv[4] = {0, 0, 3, 4};
     cube = make_cube(SCI_SPP_F32, zv, 4);
-    ok = sci_spp_filter(cube, SCI_SPP_F32, 1, 2, 2, 3, out) == 0;
+    ok = sci_spp_filter(test_pool(), cube, SCI_SPP_F32, 1, 2, 2, 3, out) == 0;
     free(cube);
     double cz[2] = {1.5, 2};
     for (int p = 0; p < 2; p++)
@@ -164,7 +164,7 @@ static void test_known(void) {
                        expect(zv[2 * p + b], cz[b], PI / 2)) < 1e-6;
     double zz[4] = {0, 0, 0, 0};
     cube = make_cube(SCI_SPP_F32, zz, 4);
-    ok &= sci_spp_filter(cube, SCI_SPP_F32, 2, 1, 2, 5, out) == 0 &&
+    ok &= sci_spp_filter(test_pool(), cube, SCI_SPP_F32, 2, 1, 2, 5, out) == 0 &&
           out[0] == 0 && out[1] == 0 && out[2] == 0 && out[3] == 0;
     free(cube);
     check(ok, "zero vectors: pi/2 from a spectrum, 0 from each other; all-"
@@ -194,7 +194,7 @@ static void test_properties(void) {
                     v[i] = fmts[fi] == SCI_SPP_S16 ? -(double)(i % B) - 3
                                                    : (double)(i % B) + 7;
                 void *cube = make_cube(fmts[fi], v, n);
-                if (sci_spp_filter(cube, fmts[fi], L, S, B, window, o))
+                if (sci_spp_filter(test_pool(), cube, fmts[fi], L, S, B, window, o))
                     const_bad++;
                 for (size_t i = 0; i < n; i++)
                     if (o[i] != (float)v[i])
@@ -212,7 +212,7 @@ static void test_properties(void) {
                     v[i] = rng() % 7 == 0 ? (rng() & 1 ? hi : lo)
                                           : floor(lo + (hi - lo) * urand());
                 cube = make_cube(fmts[fi], v, n);
-                if (sci_spp_filter(cube, fmts[fi], L, S, B, window, o) ||
+                if (sci_spp_filter(test_pool(), cube, fmts[fi], L, S, B, window, o) ||
                     !all_finite(o, n))
                     nan_bad++;
                 /* toward the centroid: |y' - c| <= |y - c| band by band */
@@ -303,7 +303,7 @@ static void test_mixture(void) {
     float *in = malloc(L * S * B * 4), *out = malloc(L * S * B * 4);
     mixture(L, S, B, in);
     unsigned stayed = 0, bad = 0;
-    int err = sci_spp_filter(in, SCI_SPP_F32, L, S, B, 5, out);
+    int err = sci_spp_filter(test_pool(), in, SCI_SPP_F32, L, S, B, 5, out);
     uniform_windows(in, out, L, S, B, 5, &stayed, &bad);
     check(!err && stayed > 100 && bad == 0 && all_finite(out, L * S * B),
           "synthetic mixture 40x33x50: pure pixels in uniform windows stay "
@@ -344,7 +344,7 @@ static void test_real(const char *dir) {
         return;
     }
     unsigned stayed = 0, bad = 0;
-    int err = sci_spp_filter(in, SCI_SPP_F32, L, S, B, 5, out);
+    int err = sci_spp_filter(test_pool(), in, SCI_SPP_F32, L, S, B, 5, out);
     uniform_windows(in, out, L, S, B, 5, &stayed, &bad);
     size_t moved = 0;
     for (size_t p = 0; p < L * S; p++)
@@ -363,21 +363,21 @@ static void test_real(const char *dir) {
 
 static void test_bad(void) {
     float v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, o[8];
-    int ok = sci_spp_filter(v, SCI_SPP_F32, 2, 2, 0, 5, o) == SCI_SPP_E_ARG &&
-             sci_spp_filter(v, SCI_SPP_F32, 0, 2, 2, 5, o) == SCI_SPP_E_ARG &&
-             sci_spp_filter(v, SCI_SPP_F32, 2, 2, 2, 4, o) == SCI_SPP_E_ARG &&
-             sci_spp_filter(v, SCI_SPP_F32, 2, 2, 2, 1, o) == SCI_SPP_E_ARG &&
-             sci_spp_filter(v, SCI_SPP_F32, 2, 2, 2, 17, o) == SCI_SPP_E_ARG &&
-             sci_spp_filter(v, (sci_spp_format)9, 2, 2, 2, 5, o) ==
+    int ok = sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 0, 5, o) == SCI_SPP_E_ARG &&
+             sci_spp_filter(test_pool(), v, SCI_SPP_F32, 0, 2, 2, 5, o) == SCI_SPP_E_ARG &&
+             sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 2, 4, o) == SCI_SPP_E_ARG &&
+             sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 2, 1, o) == SCI_SPP_E_ARG &&
+             sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 2, 17, o) == SCI_SPP_E_ARG &&
+             sci_spp_filter(test_pool(), v, (sci_spp_format)9, 2, 2, 2, 5, o) ==
                  SCI_SPP_E_ARG &&
              sci_spp_check((size_t)1 << 40, (size_t)1 << 40, 3, 5) ==
                  SCI_SPP_E_ARG;
     check(ok, "bad arguments (no bands, no lines, even or out-of-range "
               "window, unknown format, overflowing sizes) are refused");
     v[5] = NAN;
-    ok = sci_spp_filter(v, SCI_SPP_F32, 2, 2, 2, 3, o) == SCI_SPP_E_VALUE;
+    ok = sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 2, 3, o) == SCI_SPP_E_VALUE;
     v[5] = INFINITY;
-    ok &= sci_spp_filter(v, SCI_SPP_F32, 2, 2, 2, 3, o) == SCI_SPP_E_VALUE;
+    ok &= sci_spp_filter(test_pool(), v, SCI_SPP_F32, 2, 2, 2, 3, o) == SCI_SPP_E_VALUE;
     check(ok, "NaN or infinite input values are refused");
 }
 

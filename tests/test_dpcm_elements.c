@@ -255,7 +255,7 @@ GST_START_TEST (test_coded_frames)
 
     sci_dpcm_params_default (&p);
     p.scan = SCI_DPCM_SCAN_COLUMNS;
-    rn = sci_dpcm_encode (s, 33, 33, 17, 8, &p, ref,
+    rn = sci_dpcm_encode (NULL, s, 33, 33, 17, 8, &p, ref,
         sci_dpcm_max_bytes (33, 17, 8));
     fail_unless (rn == n && memcmp (ref, d, n) == 0);
     g_free (ref);
@@ -1070,7 +1070,7 @@ GST_START_TEST (test_unaligned)
   GBytes *ref;
 
   sci_dpcm_params_default (&p);
-  n = sci_dpcm_encode_meta (s, 33, 33, 17, 16, &p, meta, sizeof meta, frame,
+  n = sci_dpcm_encode_meta (NULL, s, 33, 33, 17, 16, &p, meta, sizeof meta, frame,
       cap);
   fail_unless (n > 0);
   {

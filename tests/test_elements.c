@@ -137,7 +137,7 @@ GST_START_TEST (test_coefficients_match_reference)
       planes[c].row_stride = GST_VIDEO_FRAME_COMP_STRIDE (&frame, c);
       planes[c].pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, c);
     }
-    fail_unless_equals_int (sci_wt_forward (&g, planes, ref), 0);
+    fail_unless_equals_int (sci_wt_forward (NULL, &g, planes, ref), 0);
     gst_video_frame_unmap (&frame);
 
     fail_unless_equals_uint64 (gst_buffer_get_size (out),
@@ -254,7 +254,7 @@ GST_START_TEST (test_property_change_renegotiates)
     plane.data = mi.data;
     plane.row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
     plane.pixel_stride = 2;
-    fail_unless (sci_wt_forward (&g, &plane, ref) == 0);
+    fail_unless (sci_wt_forward (NULL, &g, &plane, ref) == 0);
     fail_unless (gst_buffer_map (out, &mo, GST_MAP_READ));
     fail_unless_equals_uint64 (mo.size, sci_wt_coeff_count (&g) * 4);
     fail_unless (memcmp (mo.data, ref, mo.size) == 0);

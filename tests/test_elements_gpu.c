@@ -1203,7 +1203,7 @@ GST_START_TEST (test_dpcm_cuda_roundtrip)
     }
     gst_video_frame_unmap (&f);
     sci_dpcm_params_default (&prm);
-    n = sci_dpcm_encode (s, w, w, h, depth, &prm, coded, cap);
+    n = sci_dpcm_encode (NULL, s, w, w, h, depth, &prm, coded, cap);
     fail_unless (n > 0);
     for (k = 0; k < 2; k++) {
       const gchar *desc = k ? "dpcmdec backend=cuda ! " CUDA_VIDEO_LAST :

@@ -278,7 +278,7 @@ code_at (const sci_wt_geometry * g, int part1, gdouble qstep,
   sci_htj2k_params_default (&p);
   p.coder = part1 ? SCI_J2K_CODER_PART1 : SCI_J2K_CODER_HT;
   p.qstep = qstep;
-  e = sci_htj2k_enc_new (g, &p);
+  e = sci_htj2k_enc_new (g, &p, NULL);
   fail_unless (e != NULL);
   cap = sci_htj2k_max_bytes (e);
   *out = g_malloc (cap);
@@ -324,7 +324,7 @@ GST_START_TEST (test_qstep_minimum_is_finest)
           src[c].pixel_stride = 2;
         }
         coeffs = g_new (gfloat, sci_wt_coeff_count (&g));
-        fail_unless (sci_wt_forward (&g, src, coeffs) == 0);
+        fail_unless (sci_wt_forward (NULL, &g, src, coeffs) == 0);
         la = code_at (&g, part1, SCI_HTJ2K_MIN_QSTEP, coeffs, &a);
         lb = code_at (&g, part1, 1e-300, coeffs, &b);
         fail_unless (la == lb && memcmp (a, b, la) == 0,

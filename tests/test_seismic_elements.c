@@ -218,8 +218,8 @@ ref_encode (guint bits, guint levels, const gfloat * g, guint traces,
   gsize cap = sci_seis_frame_bound (&p, meta_len), len = 0;
   guint8 *out = g_malloc (cap);
 
-  fail_unless_equals_int (sci_seis_encode (&p, g, meta, meta_len, out, cap,
-          &len, NULL), 0);
+  fail_unless_equals_int (sci_seis_encode (NULL, &p, g, meta, meta_len, out,
+          cap, &len, NULL), 0);
   return g_bytes_new_take (g_realloc (out, len), len);
 }
 
@@ -232,7 +232,7 @@ ref_decode (const guint8 * d, gsize len, sci_seis_info * info)
 
   fail_unless_equals_int (sci_seis_parse (d, len, info), 0);
   out = g_new (gfloat, (gsize) info->p.traces * info->p.samples);
-  fail_unless_equals_int (sci_seis_decode (d, info, NULL, out), 0);
+  fail_unless_equals_int (sci_seis_decode (NULL, d, info, NULL, out), 0);
   return out;
 }
 
@@ -903,7 +903,7 @@ expect_stream (const guint8 * t, gsize len, guint * outs, gboolean * error)
     rc = sci_seis_parse (t + off, (gsize) fl, &info);
     if (rc == 0) {
       tmp = g_new (gfloat, (gsize) info.p.traces * info.p.samples);
-      rc = sci_seis_decode (t + off, &info, NULL, tmp);
+      rc = sci_seis_decode (NULL, t + off, &info, NULL, tmp);
       g_free (tmp);
     }
     if (rc) {
@@ -1019,7 +1019,7 @@ GST_START_TEST (test_corrupt)
     rc = sci_seis_parse (t, n, &ti);
     want = g_new (gfloat, 5 * 1001);
     if (rc == 0)
-      rc = sci_seis_decode (t, &ti, NULL, want);
+      rc = sci_seis_decode (NULL, t, &ti, NULL, want);
     out = decode_bytes (t, n, &err);
     if (rc) {
       gchar *e = g_strdup_printf ("at byte 0 of the stream: %s",

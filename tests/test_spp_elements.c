@@ -231,8 +231,8 @@ reference (gconstpointer data, const Format * f, gsize L, gsize S, gsize B,
 {
   gfloat *ref = g_new (gfloat, L * S * B);
 
-  fail_unless_equals_int (sci_spp_filter (data, f->format, L, S, B, window,
-          ref), 0);
+  fail_unless_equals_int (sci_spp_filter (NULL, data, f->format, L, S, B,
+          window, ref), 0);
   return ref;
 }
 
