@@ -177,8 +177,11 @@ compare (GstSample * out, const Reference * ref, gdouble * max_err)
   if (!gst_buffer_map (gst_sample_get_buffer (out), &m, GST_MAP_READ))
     return g_strdup ("the output cube cannot be mapped");
   if (m.size != n * 4) {
+    gsize size = m.size;
+
     gst_buffer_unmap (gst_sample_get_buffer (out), &m);
-    return g_strdup ("the output cube is not the size of its caps");
+    return g_strdup_printf ("the output cube (%" G_GSIZE_FORMAT " bytes) is "
+        "not the size of its caps (%" G_GSIZE_FORMAT ")", size, n * 4);
   }
   for (i = 0; i < n; i++) {
     gdouble got = GST_READ_FLOAT_LE (m.data + 4 * i), want = ref->want[i];

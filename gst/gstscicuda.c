@@ -366,9 +366,13 @@ blob_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     gst_memory_unref (mem);
     return GST_FLOW_ERROR;
   }
+  /* The payload's size on the memory itself, before a buffer holds it:
+   * CUDA memory cannot be shared, so resizing the buffer instead would
+   * replace it by a copy of the whole carrier, whose size (whole rows) a
+   * host mapping then reports. */
+  gst_memory_resize (mem, 0, self->size);
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
-  gst_buffer_resize (buf, 0, self->size);
   *buffer = buf;
   return GST_FLOW_OK;
 }

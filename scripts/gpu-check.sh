@@ -29,3 +29,13 @@ step racecheck-ht 120 compute-sanitizer --tool racecheck --error-exitcode 9 \
 TAIL=16 step bench 150 "$B/bench/bench-dwt"
 TAIL=14 step main 120 "$B/examples/dwt-roundtrip" --backend cuda
 TAIL=16 step main-htj2k 150 "$B/examples/htj2k-roundtrip" --backend cuda
+TAIL=8 step main-seismic 150 "$B/examples/seismic-roundtrip" --backend cuda
+# the real-data parts of the main job: a copy of ../shared/data's aurora,
+# spectral16 and hyperspectral folders carried in $DATA (../shared is not)
+DATA=${DATA:-.gpudata}
+if [ -d "$DATA" ]; then
+  TAIL=12 step main-dpcm 300 "$B/examples/dpcm-roundtrip" --backend cuda \
+    --data "$DATA"
+  TAIL=8 step main-spp 120 "$B/examples/spp-check" --backend cuda \
+    --data "$DATA"
+fi

@@ -409,6 +409,13 @@ main (int argc, char **argv)
     g_print ("no usable CUDA device: skipped\n");
     return 77;
   }
+  /* --gpu is ours: GStreamer's option parser must not see it (it stops
+   * at an unknown option and leaves GStreamer uninitialised) */
+  if (gpu) {
+    argv[1] = argv[0];
+    argc--;
+    argv++;
+  }
   gst_check_init (&argc, &argv);
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
