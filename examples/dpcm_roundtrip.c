@@ -2,7 +2,7 @@
  * The main job's DPCM part: real 16-bit instrument frames through
  * dpcmenc ! dpcmdec, every decoded frame compared with the frame that went
  * in (they must be identical), and every coded frame with what the C
- * reference (codec/dpcm.c) makes of the same samples with the frame's own
+ * reference (codec/dpcm/dpcm.c) makes of the same samples with the frame's own
  * parameters and metadata (the same bytes, on either backend).  The sets,
  * from ../shared/data (PROVENANCE.md there):
  *
@@ -50,7 +50,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 
-#include "codec/dpcm.h"
+#include "codec/dpcm/dpcm.h"
 #include "exampleutil.h"
 
 #if HAVE_CHARLS

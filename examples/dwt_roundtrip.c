@@ -15,7 +15,7 @@
 #include <gst/video/video.h>
 
 #include "exampleutil.h"
-#include "tests/frameutil.h"
+#include "tests/common/frameutil.h"
 
 typedef struct
 {

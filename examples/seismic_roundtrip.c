@@ -1,5 +1,5 @@
 /*
- * The main job's seismic part: synthetic shot gathers (bench/synthshot.h:
+ * The main job's seismic part: synthetic shot gathers (bench/seismic/synthshot.h:
  * a marine shot, direct wave, multiples, 70 reflectors, spherical
  * divergence, noise)
  * through seismicenc ! seismicdec at several bit depths and levels, each
@@ -23,7 +23,7 @@
 #include <glib/gstdio.h>
 
 #include "exampleutil.h"
-#include "bench/synthshot.h"
+#include "bench/seismic/synthshot.h"
 
 #define TRACES 96
 #define SAMPLES 3584

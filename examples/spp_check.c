@@ -3,7 +3,7 @@
  * (../shared/data/hyperspectral/samson_r156: 95 x 95 pixels of 156 bands,
  * uint16, BIP) through envisrc ! sppfilter at the default window (5) and at
  * 11, every output value compared with the C reference, sci_spp_filter of
- * codec/spp.h called here on the very cube envisrc gave the element: each
+ * codec/spp/spp.h called here on the very cube envisrc gave the element: each
  * must be within 1e-5 of the reference's, relative to it, the bound
  * docs/spp.md states for every backend.  Per window it prints the largest
  * relative error, the element's time (from the cube entering sppfilter to
@@ -33,7 +33,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 
-#include "codec/spp.h"
+#include "codec/spp/spp.h"
 #include "exampleutil.h"
 
 #define CUBE "hyperspectral/samson_r156.hdr"

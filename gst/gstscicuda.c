@@ -5,7 +5,7 @@
 #include "gstscicuda.h"
 
 #include <cuda_runtime_api.h>
-#include "cuda/dwt.h"           /* sci_cuda_error_string */
+#include "cuda/error.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sci_cuda_debug);
 #define GST_CAT_DEFAULT gst_sci_cuda_debug

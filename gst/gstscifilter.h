@@ -14,7 +14,7 @@
 #include <gst/video/video.h>
 
 #include "gstscibackend.h"
-#include "codec/parallel.h"
+#include "codec/common/parallel.h"
 #if HAVE_CUDA
 #include "gstscicuda.h"
 #endif

@@ -13,7 +13,7 @@
  *     framerate, pixel-aspect-ratio, colorimetry, chroma-site: as the video
  *
  * A buffer holds sci_wt_coeff_count samples of 4 bytes laid out as
- * codec/wavelet_frame.h describes (components one after another, each in the
+ * codec/j2k/wavelet_frame.h describes (components one after another, each in the
  * Mallat layout).  docs/media-types.md is the user-facing description.
  */
 #ifndef __GST_WAVELET_H__
@@ -22,7 +22,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "codec/wavelet_frame.h"
+#include "codec/j2k/wavelet_frame.h"
 
 G_BEGIN_DECLS
 #define GST_WAVELET_MEDIA_TYPE "application/x-wavelet"

@@ -3,7 +3,7 @@
 # The CUDA toolkit (nvcc) is not a Debian 12 package: where it is installed
 # (/usr/local/cuda), the CUDA backend is built; elsewhere the CPU one only.
 # openjph-tools, libopenjp2-tools and grokj2k-tools: the three JPEG 2000
-# decoders of the conformance test (tests/conformance_htj2k.c).
+# decoders of the conformance test (tests/j2k/conformance_htj2k.c).
 # libcfitsio-dev: the FITS elements fitsdec and fitsenc.
 # libgdal-dev: the ENVI hyperspectral cube elements envisrc and envisink.
 # libzstd-dev: the seismic codec (code tables, SEG-Y headers); libsegyio-dev:

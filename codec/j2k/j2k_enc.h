@@ -1,0 +1,123 @@
+/*
+ * Internal to the JPEG 2000 encoder (codec/j2k/htj2k.c, codec/j2k/j2k_part1.c): the
+ * frame layout (bands, code-blocks, packets), the encoder state and the
+ * byte writer of the markers.
+ */
+#ifndef SCI_CODEC_J2K_ENC_H
+#define SCI_CODEC_J2K_ENC_H
+
+#include <string.h>
+
+#include "htj2k.h"
+#include "t2_bits.h"
+
+#define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
+/* Largest resolution that one precinct of 2^15 covers. */
+#define MAX_PRECINCT ((uint32_t)SCI_HTJ2K_MAX_SIZE)
+
+typedef struct {
+    unsigned comp, res, type;   /* type: 0 LL, 1 HL, 2 LH, 3 HH */
+    unsigned level;             /* decomposition level (LL: levels) */
+    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
+    unsigned nbx, nby;          /* code-blocks across and down */
+    unsigned mb;                /* magnitude bit-planes M_b */
+    uint16_t spqcd;             /* QCD entry: exponent (and mantissa) */
+    float inv_step;             /* 9/7: 1 / step, in coefficient units */
+    double weight;              /* 9/7: L2 norm of its synthesis basis */
+    /* Part 1: image-domain squared error of a unit of squared index
+     * error (step, synthesis norm and colour transform gain, squared) */
+    double dist_weight;
+    size_t first_block;
+    /* tag-tree geometry and node storage, used by tier-2 for bands with
+     * both included and left-out blocks (values, first-visit flags) */
+    sci_tagtree incl, zbp;
+} band;
+
+typedef struct {
+    unsigned band;
+    uint32_t x0, y0, w, h;      /* in the component's coefficient plane */
+    size_t slot, slot_cap;      /* its bytes in the block arena */
+} block;
+
+/* The packet of one (component, resolution): its bands are consecutive in
+ * bands[] and their blocks consecutive in blocks[] (layout order). */
+typedef struct {
+    unsigned first_band, nbands;
+    size_t first_block, nblocks;
+} packet;
+
+#define MAX_PACKETS (SCI_WT_MAX_COMPONENTS * (SCI_DWT_MAX_LEVELS + 1))
+
+struct sci_htj2k_enc {
+    sci_wt_geometry g;
+    sci_htj2k_params p;
+    sci_pool *pool;             /* the threads that code blocks; may be NULL */
+    sci_ht_enc_tables tables;
+    unsigned guard_bits;
+    unsigned nbands;
+    band bands[MAX_BANDS];
+    size_t nblocks;
+    block *blocks;
+    uint8_t *arena;             /* the C backend's coded blocks */
+    size_t arena_size;
+    long *len;                  /* coded length of each block */
+    size_t *slot_off;           /* arena offset of each block */
+    uint8_t *hdr;               /* one packet header */
+    size_t hdr_cap;
+    unsigned npackets;
+    packet packets[MAX_PACKETS];  /* index c * (levels + 1) + r */
+    sci_htj2k_span spans[MAX_PACKETS];
+    size_t comp_offset[SCI_WT_MAX_COMPONENTS];
+    double last_qstep;
+    /* rate control: the step and log-log slope the last frame ended on
+     * (0: no frame yet) */
+    double rate_q, rate_slope;
+    struct j2k_p1 *p1;          /* Part 1 state (j2k_part1.c); NULL for HT */
+};
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} out_buf;
+
+static inline void put8(out_buf *o, unsigned v) {
+    if (o->p && o->len < o->cap)
+        o->p[o->len] = (uint8_t)v;
+    o->len++;
+}
+static inline void put16(out_buf *o, unsigned v) {
+    put8(o, v >> 8);
+    put8(o, v);
+}
+static inline void put32(out_buf *o, uint32_t v) {
+    put16(o, v >> 16);
+    put16(o, v & 0xFFFF);
+}
+static inline void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
+    if (o->p && o->len + n <= o->cap)
+        memcpy(o->p + o->len, s, n);
+    o->len += n;
+}
+
+/* htj2k.c */
+int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
+                       uint32_t *dst, size_t stride);
+/* Bytes of everything but the packets: main header, SOT, SOD, EOC. */
+size_t j2k_frame_overhead(sci_htj2k_enc *e);
+/* The whole codestream (Part 1: packets by j2k_p1_write_packets). */
+size_t j2k_write_all(sci_htj2k_enc *e, uint8_t *out, size_t cap);
+
+/* j2k_part1.c */
+int j2k_p1_init(sci_htj2k_enc *e);
+void j2k_p1_free(sci_htj2k_enc *e);
+/* Tier-1 of every block with the C coder, into the arena; -1 when a 5/3
+ * magnitude exceeds its band's range. */
+int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs);
+/* The passes of the C coder's blocks (after j2k_p1_code_blocks). */
+const sci_j2k_block_passes *j2k_p1_cpu_passes(const sci_htj2k_enc *e);
+/* Every layer's packets in progression order, at the chosen truncation. */
+int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o);
+/* Bound on the packet header bytes of one block in one packet. */
+size_t j2k_p1_block_header_bound(const sci_htj2k_enc *e);
+
+#endif

@@ -1,0 +1,567 @@
+/*
+ * The seismic codec's C reference and CPU backend (seismic.h); the frame
+ * is defined in docs/seismic-format.md.
+ */
+#include "seismic.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "codec/common/crc32.h"
+#include "codec/j2k/dwt.h"
+#include "huffman.h"
+#include "seismic_core.h"
+
+/* zstd level of the code-length table: tables are at most 64 KiB and most
+ * of their bytes are the zero runs of unused symbols; higher levels gain
+ * little and cost milliseconds a gather at 16 bits. */
+#define TABLE_ZSTD_LEVEL 9
+
+/* ---- little-endian fields ---------------------------------------------- */
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint64_t get64(const uint8_t *p) {
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static float get_f32(const uint8_t *p) {
+    uint32_t u = get32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void put_f32(uint8_t *p, float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(p, u);
+}
+
+static size_t align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
+
+/* ---- parameters --------------------------------------------------------- */
+
+const char *sci_seis_params_check(const sci_seis_params *p) {
+    if (!p)
+        return "no parameters";
+    if (p->bits < SCI_SEIS_MIN_BITS || p->bits > SCI_SEIS_MAX_BITS)
+        return "bits must be 2..16";
+    if (p->levels > SCI_SEIS_MAX_LEVELS)
+        return "levels must be 0..8";
+    if (p->traces < 1 || p->traces > SCI_SEIS_MAX_TRACES)
+        return "traces must be 1..16777216";
+    if (p->samples < 1 || p->samples > SCI_SEIS_MAX_SAMPLES)
+        return "samples must be 1..65535";
+    if ((uint64_t)p->traces * p->samples > SCI_SEIS_MAX_VALUES)
+        return "traces x samples must be at most 2^28";
+    return NULL;
+}
+
+/* Every symbol takes at most one package (a package holds at least one
+ * whole code), so n values take at most n packages. */
+size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
+    size_t n = (size_t)p->traces * p->samples;
+    size_t table = ZSTD_compressBound((size_t)1 << p->bits);
+    return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n + 4;
+}
+
+/* ---- encoder ------------------------------------------------------------ */
+
+/* Below this many values a loop runs on the calling thread. */
+#define PAR_MIN 65536
+
+/* A region over the values of a gather; per-worker results combined by
+ * the caller in worker order (they are exact: indices, minima, maxima). */
+typedef struct {
+    const float *v;
+    uint16_t *q;
+    const sci_seis_grid *g;
+    uint32_t qmax;
+    size_t first[SCI_POOL_MAX_THREADS];
+    float lo[SCI_POOL_MAX_THREADS], hi[SCI_POOL_MAX_THREADS];
+} values_args;
+
+static void first_nonfinite(void *arg, size_t b, size_t e, unsigned wk) {
+    values_args *a = arg;
+    for (size_t i = b; i < e && i < a->first[wk]; i++)
+        if (!isfinite(a->v[i])) {
+            a->first[wk] = i;
+            break;
+        }
+}
+
+static int find_nonfinite(sci_pool *pool, const float *v, size_t n,
+                          size_t *bad) {
+    sci_pool *par = sci_pool_if(pool, n >= PAR_MIN);
+    values_args *a = par ? malloc(sizeof *a) : NULL;
+    size_t first = n;
+    if (a) {
+        a->v = v;
+        for (unsigned t = 0; t < sci_pool_threads(par); t++)
+            a->first[t] = n;
+        sci_pool_for(par, n, 0, first_nonfinite, a);
+        for (unsigned t = 0; t < sci_pool_threads(par); t++)
+            first = a->first[t] < first ? a->first[t] : first;
+        free(a);
+    } else {
+        for (size_t i = 0; i < n && first == n; i++)
+            if (!isfinite(v[i]))
+                first = i;
+    }
+    if (first == n)
+        return 0;
+    if (bad)
+        *bad = first;
+    return 1;
+}
+
+static void value_range(void *arg, size_t b, size_t e, unsigned wk) {
+    values_args *a = arg;
+    float lo = a->lo[wk], hi = a->hi[wk];
+    for (size_t i = b; i < e; i++) {
+        lo = a->v[i] < lo ? a->v[i] : lo;
+        hi = a->v[i] > hi ? a->v[i] : hi;
+    }
+    a->lo[wk] = lo, a->hi[wk] = hi;
+}
+
+static void quantize_values(void *arg, size_t b, size_t e, unsigned wk) {
+    const values_args *a = arg;
+    for (size_t i = b; i < e; i++)
+        a->q[i] = (uint16_t)sci_seis_quantize_one(a->v[i], a->g, a->qmax);
+}
+
+/* Each inverse level gives a sample at most its low-band value plus three
+ * detail values (the rows' and then the columns' synthesis sum |weights|
+ * to 1 for either band), so the output is at most (1 + 3 L) times the
+ * largest level; a factor 2 covers the lifting's rounding.  Without levels
+ * the output is a level itself, rounded once: it fits when the level
+ * does. */
+int sci_seis_grid_fits(const sci_seis_grid *g, const sci_seis_params *p) {
+    const uint32_t qmax = (1u << p->bits) - 1;
+    double top;
+    if (g->zero_anchored)
+        top = (double)g->step * (double)(g->zero > (int32_t)qmax - g->zero
+                                             ? g->zero
+                                             : (int32_t)qmax - g->zero);
+    else
+        top = fmax(fabs((double)g->min),
+                   fabs((double)g->min + (double)qmax * g->step));
+    unsigned l = sci_dwt_used_levels(p->samples, p->traces, p->levels);
+    if (l == 0)
+        return top <= (double)FLT_MAX;
+    return top * (1.0 + 3.0 * l) * 2.0 <= (double)FLT_MAX;
+}
+
+int sci_seis_quantize(sci_pool *pool, const sci_seis_params *p,
+                      const float *gather, uint16_t *q, sci_seis_grid *grid,
+                      size_t *bad_index) {
+    if (sci_seis_params_check(p) || !gather || !q || !grid)
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    const uint32_t qmax = (1u << p->bits) - 1;
+    if (find_nonfinite(pool, gather, n, bad_index))
+        return SCI_SEIS_E_VALUE;
+    float *coef = malloc(n * sizeof *coef);
+    values_args *a = malloc(sizeof *a);
+    if (!coef || !a) {
+        free(coef);
+        free(a);
+        return SCI_SEIS_E_NOMEM;
+    }
+    memcpy(coef, gather, n * sizeof *coef);
+    if (sci_dwt53f_forward(pool, coef, p->samples, p->traces, p->samples,
+                           p->levels)) {
+        free(coef);
+        free(a);
+        return SCI_SEIS_E_NOMEM;
+    }
+    /* finite samples can still overflow the transform near FLT_MAX */
+    if (find_nonfinite(pool, coef, n, NULL)) {
+        if (bad_index)
+            *bad_index = n;
+        free(coef);
+        free(a);
+        return SCI_SEIS_E_VALUE;
+    }
+    sci_pool *par = sci_pool_if(pool, n >= PAR_MIN);
+    a->v = coef;
+    for (unsigned t = 0; t < sci_pool_threads(par); t++)
+        a->lo[t] = a->hi[t] = coef[0];
+    sci_pool_for(par, n, 0, value_range, a);
+    float lo = a->lo[0], hi = a->hi[0];
+    for (unsigned t = 1; t < sci_pool_threads(par); t++) {
+        lo = a->lo[t] < lo ? a->lo[t] : lo;
+        hi = a->hi[t] > hi ? a->hi[t] : hi;
+    }
+    /* +0.0f makes a minimum or maximum of -0 a +0, whichever zero the
+     * reduction met first: the frame's bytes must not depend on it */
+    const sci_seis_grid g = sci_seis_grid_of(lo + 0.0f, hi + 0.0f, p->bits);
+    if (!sci_seis_grid_fits(&g, p)) {
+        if (bad_index)
+            *bad_index = n;
+        free(coef);
+        free(a);
+        return SCI_SEIS_E_VALUE;
+    }
+    a->q = q;
+    a->g = &g;
+    a->qmax = qmax;
+    sci_pool_for(par, n, 0, quantize_values, a);
+    free(coef);
+    free(a);
+    *grid = g;
+    return 0;
+}
+
+/* The header's bytes 20..23 and the flags of a grid. */
+static int grid_valid(const sci_seis_grid *g, unsigned bits) {
+    if (!isfinite(g->step) || !(g->step >= 0.0f))
+        return 0;
+    if (g->zero_anchored)
+        return g->step > 0.0f && g->zero >= 0 &&
+               g->zero <= (int32_t)((1u << bits) - 1);
+    return isfinite(g->min);
+}
+
+int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
+                            const sci_seis_grid *grid, const uint8_t *meta,
+                            size_t meta_len, uint8_t *out, size_t cap,
+                            size_t *out_len) {
+    if (sci_seis_params_check(p) || !q || !grid || !out || !out_len ||
+        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
+        !grid_valid(grid, p->bits))
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    const unsigned nsym = 1u << p->bits;
+    int err = SCI_SEIS_E_NOMEM;
+    uint32_t *sym = malloc(n * sizeof *sym);
+    uint64_t *pkg = malloc(n * sizeof *pkg);
+    uint64_t *freq = calloc(nsym, sizeof *freq);
+    uint8_t *len = malloc(nsym);
+    sci_huff_code code = {0};
+    if (!sym || !pkg || !freq || !len)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (q[i] >= nsym) {
+            err = SCI_SEIS_E_ARG;
+            goto out;
+        }
+        sym[i] = q[i];
+        freq[q[i]]++;
+    }
+    err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+    if (err == 0)
+        err = sci_huff_build(len, nsym, &code);
+    if (err) {
+        err = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
+        goto out;
+    }
+    /* the frame stores no first indices: a decoder sums the counts */
+    long np = sci_huff_pack(&code, sym, n, pkg, NULL, n);
+    if (np < 0) {
+        err = SCI_SEIS_E_ARG;
+        goto out;
+    }
+
+    size_t table_off = SCI_SEIS_HEADER_BYTES + meta_len;
+    if (cap < table_off) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+    size_t zlen = ZSTD_compress(out + table_off, cap - table_off, len, nsym,
+                                TABLE_ZSTD_LEVEL);
+    if (ZSTD_isError(zlen)) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+    size_t pkg_off = align8(table_off + zlen);
+    size_t total = pkg_off + 8 * (size_t)np + 4;
+    if (total > cap) {
+        err = SCI_SEIS_E_ROOM;
+        goto out;
+    }
+
+    uint8_t *h = out;
+    memcpy(h, "SEIS", 4);
+    h[4] = SCI_SEIS_VERSION;
+    h[5] = (uint8_t)p->bits;
+    h[6] = (uint8_t)p->levels;
+    h[7] = (uint8_t)code.max_len;
+    put32(h + 8, p->traces);
+    put32(h + 12, p->samples);
+    put32(h + 16, p->sample_interval_us);
+    if (grid->zero_anchored)
+        put32(h + 20, (uint32_t)grid->zero);
+    else
+        put_f32(h + 20, grid->min);
+    put_f32(h + 24, grid->step);
+    put32(h + 28, (uint32_t)zlen);
+    put32(h + 32, (uint32_t)np);
+    put32(h + 36, (uint32_t)meta_len);
+    put32(h + 40, grid->zero_anchored ? SCI_SEIS_FLAG_ZERO : 0);
+    put32(h + 44, sci_crc32(0, h, 44));
+    if (meta_len)
+        memcpy(out + SCI_SEIS_HEADER_BYTES, meta, meta_len);
+    memset(out + table_off + zlen, 0, pkg_off - table_off - zlen);
+    for (long i = 0; i < np; i++)
+        put64(out + pkg_off + 8 * (size_t)i, pkg[i]);
+    put32(out + total - 4, sci_crc32(0, out, total - 4));
+    *out_len = total;
+    err = 0;
+out:
+    sci_huff_free(&code);
+    free(sym);
+    free(pkg);
+    free(freq);
+    free(len);
+    return err;
+}
+
+int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
+                    const float *gather, const uint8_t *meta, size_t meta_len,
+                    uint8_t *out, size_t cap, size_t *out_len,
+                    size_t *bad_index) {
+    if (sci_seis_params_check(p) || !gather || !out || !out_len ||
+        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta))
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    uint16_t *q = malloc(n * sizeof *q);
+    if (!q)
+        return SCI_SEIS_E_NOMEM;
+    sci_seis_grid grid;
+    int err = sci_seis_quantize(pool, p, gather, q, &grid, bad_index);
+    if (!err)
+        err = sci_seis_encode_indices(p, q, &grid, meta, meta_len, out, cap,
+                                      out_len);
+    free(q);
+    return err;
+}
+
+/* ---- decoder ------------------------------------------------------------ */
+
+/* Header fields into info; frame_len from them.  The header's own CRC lets
+ * a stream splitter trust the length before it has the whole frame. */
+static int parse_header(const uint8_t *h, sci_seis_info *info) {
+    if (memcmp(h, "SEIS", 4) != 0)
+        return SCI_SEIS_E_MAGIC;
+    if (h[4] != SCI_SEIS_VERSION)
+        return SCI_SEIS_E_VERSION;
+    if (get32(h + 44) != sci_crc32(0, h, 44))
+        return SCI_SEIS_E_HEADER;
+    memset(info, 0, sizeof *info);
+    info->p.bits = h[5];
+    info->p.levels = h[6];
+    info->max_len = h[7];
+    info->p.traces = get32(h + 8);
+    info->p.samples = get32(h + 12);
+    info->p.sample_interval_us = get32(h + 16);
+    const uint32_t flags = get32(h + 40);
+    info->grid.zero_anchored = (flags & SCI_SEIS_FLAG_ZERO) != 0;
+    if (info->grid.zero_anchored)
+        info->grid.zero = (int32_t)get32(h + 20);
+    else
+        info->grid.min = get_f32(h + 20);
+    info->grid.step = get_f32(h + 24);
+    info->table_len = get32(h + 28);
+    info->packages = get32(h + 32);
+    info->meta_len = get32(h + 36);
+    if (sci_seis_params_check(&info->p))
+        return SCI_SEIS_E_HEADER;
+    size_t n = (size_t)info->p.traces * info->p.samples;
+    if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
+        !grid_valid(&info->grid, info->p.bits) || info->table_len < 1 ||
+        info->table_len > ZSTD_compressBound((size_t)1 << info->p.bits) ||
+        info->packages < (n + SCI_HUFF_PACKAGE_BITS - 1) /
+                             SCI_HUFF_PACKAGE_BITS ||
+        info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
+        (flags & ~(uint32_t)SCI_SEIS_FLAG_ZERO))
+        return SCI_SEIS_E_HEADER;
+    /* a grid whose levels overflow through the inverse transform: no
+     * encoder writes one, and it would decode to infinities */
+    if (!sci_seis_grid_fits(&info->grid, &info->p))
+        return SCI_SEIS_E_HEADER;
+    info->meta_off = SCI_SEIS_HEADER_BYTES;
+    info->table_off = info->meta_off + info->meta_len;
+    info->pkg_off = align8(info->table_off + info->table_len);
+    info->frame_len = info->pkg_off + 8 * (size_t)info->packages + 4;
+    return 0;
+}
+
+long long sci_seis_frame_length(const uint8_t *hdr) {
+    sci_seis_info info;
+    int err = parse_header(hdr, &info);
+    return err ? err : (long long)info.frame_len;
+}
+
+int sci_seis_parse(const uint8_t *buf, size_t len, sci_seis_info *info) {
+    if (!buf || !info)
+        return SCI_SEIS_E_ARG;
+    if (len < SCI_SEIS_HEADER_BYTES)
+        return SCI_SEIS_E_TRUNCATED;
+    int err = parse_header(buf, info);
+    if (err)
+        return err;
+    if (len < info->frame_len)
+        return SCI_SEIS_E_TRUNCATED;
+    size_t crc_at = info->frame_len - 4;
+    if (get32(buf + crc_at) != sci_crc32(0, buf, crc_at))
+        return SCI_SEIS_E_CRC;
+    for (size_t i = info->table_off + info->table_len; i < info->pkg_off; i++)
+        if (buf[i])
+            return SCI_SEIS_E_DATA;
+    return 0;
+}
+
+int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
+                          uint8_t *len) {
+    const size_t nsym = (size_t)1 << info->p.bits;
+    unsigned long long size =
+        ZSTD_getFrameContentSize(frame + info->table_off, info->table_len);
+    if (size != nsym)
+        return SCI_SEIS_E_DATA;
+    size_t got = ZSTD_decompress(len, nsym, frame + info->table_off,
+                                 info->table_len);
+    if (ZSTD_isError(got) || got != nsym)
+        return SCI_SEIS_E_DATA;
+    unsigned longest = 0;
+    for (size_t s = 0; s < nsym; s++)
+        longest = len[s] > longest ? len[s] : longest;
+    /* the header's max_len is the table's: a decoder may size by it */
+    if (longest != info->max_len)
+        return SCI_SEIS_E_DATA;
+    return 0;
+}
+
+/* A region over the packages of a frame. */
+typedef struct {
+    const sci_huff_code *code;
+    const uint8_t *pk;
+    const size_t *start;
+    const sci_seis_grid *grid;
+    uint16_t *q;
+    float *coef;
+    atomic_int bad;
+} unpack_args;
+
+static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
+    unpack_args *a = arg;
+    const size_t *start = a->start;
+    for (size_t i = b; i < e; i++) {
+        uint32_t sym[SCI_HUFF_PACKAGE_BITS];
+        int k = sci_huff_unpack(a->code, get64(a->pk + 8 * i), sym);
+        if (k < 0 || (size_t)k != start[i + 1] - start[i]) {
+            atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
+            continue;
+        }
+        for (int j = 0; j < k; j++) {
+            if (a->q)
+                a->q[start[i] + j] = (uint16_t)sym[j];
+            if (a->coef)
+                a->coef[start[i] + j] =
+                    sci_seis_dequantize_one(sym[j], a->grid);
+        }
+    }
+}
+
+int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
+                    const sci_seis_info *info, uint16_t *q, float *out) {
+    const sci_seis_params *p = &info->p;
+    const size_t n = (size_t)p->traces * p->samples;
+    const size_t np = info->packages;
+    const uint8_t *pk = frame + info->pkg_off;
+    uint8_t *len = malloc((size_t)1 << p->bits);
+    size_t *start = malloc((np + 1) * sizeof *start);
+    float *coef = out ? malloc(n * sizeof *coef) : NULL;
+    sci_huff_code code = {0};
+    int err = SCI_SEIS_E_NOMEM;
+    if (!len || !start || (out && !coef))
+        goto out;
+    err = sci_seis_code_lengths(frame, info, len);
+    if (err)
+        goto out;
+    if (sci_huff_build(len, 1u << p->bits, &code)) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    /* each package's first symbol from the counts in its top bits */
+    start[0] = 0;
+    for (size_t i = 0; i < np; i++)
+        start[i + 1] = start[i] + (pk[8 * i + 7] >> 2);
+    if (start[np] != n) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    unpack_args a = {&code, pk, start, &info->grid, q, coef, 0};
+    sci_pool_for(sci_pool_if(pool, np >= 4096), np, 0, unpack_packages, &a);
+    if (atomic_load(&a.bad)) {
+        err = SCI_SEIS_E_DATA;
+        goto out;
+    }
+    if (out) {
+        if (sci_dwt53f_inverse(pool, coef, p->samples, p->traces, p->samples,
+                               p->levels)) {
+            err = SCI_SEIS_E_NOMEM;
+            goto out;
+        }
+        memcpy(out, coef, n * sizeof *coef);
+    }
+    err = 0;
+out:
+    sci_huff_free(&code);
+    free(len);
+    free(start);
+    free(coef);
+    return err;
+}
+
+const char *sci_seis_error_string(int err) {
+    switch (err) {
+    case 0:
+        return "no error";
+    case SCI_SEIS_E_ARG:
+        return "sizes or parameters out of range";
+    case SCI_SEIS_E_NOMEM:
+        return "out of memory";
+    case SCI_SEIS_E_VALUE:
+        return "NaN or infinity in the gather (or values so large that "
+               "the wavelet transform overflows)";
+    case SCI_SEIS_E_TRUNCATED:
+        return "truncated frame";
+    case SCI_SEIS_E_MAGIC:
+        return "not a seismic frame (bad magic)";
+    case SCI_SEIS_E_VERSION:
+        return "unsupported seismic frame version";
+    case SCI_SEIS_E_HEADER:
+        return "corrupt seismic frame header";
+    case SCI_SEIS_E_CRC:
+        return "seismic frame checksum mismatch";
+    case SCI_SEIS_E_DATA:
+        return "corrupt seismic frame data";
+    case SCI_SEIS_E_ROOM:
+        return "output buffer too small";
+    default:
+        return "unknown seismic codec error";
+    }
+}

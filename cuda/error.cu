@@ -1,0 +1,22 @@
+/*
+ * The one error string of every cuda/ API: cudaError_t values and the
+ * families' own codes (the DPCM codec's negative ones, the HT block
+ * coder's).  It sits above the families, which know nothing of each other.
+ */
+#include <cuda_runtime.h>
+
+#include "cuda/error.h"
+#include "codec/dpcm/dpcm.h"
+#include "cuda/j2k/htj2k.h"
+
+extern "C" const char *sci_cuda_error_string(int err) {
+    /* the DPCM codec's frame and argument codes (cuda/dpcm/dpcm.h) */
+    if (err < 0)
+        return sci_dpcm_error_string(err);
+    /* the HT block coder's own codes (cuda/j2k/htj2k.h) */
+    if (err == SCI_CUDA_HT_ERR_BLOCK)
+        return "a code-block could not be coded (magnitude out of range)";
+    if (err == SCI_CUDA_HT_ERR_CAP)
+        return "output buffer too small for the codestream";
+    return cudaGetErrorString((cudaError_t)err);
+}

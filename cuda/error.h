@@ -1,0 +1,18 @@
+/*
+ * Error codes of the cuda/ APIs as words: cudaError_t values (0 = success)
+ * and each family's own codes (negative: codec/dpcm/dpcm.h's; the HT block
+ * coder's SCI_CUDA_HT_ERR_*, cuda/j2k/htj2k.h).
+ */
+#ifndef SCI_CUDA_ERROR_H
+#define SCI_CUDA_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const char *sci_cuda_error_string(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,42 @@
+/*
+ * The wavelet stage on the GPU: the same transform as codec/j2k/wavelet_frame.h
+ * (DC level shift, RCT/ICT, 5/3 or 9/7 DWT, Mallat layout, same coefficient
+ * buffer layout), with every address a device address.  Integer results
+ * equal the C reference exactly; float results too, as the kernels do the
+ * reference's float operations in the reference's order (built with
+ * -fmad=false).
+ *
+ * Everything runs on the CUDA context current on the calling thread and is
+ * queued on `stream` (a cudaStream_t, passed as void * so C callers need no
+ * CUDA headers); nothing synchronises, the caller does.
+ *
+ * Errors are cudaError_t values (0 = success); sci_cuda_error_string (cuda/error.h)
+ * tells them.
+ */
+#ifndef SCI_CUDA_DWT_H
+#define SCI_CUDA_DWT_H
+
+#include "codec/j2k/wavelet_frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device scratch for one geometry; create once per negotiated format, not
+ * per frame. */
+typedef struct sci_cuda_wt sci_cuda_wt;
+
+int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g);
+void sci_cuda_wt_destroy(sci_cuda_wt *wt);
+
+/* src[c]: component c's samples; coeffs: sci_wt_coeff_count(g) * 4 bytes. */
+int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
+                        void *coeffs, void *stream);
+/* coeffs is left unchanged. */
+int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs,
+                        const sci_wt_plane dst[], void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,24 @@
+/*
+ * Tuning knob of cuda/j2k/dwt.cu for benchmarks; not part of the stage's API.
+ */
+#ifndef SCI_CUDA_DWT_TUNE_H
+#define SCI_CUDA_DWT_TUNE_H
+
+#include "dwt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tallest tile (16, 32 or 64 rows), the same for forward and inverse
+ * blocks that hold three components (16 or 32), and the block count under
+ * which a level halves its tile height (< 0 keeps the current one); other
+ * values keep the current setting.  Defaults: 64, 32, 32, about one wave
+ * (8 blocks per multiprocessor). */
+void sci_cuda_wt_tune(sci_cuda_wt *wt, int max_rows, int joint_fwd,
+                      int joint_inv, int min_blocks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,841 @@
+/**
+ * SECTION:element-dpcmdec
+ * @title: dpcmdec
+ *
+ * Decoder of online-DPCM frames (application/x-dpcm, docs/dpcm-format.md)
+ * into GRAY8 (bit depth up to 8) or GRAY16_LE (9..16) video frames.
+ *
+ * The input is a byte stream of whole frames one after another: one frame
+ * per buffer (dpcmenc, multifilesrc) or any chunks of it (filesrc reading a
+ * file of one or more frames, which the typefinder recognises by the
+ * `DPCM` magic); each frame's header says its length.  The output caps
+ * come from each frame's header (size, depth), not from the input caps,
+ * which may be bare `application/x-dpcm`; framerate and `sample-offset`
+ * are taken from the input caps when they have them.
+ *
+ * Every frame is checked in full (header, lengths, CRC-32, every step of
+ * the decode) before anything is output: a corrupt frame, or bytes left
+ * at the end of the stream that do not make a whole frame, is a
+ * STREAM/DECODE error whose message says what is wrong.
+ *
+ * The frame's metadata section (dpcmenc's) gives back the #GstSciFitsMeta
+ * (FITS header cards, for fitsenc) and the `sample-offset` of signed
+ * 16-bit images.
+ *
+ * With a usable CUDA device (`backend=auto` or `cuda`) the kernels of
+ * cuda/dpcm/dpcm.cu decode the frame on the GPU (segments in parallel, then
+ * the rows' predictor recursion); otherwise the C reference runs on the
+ * CPU.  The samples are the same either way, and so are the checks and
+ * the error messages.  Output is in system memory, or in CUDA memory
+ * (video/x-raw(memory:CUDAMemory), written by the kernels in place) when
+ * downstream asks for it and the kernels run.  GStreamer 1.22 has no gray
+ * GstCudaMemory: those frames are flat device blocks laid out as their
+ * caps say (and a video meta), which dpcmenc reads in place; cudadownload
+ * of 1.22 takes no gray formats.
+ *
+ * If the GPU state cannot be made, or CUDA fails on the first frame with
+ * the output in system memory, `backend=auto` warns and goes on with the
+ * C reference; with `backend=cuda`, with CUDA-memory output, or once a
+ * frame has been output, a CUDA failure is an error.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=f.dpcm ! dpcmdec ! fitsenc ! \
+ *     filesink location=f.fits
+ * gst-launch-1.0 multifilesrc location=frame_%05d.dpcm \
+ *     caps=application/x-dpcm ! dpcmdec ! fitsenc ! \
+ *     multifilesink location=frame_%05d.fits
+ * gst-launch-1.0 filesrc location=f.dpcm ! dpcmdec ! \
+ *     'video/x-raw(memory:CUDAMemory)' ! dpcmenc order=4 ! \
+ *     filesink location=g.dpcm
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/base/gstadapter.h>
+
+#include "gstdpcmdec.h"
+#include "gstdpcmcuda.h"
+#include "gst/gstscifitsmeta.h"
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include "cuda/error.h"
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_dpcm_dec_debug);
+#define GST_CAT_DEFAULT gst_dpcm_dec_debug
+
+#define DPCM_MEDIA_TYPE "application/x-dpcm"
+#define SRC_CAPS "video/x-raw, format = (string) { GRAY16_LE, GRAY8 }, " \
+  "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], " \
+  "framerate = (fraction) [ 0/1, MAX ]"
+
+/* Caps fields carried over between the two sides unchanged. */
+static const gchar *const common_fields[] = {
+  "width", "height", "framerate", "sample-offset",
+};
+
+#define gst_dpcm_dec_parent_class parent_class
+G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
+    GST_TYPE_DPCM_DEC);
+
+/* ---- typefinder: "DPCM", a version read (5, 6), a depth of 1..16 ---- */
+
+static void
+dpcm_type_find (GstTypeFind * tf, gpointer unused)
+{
+  const guint8 *d = gst_type_find_peek (tf, 0, SCI_DPCM_HEADER_BYTES);
+  sci_dpcm_info info;
+
+  if (!d) {
+    d = gst_type_find_peek (tf, 0, 6);
+    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= SCI_DPCM_VERSION_OLDEST
+        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
+      gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
+          DPCM_MEDIA_TYPE);
+    return;
+  }
+  if (sci_dpcm_peek (d, SCI_DPCM_HEADER_BYTES, &info) == SCI_DPCM_OK)
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
+        DPCM_MEDIA_TYPE);
+  else if (memcmp (d, "DPCM", 4) == 0)
+    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
+        DPCM_MEDIA_TYPE);
+}
+
+gboolean
+gst_dpcm_type_find_register (GstPlugin * plugin)
+{
+  GstCaps *caps = gst_caps_new_empty_simple (DPCM_MEDIA_TYPE);
+  gboolean ret = gst_type_find_register (plugin, DPCM_MEDIA_TYPE,
+      GST_RANK_PRIMARY, dpcm_type_find, "dpcm", caps, NULL, NULL);
+
+  gst_caps_unref (caps);
+  return ret;
+}
+
+/* ---- negotiation ---- */
+
+/* Input caps say little for sure (the frame headers decide): the output
+ * is any of our formats with the sizes and rate the input caps give, in
+ * system memory first (the input is host bytes), else in CUDA memory
+ * while the kernels run.  Upstream is offered the bare media type: what
+ * downstream takes says nothing about the frames, and fields offered
+ * upstream would be fixated there into placeholders (width=1). */
+static GstCaps *
+gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstCaps *result = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *in = gst_caps_get_structure (caps, i);
+    GstStructure *out;
+
+    if (direction == GST_PAD_SINK) {
+      GstCaps *tmpl = gst_caps_from_string (SRC_CAPS);
+      GstCaps *one;
+      gint depth;
+
+      out = gst_structure_copy (gst_caps_get_structure (tmpl, 0));
+      gst_caps_unref (tmpl);
+      if (gst_structure_get_int (in, "depth", &depth))
+        gst_structure_set (out, "format", G_TYPE_STRING,
+            depth <= 8 ? "GRAY8" : "GRAY16_LE", NULL);
+      gst_sci_structure_copy_fields (out, in, common_fields,
+          G_N_ELEMENTS (common_fields));
+      one = gst_caps_new_full (out, NULL);
+      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
+              one, NULL));
+      gst_caps_unref (one);
+    } else {
+      result = gst_caps_merge_structure (result,
+          gst_structure_new_empty (DPCM_MEDIA_TYPE));
+    }
+  }
+  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
+}
+
+/* The src caps come from the frames alone (ensure_src_caps): the base
+ * class never sets caps, so the allocation query from upstream, whose
+ * default handling would make src caps out of the input caps, is not
+ * answered (the input is plain host bytes: nothing to propose). */
+static gboolean
+gst_dpcm_dec_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_ALLOCATION)
+    return FALSE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+/* ---- frames ---- */
+
+#define DECODE_ERROR(self, code, ...) \
+  GST_ELEMENT_ERROR (self, STREAM, DECODE, \
+      ("Corrupt DPCM frame: %s", sci_dpcm_error_string (code)), (__VA_ARGS__))
+
+/* A little-endian 32-bit field at any address.  Byte by byte: record
+ * fields sit where the frame's bytes put them, and GST_READ_UINT32_LE is a
+ * plain (misaligned, undefined) 32-bit load on x86. */
+static inline guint32
+read_le32 (const guint8 * p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+      (guint32) p[3] << 24;
+}
+
+/* The sample-offset of the metadata section (0 without a SOFF record);
+ * FALSE when the section is not well-formed records. */
+static gboolean
+metadata_offset (const guint8 * data, gsize len, gint * offset)
+{
+  gsize off = 0;
+
+  *offset = 0;
+  while (off < len) {
+    guint32 n;
+
+    if (len - off < 8)
+      return FALSE;
+    n = read_le32 (data + off + 4);
+    if (n > len - off - 8)
+      return FALSE;
+    if (memcmp (data + off, "SOFF", 4) == 0) {
+      if (n != 4)
+        return FALSE;
+      *offset = (gint32) read_le32 (data + off + 8);
+    }
+    off += 8 + (gsize) n;
+  }
+  return TRUE;
+}
+
+/* The metadata of the whole frame `in` (len bytes) into *meta (g_malloc,
+ * *meta_len bytes; NULL when there is none or it cannot be used) and its
+ * sample-offset into *offset.  A section that does not decompress, or is
+ * not dpcmenc's records, is ignored with a warning: the samples do not
+ * depend on it.  The frame's status otherwise (its header, lengths and
+ * CRC checked). */
+static gint
+read_metadata (GstDpcmDec * self, const guint8 * in, gsize len,
+    guint8 ** meta, gsize * meta_len, gint * offset)
+{
+  const gchar *bad = NULL;
+  gint st;
+
+  *meta = NULL;
+  *offset = 0;
+  st = sci_dpcm_metadata (in, len, NULL, 0, meta_len);
+  if (st == SCI_DPCM_OK && *meta_len) {
+    /* at most SCI_DPCM_MAX_METADATA (16 MiB), whatever the section says */
+    *meta = g_try_malloc (*meta_len);
+    if (!*meta)
+      bad = "cannot be held in memory";
+    else
+      st = sci_dpcm_metadata (in, len, *meta, *meta_len, meta_len);
+  }
+  if (st == SCI_DPCM_E_METADATA)
+    bad = "does not decompress";
+  else if (st == SCI_DPCM_OK && *meta && !metadata_offset (*meta, *meta_len,
+          offset))
+    bad = "is not in dpcmenc's form";
+  if (bad) {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The DPCM frame's metadata %s: ignored", bad),
+        ("frame of %" G_GSIZE_FORMAT " bytes at byte %" G_GUINT64_FORMAT
+            " of the stream", len, self->offset - len));
+    g_clear_pointer (meta, g_free);
+    *offset = 0;
+    st = SCI_DPCM_OK;
+  }
+  if (!*meta)
+    *meta_len = 0;
+  return st;
+}
+
+/* The src caps of frames of `vinfo`, in CUDA memory when `cuda`. */
+static GstCaps *
+frame_caps (const GstVideoInfo * vinfo, gint offset, gboolean cuda)
+{
+  GstCaps *caps = gst_video_info_to_caps (vinfo);
+
+  if (offset && GST_VIDEO_INFO_FORMAT (vinfo) == GST_VIDEO_FORMAT_GRAY16_LE)
+    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+#if HAVE_CUDA
+  if (cuda)
+    gst_caps_set_features_simple (caps,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#endif
+  return caps;
+}
+
+/* Makes the src caps say what the frame of `info` decodes to, in the
+ * memory negotiated from the input caps; while the kernels run, in the
+ * other memory when downstream takes only that (no input caps came, or
+ * downstream changed). */
+static gboolean
+ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
+  GstVideoFormat format = info->depth <= 8 ? GST_VIDEO_FORMAT_GRAY8 :
+      GST_VIDEO_FORMAT_GRAY16_LE;
+  gint fps_n = 0, fps_d = 1, caps_offset = 0;
+  GstVideoInfo vinfo;
+  GstCaps *caps, *cur;
+  gboolean ok = TRUE, cuda = FALSE;
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (self);
+
+  cuda = base->use_cuda && base->out_cuda_memory;
+#endif
+
+  if (self->sinkcaps) {
+    GstStructure *s = gst_caps_get_structure (self->sinkcaps, 0);
+
+    if (!gst_structure_get_fraction (s, "framerate", &fps_n, &fps_d)) {
+      fps_n = 0;
+      fps_d = 1;
+    }
+    gst_structure_get_int (s, "sample-offset", &caps_offset);
+  }
+  if (!offset)
+    offset = caps_offset;
+  gst_video_info_set_format (&vinfo, format, info->width, info->height);
+  vinfo.fps_n = fps_n;
+  vinfo.fps_d = fps_d;
+  caps = frame_caps (&vinfo, offset, cuda);
+  cur = gst_pad_get_current_caps (srcpad);
+  /* downstream asked for new caps: the next frame's are offered again */
+  if (gst_pad_check_reconfigure (srcpad))
+    self->have_out = FALSE;
+  if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
+    /* Asked first: a sticky caps event is stored even where downstream
+     * refuses it, which would show only as the frame's push failing. */
+    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
+#if HAVE_CUDA
+    if (!ok && base->use_cuda) {
+      GstCaps *other = frame_caps (&vinfo, offset, !cuda);
+
+      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
+        gst_caps_unref (caps);
+        caps = other;
+        cuda = !cuda;
+        ok = TRUE;
+      } else {
+        gst_caps_unref (other);
+      }
+    }
+#endif
+    GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
+        caps);
+    if (ok)
+      ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
+    if (!ok)
+      gst_sci_filter_post_refused (GST_SCI_FILTER (self), caps);
+    else
+      GST_INFO_OBJECT (self, "%ux%u, depth %u: %s backend, %s memory out",
+          info->width, info->height, info->depth,
+          GST_SCI_FILTER (self)->use_cuda ? "CUDA" : "CPU",
+          cuda ? "CUDA" : "system");
+  }
+  if (ok) {
+    self->out_info = vinfo;
+    self->have_out = TRUE;
+#if HAVE_CUDA
+    base->out_cuda_memory = cuda;
+#endif
+    if (self->pending_segment) {
+      GstEvent *seg = self->pending_segment;
+
+      self->pending_segment = NULL;
+      GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, seg);
+    }
+  }
+  gst_caps_unref (caps);
+  if (cur)
+    gst_caps_unref (cur);
+  return ok;
+}
+
+/* One frame through the C reference: the whole frame `in` (len bytes,
+ * whose header is `info`) checked and decoded into *outbuf, a new system
+ * memory frame of out_info (left NULL on error). */
+static GstFlowReturn
+decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
+    sci_dpcm_info * info, GstBuffer ** outbuf)
+{
+  guint w = info->width, h = info->height, x, y;
+  GstVideoFrame frame;
+  GstBuffer *out;
+  guint8 *plane;
+  gint stride;
+  gboolean direct;
+  int st;
+
+  *outbuf = NULL;
+  out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->out_info),
+      NULL);
+  if (!gst_video_frame_map (&frame, &self->out_info, out, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  direct = info->depth > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
+      && stride % 2 == 0 && (guintptr) plane % 2 == 0;
+  if (direct) {
+    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
+        (guint16 *) plane, stride / 2, ((gsize) (h - 1) * stride) / 2 + w,
+        info);
+  } else {
+    gsize n = (gsize) w * h;
+
+    if (self->samples_len < n) {
+      g_free (self->samples);
+      self->samples = g_new (guint16, n);
+      self->samples_len = n;
+    }
+    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
+        self->samples, w, n, info);
+    if (st == SCI_DPCM_OK)
+      for (y = 0; y < h; y++) {
+        guint8 *row = plane + (gssize) y * stride;
+        const guint16 *src = self->samples + (gsize) y * w;
+
+        /* bytes: this path is taken for rows that are not aligned */
+        if (info->depth <= 8)
+          for (x = 0; x < w; x++)
+            row[x] = (guint8) src[x];
+        else
+          for (x = 0; x < w; x++) {
+            row[2 * x] = (guint8) src[x];
+            row[2 * x + 1] = (guint8) (src[x] >> 8);
+          }
+      }
+  }
+  gst_video_frame_unmap (&frame);
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "sci_dpcm_decode of a %" G_GSIZE_FORMAT
+        "-byte frame (%ux%u, depth %u): %d", len, w, h, info->depth, st);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+
+#if HAVE_CUDA
+/* What a CUDA failure of decode_frame_cuda returns: the caller may fall
+ * back to the CPU (it has posted nothing). */
+#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
+
+static void
+release_cuda (GstDpcmDec * self)
+{
+  gst_sci_out_pool_clear (&self->out);
+  gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_dec);
+}
+
+/* A buffer for a frame of out_info: device memory (`device`) or
+ * page-locked host memory.  Device buffers carry the video meta of
+ * out_info: their memory records the layout of its carrier, not of the
+ * frame.  NULL posts an error. */
+static GstBuffer *
+acquire_output (GstDpcmDec * self, gboolean device)
+{
+  GstVideoInfo *vi = &self->out_info;
+  GstCaps *caps = gst_video_info_to_caps (vi);
+  GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
+      GST_SCI_FILTER (self)->cuda.context, caps, GST_VIDEO_INFO_SIZE (vi),
+      device);
+
+  gst_caps_unref (caps);
+  if (buf && device && !gst_buffer_get_video_meta (buf))
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
+        GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi), vi->offset,
+        vi->stride);
+  return buf;
+}
+
+/* One frame through the kernels, as decode_frame_cpu: decoded straight
+ * into CUDA memory when the src caps have it, else into page-locked host
+ * memory.  sci_cuda_dpcm_decode synchronizes its stream, so the frame is
+ * complete when it returns.  The frame's checks are the C reference's:
+ * a failing one gives the CPU path's error.  On FLOW_CUDA_FAILED, *what
+ * and *err say what failed. */
+static GstFlowReturn
+decode_frame_cuda (GstDpcmDec * self, const guint8 * in, gsize len,
+    sci_dpcm_info * info, GstBuffer ** outbuf, const gchar ** what, gint * err)
+{
+  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstSciCuda *cuda = &base->cuda;
+  gboolean device = base->out_cuda_memory;
+  guint w = info->width, h = info->height;
+  guint bps = info->depth <= 8 ? 1 : 2;
+  const guint8 *ins[1];
+  size_t lens[1], strides[1], caps[1];
+  void *outs[1];
+  int status = SCI_DPCM_OK, rc = 0;
+  GstVideoFrame frame;
+  GstBuffer *out;
+  guint8 *plane;
+  gint stride;
+
+  *outbuf = NULL;
+  *what = NULL;
+  *err = 0;
+  out = acquire_output (self, device);
+  if (!out)
+    return GST_FLOW_ERROR;
+  if (!gst_video_frame_map (&frame, &self->out_info, out,
+          GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+        (NULL));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  /* the kernels count the stride in samples */
+  if (stride <= 0 || stride % bps || (guintptr) plane % bps) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("The output frame's rows are %d bytes apart, not a whole number of "
+            "%u-byte samples", stride, bps), (NULL));
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  ins[0] = in;
+  lens[0] = len;
+  outs[0] = plane;
+  strides[0] = stride / bps;
+  caps[0] = (gsize) (h - 1) * strides[0] + w;
+  if (gst_sci_cuda_push (cuda)) {
+    rc = sci_cuda_dpcm_decode (self->cuda_dec, 1, ins, lens, outs, strides,
+        caps, bps, device, &status, cuda->stream);
+    if (rc > 0) {
+      *what = "DPCM decoding";
+      *err = rc;
+      cudaGetLastError ();      /* clear what is not sticky */
+    }
+    gst_sci_cuda_pop ();
+  } else {
+    *what = "context push";
+  }
+  gst_video_frame_unmap (&frame);
+  if (*what) {
+    gst_buffer_unref (out);
+    return FLOW_CUDA_FAILED;
+  }
+  if (status != SCI_DPCM_OK) {
+    DECODE_ERROR (self, status, "sci_cuda_dpcm_decode of a %" G_GSIZE_FORMAT
+        "-byte frame (%ux%u, depth %u): %d", len, w, h, info->depth, status);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  if (rc < 0) {
+    /* no frame code: the call itself was refused */
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("The GPU decoder refused the frame: %s", sci_cuda_error_string (rc)),
+        ("sci_cuda_dpcm_decode of a %" G_GSIZE_FORMAT "-byte frame (%ux%u, "
+            "depth %u) into %s memory: %d", len, w, h, info->depth,
+            device ? "CUDA" : "system", rc));
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+#endif
+
+static GstFlowReturn
+gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  if (self->failed) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+  gst_adapter_push (self->adapter, input);
+  return GST_FLOW_OK;
+}
+
+/* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
+ * when more bytes are needed. */
+static GstFlowReturn
+decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
+{
+#if HAVE_CUDA
+  GstSciFilter *base = GST_SCI_FILTER (self);
+#endif
+  gsize avail = gst_adapter_available (self->adapter);
+  const guint8 *hd;
+  guint8 *meta = NULL;
+  gsize meta_len = 0;
+  sci_dpcm_info info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  GstFlowReturn ret;
+  gint offset = 0;
+  int st;
+
+  *outbuf = NULL;
+  if (avail == 0)
+    return GST_FLOW_OK;
+  hd = gst_adapter_map (self->adapter, MIN (avail, SCI_DPCM_HEADER_BYTES));
+  st = sci_dpcm_peek (hd, MIN (avail, SCI_DPCM_HEADER_BYTES), &info);
+  gst_adapter_unmap (self->adapter);
+  if (st == SCI_DPCM_E_TRUNCATED && avail < SCI_DPCM_HEADER_BYTES)
+    return GST_FLOW_OK;
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "header at byte %" G_GUINT64_FORMAT
+        " of the stream", self->offset);
+    return GST_FLOW_ERROR;
+  }
+  if (avail < info.frame_bytes)
+    return GST_FLOW_OK;
+
+  in = gst_adapter_take_buffer (self->adapter, info.frame_bytes);
+  self->offset += info.frame_bytes;
+  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
+    gst_buffer_unref (in);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* the metadata section is read only once the frame has been checked:
+   * first the CRC and lengths (sci_dpcm_metadata), then the samples */
+  st = read_metadata (self, map.data, map.size, &meta, &meta_len, &offset);
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "%" G_GSIZE_FORMAT "-byte frame", map.size);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (!ensure_src_caps (self, &info, offset)) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+#if HAVE_CUDA
+  if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_dec,
+          "DPCM decoder state")) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (base->use_cuda) {
+    const gchar *what;
+    gint err;
+
+    ret = decode_frame_cuda (self, map.data, map.size, &info, &out, &what,
+        &err);
+    if (ret == FLOW_CUDA_FAILED) {
+      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
+        ret = GST_FLOW_ERROR;
+      } else {
+        release_cuda (self);
+        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+        ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
+      }
+    }
+  } else
+#endif
+    ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
+  if (ret != GST_FLOW_OK)
+    goto done;
+  if (meta) {
+    gboolean added = FALSE;
+
+    if (!gst_buffer_add_sci_fits_meta_from_records (out, meta, meta_len,
+            &added))
+      GST_ELEMENT_WARNING (self, STREAM, DECODE,
+          ("The DPCM frame's FITS header records are malformed: ignored"),
+          (NULL));
+  }
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
+  self->sent = TRUE;
+  *outbuf = out;
+done:
+  g_free (meta);
+  gst_buffer_unmap (in, &map);
+  gst_buffer_unref (in);
+  return ret;
+}
+
+static GstFlowReturn
+gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (self->failed)
+    return GST_FLOW_ERROR;
+  ret = decode_next (self, outbuf);
+  /* posted (a corrupt frame, refused caps): the rest is not read */
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
+    self->failed = TRUE;
+    gst_adapter_clear (self->adapter);
+  }
+  return ret;
+}
+
+/* Never called: generate_output does the work.  A transform function
+ * keeps the base class from going passthrough. */
+static GstFlowReturn
+gst_dpcm_dec_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return GST_FLOW_NOT_SUPPORTED;
+}
+
+static gboolean
+gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
+          self->adapter, &self->sinkcaps, &self->pending_segment,
+          &self->have_out))
+    return TRUE;
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:{
+      gsize left = gst_adapter_available (self->adapter);
+      GstFlowReturn last =
+          gst_pad_get_last_flow_return (GST_BASE_TRANSFORM_SRC_PAD (trans));
+
+      /* Bytes left after downstream stopped the stream (refused caps, a
+       * sink's own EOS) were cut off by that, not truncated: the error
+       * already posted is the one to read. */
+      if (self->failed || last < GST_FLOW_OK) {
+        GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
+            "stream stopped (%s)", left, gst_flow_get_name (last));
+      } else if (left > 0) {
+        DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
+            " bytes at the end of the stream are not a whole frame", left);
+      } else if (self->offset == 0) {
+        GST_ELEMENT_ERROR (self, STREAM, DECODE,
+            ("The DPCM stream is empty: no frame to decode"),
+            ("end of stream before any input byte"));
+      }
+      gst_adapter_clear (self->adapter);
+      gst_clear_event (&self->pending_segment);
+      break;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      self->failed = FALSE;
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_dpcm_dec_start (GstBaseTransform * trans)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  gst_adapter_clear (self->adapter);
+  self->offset = 0;
+  self->have_out = FALSE;
+  self->sent = FALSE;
+  self->failed = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+}
+
+static gboolean
+gst_dpcm_dec_stop (GstBaseTransform * trans)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (trans);
+
+  gst_adapter_clear (self->adapter);
+  gst_clear_caps (&self->sinkcaps);
+  gst_clear_event (&self->pending_segment);
+  g_clear_pointer (&self->samples, g_free);
+  self->samples_len = 0;
+  self->have_out = FALSE;
+  self->sent = FALSE;
+#if HAVE_CUDA
+  /* before the base class drops the CUDA context */
+  release_cuda (self);
+#endif
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_dpcm_dec_finalize (GObject * object)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (object);
+
+  g_clear_object (&self->adapter);
+  gst_clear_caps (&self->sinkcaps);
+  gst_clear_event (&self->pending_segment);
+  g_clear_pointer (&self->samples, g_free);
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
+
+  gobject_class->finalize = gst_dpcm_dec_finalize;
+
+  gst_element_class_set_static_metadata (element_class,
+      "Online-DPCM decoder", "Codec/Decoder/Image",
+      "Decodes and checks online-DPCM frames into 8- and 16-bit gray "
+      "frames, FITS header restored, on CUDA or the CPU",
+      SCI_ELEMENT_AUTHOR);
+
+  caps = gst_caps_from_string (DPCM_MEDIA_TYPE);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_sci_filter_template_caps (SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_dpcm_dec_query);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_dpcm_dec_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_dpcm_dec_generate_output);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dpcm_dec_sink_event);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_dpcm_dec_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_dec_stop);
+
+  GST_SCI_FILTER_CLASS (klass)->src_is_video = TRUE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_dpcm_dec_debug, "dpcmdec", 0,
+      "online-DPCM decoder");
+}
+
+static void
+gst_dpcm_dec_init (GstDpcmDec * self)
+{
+  self->adapter = gst_adapter_new ();
+}
