@@ -1182,6 +1182,9 @@ int sci_j2k_cs_parse(sci_j2k_cs *cs, const uint8_t *data, size_t len,
         return r;
     if (cs->have_ppm)
         split_ppm(cs, st);
+    if (!cs->eoc && !cs->truncated)
+        sci_j2k_warn(st, cs->cs_end, "the codestream ends without EOC: it "
+                     "may be truncated");
     return 0;
 }
 
