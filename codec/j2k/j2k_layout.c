@@ -146,7 +146,7 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                 unsigned nb = r ? nl - r + 1 : nl;
                 b->orient = (uint8_t)o;
                 b->level = (uint8_t)nb;
-                b->comp = (uint8_t)c;
+                b->comp = (uint16_t)c;
                 b->res = (uint8_t)r;
                 sci_j2k_band_rect(tc, nb, o, &b->x0, &b->y0, &b->x1, &b->y1);
                 if (b->x1 < b->x0)

@@ -67,7 +67,8 @@ typedef struct {
     uint32_t x0, y0, x1, y1;  /* in the band's coordinates; may be empty */
     uint8_t orient;           /* SCI_J2K_LL .. SCI_J2K_HH */
     uint8_t level;            /* n_b: 1..N_L; N_L for the LL band */
-    uint8_t comp, res;
+    uint16_t comp;
+    uint8_t res;
     uint8_t xcb, ycb;         /* code-block exponents xcb', ycb' */
     uint32_t cbx0, cby0;      /* grid index of the first code-block */
     uint32_t ncbx, ncby;      /* code-blocks across and down */
