@@ -629,12 +629,25 @@ static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
     switch (v->prog) {
     case SCI_J2K_PROG_LRCP:
     case SCI_J2K_PROG_RLCP: {
+        /* packets this volume still has to send: the loops stop when
+         * none is left (a stream may announce 65535 layers) */
+        uint64_t left = 0;
+        for (unsigned c = v->cs; c < ce; c++)
+            for (unsigned r = v->rs; r < v->re && r <= tile->comps[c].levels;
+                 r++) {
+                const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+                size_t np = (size_t)rs->npw * rs->nph;
+                for (size_t k = 0; k < np; k++) {
+                    unsigned nl = tile->precs[rs->first_prec + k].next_layer;
+                    left += nl < lye ? lye - nl : 0;
+                }
+            }
         unsigned outer = v->prog == SCI_J2K_PROG_LRCP ? lye : v->re;
         unsigned inner = v->prog == SCI_J2K_PROG_LRCP ? v->re : lye;
         unsigned o0 = v->prog == SCI_J2K_PROG_LRCP ? 0 : v->rs;
         unsigned i0 = v->prog == SCI_J2K_PROG_LRCP ? v->rs : 0;
-        for (unsigned a = o0; a < outer; a++) {
-            for (unsigned b2 = i0; b2 < inner; b2++) {
+        for (unsigned a = o0; a < outer && left; a++) {
+            for (unsigned b2 = i0; b2 < inner && left; b2++) {
                 unsigned l = v->prog == SCI_J2K_PROG_LRCP ? a : b2;
                 unsigned r = v->prog == SCI_J2K_PROG_LRCP ? b2 : a;
                 for (unsigned c = v->cs; c < ce; c++) {
@@ -650,6 +663,7 @@ static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
                             continue;
                         }
                         p->next_layer++;
+                        left--;
                         e = packet(run, c, r, k, l);
                         if (e)
                             return e;
