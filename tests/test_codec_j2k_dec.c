@@ -35,7 +35,10 @@
 #include <unistd.h>
 
 #include "codec/dwt.h"
+#include "codec/ht_block.h"
+#include "codec/ht_dec.h"
 #include "codec/htj2k.h"
+#include "codec/t2_bits.h"
 #include "codec/j2k/j2k_dec.h"
 #include "codec/j2k/j2k_idwt.h"
 #include "codec/wavelet_frame.h"
@@ -890,6 +893,207 @@ test_roi (void)
   }
 }
 
+/* ---- HT sets and placeholder passes -------------------------------------- */
+
+/* A 16 x 16 8-bit image, no DWT (N_L = 0), one HT code-block, two layers,
+ * written here with packet headers made by hand (T.814's length rules):
+ *   sets:  layer 0 holds an HT set whose cleanup codes plane 1 with its
+ *          SigProp and MagRef passes (plane 0), layer 1 a second HT set
+ *          whose cleanup codes plane 0: the decoder must take the last set
+ *          (its plane one lower than the first: the three passes before it
+ *          count as a missing MSB);
+ *   placeholders: layer 0 holds three placeholder passes and the cleanup of
+ *          plane 1 under one length field, layer 1 its SigProp and MagRef.
+ * With one layer each decodes to what the block decoder makes of the first
+ * set, reconstructed at the middle of the interval where a plane is
+ * missing. */
+static size_t
+put_marker (uint8_t * b, size_t at, unsigned m, const uint8_t * p, size_t n)
+{
+  b[at] = 0xFF;
+  b[at + 1] = (uint8_t) m;
+  b[at + 2] = (uint8_t) ((n + 2) >> 8);
+  b[at + 3] = (uint8_t) (n + 2);
+  memcpy (b + at + 4, p, n);
+  return at + 4 + n;
+}
+
+/* One packet of the single block: the header (first inclusion with zero
+ * bit-planes z, or inclusion bit), passes, Lblock grown to fit the lengths,
+ * the lengths with their bit counts, then the bodies. */
+static size_t
+put_packet (uint8_t * b, size_t at, int first, unsigned z, unsigned passes,
+    unsigned *lblock, const size_t *len, const unsigned *extra, unsigned n,
+    const uint8_t * const *body)
+{
+  uint8_t hdr[64];
+  sci_t2_bits bits;
+  sci_t2_bits_init (&bits, hdr, sizeof hdr);
+  sci_t2_bits_put (&bits, 1, 1);        /* not empty */
+  if (first) {
+    sci_t2_bits_put (&bits, 1, 1);      /* included now (tag tree: 0 < 1) */
+    sci_t2_bits_run (&bits, 0, z);      /* zero bit-planes: z, one node */
+    sci_t2_bits_put (&bits, 1, 1);
+  } else {
+    sci_t2_bits_put (&bits, 1, 1);
+  }
+  if (passes == 1)
+    sci_t2_bits_put (&bits, 0, 1);
+  else if (passes == 2)
+    sci_t2_bits_put (&bits, 2, 2);
+  else
+    sci_t2_bits_put (&bits, 0xC | (passes - 3), 4);
+  unsigned need = *lblock;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned nb = 0;
+    while (len[i] >> nb)
+      nb++;
+    while (need + extra[i] < nb)
+      need++;
+  }
+  sci_t2_bits_run (&bits, 1, need - *lblock);
+  sci_t2_bits_put (&bits, 0, 1);
+  *lblock = need;
+  for (unsigned i = 0; i < n; i++)
+    sci_t2_bits_put (&bits, len[i], need + extra[i]);
+  size_t hl = sci_t2_bits_finish (&bits);
+  memcpy (b + at, hdr, hl);
+  at += hl;
+  for (unsigned i = 0; i < n; i++) {
+    memcpy (b + at, body[i], len[i]);
+    at += len[i];
+  }
+  return at;
+}
+
+static void
+test_ht_sets (void)
+{
+  if (!wanted ("ht-sets"))
+    return;
+  unsigned fails = check_failed;
+  sci_ht_enc_tables et;
+  sci_ht_dec_tables dt;
+  check (sci_ht_enc_tables_init (&et) == 0 && sci_ht_dec_tables_init (&dt)
+      == 0, "HT tables");
+  rng_state = 99;
+  uint32_t sm[256];
+  int32_t src[256];
+  for (unsigned i = 0; i < 256; i++) {
+    src[i] = (int32_t) (rng () % 256);
+    int32_t q = src[i] - 128;
+    sm[i] = q < 0 ? SCI_HT_SIGN | (uint32_t) - q : (uint32_t) q;
+  }
+  const unsigned mb = 8;        /* guard 1 + exponent 8 - 1 */
+  uint8_t a[4096], bset[4096];
+  sci_ht_ref_lengths la;
+  long na = sci_ht_encode_block_ref (&et, sm, 16, 16, 16, 1, 0, a, sizeof a,
+      &la);
+  long nbb = sci_ht_encode_block (&et, sm, 16, 16, 16, bset, sizeof bset);
+  check (na > 0 && nbb > 0, "HT sets: blocks coded");
+  /* what the first set decodes to, with 1 and 3 passes */
+  uint32_t d1[256], d3[256];
+  sci_ht_dec_params prm = { 16, 16, mb, mb - 2, 1, 0 };
+  sci_ht_decode_block (&dt, a, la.cup, NULL, 0, &prm, d1, 16);
+  prm.passes = 3;
+  sci_ht_decode_block (&dt, a, la.cup, a + la.cup, la.ref, &prm, d3, 16);
+  for (int variant = 0; variant < 2; variant++) {
+    uint8_t cs[16384];
+    size_t at = 0;
+    cs[at++] = 0xFF;
+    cs[at++] = 0x4F;
+    uint8_t siz[39] = { 0x40, 0, 0, 0, 0, 16, 0, 0, 0, 16 };
+    siz[21] = 16;               /* XTsiz */
+    siz[25] = 16;               /* YTsiz */
+    siz[35] = 1;                /* Csiz */
+    siz[36] = 7;                /* 8 bits unsigned */
+    siz[37] = 1;
+    siz[38] = 1;
+    at = put_marker (cs, at, 0x51, siz, sizeof siz);
+    const uint8_t cap[6] = { 0, 2, 0, 0, 0, 0 };
+    at = put_marker (cs, at, 0x50, cap, sizeof cap);
+    const uint8_t cod[10] = { 0, 0, 0, 2, 0, 0, 2, 2, 0x40, 1 };
+    at = put_marker (cs, at, 0x52, cod, sizeof cod);
+    const uint8_t qcd[2] = { 0x20, 8 << 3 };
+    at = put_marker (cs, at, 0x5C, qcd, sizeof qcd);
+    size_t sot = at;
+    const uint8_t sotp[8] = { 0 };
+    at = put_marker (cs, at, 0x90, sotp, sizeof sotp);
+    cs[at++] = 0xFF;
+    cs[at++] = 0x93;
+    unsigned lblock = 3;
+    if (variant == 0) {
+      /* set A: Z = mb - 2 (cleanup at plane 1), three passes */
+      size_t l0[2] = { la.cup, la.ref };
+      unsigned e0[2] = { 0, 1 };
+      const uint8_t *b0[2] = { a, a + la.cup };
+      at = put_packet (cs, at, 1, mb - 2, 3, &lblock, l0, e0, 2, b0);
+      /* set B: one more cleanup pass, plane 0 */
+      size_t l1[1] = { (size_t) nbb };
+      unsigned e1[1] = { 0 };
+      const uint8_t *b1[1] = { bset };
+      at = put_packet (cs, at, 0, 0, 1, &lblock, l1, e1, 1, b1);
+    } else {
+      /* three placeholder passes and the cleanup of plane 1 under one
+       * length field of Lblock + floor(log2 4) bits: Z = mb - 3 */
+      size_t l0[1] = { la.cup };
+      unsigned e0[1] = { 2 };
+      const uint8_t *b0[1] = { a };
+      at = put_packet (cs, at, 1, mb - 3, 4, &lblock, l0, e0, 1, b0);
+      size_t l1[1] = { la.ref };
+      unsigned e1[1] = { 1 };
+      const uint8_t *b1[1] = { a + la.cup };
+      at = put_packet (cs, at, 0, 0, 2, &lblock, l1, e1, 1, b1);
+    }
+    uint32_t psot = (uint32_t) (at - sot);
+    cs[sot + 6] = (uint8_t) (psot >> 24);
+    cs[sot + 7] = (uint8_t) (psot >> 16);
+    cs[sot + 8] = (uint8_t) (psot >> 8);
+    cs[sot + 9] = (uint8_t) psot;
+    cs[at++] = 0xFF;
+    cs[at++] = 0xD9;
+    char path[700];
+    snprintf (path, sizeof path, "%s/ht-%s.j2c", tmp,
+        variant ? "placeholders" : "sets");
+    j2kt_write_file (path, cs, at);
+    for (unsigned layers = 1; layers <= 2; layers++) {
+      j2kt_image out;
+      unsigned warnings = 0;
+      char err[300], what[400];
+      int r = j2kt_decode_ours (cs, at, 0, layers == 2 ? 0 : 1, &out,
+          &warnings, err, sizeof err);
+      long bad = r == 0 ? 0 : -1;
+      for (unsigned i = 0; r == 0 && i < 256; i++) {
+        int32_t want;
+        if (layers == 2) {
+          want = src[i];
+        } else {
+          /* variant 0: set A, three passes: known to plane 0; variant 1:
+           * its cleanup only: known to plane 1, the middle of the pair */
+          uint32_t m = (variant == 0 ? d3[i] : d1[i]) & ~SCI_HT_SIGN;
+          uint32_t s = (variant == 0 ? d3[i] : d1[i]) & SCI_HT_SIGN;
+          if (m && variant == 1)
+            m += 1;
+          want = (s ? -(int32_t) m : (int32_t) m) + 128;
+          want = want < 0 ? 0 : want > 255 ? 255 : want;        /* clamped */
+        }
+        if (out.s[0][i] != want) {
+          if (getenv ("J2KT_VERBOSE"))
+            printf ("  sample %u: %d, expected %d (source %d)\n", i,
+                out.s[0][i], want, src[i]);
+          bad++;
+        }
+      }
+      snprintf (what, sizeof what, "HT %s, %u layer%s: %ld samples differ "
+          "(%d, %u warnings: %s)", variant ? "placeholder passes" :
+          "two HT sets", layers, layers > 1 ? "s" : "", bad, r, warnings, err);
+      check (bad == 0 && warnings == 0, what);
+      j2kt_image_free (&out);
+    }
+  }
+  printf ("ht-sets: %s\n", check_failed == fails ? "ok" : "FAILED");
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 static void
@@ -1329,6 +1533,7 @@ main (int argc, char **argv)
   test_own_encoders ();
   test_external ();
   test_roi ();
+  test_ht_sets ();
   test_files ();
   test_damage ();
 
