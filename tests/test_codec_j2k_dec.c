@@ -1241,6 +1241,12 @@ find_marker (const uint8_t * b, size_t len, unsigned m)
   return 0;
 }
 
+static void
+count_warning (void *user, size_t offset, const char *msg)
+{
+  (*(unsigned *) user)++;
+}
+
 static int
 parse_result (const uint8_t * b, size_t len, char *msg, size_t cap, size_t *off)
 {
@@ -1326,6 +1332,37 @@ test_damage (void)
     b[0] = 0;
     r = parse_result (b, len, msg, sizeof msg, &off);
     check (r == SCI_J2K_ECORRUPT, "no SOC");
+    free (b);
+  }
+
+  /* 1x1 tiles: all but the first missing, 1919 warnings, of which the
+   * callback gets the first 100 and one saying more follow */
+  {
+    uint8_t *b = malloc (len);
+    memcpy (b, cs, len);
+    memset (b + 24, 0, 8);      /* XTsiz = YTsiz = 1 */
+    b[27] = 1;
+    b[31] = 1;
+    sci_j2k_dec *d = sci_j2k_dec_new ();
+    unsigned calls = 0;
+    sci_j2k_dec_set_warning_func (d, count_warning, &calls);
+    sci_j2k_info info;
+    int r = sci_j2k_dec_parse (d, b, len, &info);
+    sci_j2k_plane pl[3];
+    uint8_t px[3][48 * 40];
+    for (unsigned c = 0; c < 3; c++) {
+      pl[c].data = px[c];
+      pl[c].stride = 48;
+      pl[c].bytes = 1;
+    }
+    sci_j2k_decode_params p = { 0, 0 };
+    if (r == 0)
+      r = sci_j2k_dec_decode (d, &p, pl);
+    snprintf (what, sizeof what, "1920 tiles of 1x1, one present: %d, %u "
+        "warnings, %u reported", r, sci_j2k_dec_warnings (d), calls);
+    check (r == 0 && info.tiles_x * info.tiles_y == 1920 &&
+        sci_j2k_dec_warnings (d) >= 1919 && calls == 101, what);
+    sci_j2k_dec_free (d);
     free (b);
   }
 

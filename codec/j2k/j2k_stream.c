@@ -28,13 +28,20 @@ int sci_j2k_fail(sci_j2k_status *st, int code, size_t offset,
 void sci_j2k_warn(sci_j2k_status *st, size_t offset, const char *fmt, ...) {
     if (!st)
         return;
+    /* damage can repeat for every tile or block: count it all, but hand
+     * on only the first SCI_J2K_MAX_WARNINGS messages */
+    if (++st->warnings > SCI_J2K_MAX_WARNINGS + 1)
+        return;
     va_list ap;
     char text[200], msg[256];
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof msg, "%s (at byte %zu)", text, offset);
-    if (st->warnings++ == 0)
+    if (st->warnings > SCI_J2K_MAX_WARNINGS)
+        snprintf(msg, sizeof msg, "more warnings follow; not reported");
+    else
+        snprintf(msg, sizeof msg, "%s (at byte %zu)", text, offset);
+    if (st->warnings == 1)
         memcpy(st->warning, msg, sizeof msg);
     if (st->warn_fn)
         st->warn_fn(st->warn_user, offset, msg);

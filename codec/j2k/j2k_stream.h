@@ -71,7 +71,9 @@ enum {
 };
 
 /* Where errors and warnings go.  msg holds the first error; warnings are
- * counted, the first one kept, and each also given to warn_fn if set. */
+ * counted, the first one kept, and each of the first SCI_J2K_MAX_WARNINGS
+ * given to warn_fn if set (then one saying that more follow). */
+#define SCI_J2K_MAX_WARNINGS 100
 typedef struct {
     int code;
     size_t offset;
