@@ -24,7 +24,7 @@
  *     tiles, and corrupted bytes.
  * Options: --keep (leave the temporary folder), --only SUBSTR, -v (show
  * commands), --bench (the decoder's speed on 4K 4:4:4 12-bit lossless HT and
- * Part 1 streams of our encoder, not a test).
+ * Part 1 streams of our encoder, not a test; --bench-out DIR keeps them).
  */
 #include <math.h>
 #include <stdio.h>
@@ -1471,6 +1471,8 @@ now (clockid_t id)
   return (double) t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+static const char *bench_out;
+
 static void
 bench (void)
 {
@@ -1490,6 +1492,12 @@ bench (void)
     if (!cs) {
       printf ("%s: encoder failed\n", k->label);
       continue;
+    }
+    if (bench_out) {
+      char path[600];
+      snprintf (path, sizeof path, "%s/bench-%s.j2c", bench_out,
+          k->coder == SCI_J2K_CODER_HT ? "ht" : "part1");
+      j2kt_write_file (path, cs, len);
     }
     sci_j2k_dec *d = sci_j2k_dec_new ();
     sci_j2k_info info;
@@ -1548,6 +1556,8 @@ main (int argc, char **argv)
       setenv ("J2KT_VERBOSE", "1", 1);
     else if (!strcmp (argv[i], "--bench"))
       do_bench = 1;
+    else if (!strcmp (argv[i], "--bench-out") && i + 1 < argc)
+      bench_out = argv[++i];
   }
   if (do_bench) {
     bench ();
