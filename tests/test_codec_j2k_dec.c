@@ -1366,6 +1366,66 @@ test_damage (void)
     free (b);
   }
 
+  /* 65280 tiles of 1x1 and 300 components subsampled 255x255: a tiny
+   * output, but 19.6 million tile-components of work: refused */
+  {
+    size_t n = 2 + 2 + 38 + 3 * 300 + 14 + 8 + 14 + 2;
+    uint8_t *b = calloc (1, n), *p = b;
+    *p++ = 0xFF;
+    *p++ = 0x4F;
+    *p++ = 0xFF;
+    *p++ = 0x51;
+    *p++ = (uint8_t) ((38 + 900) >> 8);
+    *p++ = (uint8_t) (38 + 900);
+    p += 2;                     /* Rsiz */
+    p[3] = 255;                 /* Xsiz */
+    p[6] = 1;                   /* Ysiz = 256 */
+    p[19] = 1;                  /* XTsiz */
+    p[23] = 1;                  /* YTsiz */
+    p += 32;
+    *p++ = 300 >> 8;
+    *p++ = 300 & 0xFF;
+    for (unsigned c = 0; c < 300; c++) {
+      *p++ = 7;
+      *p++ = 255;
+      *p++ = 255;
+    }
+    static const uint8_t cod[14] = { 0xFF, 0x52, 0, 12, 0, 0, 0, 1, 0, 0, 4,
+      4, 0, 1
+    };
+    memcpy (p, cod, 14);
+    p += 14;
+    static const uint8_t qcd[8] = { 0xFF, 0x5C, 0, 4, 0x20, 0x40, 0, 0 };
+    memcpy (p, qcd, 6);
+    p += 6;
+    static const uint8_t sot[14] = { 0xFF, 0x90, 0, 10, 0, 0, 0, 0, 0, 14,
+      0, 1, 0xFF, 0x93
+    };
+    memcpy (p, sot, 14);
+    p += 14;
+    *p++ = 0xFF;
+    *p++ = 0xD9;
+    sci_j2k_dec *d = sci_j2k_dec_new ();
+    sci_j2k_info info;
+    int r = sci_j2k_dec_parse (d, b, (size_t) (p - b), &info);
+    sci_j2k_plane pl[300];
+    uint8_t px[300][4];
+    for (unsigned c = 0; c < 300; c++) {
+      pl[c].data = px[c];
+      pl[c].stride = 1;
+      pl[c].bytes = 1;
+    }
+    sci_j2k_decode_params dp = { 0, 0 };
+    if (r == 0)
+      r = sci_j2k_dec_decode (d, &dp, pl);
+    snprintf (what, sizeof what, "65280 tiles x 300 components: %d \"%s\"",
+        r, sci_j2k_dec_error (d));
+    check (r == SCI_J2K_EUNSUPPORTED && info.tiles_x * info.tiles_y == 65280
+        && strstr (sci_j2k_dec_error (d), "tile-components"), what);
+    sci_j2k_dec_free (d);
+    free (b);
+  }
+
   /* every truncation: an error, or a decode with a warning */
   unsigned errors = 0, warned = 0, bad = 0;
   for (size_t cut = 0; cut < len; cut++) {

@@ -844,6 +844,14 @@ int sci_j2k_dec_decode(sci_j2k_dec *d, const sci_j2k_decode_params *p,
             return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
     }
     uint32_t nt = sci_j2k_cs_tiles(&d->cs);
+    /* each tile-component costs its layout even where it holds no sample
+     * (a component subsampled by more than the tile size): bound the work
+     * a tiny codestream can ask for */
+    if ((uint64_t)nt * z->csiz > SCI_J2K_MAX_TILE_COMPONENTS)
+        return sci_j2k_fail(st, SCI_J2K_EUNSUPPORTED, d->cs.cs + 2,
+                            "%u tiles of %u components: more than %u "
+                            "tile-components are not supported", nt, z->csiz,
+                            SCI_J2K_MAX_TILE_COMPONENTS);
     for (uint32_t t = 0; t < nt; t++) {
         int r = decode_tile(d, t, p, planes);
         if (r)

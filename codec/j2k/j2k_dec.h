@@ -52,6 +52,10 @@ extern "C" {
 
 typedef struct sci_j2k_dec sci_j2k_dec;
 
+/* Most tiles times components a decode takes on (SCI_J2K_EUNSUPPORTED
+ * beyond). */
+#define SCI_J2K_MAX_TILE_COMPONENTS (1u << 24)
+
 typedef struct {
     uint32_t x0, y0;          /* image origin on the canvas (XOsiz, YOsiz) */
     uint32_t width, height;   /* image area: Xsiz - XOsiz, Ysiz - YOsiz */
