@@ -5,7 +5,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "cuda/error.h"
+#include "error.h"
 #include "codec/dpcm/dpcm.h"
 #include "cuda/j2k/htj2k.h"
 

@@ -372,3 +372,149 @@ long sci_ht_encode_block(const sci_ht_enc_tables *t, const uint32_t *sm,
     out[len - 2] = (uint8_t)((out[len - 2] & 0xF0) | (scup & 0xF));
     return (long)len;
 }
+
+/* SigProp bits: forwards, least significant first; after a 0xFF byte the
+ * next carries 7 bits under a stuffed 0. */
+typedef struct {
+    uint8_t *buf;
+    size_t pos, cap;
+    unsigned tmp, used, room;
+    int overflow;
+} sp_writer;
+
+static void sp_emit(sp_writer *w, unsigned byte) {
+    if (w->pos < w->cap)
+        w->buf[w->pos] = (uint8_t)byte;
+    else
+        w->overflow = 1;
+    w->pos++;
+}
+
+static void sp_put(sp_writer *w, unsigned bit) {
+    w->tmp |= bit << w->used;
+    if (++w->used == w->room) {
+        sp_emit(w, w->tmp);
+        w->room = w->tmp == 0xFF ? 7 : 8;
+        w->tmp = 0;
+        w->used = 0;
+    }
+}
+
+/* The padding bits are zeros, so a partial last byte is never 0xFF; after
+ * a full 0xFF one more byte keeps what follows (MagRef bytes, or the next
+ * code-block's) from reading as a marker. */
+static void sp_finish(sp_writer *w) {
+    if (w->used)
+        sp_emit(w, w->tmp);
+    else if (w->room == 7)
+        sp_emit(w, 0);
+}
+
+/* MagRef bits: least significant first into bytes that end up in reverse
+ * order at the end of the segment; after a byte above 0x8F, seven ones
+ * close the byte under a stuffed 0 (the VLC rule). */
+#define MR_CAP (4096 / 7 + 2)
+
+typedef struct {
+    uint8_t buf[MR_CAP];
+    size_t pos;
+    unsigned tmp, used, last;
+} mr_writer;
+
+static void mr_put(mr_writer *m, unsigned bit) {
+    m->tmp |= bit << m->used;
+    m->used++;
+    if (m->used == 7 && m->last > 0x8F && m->tmp == 0x7F)
+        m->used = 8;
+    if (m->used == 8) {
+        m->buf[m->pos++] = (uint8_t)m->tmp;
+        m->last = m->tmp;
+        m->tmp = 0;
+        m->used = 0;
+    }
+}
+
+long sci_ht_encode_block_ref(const sci_ht_enc_tables *t, const uint32_t *sm,
+                             unsigned w, unsigned h, size_t stride, unsigned p,
+                             unsigned style, uint8_t *out, size_t cap,
+                             sci_ht_ref_lengths *len) {
+    if (!w || !h || w > 1024 || h > 1024 || w * h > 4096 || stride < w ||
+        p < 1 || p > 29 || !len)
+        return -1;
+    /* The cleanup pass's view: magnitudes above plane p. */
+    uint32_t cup[4096];
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++) {
+            uint32_t s = sm[(size_t)y * stride + x];
+            uint32_t mu = (s & ~SCI_HT_SIGN) >> p;
+            cup[y * w + x] = mu ? mu | (s & SCI_HT_SIGN) : 0;
+        }
+    long lc = sci_ht_encode_block(t, cup, w, h, w, out, cap);
+    if (lc <= 0)
+        return lc;
+
+    /* Significance after the cleanup pass (1) and found by SigProp (2),
+     * with a zero border. */
+    uint8_t sig[6156];
+    size_t ss = (size_t)w + 2;
+    memset(sig, 0, ss * (h + 2));
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            if (cup[y * w + x])
+                sig[(y + 1) * ss + x + 1] = 1;
+
+    int vcausal = (style & SCI_HT_STYLE_VCAUSAL) != 0;
+    sp_writer sp = {out + lc, 0, cap - (size_t)lc, 0, 0, 8, 0};
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned rows = h - y0 < 4 ? h - y0 : 4;
+        for (unsigned x0 = 0; x0 < w; x0 += 4) {
+            unsigned cols = w - x0 < 4 ? w - x0 : 4;
+            uint32_t signs[16];
+            unsigned nnew = 0;
+            for (unsigned x = x0; x < x0 + cols; x++)
+                for (unsigned y = y0; y < y0 + rows; y++) {
+                    uint8_t *c = &sig[(y + 1) * ss + x + 1];
+                    if (*c)
+                        continue;
+                    unsigned nb = c[-(ptrdiff_t)ss - 1] | c[-(ptrdiff_t)ss] |
+                                  c[-(ptrdiff_t)ss + 1] | c[-1] | c[1];
+                    if (!(vcausal && y == y0 + 3))
+                        nb |= c[ss - 1] | c[ss] | c[ss + 1];
+                    if (!nb)
+                        continue;
+                    uint32_t s = sm[(size_t)y * stride + x];
+                    unsigned bit = (s & ~SCI_HT_SIGN) >> (p - 1) & 1;
+                    sp_put(&sp, bit);
+                    if (bit) {
+                        *c = 2;
+                        signs[nnew++] = s >> 31;
+                    }
+                }
+            for (unsigned i = 0; i < nnew; i++)
+                sp_put(&sp, signs[i]);
+        }
+    }
+    sp_finish(&sp);
+
+    mr_writer mr;
+    mr.pos = 0, mr.tmp = 0, mr.used = 0, mr.last = 0xFF;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned rows = h - y0 < 4 ? h - y0 : 4;
+        for (unsigned x = 0; x < w; x++)
+            for (unsigned y = y0; y < y0 + rows; y++)
+                if (sig[(y + 1) * ss + x + 1] == 1)
+                    mr_put(&mr, sm[(size_t)y * stride + x] >> (p - 1) & 1);
+    }
+    if (mr.used)
+        mr.buf[mr.pos++] = (uint8_t)mr.tmp;
+
+    size_t total = (size_t)lc + sp.pos + mr.pos;
+    if (sp.overflow || total > cap)
+        return -1;
+    for (size_t i = 0; i < mr.pos; i++)
+        out[total - 1 - i] = mr.buf[i];
+    len->cup = (size_t)lc;
+    len->ref_sp = sp.pos;
+    len->ref = sp.pos + mr.pos;
+    return (long)total;
+}

@@ -137,6 +137,16 @@ int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
                   size_t len, unsigned zero_planes, unsigned passes,
                   const size_t *pass_len, uint32_t *sm, size_t stride);
 
+/* As sci_t1_decode, for decoders that reconstruct themselves (the
+ * decoder of codec/j2k/): sm gets the decoded bits only (the magnitude bits
+ * of the planes decoded, and the sign), and low[y * low_stride + x] the
+ * lowest bit-plane decoded of each nonzero sample (0: its magnitude is
+ * exact); low is left alone where the sample is zero. */
+int sci_t1_decode_raw(sci_t1_coder *t, const sci_t1_params *p,
+                      const uint8_t *in, size_t len, unsigned zero_planes,
+                      unsigned passes, const size_t *pass_len, uint32_t *sm,
+                      size_t stride, uint8_t *low, size_t low_stride);
+
 #ifdef __cplusplus
 }
 #endif

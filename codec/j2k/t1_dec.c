@@ -140,16 +140,19 @@ static size_t seg_end(unsigned style, unsigned all, unsigned passes,
     return e > s ? e : s;
 }
 
-int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
-                  size_t len, unsigned zero_planes, unsigned passes,
-                  const size_t *pass_len, uint32_t *sm, size_t stride) {
+/* Decodes into t: flags (significance and sign) at t->flags + w + 3,
+ * rows w + 2 apart, magnitude bits in t->mag and the lowest decoded plane
+ * of each significant sample in t->low.  Returns as sci_t1_decode; *coded
+ * is 0 when nothing was decoded (every sample zero). */
+static int decode_core(sci_t1_coder *t, const sci_t1_params *p,
+                       const uint8_t *in, size_t len, unsigned zero_planes,
+                       unsigned passes, const size_t *pass_len, int *coded) {
+    *coded = 0;
     if (sci_t1_check(p) || zero_planes > p->nbp ||
         ((p->style & (SCI_T1_TERMALL | SCI_T1_BYPASS)) && passes &&
          !pass_len))
         return -1;
     unsigned w = p->w, h = p->h;
-    for (unsigned y = 0; y < h; y++)
-        memset(sm + y * stride, 0, w * sizeof *sm);
     if (zero_planes == p->nbp || passes == 0)
         return 0;
     unsigned top = p->nbp - 1 - zero_planes;
@@ -199,10 +202,26 @@ int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
             n++;
         }
     }
+    *coded = 1;
+    return bad;
+}
 
+int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
+                  size_t len, unsigned zero_planes, unsigned passes,
+                  const size_t *pass_len, uint32_t *sm, size_t stride) {
+    int coded;
+    int bad = decode_core(t, p, in, len, zero_planes, passes, pass_len, &coded);
+    if (bad < 0)
+        return bad;
+    unsigned w = p->w, h = p->h;
+    for (unsigned y = 0; y < h; y++)
+        memset(sm + y * stride, 0, w * sizeof *sm);
+    if (!coded)
+        return 0;
+    const uint16_t *fl = t->flags + (w + 2) + 1;
     for (unsigned y = 0; y < h; y++) {
         for (unsigned x = 0; x < w; x++) {
-            uint16_t f = d.f[y * d.W + x];
+            uint16_t f = fl[y * (w + 2) + x];
             unsigned i = y * w + x;
             if (!(f & T1_SIG))
                 continue;
@@ -210,6 +229,33 @@ int sci_t1_decode(sci_t1_coder *t, const sci_t1_params *p, const uint8_t *in,
             if (t->low[i])
                 m |= 1u << (t->low[i] - 1);
             sm[y * stride + x] = m | (f & T1_NEG ? SCI_T1_SIGN : 0);
+        }
+    }
+    return bad;
+}
+
+int sci_t1_decode_raw(sci_t1_coder *t, const sci_t1_params *p,
+                      const uint8_t *in, size_t len, unsigned zero_planes,
+                      unsigned passes, const size_t *pass_len, uint32_t *sm,
+                      size_t stride, uint8_t *low, size_t low_stride) {
+    int coded;
+    int bad = decode_core(t, p, in, len, zero_planes, passes, pass_len, &coded);
+    if (bad < 0)
+        return bad;
+    unsigned w = p->w, h = p->h;
+    for (unsigned y = 0; y < h; y++)
+        memset(sm + y * stride, 0, w * sizeof *sm);
+    if (!coded)
+        return 0;
+    const uint16_t *fl = t->flags + (w + 2) + 1;
+    for (unsigned y = 0; y < h; y++) {
+        for (unsigned x = 0; x < w; x++) {
+            uint16_t f = fl[y * (w + 2) + x];
+            unsigned i = y * w + x;
+            if (!(f & T1_SIG))
+                continue;
+            sm[y * stride + x] = t->mag[i] | (f & T1_NEG ? SCI_T1_SIGN : 0);
+            low[y * low_stride + x] = t->low[i];
         }
     }
     return bad;

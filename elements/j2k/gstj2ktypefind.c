@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "elements/j2k/gstj2kheader.h"
+#include "gstj2kheader.h"
 #include "gstj2ktypefind.h"
 
 static const guint8 *

@@ -1,0 +1,738 @@
+/*
+ * Tier-2 decoding of a JPEG 2000 tile (see j2k_t2.h).
+ */
+#include "j2k_t2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- packet header bits (B.10.1) ---------------------------------------- */
+
+typedef struct {
+    const uint8_t *p;
+    size_t len, pos;
+    unsigned byte;   /* the byte being read */
+    unsigned ct;     /* its bits left */
+    int over;        /* read past the end */
+} bitrd;
+
+static void bits_init(bitrd *b, const uint8_t *p, size_t len, size_t pos) {
+    b->p = p;
+    b->len = len;
+    b->pos = pos;
+    b->byte = 0;
+    b->ct = 0;
+    b->over = 0;
+}
+
+static inline unsigned bit(bitrd *b) {
+    if (b->ct == 0) {
+        /* after 0xFF the next byte carries 7 bits, its MSB a stuffed 0 */
+        unsigned n = b->byte == 0xFF ? 7 : 8;
+        if (b->pos < b->len) {
+            b->byte = b->p[b->pos++];
+        } else {
+            b->byte = 0;
+            b->over = 1;
+        }
+        b->ct = n;
+    }
+    b->ct--;
+    return (b->byte >> b->ct) & 1;
+}
+
+static uint32_t bits(bitrd *b, unsigned n) {
+    uint32_t v = 0;
+    while (n--)
+        v = v << 1 | bit(b);
+    return v;
+}
+
+/* The end of a header: padding to the byte, and the byte a final 0xFF
+ * brings along. */
+static void bits_align(bitrd *b) {
+    if (b->byte == 0xFF) {
+        if (b->pos < b->len)
+            b->pos++;
+        else
+            b->over = 1;
+    }
+    b->byte = 0;
+    b->ct = 0;
+}
+
+/* ---- tag trees (B.10.2) -------------------------------------------------- */
+
+/* Decodes, for leaf (x, y) of the w x h tree at nodes low[]/val[], whether
+ * its value is below `threshold`, reading only what the encoder sent for
+ * that threshold.  Returns 1 when known to be below. */
+static int tt_decode(bitrd *b, int32_t *low, int32_t *val, uint32_t w,
+                     uint32_t h, uint32_t x, uint32_t y, int32_t threshold) {
+    size_t path[34];
+    unsigned n = 0;
+    size_t base = 0;
+    for (;;) {
+        path[n++] = base + (size_t)y * w + x;
+        if (w <= 1 && h <= 1)
+            break;
+        base += (size_t)w * h;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        x /= 2;
+        y /= 2;
+    }
+    int32_t lo = 0;
+    while (n--) {
+        size_t i = path[n];
+        if (lo > low[i])
+            low[i] = lo;
+        else
+            lo = low[i];
+        while (lo < threshold && lo < val[i]) {
+            if (bit(b))
+                val[i] = lo;
+            else
+                lo++;
+            if (b->over)
+                return 0;
+        }
+        low[i] = lo;
+    }
+    return val[path[0]] < threshold;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+size_t sci_j2k_t2_cs_offset(const sci_j2k_t2 *t2, size_t off) {
+    size_t i = 0;
+    while (i + 1 < t2->ntp && t2->tp_body[i + 1] <= off)
+        i++;
+    if (!t2->ntp)
+        return off;
+    return t2->tp_cs[i] + (off - t2->tp_body[i]);
+}
+
+static unsigned floorlog2(unsigned v) {
+    unsigned l = 0;
+    while (v >>= 1)
+        l++;
+    return l;
+}
+
+/* A contribution announced by a packet header: its block, the bytes the
+ * body holds for it, and what it is. */
+typedef struct {
+    uint32_t cblk;
+    uint32_t len;
+    uint16_t pass_end;
+    uint8_t kind;
+} contrib;
+
+static int push_contrib(sci_j2k_t2 *t2, size_t *n, const contrib *c) {
+    if ((*n + 1) * sizeof(contrib) > t2->scratch_cap) {
+        size_t cap = t2->scratch_cap ? 2 * t2->scratch_cap : 64 * sizeof(contrib);
+        void *p = realloc(t2->scratch, cap);
+        if (!p)
+            return SCI_J2K_ENOMEM;
+        t2->scratch = p;
+        t2->scratch_cap = cap;
+    }
+    ((contrib *)t2->scratch)[(*n)++] = *c;
+    return 0;
+}
+
+static int add_piece(sci_j2k_t2 *t2, sci_j2k_cblk *cb, uint32_t off,
+                     uint32_t len, uint16_t pass_end, uint8_t kind) {
+    if (t2->npieces == t2->pieces_cap) {
+        size_t cap = t2->pieces_cap ? 2 * t2->pieces_cap : 1024;
+        sci_j2k_piece *p = realloc(t2->pieces, cap * sizeof *p);
+        if (!p)
+            return SCI_J2K_ENOMEM;
+        t2->pieces = p;
+        t2->pieces_cap = cap;
+    }
+    int32_t i = (int32_t)t2->npieces++;
+    sci_j2k_piece *p = &t2->pieces[i];
+    p->off = off;
+    p->len = len;
+    p->pass_end = pass_end;
+    p->kind = kind;
+    p->next = -1;
+    if (cb->last_piece >= 0)
+        t2->pieces[cb->last_piece].next = i;
+    else
+        cb->first_piece = i;
+    cb->last_piece = i;
+    return 0;
+}
+
+/* ---- one code-block in a packet header ------------------------------------ */
+
+/* Reads a length field of `nbits` bits; a field beyond 32 bits can only be
+ * damage.  Returns -1 then. */
+static int read_len(bitrd *b, unsigned nbits, uint32_t *len) {
+    if (nbits > 32)
+        return -1;
+    *len = bits(b, nbits);
+    return 0;
+}
+
+/* Passes of the Part 1 codeword segment that pass n starts or continues,
+ * as many as the style lets one length field cover (D.4, Table D.9). */
+static unsigned p1_seg_passes(unsigned style, unsigned n) {
+    if (style & SCI_J2K_CB_TERMALL)
+        return 1;
+    if (style & SCI_J2K_CB_BYPASS) {
+        if (n < 10)
+            return 10 - n;
+        return (n - 10) % 3 == 0 ? 2 : 1;
+    }
+    return SCI_J2K_MAX_PASSES * 2;
+}
+
+/* The lengths of a block's new passes: appends the contributions.  Returns
+ * 0, 1 for damage (a message is warned), or an error code. */
+static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
+                         uint32_t ci, unsigned np, unsigned style,
+                         size_t *nc, size_t hoff) {
+    unsigned n0 = cb->passes;
+    contrib c;
+    c.cblk = ci;
+    int r;
+    if (cb->mode == J2K_CB_HT_PHLD) {
+        /* Before the first HT cleanup with bytes (T.814 B.3): the passes up
+         * to this contribution's last cleanup pass share one length field
+         * sized as for a non-HT block; a length of 0 makes them
+         * placeholders.  In mixed mode a non-HT block is told apart by
+         * that field (an HT cleanup has Lblock > 3 and a clear top bit). */
+        int mixed = (style & SCI_J2K_CB_MIXED) != 0;
+        unsigned href = (n0 + np - 1) % 3;
+        int segp = (int)np - (int)href;
+        uint32_t len;
+        if (segp < 1) {
+            if (read_len(b, cb->lblock + floorlog2(np), &len))
+                goto bad_len;
+            if (len && !mixed)
+                goto bad_ht;
+            c.len = len;
+            c.pass_end = (uint16_t)(n0 + np);
+            c.kind = len ? J2K_PIECE_P1 : J2K_PIECE_HT_PHLD;
+            if (len)
+                cb->mode = J2K_CB_PART1;
+            cb->passes = (uint16_t)(n0 + np);
+            return push_contrib(t2, nc, &c);
+        }
+        unsigned nb = cb->lblock + floorlog2((unsigned)segp);
+        if (read_len(b, nb, &len))
+            goto bad_len;
+        int is_ht = 0;
+        if (len) {
+            if (!mixed)
+                is_ht = 1;
+            else
+                is_ht = cb->lblock > 3 && len > 1 && (len >> (nb - 1)) == 0;
+        }
+        if (is_ht) {
+            if (len < 2)
+                goto bad_ht;
+            c.len = len;
+            c.pass_end = (uint16_t)(n0 + (unsigned)segp);
+            c.kind = J2K_PIECE_HT_CUP;
+            r = push_contrib(t2, nc, &c);
+            if (r)
+                return r;
+            cb->mode = J2K_CB_HT;
+            cb->passes = c.pass_end;
+            np -= (unsigned)segp;
+            n0 = cb->passes;
+            /* the rest: refinement passes, below */
+        } else {
+            /* widen the field to the non-HT size for all np passes */
+            unsigned full = cb->lblock + floorlog2(np);
+            while (nb < full) {
+                len = len << 1 | bit(b);
+                nb++;
+            }
+            if (nb > 32)
+                goto bad_len;
+            if (len && !mixed)
+                goto bad_ht;
+            c.len = len;
+            c.pass_end = (uint16_t)(n0 + np);
+            c.kind = len ? J2K_PIECE_P1 : J2K_PIECE_HT_PHLD;
+            if (len)
+                cb->mode = J2K_CB_PART1;
+            cb->passes = c.pass_end;
+            return push_contrib(t2, nc, &c);
+        }
+    }
+    while (np > 0) {
+        unsigned take, nb;
+        if (cb->mode == J2K_CB_HT) {
+            /* T.814: a cleanup pass is a segment of its own; SigProp and
+             * MagRef share the refinement segment */
+            unsigned kind = n0 % 3;
+            if (kind == 0) {
+                take = 1;
+                c.kind = J2K_PIECE_HT_CUP;
+            } else {
+                take = kind == 1 && np > 1 ? 2 : 1;
+                c.kind = J2K_PIECE_HT_REF;
+            }
+        } else {
+            take = p1_seg_passes(style, n0);
+            if (take > np)
+                take = np;
+            c.kind = J2K_PIECE_P1;
+        }
+        nb = cb->lblock + floorlog2(take);
+        uint32_t len;
+        if (read_len(b, nb, &len))
+            goto bad_len;
+        c.len = len;
+        c.pass_end = (uint16_t)(n0 + take);
+        r = push_contrib(t2, nc, &c);
+        if (r)
+            return r;
+        n0 += take;
+        np -= take;
+    }
+    cb->passes = (uint16_t)n0;
+    return 0;
+bad_len:
+    sci_j2k_warn(t2->st, hoff, "tile %u: a codeword segment length field "
+                 "of more than 32 bits: the tile's packets stop here",
+                 t2->tile->index);
+    return 1;
+bad_ht:
+    sci_j2k_warn(t2->st, hoff, "tile %u: invalid length for an HT "
+                 "code-block: the tile's packets stop here", t2->tile->index);
+    return 1;
+}
+
+/* ---- one packet ------------------------------------------------------------ */
+
+typedef struct {
+    sci_j2k_t2 *t2;
+    size_t bpos;      /* the body's read position */
+    size_t hpos;      /* the packed headers' read position (PPM/PPT) */
+    unsigned seq;     /* packet sequence number (SOP) */
+    int eph_warned, sop_warned;
+    unsigned long idle;  /* loop steps that sent no packet */
+} t2run;
+
+/* Returns 0 to go on, 1 when the tile's packets stop (damage, end of the
+ * data), or an error code. */
+static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
+    sci_j2k_t2 *t2 = run->t2;
+    sci_j2k_tile *tile = t2->tile;
+    const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+    const sci_j2k_tcomp *tc = &tile->comps[c];
+    unsigned style = tc->cb_style;
+    int record = l < t2->max_layers && r <= t2->keep_res[c];
+    size_t pkt_off = run->bpos;
+
+    if (run->bpos >= t2->body_len && !t2->hdr) {
+        sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
+                     "tile %u: the data ends before packet %u (component %u, "
+                     "resolution %u, precinct %zu, layer %u)", tile->index,
+                     run->seq, c, r, k, l);
+        return 1;
+    }
+    /* SOP (A.8.1): optional before each packet when Scod allows it */
+    if (t2->tcp->sop && t2->body_len - run->bpos >= 6 &&
+        t2->body[run->bpos] == 0xFF && t2->body[run->bpos + 1] == 0x91) {
+        const uint8_t *p = t2->body + run->bpos;
+        unsigned lsop = (unsigned)p[2] << 8 | p[3];
+        unsigned nsop = (unsigned)p[4] << 8 | p[5];
+        if (lsop != 4 || (nsop != (run->seq & 0xFFFF) && !run->sop_warned)) {
+            sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, run->bpos),
+                         "tile %u: SOP marker with Lsop %u and Nsop %u where "
+                         "packet %u was due", tile->index, lsop, nsop,
+                         run->seq);
+            run->sop_warned = 1;
+        }
+        run->bpos += 6;
+    }
+    bitrd b;
+    if (t2->hdr)
+        bits_init(&b, t2->hdr, t2->hdr_len, run->hpos);
+    else
+        bits_init(&b, t2->body, t2->body_len, run->bpos);
+    size_t hoff = t2->hdr ? run->hpos : sci_j2k_t2_cs_offset(t2, run->bpos);
+    size_t nc = 0;
+    int ret = 0;
+    if (bit(&b)) {
+        size_t p0 = rs->first_pband + k * rs->nbands;
+        for (unsigned bi = 0; bi < rs->nbands && !ret; bi++) {
+            const sci_j2k_pband *pb = &tile->pbands[p0 + bi];
+            const sci_j2k_band *band = &tile->bands[rs->first_band + bi];
+            if (!pb->cw || !pb->ch)
+                continue;
+            size_t nleaf = 0, w = pb->cw, h = pb->ch;
+            for (;;) {
+                nleaf += w * h;
+                if (w <= 1 && h <= 1)
+                    break;
+                w = (w + 1) / 2;
+                h = (h + 1) / 2;
+            }
+            int32_t *inc_lo = tile->tt_low + pb->tt, *inc_v = tile->tt_val + pb->tt;
+            int32_t *zb_lo = inc_lo + nleaf, *zb_v = inc_v + nleaf;
+            for (uint32_t y = 0; y < pb->ch && !ret; y++) {
+                for (uint32_t x = 0; x < pb->cw && !ret; x++) {
+                    uint32_t ci = (uint32_t)(band->first_cblk +
+                                             (size_t)(pb->cy0 + y) * band->ncbx +
+                                             pb->cx0 + x);
+                    sci_j2k_cblk *cb = &tile->cblks[ci];
+                    if (!cb->included) {
+                        if (!tt_decode(&b, inc_lo, inc_v, pb->cw, pb->ch, x, y,
+                                       (int32_t)l + 1))
+                            continue;
+                        /* first inclusion: zero bit-planes (B.10.5) */
+                        int32_t z = 0;
+                        while (!tt_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
+                                          z + 1)) {
+                            if (b.over || ++z > 74) {
+                                if (!b.over)
+                                    sci_j2k_warn(t2->st, hoff, "tile %u: more "
+                                                 "than 74 zero bit-planes: the "
+                                                 "tile's packets stop here",
+                                                 tile->index);
+                                ret = 1;
+                                break;
+                            }
+                        }
+                        if (ret)
+                            break;
+                        cb->included = 1;
+                        cb->zbp = (uint8_t)z;
+                        cb->lblock = 3;
+                        cb->mode = (style & SCI_J2K_CB_HT) ? J2K_CB_HT_PHLD :
+                                   J2K_CB_PART1;
+                    } else if (!bit(&b)) {
+                        continue;
+                    }
+                    /* number of passes (Table B.4) */
+                    unsigned np = 1;
+                    if (bit(&b)) {
+                        np = 2;
+                        if (bit(&b)) {
+                            unsigned v = bits(&b, 2);
+                            np = 3 + v;
+                            if (v == 3) {
+                                v = bits(&b, 5);
+                                np = 6 + v;
+                                if (v == 31)
+                                    np = 37 + bits(&b, 7);
+                            }
+                        }
+                    }
+                    /* Lblock (B.10.7.1) */
+                    while (bit(&b)) {
+                        if (b.over || ++cb->lblock > 32)
+                            break;
+                    }
+                    if (b.over)
+                        break;
+                    unsigned limit = 3u * (band->mb + band->roi) + 3u;
+                    if (cb->passes + np > limit ||
+                        cb->passes + np > 3 * 74) {
+                        sci_j2k_warn(t2->st, hoff, "tile %u: a code-block "
+                                     "with %u coding passes (at most %u): the "
+                                     "tile's packets stop here", tile->index,
+                                     cb->passes + np, limit);
+                        ret = 1;
+                        break;
+                    }
+                    ret = block_lengths(t2, &b, cb, ci, np, style, &nc, hoff);
+                }
+            }
+        }
+    }
+    if (ret < 0)
+        return ret;
+    if (ret == 0 && b.over) {
+        sci_j2k_warn(t2->st, hoff, "tile %u: packet %u's header (component "
+                     "%u, resolution %u, precinct %zu, layer %u) runs past the "
+                     "%s", tile->index, run->seq, c, r, k, l,
+                     t2->hdr ? "packed packet headers" : "tile's data");
+        ret = 1;
+    }
+    if (ret) {
+        t2->stopped = 1;
+        return 1;
+    }
+    bits_align(&b);
+    /* EPH (A.8.2): shall follow the header when Scod says so */
+    if (t2->tcp->eph) {
+        const uint8_t *hp = t2->hdr ? t2->hdr : t2->body;
+        size_t hl = t2->hdr ? t2->hdr_len : t2->body_len;
+        if (b.pos + 2 <= hl && hp[b.pos] == 0xFF && hp[b.pos + 1] == 0x92) {
+            b.pos += 2;
+        } else if (!run->eph_warned) {
+            sci_j2k_warn(t2->st, t2->hdr ? b.pos :
+                         sci_j2k_t2_cs_offset(t2, b.pos),
+                         "tile %u: EPH marker missing after packet %u's "
+                         "header", tile->index, run->seq);
+            run->eph_warned = 1;
+        }
+    }
+    if (t2->hdr)
+        run->hpos = b.pos;
+    else
+        run->bpos = b.pos;
+    /* the body: the contributions in header order */
+    const contrib *cs = t2->scratch;
+    for (size_t i = 0; i < nc; i++) {
+        sci_j2k_cblk *cb = &tile->cblks[cs[i].cblk];
+        size_t left = t2->body_len - run->bpos;
+        uint32_t len = cs[i].len;
+        int cut = len > left;
+        if (cut)
+            len = (uint32_t)left;
+        if (record) {
+            if (run->bpos > UINT32_MAX)
+                return sci_j2k_fail(t2->st, SCI_J2K_EUNSUPPORTED,
+                                    sci_j2k_t2_cs_offset(t2, run->bpos),
+                                    "tile %u: more than 4 GiB of data",
+                                    tile->index);
+            int e = add_piece(t2, cb, (uint32_t)run->bpos, len,
+                              cs[i].pass_end, cs[i].kind);
+            if (e)
+                return sci_j2k_fail(t2->st, e, pkt_off, "out of memory");
+        }
+        run->bpos += len;
+        if (cut) {
+            sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
+                         "tile %u: the data ends inside packet %u (component "
+                         "%u, resolution %u, precinct %zu, layer %u): the "
+                         "code-blocks keep what arrived", tile->index,
+                         run->seq, c, r, k, l);
+            t2->stopped = 1;
+            return 1;
+        }
+    }
+    run->seq++;
+    return 0;
+}
+
+/* ---- progression ------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t y, x;    /* canvas position at which the precinct is visited */
+    uint32_t c, k;
+    uint8_t r;
+} visit;
+
+#define CMP(f) \
+    if (a->f != b->f) \
+        return a->f < b->f ? -1 : 1
+static int cmp_rpcl(const void *pa, const void *pb) {
+    const visit *a = pa, *b = pb;
+    CMP(r);
+    CMP(y);
+    CMP(x);
+    CMP(c);
+    return 0;
+}
+static int cmp_pcrl(const void *pa, const void *pb) {
+    const visit *a = pa, *b = pb;
+    CMP(y);
+    CMP(x);
+    CMP(c);
+    CMP(r);
+    return 0;
+}
+static int cmp_cprl(const void *pa, const void *pb) {
+    const visit *a = pa, *b = pb;
+    CMP(c);
+    CMP(y);
+    CMP(x);
+    CMP(r);
+    return 0;
+}
+#undef CMP
+
+/* The canvas position at which B.12.1.3-5's loops reach precinct (i, j)
+ * of resolution r of component c: the top-left corner of the precinct on
+ * the canvas, or the tile's corner for a first column (row) that starts
+ * before the tile. */
+static void visit_pos(const sci_j2k_tile *tile, unsigned c, unsigned r,
+                      uint32_t i, uint32_t j, uint64_t *x, uint64_t *y) {
+    const sci_j2k_tcomp *tc = &tile->comps[c];
+    const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+    unsigned sh = tc->levels - r;
+    uint64_t px = (uint64_t)(rs->pcx0 + i) << rs->ppx;
+    uint64_t py = (uint64_t)(rs->pcy0 + j) << rs->ppy;
+    *x = px < rs->x0 ? tile->x0 : (px << sh) * tc->dx;
+    *y = py < rs->y0 ? tile->y0 : (py << sh) * tc->dy;
+}
+
+static visit *sorted_visits(const sci_j2k_tile *tile, int prog, size_t *n) {
+    size_t cnt = 0;
+    for (unsigned c = 0; c < tile->ncomp; c++)
+        for (unsigned r = 0; r <= tile->comps[c].levels; r++) {
+            const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+            cnt += (size_t)rs->npw * rs->nph;
+        }
+    visit *v = malloc((cnt ? cnt : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t at = 0;
+    for (unsigned c = 0; c < tile->ncomp; c++)
+        for (unsigned r = 0; r <= tile->comps[c].levels; r++) {
+            const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+            for (uint32_t j = 0; j < rs->nph; j++)
+                for (uint32_t i = 0; i < rs->npw; i++) {
+                    visit *e = &v[at++];
+                    visit_pos(tile, c, r, i, j, &e->x, &e->y);
+                    e->c = c;
+                    e->r = (uint8_t)r;
+                    e->k = j * rs->npw + i;
+                }
+        }
+    qsort(v, cnt, sizeof *v, prog == SCI_J2K_PROG_RPCL ? cmp_rpcl :
+          prog == SCI_J2K_PROG_PCRL ? cmp_pcrl : cmp_cprl);
+    *n = cnt;
+    return v;
+}
+
+#define IDLE_LIMIT (1ul << 26)
+
+/* All packets of precinct k of (c, r) from its next layer up to lye. */
+static int precinct_layers(t2run *run, unsigned c, unsigned r, size_t k,
+                           unsigned lye) {
+    sci_j2k_tile *tile = run->t2->tile;
+    sci_j2k_prec *p = &tile->precs[sci_j2k_tile_res(tile, c, r)->first_prec + k];
+    if (p->next_layer >= lye) {
+        if (++run->idle > IDLE_LIMIT)
+            return 2;
+        return 0;
+    }
+    while (p->next_layer < lye) {
+        unsigned l = p->next_layer++;
+        int e = packet(run, c, r, k, l);
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
+/* One progression volume (a POC entry, or the whole tile). */
+static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
+    sci_j2k_t2 *t2 = run->t2;
+    sci_j2k_tile *tile = t2->tile;
+    unsigned lye = v->lye < t2->tcp->layers ? v->lye : t2->tcp->layers;
+    unsigned ce = v->ce < tile->ncomp ? v->ce : tile->ncomp;
+    int e;
+    switch (v->prog) {
+    case SCI_J2K_PROG_LRCP:
+    case SCI_J2K_PROG_RLCP: {
+        /* packets this volume still has to send: the loops stop when
+         * none is left (a stream may announce 65535 layers) */
+        uint64_t left = 0;
+        for (unsigned c = v->cs; c < ce; c++)
+            for (unsigned r = v->rs; r < v->re && r <= tile->comps[c].levels;
+                 r++) {
+                const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+                size_t np = (size_t)rs->npw * rs->nph;
+                for (size_t k = 0; k < np; k++) {
+                    unsigned nl = tile->precs[rs->first_prec + k].next_layer;
+                    left += nl < lye ? lye - nl : 0;
+                }
+            }
+        unsigned outer = v->prog == SCI_J2K_PROG_LRCP ? lye : v->re;
+        unsigned inner = v->prog == SCI_J2K_PROG_LRCP ? v->re : lye;
+        unsigned o0 = v->prog == SCI_J2K_PROG_LRCP ? 0 : v->rs;
+        unsigned i0 = v->prog == SCI_J2K_PROG_LRCP ? v->rs : 0;
+        for (unsigned a = o0; a < outer && left; a++) {
+            for (unsigned b2 = i0; b2 < inner && left; b2++) {
+                unsigned l = v->prog == SCI_J2K_PROG_LRCP ? a : b2;
+                unsigned r = v->prog == SCI_J2K_PROG_LRCP ? b2 : a;
+                for (unsigned c = v->cs; c < ce; c++) {
+                    if (r > tile->comps[c].levels)
+                        continue;
+                    const sci_j2k_res *rs = sci_j2k_tile_res(tile, c, r);
+                    size_t np = (size_t)rs->npw * rs->nph;
+                    for (size_t k = 0; k < np; k++) {
+                        sci_j2k_prec *p = &tile->precs[rs->first_prec + k];
+                        if (p->next_layer != l) {
+                            if (++run->idle > IDLE_LIMIT)
+                                return 2;
+                            continue;
+                        }
+                        p->next_layer++;
+                        left--;
+                        e = packet(run, c, r, k, l);
+                        if (e)
+                            return e;
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+    default: {
+        int prog = v->prog;
+        if (!vis[prog - 2]) {
+            vis[prog - 2] = sorted_visits(tile, prog, &nvis[prog - 2]);
+            if (!vis[prog - 2])
+                return SCI_J2K_ENOMEM;
+        }
+        const visit *list = vis[prog - 2];
+        for (size_t i = 0; i < nvis[prog - 2]; i++) {
+            const visit *x = &list[i];
+            if (x->c < v->cs || x->c >= ce || x->r < v->rs || x->r >= v->re)
+                continue;
+            e = precinct_layers(run, x->c, x->r, x->k, lye);
+            if (e)
+                return e;
+        }
+        return 0;
+    }
+    }
+}
+
+int sci_j2k_t2_decode(sci_j2k_t2 *t2) {
+    t2run run;
+    memset(&run, 0, sizeof run);
+    run.t2 = t2;
+    visit *vis[3] = {NULL, NULL, NULL};
+    size_t nvis[3] = {0, 0, 0};
+    const sci_j2k_tcp *tcp = t2->tcp;
+    int e = 0;
+    if (tcp->npoc == 0) {
+        sci_j2k_poc v;
+        v.rs = 0;
+        v.re = SCI_J2K_MAX_RES;
+        v.cs = 0;
+        v.ce = t2->tile->ncomp;
+        v.lye = tcp->layers;
+        v.prog = tcp->prog;
+        e = volume(&run, &v, vis, nvis);
+    } else {
+        for (unsigned i = 0; i < tcp->npoc && !e; i++)
+            e = volume(&run, &tcp->poc[i], vis, nvis);
+    }
+    for (int i = 0; i < 3; i++)
+        free(vis[i]);
+    if (e == 2) {
+        sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, run.bpos),
+                     "tile %u: the progression order visits too many packets "
+                     "that were sent already: stopped", t2->tile->index);
+        t2->stopped = 1;
+        return 0;
+    }
+    if (e < 0)
+        return e;
+    return 0;
+}
+
+void sci_j2k_t2_free(sci_j2k_t2 *t2) {
+    free(t2->pieces);
+    free(t2->scratch);
+    t2->pieces = NULL;
+    t2->scratch = NULL;
+    t2->npieces = t2->pieces_cap = t2->scratch_cap = 0;
+}

@@ -1,0 +1,413 @@
+/*
+ * Fuzz target of the JPEG 2000 decoder (codec/j2k/j2k_dec.h): the codestream
+ * and box parser and the whole decode (tier-2, EBCOT and HT blocks, inverse
+ * DWT, colour transform).
+ *
+ * As a libFuzzer target (LLVMFuzzerTestOneInput), built with clang:
+ *
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
+ *     -DSCI_FUZZ_LIBFUZZER -I. tests/j2k/fuzz_j2k_dec.c codec/j2k/j2k_*.c \
+ *     codec/j2k/t1.c codec/j2k/t1_dec.c codec/j2k/mq.c codec/j2k/ht_dec.c codec/j2k/ht_tables.c \
+ *     codec/j2k/ht_vlc_table.c codec/j2k/colour.c -lm -o fuzz-j2k-dec
+ *   ./fuzz-j2k-dec -max_total_time=1800 -rss_limit_mb=2048 CORPUS
+ *
+ * (a corpus: --write-seeds DIR below, plus tests/j2k/data/streams).  Each
+ * input is parsed; when its image is small enough (at most 2^18 samples
+ * over all components on the canvas; 2^22 in the replay) it is decoded in
+ * full, and once more
+ * at the reduction and number of layers its last byte picks.
+ *
+ * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
+ * mutations (bit and byte changes, interesting 16- and 32-bit values in
+ * marker segments, truncations, insertions, deletions, copies of a run of
+ * bytes) of valid codestreams: our encoder's (HT and Part 1 code-blocks,
+ * every code-block style, layers, progressions, subsampling, JPH) and, with
+ * --data DIR, the small conformance codestreams of DIR/streams.  It checks
+ * that every seed decodes, that every result is one of the documented
+ * codes with a message naming a byte offset, and that decoding is
+ * deterministic: the test 'fuzz-j2k-dec' of suite codec.
+ *   --iterations N, --seed S, --data DIR, --write-seeds DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/j2k/j2k_dec.h"
+
+/* libFuzzer: smaller images, more executions a second */
+#ifdef SCI_FUZZ_LIBFUZZER
+#define FUZZ_MAX_SAMPLES (1u << 18)
+#else
+#define FUZZ_MAX_SAMPLES (1u << 22)
+#endif
+#define FUZZ_MAX_BYTES (1u << 22)
+
+/* Decodes one input; returns the result (1: parsed only, too large).
+ * *sum gets a checksum of the samples decoded (for determinism). */
+static int
+fuzz_decode (const uint8_t * data, size_t size, unsigned reduce,
+    unsigned layers, uint64_t * sum, char *msg, size_t msg_len)
+{
+  sci_j2k_dec *d = sci_j2k_dec_new ();
+  sci_j2k_info info;
+  *sum = 0;
+  int r = sci_j2k_dec_parse (d, data, size, &info);
+  if (r == 0) {
+    uint64_t total = 0;
+    for (unsigned c = 0; c < info.components; c++) {
+      sci_j2k_comp_info ci;
+      sci_j2k_dec_comp_info (d, c, 0, &ci);
+      total += (uint64_t) ci.w * ci.h;
+    }
+    if (total > FUZZ_MAX_SAMPLES || (uint64_t) info.width * info.height >
+        FUZZ_MAX_SAMPLES) {
+      r = 1;
+    } else {
+      if (reduce > info.levels)
+        reduce = info.levels;
+      sci_j2k_plane *pl = calloc (info.components, sizeof *pl);
+      for (unsigned c = 0; c < info.components; c++) {
+        sci_j2k_comp_info ci;
+        sci_j2k_dec_comp_info (d, c, reduce, &ci);
+        pl[c].data = calloc ((size_t) ci.w * ci.h + 1, 2);
+        pl[c].stride = ci.w ? ci.w : 1;
+        pl[c].bytes = ci.depth <= 8 && (c & 1) ? 1 : 2;
+      }
+      sci_j2k_decode_params p = { reduce, layers };
+      r = sci_j2k_dec_decode (d, &p, pl);
+      for (unsigned c = 0; c < info.components; c++) {
+        sci_j2k_comp_info ci;
+        sci_j2k_dec_comp_info (d, c, reduce, &ci);
+        size_t n = (size_t) ci.w * ci.h * pl[c].bytes;
+        for (size_t i = 0; r == 0 && i < n; i++)
+          *sum = *sum * 1099511628211ull + ((uint8_t *) pl[c].data)[i];
+        free (pl[c].data);
+      }
+      free (pl);
+    }
+  }
+  if (msg)
+    snprintf (msg, msg_len, "%s", sci_j2k_dec_error (d));
+  sci_j2k_dec_free (d);
+  return r;
+}
+
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+int
+LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
+{
+  uint64_t sum;
+  if (size > FUZZ_MAX_BYTES)
+    return 0;
+  fuzz_decode (data, size, 0, 0, &sum, NULL, 0);
+  if (size) {
+    unsigned b = data[size - 1];
+    fuzz_decode (data, size, b & 3, (b >> 2) & 7, &sum, NULL, 0);
+  }
+  return 0;
+}
+
+#ifndef SCI_FUZZ_LIBFUZZER
+#include <dirent.h>
+#include <math.h>
+
+#include "codec/j2k/htj2k.h"
+#include "codec/j2k/wavelet_frame.h"
+#include "j2kdec_util.h"
+#include "tests/common/testutil.h"
+
+typedef struct
+{
+  uint8_t *bytes;
+  size_t len;
+  char name[64];
+} seed;
+
+/* A codestream of our encoder: a w x h image of nc components. */
+static int
+make_seed (seed * s, unsigned w, unsigned h, unsigned nc, unsigned depth,
+    unsigned dx, sci_j2k_coder coder, unsigned style, unsigned layers,
+    sci_j2k_progression prog, sci_dwt_filter filter, int jph)
+{
+  sci_wt_geometry g;
+  memset (&g, 0, sizeof g);
+  g.width = w;
+  g.height = h;
+  g.components = nc;
+  g.depth = depth;
+  for (unsigned c = 0; c < nc; c++) {
+    g.dx[c] = c ? dx : 1;
+    g.dy[c] = 1;
+  }
+  g.filter = filter;
+  g.levels = 3;
+  g.ct = nc == 3 && dx == 1 ? (filter == SCI_DWT_53 ? SCI_CT_RCT :
+      SCI_CT_ICT) : SCI_CT_NONE;
+  if (sci_wt_geometry_check (&g))
+    return -1;
+  unsigned bps = sci_wt_sample_bytes (&g);
+  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
+  uint8_t *buf[SCI_WT_MAX_COMPONENTS];
+  uint32_t max = (1u << depth) - 1;
+  for (unsigned c = 0; c < nc; c++) {
+    unsigned cw = sci_wt_comp_width (&g, c), ch = sci_wt_comp_height (&g, c);
+    buf[c] = malloc ((size_t) cw * ch * bps);
+    for (unsigned y = 0; y < ch; y++)
+      for (unsigned x = 0; x < cw; x++) {
+        uint32_t v = (uint32_t) ((x * 37 + y * 11 + c * 50) % (max + 1));
+        if (rng () % 8 == 0)
+          v = (uint32_t) (rng () % (max + 1));
+        size_t i = (size_t) y * cw + x;
+        if (bps == 1)
+          buf[c][i] = (uint8_t) v;
+        else {
+          buf[c][2 * i] = (uint8_t) v;
+          buf[c][2 * i + 1] = (uint8_t) (v >> 8);
+        }
+      }
+    pl[c].data = buf[c];
+    pl[c].row_stride = (ptrdiff_t) cw *bps;
+    pl[c].pixel_stride = bps;
+  }
+  void *coeffs = malloc (sci_wt_coeff_count (&g) * 4);
+  int r = -1;
+  if (sci_wt_forward (NULL, &g, pl, coeffs) == 0) {
+    sci_htj2k_params p;
+    sci_htj2k_params_default (&p);
+    p.coder = coder;
+    p.cb_w_log2 = 4;
+    p.cb_h_log2 = 3;
+    p.progression = prog;
+    p.layers = layers;
+    p.cb_style = style;
+    p.jph = jph;
+    p.qstep = 1.0 / 64;
+    sci_htj2k_enc *e = sci_htj2k_enc_new (&g, &p, NULL);
+    if (e) {
+      size_t cap = sci_htj2k_max_bytes (e);
+      s->bytes = malloc (cap);
+      s->len = sci_htj2k_encode (e, coeffs, s->bytes, cap);
+      r = s->len ? 0 : -1;
+      sci_htj2k_enc_free (e);
+    }
+  }
+  free (coeffs);
+  for (unsigned c = 0; c < nc; c++)
+    free (buf[c]);
+  return r;
+}
+
+static const uint32_t interesting[] = { 0, 1, 2, 0x7F, 0x80, 0xFF, 0x100,
+  0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu, 32,
+  33, 38, 64, 255
+};
+
+static void
+mutate (uint8_t * b, size_t *len, size_t cap)
+{
+  unsigned muts = 1 + (unsigned) (rng () % 3);
+  for (unsigned k = 0; k < muts && *len > 0; k++) {
+    size_t n = *len, pos = (size_t) (rng () % n);
+    /* most mutations where the headers are */
+    if (rng () % 2)
+      pos = (size_t) (rng () % (n < 400 ? n : 400));
+    switch (rng () % 9) {
+      case 0:
+        b[pos] ^= (uint8_t) (1u << (rng () % 8));
+        break;
+      case 1:
+        b[pos] = (uint8_t) rng ();
+        break;
+      case 2:{
+        uint32_t v = interesting[rng () % (sizeof interesting /
+                sizeof interesting[0])];
+        if (pos + 2 <= n) {
+          b[pos] = (uint8_t) (v >> 8);
+          b[pos + 1] = (uint8_t) v;
+        }
+        break;
+      }
+      case 3:{
+        uint32_t v = interesting[rng () % (sizeof interesting /
+                sizeof interesting[0])];
+        if (pos + 4 <= n)
+          for (int i = 0; i < 4; i++)
+            b[pos + i] = (uint8_t) (v >> (24 - 8 * i));
+        break;
+      }
+      case 4:
+        *len = pos;
+        break;
+      case 5:
+        if (n + 1 < cap) {
+          memmove (b + pos + 1, b + pos, n - pos);
+          b[pos] = (uint8_t) rng ();
+          (*len)++;
+        }
+        break;
+      case 6:
+        memmove (b + pos, b + pos + 1, n - pos - 1);
+        (*len)--;
+        break;
+      case 7:{                 /* a run copied elsewhere */
+        size_t from = (size_t) (rng () % n), run = 1 + rng () % 32;
+        if (from + run <= n && pos + run <= n)
+          memmove (b + pos, b + from, run);
+        break;
+      }
+      case 8:                  /* a marker's second byte */
+        if (pos + 1 < n && b[pos] == 0xFF)
+          b[pos + 1] = (uint8_t) (0x30 + rng () % 0xD0);
+        else if (pos + 1 < n) {
+          b[pos] = 0xFF;
+          b[pos + 1] = (uint8_t) (0x4F + rng () % 0x50);
+        }
+        break;
+    }
+  }
+}
+
+static int
+known_code (int r)
+{
+  return r == 0 || r == 1 || r == SCI_J2K_ECORRUPT ||
+      r == SCI_J2K_EUNSUPPORTED || r == SCI_J2K_ETRUNCATED || r == SCI_J2K_EARG;
+}
+
+int
+main (int argc, char **argv)
+{
+  unsigned iterations = 3000;
+  const char *seed_dir = NULL, *data = NULL;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp (argv[i], "--iterations"))
+      iterations = (unsigned) strtoul (argv[i + 1], NULL, 0);
+    else if (!strcmp (argv[i], "--seed"))
+      rng_state = strtoull (argv[i + 1], NULL, 0);
+    else if (!strcmp (argv[i], "--write-seeds"))
+      seed_dir = argv[i + 1];
+    else if (!strcmp (argv[i], "--data"))
+      data = argv[i + 1];
+  }
+  uint64_t start = rng_state;
+  seed seeds[64];
+  unsigned ns = 0;
+  struct
+  {
+    unsigned w, h, nc, depth, dx;
+    sci_j2k_coder coder;
+    unsigned style, layers;
+    sci_j2k_progression prog;
+    sci_dwt_filter filter;
+    int jph;
+  } k[] = {
+    {40, 30, 1, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_LRCP, SCI_DWT_53, 0},
+    {33, 21, 3, 10, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_RPCL, SCI_DWT_97, 0},
+    {29, 17, 3, 8, 2, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_CPRL, SCI_DWT_53, 0},
+    {24, 24, 3, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_PCRL, SCI_DWT_53, 1},
+    {40, 30, 1, 8, 1, SCI_J2K_CODER_PART1, 0, 3, SCI_J2K_LRCP, SCI_DWT_53, 0},
+    {31, 19, 3, 12, 1, SCI_J2K_CODER_PART1, 0x3F, 4, SCI_J2K_RLCP,
+        SCI_DWT_53, 0},
+    {27, 23, 1, 16, 1, SCI_J2K_CODER_PART1, 0x01, 2, SCI_J2K_RPCL,
+        SCI_DWT_53, 0},
+    {27, 23, 1, 8, 1, SCI_J2K_CODER_PART1, 0x04, 2, SCI_J2K_PCRL, SCI_DWT_97,
+        0},
+    {21, 25, 3, 9, 2, SCI_J2K_CODER_PART1, 0x12, 2, SCI_J2K_CPRL, SCI_DWT_53,
+        0},
+    {37, 11, 3, 8, 1, SCI_J2K_CODER_PART1, 0x28, 3, SCI_J2K_LRCP, SCI_DWT_97,
+        0},
+  };
+  rng_state = 7;
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    if (make_seed (&seeds[ns], k[i].w, k[i].h, k[i].nc, k[i].depth, k[i].dx,
+            k[i].coder, k[i].style, k[i].layers, k[i].prog, k[i].filter,
+            k[i].jph) == 0) {
+      snprintf (seeds[ns].name, sizeof seeds[ns].name, "ours%zu%s", i,
+          k[i].jph ? ".jph" : ".j2c");
+      ns++;
+    } else {
+      printf ("seed %zu not made\n", i);
+      check (0, "a seed codestream of our encoder");
+    }
+  }
+  if (data) {
+    char dir[1024];
+    snprintf (dir, sizeof dir, "%s/streams", data);
+    DIR *dp = opendir (dir);
+    struct dirent *de;
+    char *names[256];
+    unsigned nn = 0;
+    while (dp && (de = readdir (dp)) && nn < 256)
+      if (de->d_name[0] != '.')
+        names[nn++] = strdup (de->d_name);
+    if (dp)
+      closedir (dp);
+    /* in name order, so the replay does not depend on the directory */
+    for (unsigned i = 0; i < nn; i++)
+      for (unsigned j = i + 1; j < nn; j++)
+        if (strcmp (names[j], names[i]) < 0) {
+          char *t = names[i];
+          names[i] = names[j];
+          names[j] = t;
+        }
+    for (unsigned i = 0; i < nn; i++) {
+      char path[1400];
+      snprintf (path, sizeof path, "%s/%s", dir, names[i]);
+      size_t len;
+      uint8_t *b = j2kt_slurp (path, &len);
+      if (b && len <= 20000 && ns < 64) {
+        seeds[ns].bytes = b;
+        seeds[ns].len = len;
+        snprintf (seeds[ns].name, sizeof seeds[ns].name, "%s", names[i]);
+        ns++;
+      } else {
+        free (b);
+      }
+      free (names[i]);
+    }
+  }
+  for (unsigned i = 0; seed_dir && i < ns; i++) {
+    char path[1200];
+    snprintf (path, sizeof path, "%s/%s", seed_dir, seeds[i].name);
+    j2kt_write_file (path, seeds[i].bytes, seeds[i].len);
+  }
+  char msg[300];
+  for (unsigned i = 0; i < ns; i++) {
+    uint64_t sum;
+    int r = fuzz_decode (seeds[i].bytes, seeds[i].len, 0, 0, &sum, msg,
+        sizeof msg);
+    char what[400];
+    snprintf (what, sizeof what, "seed %s decodes (%d %s)", seeds[i].name, r,
+        msg);
+    check (r == 0 || (r == SCI_J2K_EUNSUPPORTED &&
+            !strncmp (seeds[i].name, "part2", 5)), what);
+  }
+  rng_state = start;
+  static uint8_t buf[1 << 16];
+  unsigned results[8] = { 0 };
+  for (unsigned it = 0; it < iterations; it++) {
+    const seed *s = &seeds[rng () % ns];
+    size_t len = s->len < sizeof buf ? s->len : sizeof buf;
+    memcpy (buf, s->bytes, len);
+    mutate (buf, &len, sizeof buf);
+    unsigned reduce = (unsigned) (rng () % 3), layers = (unsigned) (rng () % 3);
+    uint64_t a, b;
+    int r1 = fuzz_decode (buf, len, reduce, layers, &a, msg, sizeof msg);
+    int r2 = fuzz_decode (buf, len, reduce, layers, &b, NULL, 0);
+    char what[400];
+    snprintf (what, sizeof what, "iteration %u (%s): result %d is "
+        "documented, deterministic, names an offset (%s)", it, s->name, r1,
+        msg);
+    check (known_code (r1) && r1 == r2 && a == b && (r1 >= 0 ||
+            strstr (msg, "(at byte ")), what);
+    results[r1 < 0 ? -r1 : r1 == 0 ? 0 : 6]++;
+  }
+  printf ("%u mutated codestreams: %u decoded, %u corrupt, %u unsupported, "
+      "%u truncated, %u argument, %u too large\n", iterations, results[0],
+      results[2], results[3], results[5], results[1], results[6]);
+  printf ("%u passed, %u failed\n", check_passed, check_failed);
+  for (unsigned i = 0; i < ns; i++)
+    free (seeds[i].bytes);
+  return check_failed ? 1 : 0;
+}
+#endif
