@@ -369,8 +369,23 @@ blob_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   /* The payload's size on the memory itself, before a buffer holds it:
    * CUDA memory cannot be shared, so resizing the buffer instead would
    * replace it by a copy of the whole carrier, whose size (whole rows) a
-   * host mapping then reports. */
-  gst_memory_resize (mem, 0, self->size);
+   * host mapping then reports.  GStreamer 1.22 sizes the host staging of
+   * a GstCudaMemory by the memory's size at its first host mapping but
+   * copies whole rows into it, so a host mapping of the trimmed memory
+   * would fail (and fall back to that carrier-sized copy): one host
+   * mapping before the trim makes the staging whole rows, once a pooled
+   * buffer (a copy of the carrier, unused). */
+  if (self->size < mem->size) {
+    GstMapInfo staging;
+
+    if (!gst_memory_map (mem, &staging, GST_MAP_READ)) {
+      GST_ERROR_OBJECT (pool, "cannot map the device memory on the host");
+      gst_memory_unref (mem);
+      return GST_FLOW_ERROR;
+    }
+    gst_memory_unmap (mem, &staging);
+    gst_memory_resize (mem, 0, self->size);
+  }
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
   *buffer = buf;

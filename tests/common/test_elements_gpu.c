@@ -1797,6 +1797,18 @@ spp_close (const gchar * what, GstBuffer * got, GstBuffer * want,
 
   if (cuda)
     *cuda = gst_is_cuda_memory (gst_buffer_peek_memory (got, 0));
+  /* as a host consumer sees it: a host mapping of the device cube */
+  if (gst_is_cuda_memory (gst_buffer_peek_memory (got, 0))) {
+    fail_unless (gst_buffer_map (got, &mg, GST_MAP_READ));
+    fail_unless (gst_buffer_map (want, &mw, GST_MAP_READ));
+    if (mg.size != mw.size) {
+      g_printerr ("FAIL %s: mapped on the host, %" G_GSIZE_FORMAT
+          " bytes, the CPU's %" G_GSIZE_FORMAT "\n", what, mg.size, mw.size);
+      ok = FALSE;
+    }
+    gst_buffer_unmap (want, &mw);
+    gst_buffer_unmap (got, &mg);
+  }
   got = download_cube (got);
   fail_unless (gst_buffer_map (got, &mg, GST_MAP_READ));
   fail_unless (gst_buffer_map (want, &mw, GST_MAP_READ));
