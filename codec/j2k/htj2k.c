@@ -12,13 +12,13 @@
 #include "htj2k.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ht_block.h"
 #include "j2k_enc.h"
+#include "j2k_quant.h"
 #include "t2_bits.h"
 
 void sci_htj2k_params_default(sci_htj2k_params *p) {
@@ -86,133 +86,6 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
 
 /* --- band geometry and quantization ------------------------------------ */
 
-/* The 5/3 BIBO gains are taken to this depth; deeper bands take its.  The
- * gains converge (low 1.71559..., high 2.86714... at 20 levels), and the
- * bit-planes a band gets from them, ceil(log2(1.1 gain)), are 2 (LL), 3
- * (HL, LH) and 4 (HH) from 3 levels on, to the limit, 0.3 of a bit and
- * more below the next count (tests/j2k/test_codec_levels.c checks them by
- * convolution to 12 levels).  Deeper gains would change no codestream and
- * cost twice the work and memory a level. */
-#define BIBO_LEVELS 3
-
-/* L1 norms of the 5/3 analysis filters equivalent to d low-pass steps
- * (low[d]) and to d low-pass steps then one high-pass step (high[d]), d =
- * 0..levels (at most BIBO_LEVELS): how much a band can grow over the
- * samples (its BIBO gain).  Returns -1 when out of memory. */
-static int bibo_53(unsigned levels, double *low, double *high) {
-    static const double h0[5] = {-0.125, 0.25, 0.75, 0.25, -0.125};
-    static const double h1[3] = {-0.5, 1.0, -0.5};
-    size_t cap = (size_t)8 << (levels + 1);
-    double *f = calloc(cap, sizeof(double)), *t = calloc(cap, sizeof(double));
-    if (!f || !t) {
-        free(f);
-        free(t);
-        return -1;
-    }
-    size_t n = 1;
-    f[0] = 1.0;
-    for (unsigned s = 0;; s++) {
-        /* f: the filter of s low-pass steps */
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += fabs(f[i]);
-        low[s] = sum;
-        for (int hp = 1; hp >= 0; hp--) {
-            if (!hp && s == levels)
-                break;
-            const double *h = hp ? h1 : h0;
-            size_t hn = hp ? 3 : 5, up = (size_t)1 << s;
-            size_t m = n + (hn - 1) * up;
-            memset(t, 0, m * sizeof(double));
-            for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < hn; k++)
-                    t[i + k * up] += f[i] * h[k];
-            if (hp) {
-                sum = 0;
-                for (size_t i = 0; i < m; i++)
-                    sum += fabs(t[i]);
-                high[s] = sum;
-            } else {
-                memcpy(f, t, m * sizeof(double));
-                n = m;
-            }
-        }
-        if (s == levels)
-            break;
-    }
-    free(f);
-    free(t);
-    return 0;
-}
-
-/* Levels whose synthesis norms are computed; deeper ones grow by sqrt(2)
- * a level from the deepest of these. */
-#define NORM_LEVELS 14
-
-static double norm_run(sci_dwt_filter f, unsigned l, int high) {
-    /* The basis function spans some 7.5 * 2^l samples around the middle
-     * of these 16 * 2^l: no boundary reaches it, so the values (and their
-     * sum) are those of any longer signal. */
-    uint32_t n = (uint32_t)16 << l;
-    float *x = calloc(n, sizeof(float));
-    if (!x)
-        return 0.0;
-    uint32_t low = sci_dwt_low_len(n, l);
-    uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
-    x[pos] = 1.0f;
-    if (f == SCI_DWT_97)
-        sci_dwt97_inverse(NULL, x, n, 1, n, l);
-    else
-        sci_dwt53f_inverse(NULL, x, n, 1, n, l);
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += (double)x[i] * x[i];
-    free(x);
-    return sqrt(sum);
-}
-
-/* They depend on the filter and the level only: each is computed once in
- * the process, when an encoder first needs it (those of 14 levels take a
- * 256 Ki-sample transform), so that deep levels cost a frame nothing. */
-static pthread_mutex_t norm_lock = PTHREAD_MUTEX_INITIALIZER;
-static double norm_table[2][2][NORM_LEVELS + 1]; /* [9/7][high][level] */
-
-/* L2 norm of a 1-D synthesis basis function of a coefficient of the low
- * (high = 0) or high band of level `level`, found by running our own
- * inverse transform (9/7, or the 5/3 without rounding) on an impulse, so
- * it holds for our normalisation.  1.0 when out of memory. */
-static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
-    unsigned l = level > NORM_LEVELS ? NORM_LEVELS : level;
-    double *slot = &norm_table[f == SCI_DWT_97][high != 0][l];
-    pthread_mutex_lock(&norm_lock);
-    if (*slot == 0.0)
-        *slot = norm_run(f, l, high);
-    double norm = *slot;
-    pthread_mutex_unlock(&norm_lock);
-    if (norm == 0.0)
-        return 1.0;
-    for (unsigned d = l; d < level; d++)
-        norm *= sqrt(2.0);
-    return norm;
-}
-
-/* Exponent and mantissa of a step (relative to 2^R_b) as QCD codes it:
- * step = 2^-eps (1 + mu / 2^11). */
-static uint16_t encode_step(double rel, unsigned *eps_out) {
-    unsigned eps = 0;
-    while (rel < 1.0 && eps < 31) {
-        rel *= 2;
-        eps++;
-    }
-    long mu = lround((rel - 1.0) * 2048.0);
-    if (mu < 0)
-        mu = 0;
-    if (mu > 2047)
-        mu = 2047;
-    *eps_out = eps;
-    return (uint16_t)((eps << 11) | (unsigned)mu);
-}
-
 /* Part 1 rate allocation weighs each band's index errors by what they
  * become in the image: the step and the synthesis norm, squared, and for
  * the first three components the squared norm of their column of the
@@ -238,21 +111,14 @@ static void set_steps(sci_htj2k_enc *e, double qstep) {
     const sci_wt_geometry *g = &e->g;
     for (unsigned i = 0; i < e->nbands; i++) {
         band *b = &e->bands[i];
-        unsigned gain_bits = b->type == 0 ? 0 : b->type == 3 ? 2 : 1;
         double step = qstep * (double)(1u << g->depth) / b->weight;
-        double range = ldexp(1.0, (int)(g->depth + gain_bits));
-        unsigned eps;
-        b->spqcd = encode_step(step / range, &eps);
-        if (e->guard_bits + eps - 1 > 30) {
-            /* The block coder takes up to 30 bit-planes: a coarser step. */
-            eps = 31 - e->guard_bits;
-            b->spqcd = (uint16_t)(eps << 11);
-        }
+        /* The block coder takes up to 30 bit-planes: a coarser step. */
+        b->spqcd = (uint16_t)sci_j2k_irrev_entry(step, g->depth, b->type,
+                                                 e->guard_bits, 30);
         /* Quantize with the step the decoder will read back. */
-        double coded = ldexp(1.0 + (b->spqcd & 0x7FF) / 2048.0,
-                             (int)(g->depth + gain_bits) - (int)eps);
-        b->inv_step = (float)(1.0 / coded);
-        b->mb = e->guard_bits + eps - 1;
+        b->inv_step = (float)(1.0 / sci_j2k_entry_step(b->spqcd, g->depth,
+                                                       b->type));
+        b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
     }
     set_dist_weights(e);
 }
@@ -264,15 +130,8 @@ static int layout(sci_htj2k_enc *e) {
     unsigned extra = 0;
     if (g->filter == SCI_DWT_53 && g->ct == SCI_CT_RCT)
         extra = 1; /* RCT chroma differences take one bit more */
-    double norm_low[SCI_DWT_MAX_LEVELS + 1], norm_high[SCI_DWT_MAX_LEVELS + 1];
-    if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
-        for (unsigned d = 0; d <= L; d++) {
-            norm_low[d] = norm_synth(g->filter, d, 0);
-            norm_high[d] = d ? norm_synth(g->filter, d, 1) : 1.0;
-        }
-    double gain_low[BIBO_LEVELS + 1], gain_high[BIBO_LEVELS + 1];
-    if (g->filter == SCI_DWT_53 &&
-        bibo_53(L < BIBO_LEVELS ? L : BIBO_LEVELS, gain_low, gain_high))
+    uint16_t rev[3 * SCI_DWT_MAX_LEVELS + 1];
+    if (g->filter == SCI_DWT_53 && sci_j2k_rev_entries(L, g->depth + extra, rev))
         return -1;
     e->nbands = 0;
     e->nblocks = 0;
@@ -298,18 +157,10 @@ static int layout(sci_htj2k_enc *e) {
                 b->first_block = e->nblocks;
                 e->nblocks += (size_t)b->nbx * b->nby;
                 if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
-                    b->weight = ((t & 1) ? norm_high[d] : norm_low[d]) *
-                                ((t & 2) ? norm_high[d] : norm_low[d]);
+                    b->weight = sci_j2k_band_norm(g->filter, d, t);
                 if (g->filter == SCI_DWT_53) {
-                    unsigned dl = d < BIBO_LEVELS ? d : BIBO_LEVELS;
-                    unsigned dh = d - 1 < BIBO_LEVELS ? d - 1 : BIBO_LEVELS;
-                    double gain = t == 0 ? gain_low[dl] * gain_low[dl]
-                                  : t == 3 ? gain_high[dh] * gain_high[dh]
-                                           : gain_low[dl] * gain_high[dh];
-                    unsigned x = (unsigned)ceil(log2(gain * 1.1));
-                    unsigned eps = g->depth + extra + x;
-                    b->spqcd = (uint16_t)eps;
-                    b->mb = e->guard_bits + eps - 1;
+                    b->spqcd = rev[r ? 1 + 3 * (r - 1) + (t - 1) : 0];
+                    b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
                 }
             }
         }
@@ -501,7 +352,7 @@ static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
         if (irrev)
             put16(o, e->bands[i].spqcd);
         else
-            put8(o, e->bands[i].spqcd << 3);
+            put8(o, (e->bands[i].spqcd >> 11) << 3);
     }
 }
 
@@ -513,29 +364,10 @@ int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
     const block *k = &e->blocks[i];
     const band *b = &e->bands[k->band];
     uint32_t cw = sci_wt_comp_width(g, b->comp);
-    uint32_t limit = (1u << b->mb) - 1;
     size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
-    int bad = 0;
-    for (uint32_t y = 0; y < k->h; y++, dst += stride) {
-        if (g->filter == SCI_DWT_97) {
-            const float *src = (const float *)coeffs + base + (size_t)y * cw;
-            for (uint32_t x = 0; x < k->w; x++) {
-                float v = src[x];
-                float a = fabsf(v) * b->inv_step;
-                uint32_t q = a >= (float)limit ? limit : (uint32_t)a;
-                dst[x] = q ? q | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-            }
-        } else {
-            const int32_t *src = (const int32_t *)coeffs + base + (size_t)y * cw;
-            for (uint32_t x = 0; x < k->w; x++) {
-                int32_t v = src[x];
-                uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-                bad |= a > limit; /* exceeds the signalled range */
-                dst[x] = a ? a | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-            }
-        }
-    }
-    return bad ? -1 : 0;
+    return sci_j2k_quantize_block((const int32_t *)coeffs + base, cw, k->w, k->h,
+                                  g->filter == SCI_DWT_53, b->inv_step, b->mb,
+                                  dst, stride);
 }
 
 int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
