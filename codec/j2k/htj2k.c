@@ -84,6 +84,78 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
     return NULL;
 }
 
+/* --- markers ------------------------------------------------------------- */
+
+static unsigned max_mb(const sci_htj2k_enc *e) {
+    unsigned m = 0;
+    for (unsigned i = 0; i < e->nbands; i++)
+        m = e->bands[i].mb > m ? e->bands[i].mb : m;
+    return m;
+}
+
+/* The main header's structures from the geometry and parameters: one
+ * tile, maximal precincts, no SOP or EPH, every component coded and
+ * quantized alike (equal depth and levels). */
+static int init_markers(sci_htj2k_enc *e) {
+    const sci_wt_geometry *g = &e->g;
+    int part1 = e->p.coder == SCI_J2K_CODER_PART1;
+    sci_j2k_siz *z = &e->siz;
+    z->rsiz = part1 ? 0 : 0x4000; /* Part 15 capabilities in CAP */
+    z->xsiz = z->xtsiz = g->width;
+    z->ysiz = z->ytsiz = g->height;
+    z->csiz = (uint16_t)g->components;
+    z->tiles_x = z->tiles_y = 1;
+    z->comp = e->siz_comp;
+    for (unsigned c = 0; c < g->components; c++) {
+        z->comp[c].depth = (uint8_t)g->depth; /* unsigned samples */
+        z->comp[c].dx = (uint8_t)g->dx[c];
+        z->comp[c].dy = (uint8_t)g->dy[c];
+    }
+    /* Pcap bit 15 (from the MSB): Part 15 */
+    e->pcap = part1 ? 0 : 0x00020000;
+    if (sci_j2k_tcp_init(&e->tcp, z->csiz))
+        return -1;
+    e->tcp.prog = (uint8_t)e->p.progression;
+    e->tcp.layers = (uint16_t)e->p.layers;
+    e->tcp.mct = g->ct != SCI_CT_NONE;
+    for (unsigned c = 0; c < g->components; c++) {
+        sci_j2k_coc *k = &e->tcp.coc[c];
+        k->levels = (uint8_t)g->levels;
+        k->xcb = (uint8_t)e->p.cb_w_log2;
+        k->ycb = (uint8_t)e->p.cb_h_log2;
+        /* 0x40: HT code-blocks only */
+        k->cb_style = part1 ? (uint8_t)e->p.cb_style : SCI_J2K_CB_HT;
+        k->reversible = g->filter == SCI_DWT_53;
+        memset(k->ppx, 15, sizeof k->ppx);
+        memset(k->ppy, 15, sizeof k->ppy);
+    }
+    e->tcp.have_cod = e->tcp.have_qcd = 1;
+    return 0;
+}
+
+/* What the steps change in the main header: the quantization entries
+ * (those of component 0's bands stand for all) and, through M_b, CAP's
+ * bit-plane count. */
+static void sync_markers(sci_htj2k_enc *e) {
+    int irrev = e->g.filter == SCI_DWT_97;
+    unsigned nb = 3 * e->g.levels + 1;
+    for (unsigned c = 0; c < e->g.components; c++) {
+        sci_j2k_qcd *q = &e->tcp.qcd[c];
+        q->style = irrev ? 2 : 0;
+        q->guard = (uint8_t)e->guard_bits;
+        q->n = (uint8_t)nb;
+        for (unsigned i = 0; i < nb; i++)
+            q->step[i] = e->bands[i].spqcd;
+    }
+    unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
+    /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
+    e->ccap15 = (uint16_t)((irrev ? 0x20 : 0) | bp);
+}
+
+static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
+    sci_j2k_write_main_header(o, &e->siz, e->pcap, e->ccap15, &e->tcp);
+}
+
 /* --- band geometry and quantization ------------------------------------ */
 
 /* Part 1 rate allocation weighs each band's index errors by what they
@@ -121,6 +193,7 @@ static void set_steps(sci_htj2k_enc *e, double qstep) {
         b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
     }
     set_dist_weights(e);
+    sync_markers(e);
 }
 
 static int layout(sci_htj2k_enc *e) {
@@ -186,7 +259,7 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->guard_bits = g->filter == SCI_DWT_53 ? 2 : 1;
     if (sci_ht_enc_tables_init(&e->tables) < 0)
         goto fail;
-    if (layout(e))
+    if (layout(e) || init_markers(e))
         goto fail;
     if (g->filter == SCI_DWT_97 && p->coder == SCI_J2K_CODER_PART1 &&
         p->bitrate > 0) {
@@ -199,6 +272,7 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
         set_steps(e, p->qstep);
     } else {
         set_dist_weights(e);
+        sync_markers(e);
     }
     for (unsigned i = 0; i < e->nbands; i++)
         if (e->bands[i].mb > 30)
@@ -273,6 +347,7 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     if (!e)
         return;
     j2k_p1_free(e);
+    sci_j2k_tcp_free(&e->tcp);
     for (unsigned i = 0; i < e->nbands; i++) {
         sci_tagtree_free(&e->bands[i].incl);
         sci_tagtree_free(&e->bands[i].zbp);
@@ -287,73 +362,6 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
 
 double sci_htj2k_last_qstep(const sci_htj2k_enc *e) {
     return e->last_qstep;
-}
-
-/* --- markers ------------------------------------------------------------- */
-
-static unsigned max_mb(const sci_htj2k_enc *e) {
-    unsigned m = 0;
-    for (unsigned i = 0; i < e->nbands; i++)
-        m = e->bands[i].mb > m ? e->bands[i].mb : m;
-    return m;
-}
-
-static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
-    const sci_wt_geometry *g = &e->g;
-    int irrev = g->filter == SCI_DWT_97;
-    put16(o, 0xFF4F); /* SOC */
-
-    put16(o, 0xFF51); /* SIZ */
-    put16(o, 38 + 3 * g->components);
-    int part1 = e->p.coder == SCI_J2K_CODER_PART1;
-    put16(o, part1 ? 0 : 0x4000); /* Rsiz: Part 15 capabilities in CAP */
-    put32(o, g->width);
-    put32(o, g->height);
-    put32(o, 0);
-    put32(o, 0);
-    put32(o, g->width); /* one tile */
-    put32(o, g->height);
-    put32(o, 0);
-    put32(o, 0);
-    put16(o, g->components);
-    for (unsigned c = 0; c < g->components; c++) {
-        put8(o, g->depth - 1); /* unsigned samples */
-        put8(o, g->dx[c]);
-        put8(o, g->dy[c]);
-    }
-
-    if (!part1) {
-        put16(o, 0xFF50); /* CAP */
-        put16(o, 8);
-        put32(o, 0x00020000); /* Pcap: bit 15 (from the MSB), Part 15 */
-        unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
-        /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
-        put16(o, (irrev ? 0x20 : 0) | bp);
-    }
-
-    put16(o, 0xFF52); /* COD */
-    put16(o, 12);
-    put8(o, 0); /* maximal precincts, no SOP, no EPH */
-    put8(o, e->p.progression);
-    put16(o, e->p.layers);
-    put8(o, g->ct != SCI_CT_NONE);
-    put8(o, g->levels);
-    put8(o, e->p.cb_w_log2 - 2);
-    put8(o, e->p.cb_h_log2 - 2);
-    put8(o, part1 ? e->p.cb_style : 0x40); /* 0x40: HT code-blocks only */
-    put8(o, irrev ? 0 : 1);
-
-    /* QCD: the bands of component 0 stand for all (equal depth and levels) */
-    unsigned nb = 3 * g->levels + 1;
-    put16(o, 0xFF5C);
-    put16(o, 3 + nb * (irrev ? 2 : 1));
-    put8(o, (e->guard_bits << 5) | (irrev ? 2 : 0));
-    for (unsigned i = 0; i < nb; i++) {
-        if (irrev)
-            put16(o, e->bands[i].spqcd);
-        else
-            put8(o, (e->bands[i].spqcd >> 11) << 3);
-    }
 }
 
 /* --- block coding -------------------------------------------------------- */
@@ -635,13 +643,9 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
                                size_t base, sci_htj2k_span *spans, size_t *nspans) {
     write_main_header(e, o);
     size_t sot = o->len;
-    put16(o, 0xFF90); /* SOT */
-    put16(o, 10);
-    put16(o, 0);  /* tile 0 */
-    put32(o, 0);  /* Psot, filled in below */
-    put8(o, 0);   /* tile-part 0 */
-    put8(o, 1);   /* of 1 */
-    put16(o, 0xFF93); /* SOD */
+    /* tile 0, part 0 of 1, Psot filled in below */
+    size_t psot_at = sci_j2k_write_sot(o, 0, 0, 0, 1);
+    sci_j2k_write_marker(o, J2K_SOD);
     int bad = e->p1 ? j2k_p1_write_packets(e, o)
                     : write_packets(e, len, o, base, spans, nspans);
     if (bad < 0 || (o->p && o->len > o->cap))
@@ -650,14 +654,11 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
     if (psot > 0xFFFFFFFFu)
         return 0;
     if (!o->p) {
-        put16(o, 0xFFD9);
+        sci_j2k_write_marker(o, J2K_EOC);
         return o->len;
     }
-    o->p[sot + 6] = (uint8_t)(psot >> 24);
-    o->p[sot + 7] = (uint8_t)(psot >> 16);
-    o->p[sot + 8] = (uint8_t)(psot >> 8);
-    o->p[sot + 9] = (uint8_t)psot;
-    put16(o, 0xFFD9); /* EOC */
+    sci_j2k_patch32(o, psot_at, (uint32_t)psot);
+    sci_j2k_write_marker(o, J2K_EOC);
     return o->len <= o->cap ? o->len : 0;
 }
 

@@ -1,7 +1,6 @@
 /*
  * Internal to the JPEG 2000 encoder (codec/j2k/htj2k.c, codec/j2k/j2k_part1.c): the
- * frame layout (bands, code-blocks, packets), the encoder state and the
- * byte writer of the markers.
+ * frame layout (bands, code-blocks, packets) and the encoder state.
  */
 #ifndef SCI_CODEC_J2K_ENC_H
 #define SCI_CODEC_J2K_ENC_H
@@ -9,6 +8,7 @@
 #include <string.h>
 
 #include "htj2k.h"
+#include "j2k_markers.h"
 #include "t2_bits.h"
 
 #define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
@@ -73,30 +73,29 @@ struct sci_htj2k_enc {
      * (0: no frame yet) */
     double rate_q, rate_slope;
     struct j2k_p1 *p1;          /* Part 1 state (j2k_part1.c); NULL for HT */
+    /* what the main header says, in the structures the decoder parses it
+     * into (j2k_stream.h); tcp.qcd follows the steps */
+    sci_j2k_siz siz;
+    sci_j2k_siz_comp siz_comp[SCI_WT_MAX_COMPONENTS];
+    sci_j2k_tcp tcp;
+    uint32_t pcap;
+    uint16_t ccap15;
 };
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} out_buf;
+/* The byte writer of the markers (j2k_markers.h), under shorter names. */
+typedef sci_j2k_out out_buf;
 
 static inline void put8(out_buf *o, unsigned v) {
-    if (o->p && o->len < o->cap)
-        o->p[o->len] = (uint8_t)v;
-    o->len++;
+    sci_j2k_put8(o, v);
 }
 static inline void put16(out_buf *o, unsigned v) {
-    put8(o, v >> 8);
-    put8(o, v);
+    sci_j2k_put16(o, v);
 }
 static inline void put32(out_buf *o, uint32_t v) {
-    put16(o, v >> 16);
-    put16(o, v & 0xFFFF);
+    sci_j2k_put32(o, v);
 }
 static inline void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
-    if (o->p && o->len + n <= o->cap)
-        memcpy(o->p + o->len, s, n);
-    o->len += n;
+    sci_j2k_put_bytes(o, s, n);
 }
 
 /* htj2k.c */
