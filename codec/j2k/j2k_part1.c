@@ -264,26 +264,8 @@ static void t2_save(sci_htj2k_enc *e, int restore) {
     }
 }
 
-static unsigned floor_log2(unsigned v) {
-    return 31u - (unsigned)__builtin_clz(v);
-}
-
 static unsigned bit_len(size_t v) {
     return v ? 64u - (unsigned)__builtin_clzll((unsigned long long)v) : 0;
-}
-
-/* Table B.4: the number of new coding passes. */
-static void put_pass_count(sci_t2_bits *w, unsigned n) {
-    if (n == 1)
-        sci_t2_bits_put(w, 0, 1);
-    else if (n == 2)
-        sci_t2_bits_put(w, 2, 2);
-    else if (n <= 5)
-        sci_t2_bits_put(w, (3u << 2) | (n - 3), 4);
-    else if (n <= 36)
-        sci_t2_bits_put(w, (15u << 5) | (n - 6), 9);
-    else
-        sci_t2_bits_put(w, (511u << 7) | (n - 37), 16);
 }
 
 /* The block's contribution to a packet header: passes from..to-1 (to >
@@ -293,7 +275,7 @@ static void put_pass_count(sci_t2_bits *w, unsigned n) {
 static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
                                const sci_j2k_block_passes *k, unsigned from,
                                unsigned to) {
-    put_pass_count(w, to - from);
+    sci_t2_put_passes(w, to - from);
     unsigned lb = *lblock;
     for (int pass = 0; pass < 2; pass++) {
         size_t start = from ? k->pass_len[from - 1] : 0;
@@ -302,7 +284,7 @@ static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
             if (!(k->pass_term[j] || j == to - 1))
                 continue;
             size_t len = k->pass_len[j] - start;
-            unsigned extra = floor_log2(j + 1 - s), need = bit_len(len);
+            unsigned extra = sci_t2_floor_log2(j + 1 - s), need = bit_len(len);
             if (pass == 0) {
                 if (need > lb + extra)
                     lb = need - extra;
@@ -313,8 +295,7 @@ static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
             s = j + 1;
         }
         if (pass == 0) {
-            sci_t2_bits_run(w, 1, lb - *lblock);
-            sci_t2_bits_put(w, 0, 1);
+            sci_t2_put_lblock_inc(w, lb - *lblock);
             *lblock = (uint8_t)lb;
         }
     }

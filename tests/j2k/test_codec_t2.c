@@ -1,7 +1,10 @@
 /*
  * Tier-2 header bits and tag trees (codec/j2k/t2_bits.h): hand-worked bytes,
  * then round trips through a decoder written here from B.10.1 and B.10.2
- * on random trees and random bit strings.
+ * on random trees and random bit strings; then the library's own reading
+ * side (what the decoder's tier-2 uses) against its writing side: bits,
+ * tag trees, pass counts (Table B.4) and Lblock increments mixed in random
+ * headers.
  *
  *   test-codec-t2 [--seed N]
  */
@@ -204,6 +207,139 @@ static void test_tagtree(void) {
     check(ok, "tag tree: random trees decode, layer by layer");
 }
 
+
+/* ---- the library's reader against its writer ---------------------------- */
+
+static void test_shared_reader(void) {
+    /* pass counts: every value, hand-checked codes at the edges */
+    uint8_t buf[64];
+    sci_t2_bits b;
+    sci_t2_bits_init(&b, buf, sizeof(buf));
+    sci_t2_put_passes(&b, 37);
+    size_t n = sci_t2_bits_finish(&b);
+    check(n == 3 && buf[0] == 0xFF && buf[1] == 0x40 && buf[2] == 0x00,
+          "passes: 37 -> 1111 11111 0000000 -> FF 40 00 (7 bits after FF)");
+    int ok = 1;
+    for (unsigned v = 1; v <= 164 && ok; v++) {
+        sci_t2_bits_init(&b, buf, sizeof(buf));
+        sci_t2_put_passes(&b, v);
+        sci_t2_bits_put(&b, 1, 1);
+        n = sci_t2_bits_finish(&b);
+        sci_t2_rd r;
+        sci_t2_rd_init(&r, buf, n, 0);
+        ok = sci_t2_get_passes(&r) == v && sci_t2_rd_bit(&r) == 1 && !r.over;
+    }
+    check(ok, "passes: 1..164 read back");
+
+    /* random headers: a mix of fields, FF bytes common, read back with
+     * the alignment ending each one */
+    ok = 1;
+    static uint8_t big[1 << 16];
+    for (int round = 0; round < 500 && ok; round++) {
+        enum { F_BITS, F_PASSES, F_LBLOCK, F_TREE };
+        struct field {
+            int kind;
+            uint32_t v;
+            unsigned n;
+        } f[200];
+        unsigned nf = 1 + (unsigned)(rng() % 200);
+        size_t start = (size_t)(rng() % 4);
+        memset(big, 0xAA, start);
+        sci_t2_bits_init(&b, big + start, sizeof(big) - start);
+        for (unsigned i = 0; i < nf; i++) {
+            f[i].kind = (int)(rng() % 3);
+            switch (f[i].kind) {
+            case F_BITS:
+                f[i].n = 1 + (unsigned)(rng() % 32);
+                f[i].v = (uint32_t)rng() | (rng() % 2 ? 0xFFFFFF00u : 0);
+                if (f[i].n < 32)
+                    f[i].v &= (1u << f[i].n) - 1;
+                sci_t2_bits_put(&b, f[i].v, f[i].n);
+                break;
+            case F_PASSES:
+                f[i].v = 1 + (uint32_t)(rng() % 164);
+                sci_t2_put_passes(&b, f[i].v);
+                break;
+            default:
+                f[i].v = (uint32_t)(rng() % 30);
+                sci_t2_put_lblock_inc(&b, f[i].v);
+                break;
+            }
+        }
+        n = sci_t2_bits_finish(&b);
+        big[start + n] = 0x55; /* what follows the header */
+        sci_t2_rd r;
+        sci_t2_rd_init(&r, big, start + n + 1, start);
+        for (unsigned i = 0; i < nf && ok; i++) {
+            switch (f[i].kind) {
+            case F_BITS:
+                ok = sci_t2_rd_bits(&r, f[i].n) == f[i].v;
+                break;
+            case F_PASSES:
+                ok = sci_t2_get_passes(&r) == f[i].v;
+                break;
+            default: {
+                unsigned lb = 3;
+                ok = sci_t2_get_lblock_inc(&r, &lb, 3 + 29) == 0 &&
+                     lb == 3 + f[i].v;
+                break;
+            }
+            }
+        }
+        sci_t2_rd_align(&r);
+        ok = ok && !r.over && r.pos == start + n && big[r.pos] == 0x55;
+    }
+    check(ok, "reader: random headers of bits, pass counts and Lblock "
+          "increments read back, aligned to their end");
+
+    /* tag trees through sci_tagtree_decode, thresholds rising as layers */
+    ok = 1;
+    for (int round = 0; round < 300 && ok; round++) {
+        uint32_t w = 1 + (uint32_t)(rng() % 23), h = 1 + (uint32_t)(rng() % 17);
+        int32_t maxv = (int32_t)(rng() % 12);
+        sci_tagtree t;
+        if (sci_tagtree_init(&t, w, h)) {
+            ok = 0;
+            break;
+        }
+        int32_t *vals = malloc(w * h * sizeof(*vals));
+        int32_t *low = calloc(t.nodes, sizeof(*low));
+        int32_t *val = malloc(t.nodes * sizeof(*val));
+        for (size_t i = 0; i < t.nodes; i++)
+            val[i] = INT32_MAX;
+        for (uint32_t i = 0; i < w * h; i++) {
+            vals[i] = (int32_t)(rng() % (uint64_t)(maxv + 1));
+            sci_tagtree_set(&t, i % w, i / w, vals[i]);
+        }
+        sci_tagtree_build(&t);
+        size_t cap = 64 + t.nodes * 40;
+        uint8_t *hb = malloc(cap);
+        for (int32_t th = 1; th <= maxv + 2 && ok; th++) {
+            int32_t use = th == maxv + 2 ? 1000 : th;
+            sci_t2_bits_init(&b, hb, cap);
+            for (uint32_t i = 0; i < w * h; i++)
+                sci_tagtree_encode(&t, &b, i % w, i / w, use);
+            n = sci_t2_bits_finish(&b);
+            sci_t2_rd r;
+            sci_t2_rd_init(&r, hb, n, 0);
+            for (uint32_t i = 0; i < w * h && ok; i++) {
+                int below = sci_tagtree_decode(&r, low, val, w, h, i % w,
+                                               i / w, use);
+                ok = below == (vals[i] < use);
+            }
+        }
+        for (uint32_t i = 0; i < w * h && ok; i++)
+            ok = val[i] == vals[i];
+        free(hb);
+        free(low);
+        free(val);
+        free(vals);
+        sci_tagtree_free(&t);
+    }
+    check(ok, "tag tree: sci_tagtree_decode reads sci_tagtree_encode, "
+          "layer by layer");
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -211,6 +347,7 @@ int main(int argc, char **argv) {
     printf("seed %llu\n", (unsigned long long)rng_state);
     test_bits();
     test_tagtree();
+    test_shared_reader();
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }
