@@ -12,11 +12,11 @@
 #include "htj2k.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ht_block.h"
+#include "j2k_coder.h"
 #include "j2k_enc.h"
 #include "j2k_quant.h"
 #include "t2_bits.h"
@@ -253,6 +253,8 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->g = *g;
     e->p = *p;
     e->pool = pool;
+    e->coder = p->coder == SCI_J2K_CODER_PART1 ? &j2k_coder_ebcot :
+               &j2k_coder_ht;
     e->last_qstep = p->qstep;
     /* Reversible: two guard bits leave room for the rounding of the integer
      * lifting beyond the BIBO gain; irreversible: one, as is usual. */
@@ -293,12 +295,7 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
                 k->w = b->w - bx * cbw < cbw ? b->w - bx * cbw : cbw;
                 k->h = b->h - by * cbh < cbh ? b->h - by * cbh : cbh;
                 k->slot = arena;
-                /* HT 9/7 steps may change under rate control: size for 30. */
-                if (p->coder == SCI_J2K_CODER_PART1)
-                    k->slot_cap = sci_t1_max_bytes(k->w, k->h, b->mb);
-                else
-                    k->slot_cap = sci_ht_block_max_bytes((size_t)k->w * k->h,
-                            g->filter == SCI_DWT_97 ? 30 : b->mb);
+                k->slot_cap = e->coder->block_bytes_bound(e, k);
                 arena += k->slot_cap;
             }
         if (b->nbx && b->nby) {
@@ -313,7 +310,6 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
     /* Packets: the bands of (c, r) follow each other in bands[] (layout
      * walks c, r, band), so do their blocks in blocks[]. */
-    size_t most = 0;
     e->npackets = g->components * (g->levels + 1);
     for (unsigned i = 0; i < e->nbands; i++) {
         const band *b = &e->bands[i];
@@ -324,18 +320,12 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
         }
         k->nbands++;
         k->nblocks += (size_t)b->nbx * b->nby;
-        most = k->nblocks > most ? k->nblocks : most;
     }
-    /* A packet header bound: per code-block at most 122 bits (inclusion
-     * tag tree <= 15 levels, zero bit-planes <= 29 + 15, one pass, Lblock
-     * comma code <= 30, length <= 32), 140 after bit stuffing. */
-    e->hdr_cap = most * 20 + 64;
-    e->hdr = malloc(e->hdr_cap);
-    if (!e->arena || !e->len || !e->slot_off || !e->hdr)
+    if (!e->arena || !e->len || !e->slot_off)
         goto fail;
     for (size_t i = 0; i < e->nblocks; i++)
         e->slot_off[i] = e->blocks[i].slot;
-    if (p->coder == SCI_J2K_CODER_PART1 && j2k_p1_init(e) < 0)
+    if (e->coder->init(e) < 0)
         goto fail;
     return e;
 fail:
@@ -346,7 +336,7 @@ fail:
 void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     if (!e)
         return;
-    j2k_p1_free(e);
+    e->coder->free(e);
     sci_j2k_tcp_free(&e->tcp);
     for (unsigned i = 0; i < e->nbands; i++) {
         sci_tagtree_free(&e->bands[i].incl);
@@ -356,7 +346,6 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     free(e->arena);
     free(e->len);
     free(e->slot_off);
-    free(e->hdr);
     free(e);
 }
 
@@ -366,275 +355,9 @@ double sci_htj2k_last_qstep(const sci_htj2k_enc *e) {
 
 /* --- block coding -------------------------------------------------------- */
 
-int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
-                       uint32_t *dst, size_t stride) {
-    const sci_wt_geometry *g = &e->g;
-    const block *k = &e->blocks[i];
-    const band *b = &e->bands[k->band];
-    uint32_t cw = sci_wt_comp_width(g, b->comp);
-    size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
-    return sci_j2k_quantize_block((const int32_t *)coeffs + base, cw, k->w, k->h,
-                                  g->filter == SCI_DWT_53, b->inv_step, b->mb,
-                                  dst, stride);
-}
-
 int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
                              const void *coeffs, uint32_t *sm) {
     return j2k_quantize_block(e, i, coeffs, sm, e->blocks[i].w);
-}
-
-typedef struct {
-    sci_htj2k_enc *e;
-    const void *coeffs;
-    atomic_int failed;
-} blocks_args;
-
-static void code_block_range(void *arg, size_t b, size_t end, unsigned wk) {
-    blocks_args *a = arg;
-    sci_htj2k_enc *e = a->e;
-    for (size_t i = b; i < end; i++) {
-        uint32_t sm[4096];
-        const block *k = &e->blocks[i];
-        int failed = j2k_quantize_block(e, i, a->coeffs, sm, k->w) < 0;
-        e->len[i] = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
-                                        e->arena + k->slot, k->slot_cap);
-        if (failed || e->len[i] < 0)
-            atomic_store_explicit(&a->failed, 1, memory_order_relaxed);
-    }
-}
-
-static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
-    blocks_args a = {e, coeffs, 0};
-    sci_pool_for(e->pool, e->nblocks, 4, code_block_range, &a);
-    return atomic_load(&a.failed) ? -1 : 0;
-}
-
-/* --- tier 2 -------------------------------------------------------------- */
-
-static unsigned bit_length(unsigned long v) {
-    return v ? (unsigned)(8 * sizeof(unsigned long)) - (unsigned)__builtin_clzl(v) : 0;
-}
-
-/* What follows the tag-tree bits of an included block: one coding pass (a
- * 0), the Lblock increments (comma code, Lblock starts at 3) and the
- * length in Lblock bits, after `pre` bits of value `pre_v` (prefix of this
- * block's tag-tree ones, or 0 bits). */
-static inline void block_tail(sci_t2_bits *w, uint64_t pre_v, unsigned pre,
-                              unsigned long len) {
-    unsigned need = bit_length(len), lblock = need > 3 ? need : 3;
-    unsigned inc = lblock - 3;
-    /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
-    unsigned tail = 2 * lblock - 1;
-    if (pre + tail <= 57) {
-        uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
-        v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
-        sci_t2_bits_put(w, v, pre + tail);
-    } else {
-        sci_t2_bits_put(w, pre_v, pre);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_run(w, 1, inc);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_put(w, len, lblock);
-    }
-}
-
-/* A band whose blocks are all included.  Both tag trees then have equal
- * leaves (inclusion 0, zero bit-planes M_b - 1), so a block's bits on each
- * are a 1 for every node its path visits first (B.10.2), the root's value
- * as zeros before the first; in raster order the path of block (x, y)
- * visits first exactly the nodes of the levels l with x and y multiples of
- * 2^l. */
-static void band_all_included(const band *b, const long *len, sci_t2_bits *w) {
-    unsigned top = b->incl.levels - 1; /* levels above the leaves */
-    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
-    const long *l = len + b->first_block;
-    for (unsigned y = 0; y < b->nby; y++)
-        for (unsigned x = 0; x < b->nbx; x++, l++) {
-            unsigned xy = x | y;
-            unsigned tz = xy ? (unsigned)__builtin_ctz(xy) : top;
-            unsigned nn = (tz < top ? tz : top) + 1;
-            if (!xy) {
-                /* first block: inclusion path, then the zero bit-plane
-                 * root's value */
-                sci_t2_bits_run(w, 1, nn);
-                sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
-            } else {
-                block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
-                              (unsigned long)*l);
-            }
-        }
-}
-
-/* A band with included and left-out blocks: the inclusion tree's nodes
- * hold 0 (a block of the subtree is included) or 1, and with one layer
- * (threshold 1) a node emits on its first visit a 1 (value 0, go on down)
- * or a 0 (value 1, stop); a known node with value 1 stops the walk.  The
- * zero bit-plane tree is constant (M_b - 1 at every leaf, left-out blocks
- * included), so its bits are as in band_all_included, with the first
- * visits tracked per node. */
-static void band_mixed(band *b, const long *len, sci_t2_bits *w) {
-    sci_tagtree *ti = &b->incl, *tz = &b->zbp;
-    unsigned levels = ti->levels;
-    int32_t *v = ti->value;
-    const long *l = len + b->first_block;
-    size_t nbk = (size_t)b->nbx * b->nby;
-    for (size_t i = 0; i < nbk; i++)
-        v[i] = l[i] > 0 ? 0 : 1;
-    for (unsigned k = 1; k < levels; k++) {
-        const int32_t *below = v + ti->base[k - 1];
-        int32_t *here = v + ti->base[k];
-        uint32_t bw = ti->lw[k - 1], bh = ti->lh[k - 1];
-        for (uint32_t y = 0; y < ti->lh[k]; y++)
-            for (uint32_t x = 0; x < ti->lw[k]; x++) {
-                const int32_t *r0 = below + (size_t)(2 * y) * bw + 2 * x;
-                int32_t m = r0[0];
-                if (2 * x + 1 < bw)
-                    m &= r0[1];
-                if (2 * y + 1 < bh) {
-                    m &= r0[bw];
-                    if (2 * x + 1 < bw)
-                        m &= r0[bw + 1];
-                }
-                here[(size_t)y * ti->lw[k] + x] = m;
-            }
-    }
-    memset(ti->known, 0, ti->nodes);
-    memset(tz->known, 0, tz->nodes);
-    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
-    for (unsigned y = 0; y < b->nby; y++)
-        for (unsigned x = 0; x < b->nbx; x++, l++) {
-            /* inclusion: the nodes a decoder knows are the top of the
-             * path (a visit makes known every node above), so find the
-             * lowest known one from below, then go down from there */
-            uint64_t bits = 0;
-            unsigned nb = 0, m = 0;
-            size_t path[32];
-            for (; m < levels; m++) {
-                path[m] = ti->base[m] + (size_t)(y >> m) * ti->lw[m] + (x >> m);
-                if (ti->known[path[m]])
-                    break;
-            }
-            if (m < levels && v[path[m]]) {
-                continue; /* below a known node with no included block */
-            }
-            int in = 1;
-            while (m-- > 0) {
-                size_t n = path[m];
-                ti->known[n] = 1;
-                bits = (bits << 1) | (v[n] == 0);
-                nb++;
-                if (v[n]) {
-                    in = 0;
-                    break;
-                }
-            }
-            if (!in) {
-                sci_t2_bits_put(w, bits, nb);
-                continue;
-            }
-            /* zero bit-planes: the unknown nodes are the bottom of the path */
-            unsigned nn = 0;
-            for (unsigned k = 0; k < levels; k++) {
-                size_t n = tz->base[k] + (size_t)(y >> k) * tz->lw[k] + (x >> k);
-                if (tz->known[n])
-                    break;
-                tz->known[n] = 1;
-                nn++;
-            }
-            if (nn == levels) {
-                sci_t2_bits_put(w, bits, nb);
-                sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
-            } else {
-                block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
-                              (unsigned long)*l);
-            }
-        }
-}
-
-/* Writes the header of packet k to dst (room for e->hdr_cap bytes);
- * returns its length (0: it would not fit, or a length beyond what 32
- * Lblock bits say), and the bytes of its bodies in *body. */
-static size_t packet_header(sci_htj2k_enc *e, const packet *k, const long *len,
-                            uint8_t *dst, size_t *body) {
-    size_t inc[3 + 1] = {0};
-    size_t sum = 0;
-    unsigned long most = 0;
-    int any = 0;
-    for (unsigned i = 0; i < k->nbands; i++) {
-        const band *b = &e->bands[k->first_band + i];
-        const long *l = len + b->first_block;
-        size_t nbk = (size_t)b->nbx * b->nby, n = 0;
-        for (size_t j = 0; j < nbk; j++)
-            if (l[j] > 0) {
-                n++;
-                sum += (size_t)l[j];
-                most |= (unsigned long)l[j];
-            }
-        inc[i] = n;
-        any |= n > 0;
-    }
-    if (most > 0xFFFFFFFFul)
-        return 0;
-    *body = sum;
-    sci_t2_bits w;
-    sci_t2_bits_init(&w, dst, e->hdr_cap);
-    sci_t2_bits_put(&w, (uint64_t)any, 1);
-    for (unsigned i = 0; i < k->nbands && any; i++) {
-        band *b = &e->bands[k->first_band + i];
-        size_t nbk = (size_t)b->nbx * b->nby;
-        if (!nbk)
-            continue;
-        if (inc[i] == nbk)
-            band_all_included(b, len, &w);
-        else if (!inc[i])
-            sci_t2_bits_put(&w, 0, 1); /* the inclusion root: 1, on the first block */
-        else
-            band_mixed(b, len, &w);
-    }
-    return sci_t2_bits_finish(&w);
-}
-
-/* Writes every packet's header, leaving room for its bodies; the bodies
- * of each packet with any go to spans (offsets relative to out - base). */
-static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
-                         size_t base, sci_htj2k_span *spans, size_t *nspans) {
-    unsigned C = e->g.components, R = e->g.levels + 1;
-    int comp_major = e->p.progression == SCI_J2K_PCRL ||
-                     e->p.progression == SCI_J2K_CPRL;
-    size_t ns = 0;
-    for (unsigned a = 0; a < (comp_major ? C : R); a++)
-        for (unsigned b = 0; b < (comp_major ? R : C); b++) {
-            unsigned c = comp_major ? a : b, r = comp_major ? b : a;
-            const packet *k = &e->packets[c * R + r];
-            size_t body;
-            if (o->p && o->len <= o->cap && o->cap - o->len >= e->hdr_cap) {
-                size_t n = packet_header(e, k, len, o->p + o->len, &body);
-                if (!n)
-                    return -1;
-                o->len += n;
-            } else {
-                /* near the end of out, or only counting */
-                size_t n = packet_header(e, k, len, e->hdr, &body);
-                if (!n)
-                    return -1;
-                put_bytes(o, e->hdr, n);
-            }
-            if (body) {
-                if (spans) {
-                    spans[ns].dst = base + o->len;
-                    spans[ns].first = k->first_block;
-                    spans[ns].count = k->nblocks;
-                    spans[ns].bytes = body;
-                }
-                ns++;
-                o->len += body;
-            }
-        }
-    if (nspans)
-        *nspans = ns;
-    return 0;
 }
 
 /* --- codestream and file ------------------------------------------------- */
@@ -646,8 +369,7 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
     /* tile 0, part 0 of 1, Psot filled in below */
     size_t psot_at = sci_j2k_write_sot(o, 0, 0, 0, 1);
     sci_j2k_write_marker(o, J2K_SOD);
-    int bad = e->p1 ? j2k_p1_write_packets(e, o)
-                    : write_packets(e, len, o, base, spans, nspans);
+    int bad = e->coder->write_packets(e, len, o, base, spans, nspans);
     if (bad < 0 || (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
@@ -723,14 +445,20 @@ static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
     return o.len + n;
 }
 
-size_t j2k_write_all(sci_htj2k_enc *e, uint8_t *out, size_t cap) {
-    return write_all(e, NULL, out, cap, NULL, NULL);
-}
-
-size_t j2k_frame_overhead(sci_htj2k_enc *e) {
+/* Bytes of everything but the packets: main header, SOT, SOD, EOC. */
+static size_t frame_overhead(const sci_htj2k_enc *e) {
     out_buf o = {NULL, 0, 0};
     write_main_header(e, &o);
     return o.len + 12 + 2 + 2; /* SOT, SOD, EOC */
+}
+
+size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
+                           const uint8_t *bytes, const size_t *off,
+                           uint8_t *out, size_t cap) {
+    if (!e->coder->allocate ||
+        e->coder->allocate(e, blk, bytes, off, frame_overhead(e)) < 0)
+        return 0;
+    return write_all(e, NULL, out, cap, NULL, NULL);
 }
 
 size_t sci_htj2k_packet_count(const sci_htj2k_enc *e) {
@@ -764,11 +492,7 @@ size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     /* headers, plus per code-block its bytes and a generous header share */
     size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
-    if (e->p1)
-        return n + e->nblocks * e->p.layers * j2k_p1_block_header_bound(e) +
-               (size_t)e->npackets * e->p.layers * 2;
-    n += e->nblocks * 8 + (size_t)e->g.components * (e->g.levels + 1) * 2;
-    return n;
+    return n + e->coder->packet_overhead_bound(e);
 }
 
 size_t sci_htj2k_block_count(const sci_htj2k_enc *e) {
@@ -862,22 +586,22 @@ typedef struct {
 static long code_cpu(void *ctx, long *len) {
     cpu_ctx *c = ctx;
     (void)len; /* code_blocks fills e->len */
-    return code_blocks(c->e, c->coeffs);
+    return c->e->coder->code_blocks(c->e, c->coeffs);
 }
 
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
-    if (e->p1) {
-        if (j2k_p1_code_blocks(e, coeffs) < 0)
+    if (e->coder->allocate) {
+        if (e->coder->code_blocks(e, coeffs) < 0)
             return 0;
-        return sci_j2k_part1_write(e, j2k_p1_cpu_passes(e), e->arena,
+        return sci_j2k_part1_write(e, e->coder->passes(e), e->arena,
                                    e->slot_off, out, cap);
     }
     if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
         cpu_ctx c = {e, coeffs};
         if (sci_htj2k_search_rate(e, code_cpu, &c) < 0)
             return 0;
-    } else if (code_blocks(e, coeffs) < 0) {
+    } else if (e->coder->code_blocks(e, coeffs) < 0) {
         return 0;
     }
     return sci_htj2k_write(e, e->len, e->arena, e->slot_off, out, cap);
