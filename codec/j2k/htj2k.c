@@ -18,6 +18,7 @@
 #include "ht_block.h"
 #include "j2k_coder.h"
 #include "j2k_enc.h"
+#include "j2k_layout.h"
 #include "j2k_quant.h"
 #include "t2_bits.h"
 
@@ -129,24 +130,26 @@ static int init_markers(sci_htj2k_enc *e) {
         memset(k->ppx, 15, sizeof k->ppx);
         memset(k->ppy, 15, sizeof k->ppy);
     }
+    /* the entries themselves follow the steps */
+    sci_j2k_qcd *q = &e->tcp.qcd[0];
+    q->style = g->filter == SCI_DWT_97 ? 2 : 0;
+    q->guard = (uint8_t)e->guard_bits;
+    q->n = (uint8_t)(3 * g->levels + 1);
     e->tcp.have_cod = e->tcp.have_qcd = 1;
     return 0;
 }
 
-/* What the steps change in the main header: the quantization entries
- * (those of component 0's bands stand for all) and, through M_b, CAP's
- * bit-plane count. */
+/* Component 0's quantization entries stand for every component's. */
+static void share_qcd(sci_htj2k_enc *e) {
+    for (unsigned c = 1; c < e->g.components; c++)
+        e->tcp.qcd[c] = e->tcp.qcd[0];
+}
+
+/* What the steps change in the main header beyond QCD: through M_b,
+ * CAP's bit-plane count. */
 static void sync_markers(sci_htj2k_enc *e) {
     int irrev = e->g.filter == SCI_DWT_97;
-    unsigned nb = 3 * e->g.levels + 1;
-    for (unsigned c = 0; c < e->g.components; c++) {
-        sci_j2k_qcd *q = &e->tcp.qcd[c];
-        q->style = irrev ? 2 : 0;
-        q->guard = (uint8_t)e->guard_bits;
-        q->n = (uint8_t)nb;
-        for (unsigned i = 0; i < nb; i++)
-            q->step[i] = e->bands[i].spqcd;
-    }
+    share_qcd(e);
     unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
     /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
     e->ccap15 = (uint16_t)((irrev ? 0x20 : 0) | bp);
@@ -179,66 +182,113 @@ static void set_dist_weights(sci_htj2k_enc *e) {
     }
 }
 
-static void set_steps(sci_htj2k_enc *e, double qstep) {
+/* SPqcd's order: LL, then HL, LH, HH from the lowest resolution up. */
+static unsigned qcd_index(unsigned res, unsigned orient) {
+    return res ? 1 + 3 * (res - 1) + (orient - 1) : 0;
+}
+
+/* Every band's quantization from the entries of tcp.qcd[0], which stand
+ * for every component (equal depth and levels). */
+static void apply_entries(sci_htj2k_enc *e) {
     const sci_wt_geometry *g = &e->g;
+    const sci_j2k_qcd *q = &e->tcp.qcd[0];
     for (unsigned i = 0; i < e->nbands; i++) {
         band *b = &e->bands[i];
-        double step = qstep * (double)(1u << g->depth) / b->weight;
-        /* The block coder takes up to 30 bit-planes: a coarser step. */
-        b->spqcd = (uint16_t)sci_j2k_irrev_entry(step, g->depth, b->type,
-                                                 e->guard_bits, 30);
-        /* Quantize with the step the decoder will read back. */
-        b->inv_step = (float)(1.0 / sci_j2k_entry_step(b->spqcd, g->depth,
-                                                       b->type));
+        b->spqcd = q->step[qcd_index(b->res, b->type)];
         b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
+        /* 9/7: quantize with the step the decoder will read back */
+        if (g->filter == SCI_DWT_97)
+            b->inv_step = (float)(1.0 / sci_j2k_entry_step(b->spqcd, g->depth,
+                                                           b->type));
     }
     set_dist_weights(e);
     sync_markers(e);
 }
 
+/* The irreversible entries of base step qstep: each band's step is qstep
+ * in sample units over the norm of its synthesis basis. */
+static void irrev_entries(sci_htj2k_enc *e, double qstep) {
+    const sci_wt_geometry *g = &e->g;
+    sci_j2k_qcd *q = &e->tcp.qcd[0];
+    for (unsigned i = 0; i < q->n; i++) {
+        unsigned t = i ? 1 + (i - 1) % 3 : 0;
+        unsigned d = i ? g->levels - (i - 1) / 3 : g->levels;
+        double weight = sci_j2k_band_norm(g->filter, d, t);
+        double step = qstep * (double)(1u << g->depth) / weight;
+        /* The block coder takes up to 30 bit-planes: a coarser step. */
+        q->step[i] = (uint16_t)sci_j2k_irrev_entry(step, g->depth, t,
+                                                   e->guard_bits, 30);
+    }
+}
+
+static void set_steps(sci_htj2k_enc *e, double qstep) {
+    irrev_entries(e, qstep);
+    apply_entries(e);
+}
+
+/* The frame's bands, code-blocks and packets: the shared layout of the
+ * one tile (j2k_layout.h, as a decoder lays out what it reads), with one
+ * precinct per resolution, so each packet's blocks are consecutive. */
 static int layout(sci_htj2k_enc *e) {
     const sci_wt_geometry *g = &e->g;
-    const sci_htj2k_params *p = &e->p;
-    unsigned L = g->levels;
-    unsigned extra = 0;
-    if (g->filter == SCI_DWT_53 && g->ct == SCI_CT_RCT)
-        extra = 1; /* RCT chroma differences take one bit more */
-    uint16_t rev[3 * SCI_DWT_MAX_LEVELS + 1];
-    if (g->filter == SCI_DWT_53 && sci_j2k_rev_entries(L, g->depth + extra, rev))
-        return -1;
-    e->nbands = 0;
-    e->nblocks = 0;
-    for (unsigned c = 0; c < g->components; c++) {
-        uint32_t cw = sci_wt_comp_width(g, c), ch = sci_wt_comp_height(g, c);
+    sci_j2k_tile tile;
+    sci_j2k_status st;
+    memset(&st, 0, sizeof st);
+    int ret = -1;
+    if (sci_j2k_tile_layout_enc(&tile, &e->siz, &e->tcp, 0, &st))
+        goto done;
+    for (unsigned c = 0; c < g->components; c++)
         e->comp_offset[c] = sci_wt_comp_offset(g, c);
-        for (unsigned r = 0; r <= L; r++) {
-            unsigned first = r == 0 ? 0 : 1, last = r == 0 ? 0 : 3;
-            unsigned d = r == 0 ? L : L - r + 1;
-            for (unsigned t = first; t <= last; t++) {
-                band *b = &e->bands[e->nbands++];
-                memset(b, 0, sizeof(*b));
-                b->comp = c, b->res = r, b->type = t, b->level = d;
-                uint32_t lw = sci_dwt_low_len(cw, d), lh = sci_dwt_low_len(ch, d);
-                uint32_t pw = d ? sci_dwt_low_len(cw, d - 1) : cw;
-                uint32_t ph = d ? sci_dwt_low_len(ch, d - 1) : ch;
-                b->x0 = (t & 1) ? lw : 0;
-                b->y0 = (t & 2) ? lh : 0;
-                b->w = (t & 1) ? pw - lw : lw;
-                b->h = (t & 2) ? ph - lh : lh;
-                b->nbx = (b->w + (1u << p->cb_w_log2) - 1) >> p->cb_w_log2;
-                b->nby = (b->h + (1u << p->cb_h_log2) - 1) >> p->cb_h_log2;
-                b->first_block = e->nblocks;
-                e->nblocks += (size_t)b->nbx * b->nby;
-                if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
-                    b->weight = sci_j2k_band_norm(g->filter, d, t);
-                if (g->filter == SCI_DWT_53) {
-                    b->spqcd = rev[r ? 1 + 3 * (r - 1) + (t - 1) : 0];
-                    b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
-                }
-            }
+    e->nbands = (unsigned)tile.nbands;
+    e->nblocks = tile.ncblks;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        const sci_j2k_band *tb = &tile.bands[i];
+        band *b = &e->bands[i];
+        memset(b, 0, sizeof(*b));
+        b->comp = tb->comp, b->res = tb->res, b->type = tb->orient;
+        b->level = tb->level;
+        /* in the component's coefficient plane (Mallat) */
+        b->x0 = tb->px;
+        b->y0 = tb->py;
+        b->w = tb->x1 - tb->x0;
+        b->h = tb->y1 - tb->y0;
+        b->nbx = tb->ncbx;
+        b->nby = tb->ncby;
+        b->first_block = tb->first_cblk;
+        if (g->filter == SCI_DWT_97 || e->p.coder == SCI_J2K_CODER_PART1)
+            b->weight = sci_j2k_band_norm(g->filter, b->level, b->type);
+    }
+    e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(block));
+    if (!e->blocks)
+        goto done;
+    for (size_t i = 0; i < e->nblocks; i++) {
+        const sci_j2k_cblk *cb = &tile.cblks[i];
+        const sci_j2k_band *tb = &tile.bands[cb->band];
+        block *k = &e->blocks[i];
+        k->band = cb->band;
+        k->x0 = tb->px + (cb->x0 - tb->x0);
+        k->y0 = tb->py + (cb->y0 - tb->y0);
+        k->w = cb->x1 - cb->x0;
+        k->h = cb->y1 - cb->y0;
+    }
+    e->npackets = (unsigned)tile.nres;
+    for (unsigned r = 0; r < e->npackets; r++) {
+        const sci_j2k_res *rs = &tile.res[r];
+        packet *k = &e->packets[r];
+        if (rs->npw * rs->nph > 1)
+            goto done; /* cannot be: resolutions are at most 2^15 */
+        k->first_band = rs->first_band;
+        k->nbands = rs->nbands;
+        k->first_block = tile.bands[rs->first_band].first_cblk;
+        for (unsigned j = 0; j < rs->nbands; j++) {
+            const sci_j2k_band *tb = &tile.bands[rs->first_band + j];
+            k->nblocks += (size_t)tb->ncbx * tb->ncby;
         }
     }
-    return 0;
+    ret = 0;
+done:
+    sci_j2k_tile_free(&tile);
+    return ret;
 }
 
 /* --- construction -------------------------------------------------------- */
@@ -261,43 +311,40 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->guard_bits = g->filter == SCI_DWT_53 ? 2 : 1;
     if (sci_ht_enc_tables_init(&e->tables) < 0)
         goto fail;
-    if (layout(e) || init_markers(e))
+    if (init_markers(e))
         goto fail;
-    if (g->filter == SCI_DWT_97 && p->coder == SCI_J2K_CODER_PART1 &&
-        p->bitrate > 0) {
-        /* Truncation, not the step, sets the rate here: quantize no
-         * coarser than one sample unit, so that high rates are not capped
-         * by the step. */
-        e->last_qstep = fmin(p->qstep, ldexp(1.0, -(int)g->depth));
-        set_steps(e, e->last_qstep);
-    } else if (g->filter == SCI_DWT_97) {
-        set_steps(e, p->qstep);
+    if (g->filter == SCI_DWT_97) {
+        if (p->coder == SCI_J2K_CODER_PART1 && p->bitrate > 0) {
+            /* Truncation, not the step, sets the rate here: quantize no
+             * coarser than one sample unit, so that high rates are not
+             * capped by the step. */
+            e->last_qstep = fmin(p->qstep, ldexp(1.0, -(int)g->depth));
+        }
+        irrev_entries(e, e->last_qstep);
     } else {
-        set_dist_weights(e);
-        sync_markers(e);
+        /* RCT chroma differences take one bit more */
+        unsigned extra = g->ct == SCI_CT_RCT ? 1 : 0;
+        if (sci_j2k_rev_entries(g->levels, g->depth + extra,
+                                e->tcp.qcd[0].step))
+            goto fail;
     }
+    share_qcd(e);
+    if (layout(e))
+        goto fail;
+    apply_entries(e);
     for (unsigned i = 0; i < e->nbands; i++)
         if (e->bands[i].mb > 30)
             goto fail;
-    e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(block));
-    if (!e->blocks)
-        goto fail;
     size_t arena = 0;
     for (unsigned i = 0; i < e->nbands; i++) {
         band *b = &e->bands[i];
-        unsigned cbw = 1u << p->cb_w_log2, cbh = 1u << p->cb_h_log2;
-        for (unsigned by = 0; by < b->nby; by++)
-            for (unsigned bx = 0; bx < b->nbx; bx++) {
-                block *k = &e->blocks[b->first_block + (size_t)by * b->nbx + bx];
-                k->band = i;
-                k->x0 = b->x0 + bx * cbw;
-                k->y0 = b->y0 + by * cbh;
-                k->w = b->w - bx * cbw < cbw ? b->w - bx * cbw : cbw;
-                k->h = b->h - by * cbh < cbh ? b->h - by * cbh : cbh;
-                k->slot = arena;
-                k->slot_cap = e->coder->block_bytes_bound(e, k);
-                arena += k->slot_cap;
-            }
+        for (size_t j = b->first_block;
+             j < b->first_block + (size_t)b->nbx * b->nby; j++) {
+            block *k = &e->blocks[j];
+            k->slot = arena;
+            k->slot_cap = e->coder->block_bytes_bound(e, k);
+            arena += k->slot_cap;
+        }
         if (b->nbx && b->nby) {
             if (sci_tagtree_init(&b->incl, b->nbx, b->nby) < 0 ||
                 sci_tagtree_init(&b->zbp, b->nbx, b->nby) < 0)
@@ -308,19 +355,6 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->arena = malloc(arena ? arena : 1);
     e->len = calloc(e->nblocks ? e->nblocks : 1, sizeof(long));
     e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
-    /* Packets: the bands of (c, r) follow each other in bands[] (layout
-     * walks c, r, band), so do their blocks in blocks[]. */
-    e->npackets = g->components * (g->levels + 1);
-    for (unsigned i = 0; i < e->nbands; i++) {
-        const band *b = &e->bands[i];
-        packet *k = &e->packets[b->comp * (g->levels + 1) + b->res];
-        if (!k->nbands) {
-            k->first_band = i;
-            k->first_block = b->first_block;
-        }
-        k->nbands++;
-        k->nblocks += (size_t)b->nbx * b->nby;
-    }
     if (!e->arena || !e->len || !e->slot_off)
         goto fail;
     for (size_t i = 0; i < e->nblocks; i++)

@@ -94,24 +94,14 @@ static int band_quant(sci_j2k_band *b, const sci_j2k_siz *siz,
     return 0;
 }
 
-int sci_j2k_tile_quantize(sci_j2k_tile *tile, const sci_j2k_siz *siz,
-                          const sci_j2k_tcp *tcp, sci_j2k_status *st) {
-    for (size_t i = 0; i < tile->nbands; i++) {
-        sci_j2k_band *b = &tile->bands[i];
-        int e = band_quant(b, siz, tcp, b->comp, tile->index, 0, st);
-        if (e)
-            return e;
-    }
-    return 0;
-}
-
 static uint32_t clamp32(uint64_t v, uint32_t lo, uint32_t hi) {
     return v < lo ? lo : v > hi ? hi : (uint32_t)v;
 }
 
-int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
-                        const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
-                        sci_j2k_status *st) {
+/* limits: refuse more code-blocks or precincts than a decoder takes */
+static int tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                       const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
+                       int limits, sci_j2k_status *st) {
     memset(tile, 0, sizeof *tile);
     tile->index = t;
     sci_j2k_tile_rect(siz, t, &tile->x0, &tile->y0, &tile->x1, &tile->y1);
@@ -175,7 +165,7 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
             rs->first_pband = (size_t)npb;
             nprecs += (uint64_t)rs->npw * rs->nph;
             npb += (uint64_t)rs->npw * rs->nph * rs->nbands;
-            if (nprecs > SCI_J2K_MAX_TILE_PRECINCTS)
+            if (limits && nprecs > SCI_J2K_MAX_TILE_PRECINCTS)
                 return sci_j2k_fail(st, SCI_J2K_EUNSUPPORTED, err_off,
                                     "tile %u has more than %u precincts", t,
                                     SCI_J2K_MAX_TILE_PRECINCTS);
@@ -205,7 +195,7 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                 }
                 b->first_cblk = (size_t)nblocks;
                 nblocks += (uint64_t)b->ncbx * b->ncby;
-                if (nblocks > SCI_J2K_MAX_TILE_BLOCKS)
+                if (limits && nblocks > SCI_J2K_MAX_TILE_BLOCKS)
                     return sci_j2k_fail(st, SCI_J2K_EUNSUPPORTED, err_off,
                                         "tile %u has more than %u "
                                         "code-blocks", t,
@@ -308,4 +298,16 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
         }
     }
     return 0;
+}
+
+int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                        const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
+                        sci_j2k_status *st) {
+    return tile_layout(tile, siz, tcp, t, err_off, 1, st);
+}
+
+int sci_j2k_tile_layout_enc(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                            const sci_j2k_tcp *tcp, uint32_t t,
+                            sci_j2k_status *st) {
+    return tile_layout(tile, siz, tcp, t, 0, 0, st);
 }

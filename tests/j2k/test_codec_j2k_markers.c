@@ -12,7 +12,9 @@
  *     layers, code-block styles, 1 to 4 components with subsampling, 0 to
  *     6 levels, rate control (whose steps change the QCD) and JPH, what
  *     sci_j2k_cs_parse reads from a coded frame equals the sci_j2k_siz,
- *     sci_j2k_tcp, Pcap and Ccap15 the encoder holds.
+ *     sci_j2k_tcp, Pcap and Ccap15 the encoder holds, and the layout a
+ *     decoder makes of it (sci_j2k_tile_layout) has the encoder's bands,
+ *     code-blocks, positions and M_b.
  *
  *   test-codec-j2k-markers [--seed N]
  */
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "codec/j2k/j2k_enc.h"
+#include "codec/j2k/j2k_layout.h"
 #include "codec/j2k/j2k_markers.h"
 #include "codec/j2k/j2k_stream.h"
 #include "tests/common/testutil.h"
@@ -250,6 +253,46 @@ static void case_setup(const ecase *k, sci_wt_geometry *gp,
     *pp = p;
 }
 
+/* The decoder's layout of the parsed header against the encoder's. */
+static void same_layout(const sci_j2k_cs *cs, const sci_htj2k_enc *e,
+                        const char *what) {
+    char msg[400];
+    sci_j2k_tile tile;
+    sci_j2k_status st;
+    memset(&st, 0, sizeof st);
+    int r = sci_j2k_tile_layout(&tile, &cs->siz, &cs->main, 0, 0, &st);
+    snprintf(msg, sizeof msg, "%s: the decoder lays it out (%s)", what,
+             st.msg);
+    check(r == 0, msg);
+    if (r == 0) {
+        int ok = tile.nbands == e->nbands && tile.ncblks == e->nblocks;
+        for (unsigned i = 0; ok && i < e->nbands; i++) {
+            const sci_j2k_band *t = &tile.bands[i];
+            const band *b = &e->bands[i];
+            ok = t->comp == b->comp && t->res == b->res &&
+                 t->orient == b->type && t->px == b->x0 && t->py == b->y0 &&
+                 t->x1 - t->x0 == b->w && t->y1 - t->y0 == b->h &&
+                 t->ncbx == b->nbx && t->ncby == b->nby &&
+                 t->first_cblk == b->first_block && t->mb == b->mb &&
+                 t->spqcd == b->spqcd;
+        }
+        snprintf(msg, sizeof msg, "%s: bands as the decoder's", what);
+        check(ok, msg);
+        ok = tile.ncblks == e->nblocks;
+        for (size_t i = 0; ok && i < e->nblocks; i++) {
+            const sci_j2k_cblk *c = &tile.cblks[i];
+            const sci_j2k_band *t = &tile.bands[c->band];
+            const block *k = &e->blocks[i];
+            ok = c->band == k->band && t->px + c->x0 - t->x0 == k->x0 &&
+                 t->py + c->y0 - t->y0 == k->y0 && c->x1 - c->x0 == k->w &&
+                 c->y1 - c->y0 == k->h;
+        }
+        snprintf(msg, sizeof msg, "%s: code-blocks as the decoder's", what);
+        check(ok, msg);
+    }
+    sci_j2k_tile_free(&tile);
+}
+
 static void encoder_round_trip(const ecase *k, unsigned run) {
     char what[64];
     snprintf(what, sizeof what, "encoder case %u", run);
@@ -290,8 +333,10 @@ static void encoder_round_trip(const ecase *k, unsigned run) {
     int r = sci_j2k_cs_parse(&cs, out, len, &st);
     snprintf(msg, sizeof msg, "%s: parses (%d: %s)", what, r, st.msg);
     check(r == 0, msg);
-    if (r == 0)
+    if (r == 0) {
         same_header(&cs, &e->siz, e->pcap, e->ccap15, &e->tcp, what);
+        same_layout(&cs, e, what);
+    }
     sci_j2k_cs_free(&cs);
 done:
     free(out);
