@@ -2,9 +2,9 @@
  * Tier-2 header bits and tag trees (codec/j2k/t2_bits.h): hand-worked bytes,
  * then round trips through a decoder written here from B.10.1 and B.10.2
  * on random trees and random bit strings; then the library's own reading
- * side (what the decoder's tier-2 uses) against its writing side: bits,
- * tag trees, pass counts (Table B.4) and Lblock increments mixed in random
- * headers.
+ * side (what the decoder's tier-2 uses) against its writing side: tag
+ * trees, and bits, pass counts (Table B.4) and Lblock increments mixed in
+ * random headers.
  *
  *   test-codec-t2 [--seed N]
  */
@@ -180,6 +180,11 @@ static void test_tagtree(void) {
         d.low = calloc(t.nodes, sizeof(*d.low));
         d.value = calloc(t.nodes, sizeof(*d.value));
         d.known = calloc(t.nodes, 1);
+        /* the library's decoder (j2k_t2.c's) reads the same bytes */
+        int32_t *lib_low = calloc(t.nodes, sizeof(*lib_low));
+        int32_t *lib_val = malloc(t.nodes * sizeof(*lib_val));
+        for (size_t i = 0; i < t.nodes; i++)
+            lib_val[i] = INT32_MAX;
         size_t cap = 64 + t.nodes * 40;
         uint8_t *big = malloc(cap);
         for (int32_t th = 1; th <= maxv + 2 && ok; th++) {
@@ -194,9 +199,18 @@ static void test_tagtree(void) {
                 int below = tt_decode(&d, &r, i % w, i / w, use);
                 ok = below == (vals[i] < use);
             }
+            sci_t2_rd lr;
+            sci_t2_rd_init(&lr, big, n, 0);
+            for (uint32_t i = 0; i < w * h && ok; i++) {
+                int below = sci_tagtree_decode(&lr, lib_low, lib_val, w, h,
+                                               i % w, i / w, use);
+                ok = below == (vals[i] < use) && !lr.over;
+            }
         }
         for (uint32_t i = 0; i < w * h && ok; i++)
-            ok = d.known[i] && d.value[i] == vals[i];
+            ok = d.known[i] && d.value[i] == vals[i] && lib_val[i] == vals[i];
+        free(lib_low);
+        free(lib_val);
         free(big);
         free(d.low);
         free(d.value);
@@ -204,7 +218,8 @@ static void test_tagtree(void) {
         free(vals);
         sci_tagtree_free(&t);
     }
-    check(ok, "tag tree: random trees decode, layer by layer");
+    check(ok, "tag tree: random trees decode, layer by layer (both "
+          "decoders)");
 }
 
 
@@ -291,53 +306,6 @@ static void test_shared_reader(void) {
     }
     check(ok, "reader: random headers of bits, pass counts and Lblock "
           "increments read back, aligned to their end");
-
-    /* tag trees through sci_tagtree_decode, thresholds rising as layers */
-    ok = 1;
-    for (int round = 0; round < 300 && ok; round++) {
-        uint32_t w = 1 + (uint32_t)(rng() % 23), h = 1 + (uint32_t)(rng() % 17);
-        int32_t maxv = (int32_t)(rng() % 12);
-        sci_tagtree t;
-        if (sci_tagtree_init(&t, w, h)) {
-            ok = 0;
-            break;
-        }
-        int32_t *vals = malloc(w * h * sizeof(*vals));
-        int32_t *low = calloc(t.nodes, sizeof(*low));
-        int32_t *val = malloc(t.nodes * sizeof(*val));
-        for (size_t i = 0; i < t.nodes; i++)
-            val[i] = INT32_MAX;
-        for (uint32_t i = 0; i < w * h; i++) {
-            vals[i] = (int32_t)(rng() % (uint64_t)(maxv + 1));
-            sci_tagtree_set(&t, i % w, i / w, vals[i]);
-        }
-        sci_tagtree_build(&t);
-        size_t cap = 64 + t.nodes * 40;
-        uint8_t *hb = malloc(cap);
-        for (int32_t th = 1; th <= maxv + 2 && ok; th++) {
-            int32_t use = th == maxv + 2 ? 1000 : th;
-            sci_t2_bits_init(&b, hb, cap);
-            for (uint32_t i = 0; i < w * h; i++)
-                sci_tagtree_encode(&t, &b, i % w, i / w, use);
-            n = sci_t2_bits_finish(&b);
-            sci_t2_rd r;
-            sci_t2_rd_init(&r, hb, n, 0);
-            for (uint32_t i = 0; i < w * h && ok; i++) {
-                int below = sci_tagtree_decode(&r, low, val, w, h, i % w,
-                                               i / w, use);
-                ok = below == (vals[i] < use);
-            }
-        }
-        for (uint32_t i = 0; i < w * h && ok; i++)
-            ok = val[i] == vals[i];
-        free(hb);
-        free(low);
-        free(val);
-        free(vals);
-        sci_tagtree_free(&t);
-    }
-    check(ok, "tag tree: sci_tagtree_decode reads sci_tagtree_encode, "
-          "layer by layer");
 }
 
 int main(int argc, char **argv) {
