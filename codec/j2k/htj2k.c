@@ -1,13 +1,14 @@
 /*
- * HTJ2K frame encoder: subband and code-block layout, quantization, block
- * coding (in parallel), tier-2 packets and the codestream markers.
+ * The core of the JPEG 2000 encoder (HTJ2K, and Part 1 through the EBCOT
+ * coder): the frame's layout from the shared codestream layer (markers,
+ * Annex B layout, quantization; see docs/j2k-codestream.md), the steps and
+ * their search for a bitrate, and the codestream and JPH file around the
+ * packets that the block coder (j2k_coder.h) writes.
  *
  * One tile covers the image, every resolution is one precinct (the default
- * maximal precincts of COD, 2^15), there is one quality layer, and every
- * code-block is a single HT cleanup pass covering all its bit-planes.  With
- * one precinct per resolution and the image origin at 0, each progression
- * order reduces to a resolution-major or a component-major walk over the
- * (component, resolution) packets.
+ * maximal precincts of COD, 2^15), and with the image origin at 0 each
+ * progression order reduces to a resolution-major or a component-major
+ * walk over the (component, resolution) packets.
  */
 #include "htj2k.h"
 
