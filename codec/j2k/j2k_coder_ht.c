@@ -12,7 +12,7 @@
 
 #include "ht_block.h"
 #include "j2k_coder.h"
-#include "t2_bits.h"
+#include "j2k_t2.h"
 
 /* ---- block coding ------------------------------------------------------------ */
 
@@ -44,33 +44,6 @@ static int code_blocks(sci_htj2k_enc *e, const void *coeffs) {
 
 /* ---- tier 2 ---------------------------------------------------------------- */
 
-static unsigned bit_length(unsigned long v) {
-    return v ? (unsigned)(8 * sizeof(unsigned long)) - (unsigned)__builtin_clzl(v) : 0;
-}
-
-/* What follows the tag-tree bits of an included block: one coding pass (a
- * 0), the Lblock increments (comma code, Lblock starts at 3) and the
- * length in Lblock bits, after `pre` bits of value `pre_v` (prefix of this
- * block's tag-tree ones, or 0 bits). */
-static inline void block_tail(sci_t2_bits *w, uint64_t pre_v, unsigned pre,
-                              unsigned long len) {
-    unsigned need = bit_length(len), lblock = need > 3 ? need : 3;
-    unsigned inc = lblock - 3;
-    /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
-    unsigned tail = 2 * lblock - 1;
-    if (pre + tail <= 57) {
-        uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
-        v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
-        sci_t2_bits_put(w, v, pre + tail);
-    } else {
-        sci_t2_bits_put(w, pre_v, pre);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_run(w, 1, inc);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_put(w, len, lblock);
-    }
-}
-
 /* A band whose blocks are all included.  Both tag trees then have equal
  * leaves (inclusion 0, zero bit-planes M_b - 1), so a block's bits on each
  * are a 1 for every node its path visits first (B.10.2), the root's value
@@ -91,10 +64,11 @@ static void band_all_included(const band *b, const long *len, sci_t2_bits *w) {
                  * root's value */
                 sci_t2_bits_run(w, 1, nn);
                 sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+                sci_j2k_t2_put_ht_single(w, (UINT64_C(1) << nn) - 1, nn,
+                                         (uint64_t)*l);
             } else {
-                block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
-                              (unsigned long)*l);
+                sci_j2k_t2_put_ht_single(w, (UINT64_C(1) << (2 * nn)) - 1,
+                                         2 * nn, (uint64_t)*l);
             }
         }
 }
@@ -178,10 +152,12 @@ static void band_mixed(band *b, const long *len, sci_t2_bits *w) {
             if (nn == levels) {
                 sci_t2_bits_put(w, bits, nb);
                 sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
+                sci_j2k_t2_put_ht_single(w, (UINT64_C(1) << nn) - 1, nn,
+                                         (uint64_t)*l);
             } else {
-                block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
-                              (unsigned long)*l);
+                sci_j2k_t2_put_ht_single(w, (bits << nn) |
+                                         ((UINT64_C(1) << nn) - 1), nb + nn,
+                                         (uint64_t)*l);
             }
         }
 }

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "j2k_coder.h"
+#include "j2k_t2.h"
 #include "t1.h"
 
 #define NPTS (SCI_T1_MAX_PASSES + 1)
@@ -265,43 +266,6 @@ static void t2_save(sci_htj2k_enc *e, int restore) {
     }
 }
 
-static unsigned bit_len(size_t v) {
-    return v ? 64u - (unsigned)__builtin_clzll((unsigned long long)v) : 0;
-}
-
-/* The block's contribution to a packet header: passes from..to-1 (to >
- * from), in codeword segments split after each pass that ends one; one
- * Lblock increment for all, then each segment's length in
- * Lblock + floor(log2(its passes)) bits (B.10.7).  Returns the bytes. */
-static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
-                               const sci_j2k_block_passes *k, unsigned from,
-                               unsigned to) {
-    sci_t2_put_passes(w, to - from);
-    unsigned lb = *lblock;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t start = from ? k->pass_len[from - 1] : 0;
-        unsigned s = from;
-        for (unsigned j = from; j < to; j++) {
-            if (!(k->pass_term[j] || j == to - 1))
-                continue;
-            size_t len = k->pass_len[j] - start;
-            unsigned extra = sci_t2_floor_log2(j + 1 - s), need = bit_len(len);
-            if (pass == 0) {
-                if (need > lb + extra)
-                    lb = need - extra;
-            } else {
-                sci_t2_bits_put(w, len, lb + extra);
-            }
-            start = k->pass_len[j];
-            s = j + 1;
-        }
-        if (pass == 0) {
-            sci_t2_put_lblock_inc(w, lb - *lblock);
-            *lblock = (uint8_t)lb;
-        }
-    }
-    return k->pass_len[to - 1] - (from ? k->pass_len[from - 1] : 0);
-}
 
 /* Packet (layer l, component and resolution of pk): the header into
  * p->hdr, the tier-2 state advanced.  Returns the header's bytes and the
@@ -348,7 +312,9 @@ static size_t packet_header(sci_htj2k_enc *e, unsigned l, const packet *pk,
                     if (to == from)
                         continue;
                 }
-                *body += put_block_passes(&w, &p->lblock[i], k, from, to);
+                *body += sci_j2k_t2_put_p1_passes(&w, &p->lblock[i],
+                                                  k->pass_len, k->pass_term,
+                                                  from, to);
             }
     }
     return sci_t2_bits_finish(&w);

@@ -1,5 +1,6 @@
 /*
- * Tier-2 decoding of a JPEG 2000 tile (see j2k_t2.h).
+ * Tier-2 of JPEG 2000: a code-block's packet header entry written, a
+ * tile's packets decoded (see j2k_t2.h).
  */
 #include "j2k_t2.h"
 
@@ -7,6 +8,42 @@
 #include <string.h>
 
 #include "t2_bits.h"
+
+/* ---- writing --------------------------------------------------------------- */
+
+size_t sci_j2k_t2_put_p1_passes(sci_t2_bits *w, uint8_t *lblock,
+                                const size_t *pass_len,
+                                const uint8_t *pass_term, unsigned from,
+                                unsigned to) {
+    sci_t2_put_passes(w, to - from);
+    /* a first walk finds the Lblock every segment's length fits, the
+     * second writes the lengths */
+    unsigned lb = *lblock;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = from ? pass_len[from - 1] : 0;
+        unsigned s = from;
+        for (unsigned j = from; j < to; j++) {
+            if (!(pass_term[j] || j == to - 1))
+                continue;
+            size_t len = pass_len[j] - start;
+            unsigned extra = sci_t2_floor_log2(j + 1 - s);
+            unsigned need = sci_t2_bit_len(len);
+            if (pass == 0) {
+                if (need > lb + extra)
+                    lb = need - extra;
+            } else {
+                sci_t2_bits_put(w, len, lb + extra);
+            }
+            start = pass_len[j];
+            s = j + 1;
+        }
+        if (pass == 0) {
+            sci_t2_put_lblock_inc(w, lb - *lblock);
+            *lblock = (uint8_t)lb;
+        }
+    }
+    return pass_len[to - 1] - (from ? pass_len[from - 1] : 0);
+}
 
 /* ---- helpers --------------------------------------------------------------- */
 

@@ -144,6 +144,11 @@ static inline unsigned sci_t2_floor_log2(unsigned v) {
     return v ? 31u - (unsigned)__builtin_clz(v) : 0;
 }
 
+/* Bits that v takes (0 for 0). */
+static inline unsigned sci_t2_bit_len(uint64_t v) {
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
 /* Bits of the length field of a codeword segment of `passes` passes:
  * Lblock + floor(log2(passes)). */
 static inline unsigned sci_t2_len_bits(unsigned lblock, unsigned passes) {

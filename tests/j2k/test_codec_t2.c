@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/j2k/j2k_t2.h"
 #include "codec/j2k/t2_bits.h"
 #include "tests/common/testutil.h"
 
@@ -308,6 +309,38 @@ static void test_shared_reader(void) {
           "increments read back, aligned to their end");
 }
 
+/* The HT one-pass entry, packed into one put where it fits, against its
+ * fields put one by one: a 0 (one pass), Lblock - 3 ones and a 0, the
+ * length in Lblock bits (Lblock at least 3). */
+static void test_ht_entry(void) {
+    int ok = 1;
+    for (int round = 0; round < 20000 && ok; round++) {
+        unsigned pre = (unsigned)(rng() % 58);
+        uint64_t pre_v = rng() & ((UINT64_C(1) << pre) - 1);
+        unsigned lbits = (unsigned)(rng() % 33);
+        uint64_t len = lbits ? rng() & ((UINT64_C(1) << lbits) - 1) : 0;
+        uint8_t a[64], b[64];
+        sci_t2_bits wa, wb;
+        sci_t2_bits_init(&wa, a, sizeof a);
+        sci_j2k_t2_put_ht_single(&wa, pre_v, pre, len);
+        size_t na = sci_t2_bits_finish(&wa);
+        sci_t2_bits_init(&wb, b, sizeof b);
+        for (unsigned i = pre; i-- > 0;)
+            sci_t2_bits_put(&wb, pre_v >> i & 1, 1);
+        unsigned lblock = sci_t2_bit_len(len) > 3 ? sci_t2_bit_len(len) : 3;
+        sci_t2_bits_put(&wb, 0, 1);
+        for (unsigned i = 3; i < lblock; i++)
+            sci_t2_bits_put(&wb, 1, 1);
+        sci_t2_bits_put(&wb, 0, 1);
+        for (unsigned i = lblock; i-- > 0;)
+            sci_t2_bits_put(&wb, len >> i & 1, 1);
+        size_t nb = sci_t2_bits_finish(&wb);
+        ok = na == nb && na && !memcmp(a, b, na);
+    }
+    check(ok, "HT one-pass entry: packed bits equal the fields put one by "
+          "one (both sides of the 57-bit limit)");
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -316,6 +349,7 @@ int main(int argc, char **argv) {
     test_bits();
     test_tagtree();
     test_shared_reader();
+    test_ht_entry();
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }
