@@ -137,6 +137,19 @@ static int init_markers(sci_htj2k_enc *e) {
     q->guard = (uint8_t)e->guard_bits;
     q->n = (uint8_t)(3 * g->levels + 1);
     e->tcp.have_cod = e->tcp.have_qcd = 1;
+    /* The JPH file format (15444-15 Annex D): image size, samples and
+     * colour space */
+    sci_j2k_jp2 *j = &e->jp2;
+    j->file = j->jph = e->p.jph != 0;
+    j->width = g->width;
+    j->height = g->height;
+    j->nc = (uint16_t)g->components;
+    j->bpc = (uint8_t)(g->depth - 1); /* unsigned, equal depths */
+    int rgb = g->ct != SCI_CT_NONE;
+    int yuv = !rgb && g->components >= 3;
+    j->enumcs = g->components < 3 ? 17 : yuv ? 18 : 16; /* grey, sYCC, sRGB */
+    j->colour = j->enumcs == 17 ? SCI_J2K_COLOUR_GREY :
+                j->enumcs == 18 ? SCI_J2K_COLOUR_SYCC : SCI_J2K_COLOUR_SRGB;
     return 0;
 }
 
@@ -419,40 +432,6 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
     return o->len <= o->cap ? o->len : 0;
 }
 
-/* The JPH file format (15444-15 Annex D): signature, file type, header with
- * image size and colour space, then the codestream box. */
-static size_t write_jph_head(const sci_htj2k_enc *e, out_buf *o) {
-    const sci_wt_geometry *g = &e->g;
-    put32(o, 12);
-    put32(o, 0x6A502020); /* 'jP  ' */
-    put32(o, 0x0D0A870A);
-    put32(o, 20);
-    put32(o, 0x66747970); /* 'ftyp' */
-    put32(o, 0x6A706820); /* brand 'jph ' */
-    put32(o, 0);
-    put32(o, 0x6A706820); /* compatible: 'jph ' */
-    put32(o, 8 + 22 + 15);
-    put32(o, 0x6A703268); /* 'jp2h' */
-    put32(o, 22);
-    put32(o, 0x69686472); /* 'ihdr' */
-    put32(o, g->height);
-    put32(o, g->width);
-    put16(o, g->components);
-    put8(o, g->depth - 1);
-    put8(o, 7); /* compression type: JPEG 2000 */
-    put8(o, 0);
-    put8(o, 0);
-    put32(o, 15);
-    put32(o, 0x636F6C72); /* 'colr' */
-    put8(o, 1);           /* enumerated colour space */
-    put8(o, 0);
-    put8(o, 0);
-    int rgb = g->ct != SCI_CT_NONE;
-    int yuv = !rgb && g->components >= 3;
-    put32(o, g->components < 3 ? 17 : yuv ? 18 : 16); /* grey, sYCC, sRGB */
-    return o->len;
-}
-
 /* Everything but the block bodies, which spans place; out == NULL: only
  * counts the bytes. */
 static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
@@ -460,23 +439,16 @@ static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
     out_buf o = {out, 0, out ? cap : 0};
     size_t box = 0;
     if (e->p.jph) {
-        write_jph_head(e, &o);
-        box = o.len;
-        put32(&o, 0); /* jp2c length, filled in below */
-        put32(&o, 0x6A703263); /* 'jp2c' */
+        sci_j2k_write_jp2_head(&o, &e->jp2);
+        box = sci_j2k_write_jp2c_head(&o); /* its length filled in below */
     }
     out_buf cs = {out ? out + (o.len <= cap ? o.len : cap) : NULL, 0,
                   out && o.len <= cap ? cap - o.len : 0};
     size_t n = write_codestream(e, len, &cs, o.len, spans, nspans);
     if (!n)
         return 0;
-    if (out && e->p.jph) {
-        uint32_t l = (uint32_t)(n + 8);
-        out[box] = (uint8_t)(l >> 24);
-        out[box + 1] = (uint8_t)(l >> 16);
-        out[box + 2] = (uint8_t)(l >> 8);
-        out[box + 3] = (uint8_t)l;
-    }
+    if (e->p.jph)
+        sci_j2k_patch32(&o, box, (uint32_t)(n + 8));
     return o.len + n;
 }
 

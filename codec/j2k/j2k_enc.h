@@ -83,6 +83,7 @@ struct sci_htj2k_enc {
     sci_j2k_tcp tcp;
     uint32_t pcap;
     uint16_t ccap15;
+    sci_j2k_jp2 jp2;            /* the JPH boxes (params jph) */
 };
 
 /* The byte writer of the markers (j2k_markers.h), under shorter names. */

@@ -197,3 +197,49 @@ size_t sci_j2k_write_sot(sci_j2k_out *o, unsigned tile, uint32_t psot,
     sci_j2k_put8(o, tnsot);
     return at;
 }
+
+/* Box types (ISO/IEC 15444-1 Annex I, 15444-15 Annex D). */
+#define BOX_JP 0x6A502020u   /* 'jP  ' */
+#define BOX_FTYP 0x66747970u /* 'ftyp' */
+#define BOX_JP2H 0x6A703268u /* 'jp2h' */
+#define BOX_IHDR 0x69686472u /* 'ihdr' */
+#define BOX_COLR 0x636F6C72u /* 'colr' */
+#define BOX_JP2C 0x6A703263u /* 'jp2c' */
+#define BRAND_JPH 0x6A706820u /* 'jph ' */
+#define BRAND_JP2 0x6A703220u /* 'jp2 ' */
+
+void sci_j2k_write_jp2_head(sci_j2k_out *o, const sci_j2k_jp2 *j) {
+    uint32_t brand = j->jph ? BRAND_JPH : BRAND_JP2;
+    sci_j2k_put32(o, 12);
+    sci_j2k_put32(o, BOX_JP);
+    sci_j2k_put32(o, 0x0D0A870A);
+    sci_j2k_put32(o, 20);
+    sci_j2k_put32(o, BOX_FTYP);
+    sci_j2k_put32(o, brand);
+    sci_j2k_put32(o, 0); /* minor version */
+    sci_j2k_put32(o, brand); /* compatible with */
+    sci_j2k_put32(o, 8 + 22 + 15);
+    sci_j2k_put32(o, BOX_JP2H);
+    sci_j2k_put32(o, 22);
+    sci_j2k_put32(o, BOX_IHDR);
+    sci_j2k_put32(o, j->height);
+    sci_j2k_put32(o, j->width);
+    sci_j2k_put16(o, j->nc);
+    sci_j2k_put8(o, j->bpc);
+    sci_j2k_put8(o, 7); /* compression type: JPEG 2000 */
+    sci_j2k_put8(o, 0); /* colour space known */
+    sci_j2k_put8(o, 0); /* no intellectual property box */
+    sci_j2k_put32(o, 15);
+    sci_j2k_put32(o, BOX_COLR);
+    sci_j2k_put8(o, 1); /* enumerated colour space */
+    sci_j2k_put8(o, 0);
+    sci_j2k_put8(o, 0);
+    sci_j2k_put32(o, j->enumcs);
+}
+
+size_t sci_j2k_write_jp2c_head(sci_j2k_out *o) {
+    size_t at = o->len;
+    sci_j2k_put32(o, 0);
+    sci_j2k_put32(o, BOX_JP2C);
+    return at;
+}

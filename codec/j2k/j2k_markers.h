@@ -95,6 +95,14 @@ static inline void sci_j2k_write_marker(sci_j2k_out *o, unsigned marker) {
     sci_j2k_put16(o, marker);
 }
 
+/* The boxes of a JP2 or JPH file (jph: brand 'jph ', else 'jp2 ') before
+ * its codestream: signature, file type, header (ihdr from width, height,
+ * nc, bpc; colr, enumerated, from enumcs).  Then sci_j2k_write_jp2c_head
+ * opens the codestream box; returns where its length goes, for
+ * sci_j2k_patch32 (8 + the codestream's bytes). */
+void sci_j2k_write_jp2_head(sci_j2k_out *o, const sci_j2k_jp2 *j);
+size_t sci_j2k_write_jp2c_head(sci_j2k_out *o);
+
 /* Whether two components' coding styles or quantizations are written
  * alike (so that one COD or QCD serves both). */
 int sci_j2k_coc_same(const sci_j2k_coc *a, const sci_j2k_coc *b);

@@ -6,7 +6,8 @@
  *     components; CAP; COD with and without precincts, SOP / EPH; COC,
  *     QCC (all three quantization styles) and RGN of some components; POC;
  *     with Csiz on both sides of 257 (one- and two-byte component
- *     indices), written, closed by one tile-part and parsed back;
+ *     indices), written, closed by one tile-part, in a JP2 or JPH file or
+ *     not, and parsed back;
  *   - the encoder's main header (codec/j2k/htj2k.c writes it from these
  *     structures): for both block coders and filters, progressions,
  *     layers, code-block styles, 1 to 4 components with subsampling, 0 to
@@ -79,6 +80,16 @@ static int same_header(const sci_j2k_cs *cs, const sci_j2k_siz *z,
     snprintf(msg, sizeof msg, "%s: POC", what);
     check(ok, msg);
     return check_failed == 0;
+}
+
+static void same_jp2(const sci_j2k_jp2 *p, const sci_j2k_jp2 *j,
+                     const char *what) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: JP2 boxes (brand, ihdr, colr)", what);
+    check(p->file == j->file && p->jph == j->jph && p->width == j->width &&
+          p->height == j->height && p->nc == j->nc && p->bpc == j->bpc &&
+          p->colour == j->colour && p->enumcs == j->enumcs &&
+          !p->has_palette && !p->has_cdef, msg);
 }
 
 /* ---- random headers ------------------------------------------------------ */
@@ -177,6 +188,23 @@ static void random_round_trip(unsigned csiz, unsigned run) {
         p->prog = (uint8_t)rnd(5);
     }
 
+    /* in a JP2 or JPH file half the time */
+    sci_j2k_jp2 jp2;
+    memset(&jp2, 0, sizeof jp2);
+    jp2.file = (int)rnd(2);
+    jp2.jph = jp2.file && rnd(2);
+    jp2.width = z.xsiz - z.xosiz;
+    jp2.height = z.ysiz - z.yosiz;
+    jp2.nc = (uint16_t)csiz;
+    jp2.bpc = (uint8_t)rnd(256);
+    static const uint32_t cs_enum[] = {16, 17, 18, 12, 20};
+    static const sci_j2k_colour cs_colour[] = {
+        SCI_J2K_COLOUR_SRGB, SCI_J2K_COLOUR_GREY, SCI_J2K_COLOUR_SYCC,
+        SCI_J2K_COLOUR_OTHER, SCI_J2K_COLOUR_OTHER};
+    unsigned ce = rnd(5);
+    jp2.enumcs = cs_enum[ce];
+    jp2.colour = cs_colour[ce];
+
     sci_j2k_out o = {NULL, 0, 0};
     for (int pass = 0; pass < 2; pass++) {
         /* first count, then write into what the count asked for */
@@ -187,6 +215,12 @@ static void random_round_trip(unsigned csiz, unsigned run) {
             if (!o.p)
                 break;
         }
+        size_t box = 0, box_start = 0;
+        if (jp2.file) {
+            sci_j2k_write_jp2_head(&o, &jp2);
+            box = sci_j2k_write_jp2c_head(&o);
+            box_start = o.len;
+        }
         sci_j2k_write_main_header(&o, &z, pcap, ccap15, &t);
         size_t sot = o.len;
         size_t psot = sci_j2k_write_sot(&o, 0, 0, 0, 1);
@@ -194,6 +228,8 @@ static void random_round_trip(unsigned csiz, unsigned run) {
         sci_j2k_put8(&o, 0); /* an empty packet */
         sci_j2k_patch32(&o, psot, (uint32_t)(o.len - sot));
         sci_j2k_write_marker(&o, J2K_EOC);
+        if (jp2.file)
+            sci_j2k_patch32(&o, box, (uint32_t)(8 + o.len - box_start));
     }
     sci_j2k_cs cs;
     sci_j2k_status st;
@@ -206,6 +242,10 @@ static void random_round_trip(unsigned csiz, unsigned run) {
         check(cs.ntp == 1 && cs.eoc && cs.tp[0].data_end - cs.tp[0].data == 1,
               "random header: the tile-part after it");
         same_header(&cs, &z, pcap, ccap15, &t, what);
+        if (jp2.file)
+            same_jp2(&cs.jp2, &jp2, what);
+        else
+            check(!cs.jp2.file, "random header: a raw codestream");
     }
     sci_j2k_cs_free(&cs);
     free(o.p);
@@ -336,6 +376,8 @@ static void encoder_round_trip(const ecase *k, unsigned run) {
     if (r == 0) {
         same_header(&cs, &e->siz, e->pcap, e->ccap15, &e->tcp, what);
         same_layout(&cs, e, what);
+        if (k->jph)
+            same_jp2(&cs.jp2, &e->jp2, what);
     }
     sci_j2k_cs_free(&cs);
 done:
