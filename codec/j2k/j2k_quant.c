@@ -224,29 +224,53 @@ int sci_j2k_quantize_block(const void *src, size_t stride, unsigned w,
     return bad ? -1 : 0;
 }
 
+/* The magnitude m of a sample whose lowest decoded bit-plane is *lo, back
+ * from the ROI shift s (H.1): a magnitude at or above 2^s belongs to the
+ * region and is shifted down, with its decoded planes. */
+static inline uint32_t roi_unshift(uint32_t m, unsigned s, unsigned *lo) {
+    if (s && s < 32 && m >= (1u << s)) {
+        m >>= s;
+        *lo = *lo > s ? *lo - s : 0;
+    }
+    return m;
+}
+
 void sci_j2k_dequantize_block(const uint32_t *sm, const uint8_t *low,
                               unsigned w, unsigned h, unsigned roi,
                               int reversible, double step, void *dst,
                               size_t stride) {
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++) {
-            uint32_t v = sm[y * w + x];
-            uint32_t m = v & ~SCI_J2K_SIGN;
-            unsigned lo = m ? low[y * w + x] : 0;
-            if (m && roi && roi < 32 && m >= (1u << roi)) {
-                m >>= roi;
-                lo = lo > roi ? lo - roi : 0;
+    /* one loop each, so that neither tests the filter per sample */
+    if (reversible) {
+        int32_t *d = dst;
+        for (unsigned y = 0; y < h; y++)
+            for (unsigned x = 0; x < w; x++) {
+                uint32_t v = sm[y * w + x];
+                uint32_t m = v & ~SCI_J2K_SIGN;
+                int32_t q = 0;
+                if (m) {
+                    unsigned lo = low[y * w + x];
+                    m = roi_unshift(m, roi, &lo);
+                    /* the middle of the interval, an integer when lo > 0 */
+                    if (lo)
+                        m += 1u << (lo - 1);
+                    q = (v & SCI_J2K_SIGN) ? -(int32_t)m : (int32_t)m;
+                }
+                d[(size_t)y * stride + x] = q;
             }
-            size_t at = (size_t)y * stride + x;
-            if (reversible) {
-                /* the middle of the interval, an integer when lo > 0 */
-                if (m && lo)
-                    m += 1u << (lo - 1);
-                ((int32_t *)dst)[at] = (v & SCI_J2K_SIGN) ? -(int32_t)m :
-                                       (int32_t)m;
-            } else {
-                double a = m ? ((double)m + ldexp(0.5, (int)lo)) * step : 0.0;
-                ((float *)dst)[at] = (float)(m && (v & SCI_J2K_SIGN) ? -a : a);
+    } else {
+        float *d = dst;
+        for (unsigned y = 0; y < h; y++)
+            for (unsigned x = 0; x < w; x++) {
+                uint32_t v = sm[y * w + x];
+                uint32_t m = v & ~SCI_J2K_SIGN;
+                float q = 0.0f;
+                if (m) {
+                    unsigned lo = low[y * w + x];
+                    m = roi_unshift(m, roi, &lo);
+                    double a = ((double)m + ldexp(0.5, (int)lo)) * step;
+                    q = (float)((v & SCI_J2K_SIGN) ? -a : a);
+                }
+                d[(size_t)y * stride + x] = q;
             }
-        }
+    }
 }
