@@ -1,24 +1,26 @@
 /*
- * HTJ2K frame encoder: subband and code-block layout, quantization, block
- * coding (in parallel), tier-2 packets and the codestream markers.
+ * The core of the JPEG 2000 encoder (HTJ2K, and Part 1 through the EBCOT
+ * coder): the frame's layout from the shared codestream layer (markers,
+ * Annex B layout, quantization; see docs/j2k-codestream.md), the steps and
+ * their search for a bitrate, and the codestream and JPH file around the
+ * packets that the block coder (j2k_coder.h) writes.
  *
  * One tile covers the image, every resolution is one precinct (the default
- * maximal precincts of COD, 2^15), there is one quality layer, and every
- * code-block is a single HT cleanup pass covering all its bit-planes.  With
- * one precinct per resolution and the image origin at 0, each progression
- * order reduces to a resolution-major or a component-major walk over the
- * (component, resolution) packets.
+ * maximal precincts of COD, 2^15), and with the image origin at 0 each
+ * progression order reduces to a resolution-major or a component-major
+ * walk over the (component, resolution) packets.
  */
 #include "htj2k.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ht_block.h"
+#include "j2k_coder.h"
 #include "j2k_enc.h"
+#include "j2k_layout.h"
+#include "j2k_quant.h"
 #include "t2_bits.h"
 
 void sci_htj2k_params_default(sci_htj2k_params *p) {
@@ -84,134 +86,94 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
     return NULL;
 }
 
-/* --- band geometry and quantization ------------------------------------ */
+/* --- markers ------------------------------------------------------------- */
 
-/* The 5/3 BIBO gains are taken to this depth; deeper bands take its.  The
- * gains converge (low 1.71559..., high 2.86714... at 20 levels), and the
- * bit-planes a band gets from them, ceil(log2(1.1 gain)), are 2 (LL), 3
- * (HL, LH) and 4 (HH) from 3 levels on, to the limit, 0.3 of a bit and
- * more below the next count (tests/j2k/test_codec_levels.c checks them by
- * convolution to 12 levels).  Deeper gains would change no codestream and
- * cost twice the work and memory a level. */
-#define BIBO_LEVELS 3
+static unsigned max_mb(const sci_htj2k_enc *e) {
+    unsigned m = 0;
+    for (unsigned i = 0; i < e->nbands; i++)
+        m = e->bands[i].mb > m ? e->bands[i].mb : m;
+    return m;
+}
 
-/* L1 norms of the 5/3 analysis filters equivalent to d low-pass steps
- * (low[d]) and to d low-pass steps then one high-pass step (high[d]), d =
- * 0..levels (at most BIBO_LEVELS): how much a band can grow over the
- * samples (its BIBO gain).  Returns -1 when out of memory. */
-static int bibo_53(unsigned levels, double *low, double *high) {
-    static const double h0[5] = {-0.125, 0.25, 0.75, 0.25, -0.125};
-    static const double h1[3] = {-0.5, 1.0, -0.5};
-    size_t cap = (size_t)8 << (levels + 1);
-    double *f = calloc(cap, sizeof(double)), *t = calloc(cap, sizeof(double));
-    if (!f || !t) {
-        free(f);
-        free(t);
+/* The main header's structures from the geometry and parameters: one
+ * tile, maximal precincts, no SOP or EPH, every component coded and
+ * quantized alike (equal depth and levels). */
+static int init_markers(sci_htj2k_enc *e) {
+    const sci_wt_geometry *g = &e->g;
+    int part1 = e->p.coder == SCI_J2K_CODER_PART1;
+    sci_j2k_siz *z = &e->siz;
+    z->rsiz = part1 ? 0 : 0x4000; /* Part 15 capabilities in CAP */
+    z->xsiz = z->xtsiz = g->width;
+    z->ysiz = z->ytsiz = g->height;
+    z->csiz = (uint16_t)g->components;
+    z->tiles_x = z->tiles_y = 1;
+    z->comp = e->siz_comp;
+    for (unsigned c = 0; c < g->components; c++) {
+        z->comp[c].depth = (uint8_t)g->depth; /* unsigned samples */
+        z->comp[c].dx = (uint8_t)g->dx[c];
+        z->comp[c].dy = (uint8_t)g->dy[c];
+    }
+    /* Pcap bit 15 (from the MSB): Part 15 */
+    e->pcap = part1 ? 0 : 0x00020000;
+    if (sci_j2k_tcp_init(&e->tcp, z->csiz))
         return -1;
+    e->tcp.prog = (uint8_t)e->p.progression;
+    e->tcp.layers = (uint16_t)e->p.layers;
+    e->tcp.mct = g->ct != SCI_CT_NONE;
+    for (unsigned c = 0; c < g->components; c++) {
+        sci_j2k_coc *k = &e->tcp.coc[c];
+        k->levels = (uint8_t)g->levels;
+        k->xcb = (uint8_t)e->p.cb_w_log2;
+        k->ycb = (uint8_t)e->p.cb_h_log2;
+        /* 0x40: HT code-blocks only */
+        k->cb_style = part1 ? (uint8_t)e->p.cb_style : SCI_J2K_CB_HT;
+        k->reversible = g->filter == SCI_DWT_53;
+        memset(k->ppx, 15, sizeof k->ppx);
+        memset(k->ppy, 15, sizeof k->ppy);
     }
-    size_t n = 1;
-    f[0] = 1.0;
-    for (unsigned s = 0;; s++) {
-        /* f: the filter of s low-pass steps */
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += fabs(f[i]);
-        low[s] = sum;
-        for (int hp = 1; hp >= 0; hp--) {
-            if (!hp && s == levels)
-                break;
-            const double *h = hp ? h1 : h0;
-            size_t hn = hp ? 3 : 5, up = (size_t)1 << s;
-            size_t m = n + (hn - 1) * up;
-            memset(t, 0, m * sizeof(double));
-            for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < hn; k++)
-                    t[i + k * up] += f[i] * h[k];
-            if (hp) {
-                sum = 0;
-                for (size_t i = 0; i < m; i++)
-                    sum += fabs(t[i]);
-                high[s] = sum;
-            } else {
-                memcpy(f, t, m * sizeof(double));
-                n = m;
-            }
-        }
-        if (s == levels)
-            break;
-    }
-    free(f);
-    free(t);
+    /* the entries themselves follow the steps */
+    sci_j2k_qcd *q = &e->tcp.qcd[0];
+    q->style = g->filter == SCI_DWT_97 ? 2 : 0;
+    q->guard = (uint8_t)e->guard_bits;
+    q->n = (uint8_t)(3 * g->levels + 1);
+    e->tcp.have_cod = e->tcp.have_qcd = 1;
+    /* The JPH file format (15444-15 Annex D): image size, samples and
+     * colour space */
+    sci_j2k_jp2 *j = &e->jp2;
+    j->file = j->jph = e->p.jph != 0;
+    j->width = g->width;
+    j->height = g->height;
+    j->nc = (uint16_t)g->components;
+    j->bpc = (uint8_t)(g->depth - 1); /* unsigned, equal depths */
+    int rgb = g->ct != SCI_CT_NONE;
+    int yuv = !rgb && g->components >= 3;
+    j->enumcs = g->components < 3 ? 17 : yuv ? 18 : 16; /* grey, sYCC, sRGB */
+    j->colour = j->enumcs == 17 ? SCI_J2K_COLOUR_GREY :
+                j->enumcs == 18 ? SCI_J2K_COLOUR_SYCC : SCI_J2K_COLOUR_SRGB;
     return 0;
 }
 
-/* Levels whose synthesis norms are computed; deeper ones grow by sqrt(2)
- * a level from the deepest of these. */
-#define NORM_LEVELS 14
-
-static double norm_run(sci_dwt_filter f, unsigned l, int high) {
-    /* The basis function spans some 7.5 * 2^l samples around the middle
-     * of these 16 * 2^l: no boundary reaches it, so the values (and their
-     * sum) are those of any longer signal. */
-    uint32_t n = (uint32_t)16 << l;
-    float *x = calloc(n, sizeof(float));
-    if (!x)
-        return 0.0;
-    uint32_t low = sci_dwt_low_len(n, l);
-    uint32_t pos = high ? low + (sci_dwt_low_len(n, l - 1) - low) / 2 : low / 2;
-    x[pos] = 1.0f;
-    if (f == SCI_DWT_97)
-        sci_dwt97_inverse(NULL, x, n, 1, n, l);
-    else
-        sci_dwt53f_inverse(NULL, x, n, 1, n, l);
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += (double)x[i] * x[i];
-    free(x);
-    return sqrt(sum);
+/* Component 0's quantization entries stand for every component's. */
+static void share_qcd(sci_htj2k_enc *e) {
+    for (unsigned c = 1; c < e->g.components; c++)
+        e->tcp.qcd[c] = e->tcp.qcd[0];
 }
 
-/* They depend on the filter and the level only: each is computed once in
- * the process, when an encoder first needs it (those of 14 levels take a
- * 256 Ki-sample transform), so that deep levels cost a frame nothing. */
-static pthread_mutex_t norm_lock = PTHREAD_MUTEX_INITIALIZER;
-static double norm_table[2][2][NORM_LEVELS + 1]; /* [9/7][high][level] */
-
-/* L2 norm of a 1-D synthesis basis function of a coefficient of the low
- * (high = 0) or high band of level `level`, found by running our own
- * inverse transform (9/7, or the 5/3 without rounding) on an impulse, so
- * it holds for our normalisation.  1.0 when out of memory. */
-static double norm_synth(sci_dwt_filter f, unsigned level, int high) {
-    unsigned l = level > NORM_LEVELS ? NORM_LEVELS : level;
-    double *slot = &norm_table[f == SCI_DWT_97][high != 0][l];
-    pthread_mutex_lock(&norm_lock);
-    if (*slot == 0.0)
-        *slot = norm_run(f, l, high);
-    double norm = *slot;
-    pthread_mutex_unlock(&norm_lock);
-    if (norm == 0.0)
-        return 1.0;
-    for (unsigned d = l; d < level; d++)
-        norm *= sqrt(2.0);
-    return norm;
+/* What the steps change in the main header beyond QCD: through M_b,
+ * CAP's bit-plane count. */
+static void sync_markers(sci_htj2k_enc *e) {
+    int irrev = e->g.filter == SCI_DWT_97;
+    share_qcd(e);
+    unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
+    /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
+    e->ccap15 = (uint16_t)((irrev ? 0x20 : 0) | bp);
 }
 
-/* Exponent and mantissa of a step (relative to 2^R_b) as QCD codes it:
- * step = 2^-eps (1 + mu / 2^11). */
-static uint16_t encode_step(double rel, unsigned *eps_out) {
-    unsigned eps = 0;
-    while (rel < 1.0 && eps < 31) {
-        rel *= 2;
-        eps++;
-    }
-    long mu = lround((rel - 1.0) * 2048.0);
-    if (mu < 0)
-        mu = 0;
-    if (mu > 2047)
-        mu = 2047;
-    *eps_out = eps;
-    return (uint16_t)((eps << 11) | (unsigned)mu);
+static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
+    sci_j2k_write_main_header(o, &e->siz, e->pcap, e->ccap15, &e->tcp);
 }
+
+/* --- band geometry and quantization ------------------------------------ */
 
 /* Part 1 rate allocation weighs each band's index errors by what they
  * become in the image: the step and the synthesis norm, squared, and for
@@ -234,87 +196,113 @@ static void set_dist_weights(sci_htj2k_enc *e) {
     }
 }
 
-static void set_steps(sci_htj2k_enc *e, double qstep) {
-    const sci_wt_geometry *g = &e->g;
-    for (unsigned i = 0; i < e->nbands; i++) {
-        band *b = &e->bands[i];
-        unsigned gain_bits = b->type == 0 ? 0 : b->type == 3 ? 2 : 1;
-        double step = qstep * (double)(1u << g->depth) / b->weight;
-        double range = ldexp(1.0, (int)(g->depth + gain_bits));
-        unsigned eps;
-        b->spqcd = encode_step(step / range, &eps);
-        if (e->guard_bits + eps - 1 > 30) {
-            /* The block coder takes up to 30 bit-planes: a coarser step. */
-            eps = 31 - e->guard_bits;
-            b->spqcd = (uint16_t)(eps << 11);
-        }
-        /* Quantize with the step the decoder will read back. */
-        double coded = ldexp(1.0 + (b->spqcd & 0x7FF) / 2048.0,
-                             (int)(g->depth + gain_bits) - (int)eps);
-        b->inv_step = (float)(1.0 / coded);
-        b->mb = e->guard_bits + eps - 1;
-    }
-    set_dist_weights(e);
+/* SPqcd's order: LL, then HL, LH, HH from the lowest resolution up. */
+static unsigned qcd_index(unsigned res, unsigned orient) {
+    return res ? 1 + 3 * (res - 1) + (orient - 1) : 0;
 }
 
+/* Every band's quantization from the entries of tcp.qcd[0], which stand
+ * for every component (equal depth and levels). */
+static void apply_entries(sci_htj2k_enc *e) {
+    const sci_wt_geometry *g = &e->g;
+    const sci_j2k_qcd *q = &e->tcp.qcd[0];
+    for (unsigned i = 0; i < e->nbands; i++) {
+        band *b = &e->bands[i];
+        b->spqcd = q->step[qcd_index(b->res, b->type)];
+        b->mb = (unsigned)sci_j2k_entry_mb(e->guard_bits, b->spqcd);
+        /* 9/7: quantize with the step the decoder will read back */
+        if (g->filter == SCI_DWT_97)
+            b->inv_step = (float)(1.0 / sci_j2k_entry_step(b->spqcd, g->depth,
+                                                           b->type));
+    }
+    set_dist_weights(e);
+    sync_markers(e);
+}
+
+/* The irreversible entries of base step qstep: each band's step is qstep
+ * in sample units over the norm of its synthesis basis. */
+static void irrev_entries(sci_htj2k_enc *e, double qstep) {
+    const sci_wt_geometry *g = &e->g;
+    sci_j2k_qcd *q = &e->tcp.qcd[0];
+    for (unsigned i = 0; i < q->n; i++) {
+        unsigned t = i ? 1 + (i - 1) % 3 : 0;
+        unsigned d = i ? g->levels - (i - 1) / 3 : g->levels;
+        double weight = sci_j2k_band_norm(g->filter, d, t);
+        double step = qstep * (double)(1u << g->depth) / weight;
+        /* The block coder takes up to 30 bit-planes: a coarser step. */
+        q->step[i] = (uint16_t)sci_j2k_irrev_entry(step, g->depth, t,
+                                                   e->guard_bits, 30);
+    }
+}
+
+static void set_steps(sci_htj2k_enc *e, double qstep) {
+    irrev_entries(e, qstep);
+    apply_entries(e);
+}
+
+/* The frame's bands, code-blocks and packets: the shared layout of the
+ * one tile (j2k_layout.h, as a decoder lays out what it reads), with one
+ * precinct per resolution, so each packet's blocks are consecutive. */
 static int layout(sci_htj2k_enc *e) {
     const sci_wt_geometry *g = &e->g;
-    const sci_htj2k_params *p = &e->p;
-    unsigned L = g->levels;
-    unsigned extra = 0;
-    if (g->filter == SCI_DWT_53 && g->ct == SCI_CT_RCT)
-        extra = 1; /* RCT chroma differences take one bit more */
-    double norm_low[SCI_DWT_MAX_LEVELS + 1], norm_high[SCI_DWT_MAX_LEVELS + 1];
-    if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
-        for (unsigned d = 0; d <= L; d++) {
-            norm_low[d] = norm_synth(g->filter, d, 0);
-            norm_high[d] = d ? norm_synth(g->filter, d, 1) : 1.0;
-        }
-    double gain_low[BIBO_LEVELS + 1], gain_high[BIBO_LEVELS + 1];
-    if (g->filter == SCI_DWT_53 &&
-        bibo_53(L < BIBO_LEVELS ? L : BIBO_LEVELS, gain_low, gain_high))
-        return -1;
-    e->nbands = 0;
-    e->nblocks = 0;
-    for (unsigned c = 0; c < g->components; c++) {
-        uint32_t cw = sci_wt_comp_width(g, c), ch = sci_wt_comp_height(g, c);
+    sci_j2k_tile tile;
+    sci_j2k_status st;
+    memset(&st, 0, sizeof st);
+    int ret = -1;
+    if (sci_j2k_tile_layout_enc(&tile, &e->siz, &e->tcp, 0, &st))
+        goto done;
+    for (unsigned c = 0; c < g->components; c++)
         e->comp_offset[c] = sci_wt_comp_offset(g, c);
-        for (unsigned r = 0; r <= L; r++) {
-            unsigned first = r == 0 ? 0 : 1, last = r == 0 ? 0 : 3;
-            unsigned d = r == 0 ? L : L - r + 1;
-            for (unsigned t = first; t <= last; t++) {
-                band *b = &e->bands[e->nbands++];
-                memset(b, 0, sizeof(*b));
-                b->comp = c, b->res = r, b->type = t, b->level = d;
-                uint32_t lw = sci_dwt_low_len(cw, d), lh = sci_dwt_low_len(ch, d);
-                uint32_t pw = d ? sci_dwt_low_len(cw, d - 1) : cw;
-                uint32_t ph = d ? sci_dwt_low_len(ch, d - 1) : ch;
-                b->x0 = (t & 1) ? lw : 0;
-                b->y0 = (t & 2) ? lh : 0;
-                b->w = (t & 1) ? pw - lw : lw;
-                b->h = (t & 2) ? ph - lh : lh;
-                b->nbx = (b->w + (1u << p->cb_w_log2) - 1) >> p->cb_w_log2;
-                b->nby = (b->h + (1u << p->cb_h_log2) - 1) >> p->cb_h_log2;
-                b->first_block = e->nblocks;
-                e->nblocks += (size_t)b->nbx * b->nby;
-                if (g->filter == SCI_DWT_97 || p->coder == SCI_J2K_CODER_PART1)
-                    b->weight = ((t & 1) ? norm_high[d] : norm_low[d]) *
-                                ((t & 2) ? norm_high[d] : norm_low[d]);
-                if (g->filter == SCI_DWT_53) {
-                    unsigned dl = d < BIBO_LEVELS ? d : BIBO_LEVELS;
-                    unsigned dh = d - 1 < BIBO_LEVELS ? d - 1 : BIBO_LEVELS;
-                    double gain = t == 0 ? gain_low[dl] * gain_low[dl]
-                                  : t == 3 ? gain_high[dh] * gain_high[dh]
-                                           : gain_low[dl] * gain_high[dh];
-                    unsigned x = (unsigned)ceil(log2(gain * 1.1));
-                    unsigned eps = g->depth + extra + x;
-                    b->spqcd = (uint16_t)eps;
-                    b->mb = e->guard_bits + eps - 1;
-                }
-            }
+    e->nbands = (unsigned)tile.nbands;
+    e->nblocks = tile.ncblks;
+    for (unsigned i = 0; i < e->nbands; i++) {
+        const sci_j2k_band *tb = &tile.bands[i];
+        band *b = &e->bands[i];
+        memset(b, 0, sizeof(*b));
+        b->comp = tb->comp, b->res = tb->res, b->type = tb->orient;
+        b->level = tb->level;
+        /* in the component's coefficient plane (Mallat) */
+        b->x0 = tb->px;
+        b->y0 = tb->py;
+        b->w = tb->x1 - tb->x0;
+        b->h = tb->y1 - tb->y0;
+        b->nbx = tb->ncbx;
+        b->nby = tb->ncby;
+        b->first_block = tb->first_cblk;
+        if (g->filter == SCI_DWT_97 || e->p.coder == SCI_J2K_CODER_PART1)
+            b->weight = sci_j2k_band_norm(g->filter, b->level, b->type);
+    }
+    e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(block));
+    if (!e->blocks)
+        goto done;
+    for (size_t i = 0; i < e->nblocks; i++) {
+        const sci_j2k_cblk *cb = &tile.cblks[i];
+        const sci_j2k_band *tb = &tile.bands[cb->band];
+        block *k = &e->blocks[i];
+        k->band = cb->band;
+        k->x0 = tb->px + (cb->x0 - tb->x0);
+        k->y0 = tb->py + (cb->y0 - tb->y0);
+        k->w = cb->x1 - cb->x0;
+        k->h = cb->y1 - cb->y0;
+    }
+    e->npackets = (unsigned)tile.nres;
+    for (unsigned r = 0; r < e->npackets; r++) {
+        const sci_j2k_res *rs = &tile.res[r];
+        packet *k = &e->packets[r];
+        if (rs->npw * rs->nph > 1)
+            goto done; /* cannot be: resolutions are at most 2^15 */
+        k->first_band = rs->first_band;
+        k->nbands = rs->nbands;
+        k->first_block = tile.bands[rs->first_band].first_cblk;
+        for (unsigned j = 0; j < rs->nbands; j++) {
+            const sci_j2k_band *tb = &tile.bands[rs->first_band + j];
+            k->nblocks += (size_t)tb->ncbx * tb->ncby;
         }
     }
-    return 0;
+    ret = 0;
+done:
+    sci_j2k_tile_free(&tile);
+    return ret;
 }
 
 /* --- construction -------------------------------------------------------- */
@@ -329,53 +317,48 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->g = *g;
     e->p = *p;
     e->pool = pool;
+    e->coder = p->coder == SCI_J2K_CODER_PART1 ? &j2k_coder_ebcot :
+               &j2k_coder_ht;
     e->last_qstep = p->qstep;
     /* Reversible: two guard bits leave room for the rounding of the integer
      * lifting beyond the BIBO gain; irreversible: one, as is usual. */
     e->guard_bits = g->filter == SCI_DWT_53 ? 2 : 1;
     if (sci_ht_enc_tables_init(&e->tables) < 0)
         goto fail;
+    if (init_markers(e))
+        goto fail;
+    if (g->filter == SCI_DWT_97) {
+        if (p->coder == SCI_J2K_CODER_PART1 && p->bitrate > 0) {
+            /* Truncation, not the step, sets the rate here: quantize no
+             * coarser than one sample unit, so that high rates are not
+             * capped by the step. */
+            e->last_qstep = fmin(p->qstep, ldexp(1.0, -(int)g->depth));
+        }
+        irrev_entries(e, e->last_qstep);
+    } else {
+        /* RCT chroma differences take one bit more */
+        unsigned extra = g->ct == SCI_CT_RCT ? 1 : 0;
+        if (sci_j2k_rev_entries(g->levels, g->depth + extra,
+                                e->tcp.qcd[0].step))
+            goto fail;
+    }
+    share_qcd(e);
     if (layout(e))
         goto fail;
-    if (g->filter == SCI_DWT_97 && p->coder == SCI_J2K_CODER_PART1 &&
-        p->bitrate > 0) {
-        /* Truncation, not the step, sets the rate here: quantize no
-         * coarser than one sample unit, so that high rates are not capped
-         * by the step. */
-        e->last_qstep = fmin(p->qstep, ldexp(1.0, -(int)g->depth));
-        set_steps(e, e->last_qstep);
-    } else if (g->filter == SCI_DWT_97) {
-        set_steps(e, p->qstep);
-    } else {
-        set_dist_weights(e);
-    }
+    apply_entries(e);
     for (unsigned i = 0; i < e->nbands; i++)
         if (e->bands[i].mb > 30)
             goto fail;
-    e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(block));
-    if (!e->blocks)
-        goto fail;
     size_t arena = 0;
     for (unsigned i = 0; i < e->nbands; i++) {
         band *b = &e->bands[i];
-        unsigned cbw = 1u << p->cb_w_log2, cbh = 1u << p->cb_h_log2;
-        for (unsigned by = 0; by < b->nby; by++)
-            for (unsigned bx = 0; bx < b->nbx; bx++) {
-                block *k = &e->blocks[b->first_block + (size_t)by * b->nbx + bx];
-                k->band = i;
-                k->x0 = b->x0 + bx * cbw;
-                k->y0 = b->y0 + by * cbh;
-                k->w = b->w - bx * cbw < cbw ? b->w - bx * cbw : cbw;
-                k->h = b->h - by * cbh < cbh ? b->h - by * cbh : cbh;
-                k->slot = arena;
-                /* HT 9/7 steps may change under rate control: size for 30. */
-                if (p->coder == SCI_J2K_CODER_PART1)
-                    k->slot_cap = sci_t1_max_bytes(k->w, k->h, b->mb);
-                else
-                    k->slot_cap = sci_ht_block_max_bytes((size_t)k->w * k->h,
-                            g->filter == SCI_DWT_97 ? 30 : b->mb);
-                arena += k->slot_cap;
-            }
+        for (size_t j = b->first_block;
+             j < b->first_block + (size_t)b->nbx * b->nby; j++) {
+            block *k = &e->blocks[j];
+            k->slot = arena;
+            k->slot_cap = e->coder->block_bytes_bound(e, k);
+            arena += k->slot_cap;
+        }
         if (b->nbx && b->nby) {
             if (sci_tagtree_init(&b->incl, b->nbx, b->nby) < 0 ||
                 sci_tagtree_init(&b->zbp, b->nbx, b->nby) < 0)
@@ -386,31 +369,11 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->arena = malloc(arena ? arena : 1);
     e->len = calloc(e->nblocks ? e->nblocks : 1, sizeof(long));
     e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
-    /* Packets: the bands of (c, r) follow each other in bands[] (layout
-     * walks c, r, band), so do their blocks in blocks[]. */
-    size_t most = 0;
-    e->npackets = g->components * (g->levels + 1);
-    for (unsigned i = 0; i < e->nbands; i++) {
-        const band *b = &e->bands[i];
-        packet *k = &e->packets[b->comp * (g->levels + 1) + b->res];
-        if (!k->nbands) {
-            k->first_band = i;
-            k->first_block = b->first_block;
-        }
-        k->nbands++;
-        k->nblocks += (size_t)b->nbx * b->nby;
-        most = k->nblocks > most ? k->nblocks : most;
-    }
-    /* A packet header bound: per code-block at most 122 bits (inclusion
-     * tag tree <= 15 levels, zero bit-planes <= 29 + 15, one pass, Lblock
-     * comma code <= 30, length <= 32), 140 after bit stuffing. */
-    e->hdr_cap = most * 20 + 64;
-    e->hdr = malloc(e->hdr_cap);
-    if (!e->arena || !e->len || !e->slot_off || !e->hdr)
+    if (!e->arena || !e->len || !e->slot_off)
         goto fail;
     for (size_t i = 0; i < e->nblocks; i++)
         e->slot_off[i] = e->blocks[i].slot;
-    if (p->coder == SCI_J2K_CODER_PART1 && j2k_p1_init(e) < 0)
+    if (e->coder->init(e) < 0)
         goto fail;
     return e;
 fail:
@@ -421,7 +384,8 @@ fail:
 void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     if (!e)
         return;
-    j2k_p1_free(e);
+    e->coder->free(e);
+    sci_j2k_tcp_free(&e->tcp);
     for (unsigned i = 0; i < e->nbands; i++) {
         sci_tagtree_free(&e->bands[i].incl);
         sci_tagtree_free(&e->bands[i].zbp);
@@ -430,7 +394,6 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     free(e->arena);
     free(e->len);
     free(e->slot_off);
-    free(e->hdr);
     free(e);
 }
 
@@ -438,363 +401,11 @@ double sci_htj2k_last_qstep(const sci_htj2k_enc *e) {
     return e->last_qstep;
 }
 
-/* --- markers ------------------------------------------------------------- */
-
-static unsigned max_mb(const sci_htj2k_enc *e) {
-    unsigned m = 0;
-    for (unsigned i = 0; i < e->nbands; i++)
-        m = e->bands[i].mb > m ? e->bands[i].mb : m;
-    return m;
-}
-
-static void write_main_header(const sci_htj2k_enc *e, out_buf *o) {
-    const sci_wt_geometry *g = &e->g;
-    int irrev = g->filter == SCI_DWT_97;
-    put16(o, 0xFF4F); /* SOC */
-
-    put16(o, 0xFF51); /* SIZ */
-    put16(o, 38 + 3 * g->components);
-    int part1 = e->p.coder == SCI_J2K_CODER_PART1;
-    put16(o, part1 ? 0 : 0x4000); /* Rsiz: Part 15 capabilities in CAP */
-    put32(o, g->width);
-    put32(o, g->height);
-    put32(o, 0);
-    put32(o, 0);
-    put32(o, g->width); /* one tile */
-    put32(o, g->height);
-    put32(o, 0);
-    put32(o, 0);
-    put16(o, g->components);
-    for (unsigned c = 0; c < g->components; c++) {
-        put8(o, g->depth - 1); /* unsigned samples */
-        put8(o, g->dx[c]);
-        put8(o, g->dy[c]);
-    }
-
-    if (!part1) {
-        put16(o, 0xFF50); /* CAP */
-        put16(o, 8);
-        put32(o, 0x00020000); /* Pcap: bit 15 (from the MSB), Part 15 */
-        unsigned b = max_mb(e), bp = b <= 8 ? 0 : b < 28 ? b - 8 : 13 + (b >> 2);
-        /* Ccap15: HT code-blocks only, one HT set each, MAGB, irreversible */
-        put16(o, (irrev ? 0x20 : 0) | bp);
-    }
-
-    put16(o, 0xFF52); /* COD */
-    put16(o, 12);
-    put8(o, 0); /* maximal precincts, no SOP, no EPH */
-    put8(o, e->p.progression);
-    put16(o, e->p.layers);
-    put8(o, g->ct != SCI_CT_NONE);
-    put8(o, g->levels);
-    put8(o, e->p.cb_w_log2 - 2);
-    put8(o, e->p.cb_h_log2 - 2);
-    put8(o, part1 ? e->p.cb_style : 0x40); /* 0x40: HT code-blocks only */
-    put8(o, irrev ? 0 : 1);
-
-    /* QCD: the bands of component 0 stand for all (equal depth and levels) */
-    unsigned nb = 3 * g->levels + 1;
-    put16(o, 0xFF5C);
-    put16(o, 3 + nb * (irrev ? 2 : 1));
-    put8(o, (e->guard_bits << 5) | (irrev ? 2 : 0));
-    for (unsigned i = 0; i < nb; i++) {
-        if (irrev)
-            put16(o, e->bands[i].spqcd);
-        else
-            put8(o, e->bands[i].spqcd << 3);
-    }
-}
-
 /* --- block coding -------------------------------------------------------- */
-
-int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
-                       uint32_t *dst, size_t stride) {
-    const sci_wt_geometry *g = &e->g;
-    const block *k = &e->blocks[i];
-    const band *b = &e->bands[k->band];
-    uint32_t cw = sci_wt_comp_width(g, b->comp);
-    uint32_t limit = (1u << b->mb) - 1;
-    size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
-    int bad = 0;
-    for (uint32_t y = 0; y < k->h; y++, dst += stride) {
-        if (g->filter == SCI_DWT_97) {
-            const float *src = (const float *)coeffs + base + (size_t)y * cw;
-            for (uint32_t x = 0; x < k->w; x++) {
-                float v = src[x];
-                float a = fabsf(v) * b->inv_step;
-                uint32_t q = a >= (float)limit ? limit : (uint32_t)a;
-                dst[x] = q ? q | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-            }
-        } else {
-            const int32_t *src = (const int32_t *)coeffs + base + (size_t)y * cw;
-            for (uint32_t x = 0; x < k->w; x++) {
-                int32_t v = src[x];
-                uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-                bad |= a > limit; /* exceeds the signalled range */
-                dst[x] = a ? a | (v < 0 ? SCI_HT_SIGN : 0) : 0;
-            }
-        }
-    }
-    return bad ? -1 : 0;
-}
 
 int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
                              const void *coeffs, uint32_t *sm) {
     return j2k_quantize_block(e, i, coeffs, sm, e->blocks[i].w);
-}
-
-typedef struct {
-    sci_htj2k_enc *e;
-    const void *coeffs;
-    atomic_int failed;
-} blocks_args;
-
-static void code_block_range(void *arg, size_t b, size_t end, unsigned wk) {
-    blocks_args *a = arg;
-    sci_htj2k_enc *e = a->e;
-    for (size_t i = b; i < end; i++) {
-        uint32_t sm[4096];
-        const block *k = &e->blocks[i];
-        int failed = j2k_quantize_block(e, i, a->coeffs, sm, k->w) < 0;
-        e->len[i] = sci_ht_encode_block(&e->tables, sm, k->w, k->h, k->w,
-                                        e->arena + k->slot, k->slot_cap);
-        if (failed || e->len[i] < 0)
-            atomic_store_explicit(&a->failed, 1, memory_order_relaxed);
-    }
-}
-
-static long code_blocks(sci_htj2k_enc *e, const void *coeffs) {
-    blocks_args a = {e, coeffs, 0};
-    sci_pool_for(e->pool, e->nblocks, 4, code_block_range, &a);
-    return atomic_load(&a.failed) ? -1 : 0;
-}
-
-/* --- tier 2 -------------------------------------------------------------- */
-
-static unsigned bit_length(unsigned long v) {
-    return v ? (unsigned)(8 * sizeof(unsigned long)) - (unsigned)__builtin_clzl(v) : 0;
-}
-
-/* What follows the tag-tree bits of an included block: one coding pass (a
- * 0), the Lblock increments (comma code, Lblock starts at 3) and the
- * length in Lblock bits, after `pre` bits of value `pre_v` (prefix of this
- * block's tag-tree ones, or 0 bits). */
-static inline void block_tail(sci_t2_bits *w, uint64_t pre_v, unsigned pre,
-                              unsigned long len) {
-    unsigned need = bit_length(len), lblock = need > 3 ? need : 3;
-    unsigned inc = lblock - 3;
-    /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
-    unsigned tail = 2 * lblock - 1;
-    if (pre + tail <= 57) {
-        uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
-        v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
-        sci_t2_bits_put(w, v, pre + tail);
-    } else {
-        sci_t2_bits_put(w, pre_v, pre);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_run(w, 1, inc);
-        sci_t2_bits_put(w, 0, 1);
-        sci_t2_bits_put(w, len, lblock);
-    }
-}
-
-/* A band whose blocks are all included.  Both tag trees then have equal
- * leaves (inclusion 0, zero bit-planes M_b - 1), so a block's bits on each
- * are a 1 for every node its path visits first (B.10.2), the root's value
- * as zeros before the first; in raster order the path of block (x, y)
- * visits first exactly the nodes of the levels l with x and y multiples of
- * 2^l. */
-static void band_all_included(const band *b, const long *len, sci_t2_bits *w) {
-    unsigned top = b->incl.levels - 1; /* levels above the leaves */
-    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
-    const long *l = len + b->first_block;
-    for (unsigned y = 0; y < b->nby; y++)
-        for (unsigned x = 0; x < b->nbx; x++, l++) {
-            unsigned xy = x | y;
-            unsigned tz = xy ? (unsigned)__builtin_ctz(xy) : top;
-            unsigned nn = (tz < top ? tz : top) + 1;
-            if (!xy) {
-                /* first block: inclusion path, then the zero bit-plane
-                 * root's value */
-                sci_t2_bits_run(w, 1, nn);
-                sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
-            } else {
-                block_tail(w, (UINT64_C(1) << (2 * nn)) - 1, 2 * nn,
-                              (unsigned long)*l);
-            }
-        }
-}
-
-/* A band with included and left-out blocks: the inclusion tree's nodes
- * hold 0 (a block of the subtree is included) or 1, and with one layer
- * (threshold 1) a node emits on its first visit a 1 (value 0, go on down)
- * or a 0 (value 1, stop); a known node with value 1 stops the walk.  The
- * zero bit-plane tree is constant (M_b - 1 at every leaf, left-out blocks
- * included), so its bits are as in band_all_included, with the first
- * visits tracked per node. */
-static void band_mixed(band *b, const long *len, sci_t2_bits *w) {
-    sci_tagtree *ti = &b->incl, *tz = &b->zbp;
-    unsigned levels = ti->levels;
-    int32_t *v = ti->value;
-    const long *l = len + b->first_block;
-    size_t nbk = (size_t)b->nbx * b->nby;
-    for (size_t i = 0; i < nbk; i++)
-        v[i] = l[i] > 0 ? 0 : 1;
-    for (unsigned k = 1; k < levels; k++) {
-        const int32_t *below = v + ti->base[k - 1];
-        int32_t *here = v + ti->base[k];
-        uint32_t bw = ti->lw[k - 1], bh = ti->lh[k - 1];
-        for (uint32_t y = 0; y < ti->lh[k]; y++)
-            for (uint32_t x = 0; x < ti->lw[k]; x++) {
-                const int32_t *r0 = below + (size_t)(2 * y) * bw + 2 * x;
-                int32_t m = r0[0];
-                if (2 * x + 1 < bw)
-                    m &= r0[1];
-                if (2 * y + 1 < bh) {
-                    m &= r0[bw];
-                    if (2 * x + 1 < bw)
-                        m &= r0[bw + 1];
-                }
-                here[(size_t)y * ti->lw[k] + x] = m;
-            }
-    }
-    memset(ti->known, 0, ti->nodes);
-    memset(tz->known, 0, tz->nodes);
-    unsigned zeros = b->mb >= 1 ? b->mb - 1 : 0;
-    for (unsigned y = 0; y < b->nby; y++)
-        for (unsigned x = 0; x < b->nbx; x++, l++) {
-            /* inclusion: the nodes a decoder knows are the top of the
-             * path (a visit makes known every node above), so find the
-             * lowest known one from below, then go down from there */
-            uint64_t bits = 0;
-            unsigned nb = 0, m = 0;
-            size_t path[32];
-            for (; m < levels; m++) {
-                path[m] = ti->base[m] + (size_t)(y >> m) * ti->lw[m] + (x >> m);
-                if (ti->known[path[m]])
-                    break;
-            }
-            if (m < levels && v[path[m]]) {
-                continue; /* below a known node with no included block */
-            }
-            int in = 1;
-            while (m-- > 0) {
-                size_t n = path[m];
-                ti->known[n] = 1;
-                bits = (bits << 1) | (v[n] == 0);
-                nb++;
-                if (v[n]) {
-                    in = 0;
-                    break;
-                }
-            }
-            if (!in) {
-                sci_t2_bits_put(w, bits, nb);
-                continue;
-            }
-            /* zero bit-planes: the unknown nodes are the bottom of the path */
-            unsigned nn = 0;
-            for (unsigned k = 0; k < levels; k++) {
-                size_t n = tz->base[k] + (size_t)(y >> k) * tz->lw[k] + (x >> k);
-                if (tz->known[n])
-                    break;
-                tz->known[n] = 1;
-                nn++;
-            }
-            if (nn == levels) {
-                sci_t2_bits_put(w, bits, nb);
-                sci_t2_bits_run(w, 0, zeros);
-                block_tail(w, (UINT64_C(1) << nn) - 1, nn, (unsigned long)*l);
-            } else {
-                block_tail(w, (bits << nn) | ((UINT64_C(1) << nn) - 1), nb + nn,
-                              (unsigned long)*l);
-            }
-        }
-}
-
-/* Writes the header of packet k to dst (room for e->hdr_cap bytes);
- * returns its length (0: it would not fit, or a length beyond what 32
- * Lblock bits say), and the bytes of its bodies in *body. */
-static size_t packet_header(sci_htj2k_enc *e, const packet *k, const long *len,
-                            uint8_t *dst, size_t *body) {
-    size_t inc[3 + 1] = {0};
-    size_t sum = 0;
-    unsigned long most = 0;
-    int any = 0;
-    for (unsigned i = 0; i < k->nbands; i++) {
-        const band *b = &e->bands[k->first_band + i];
-        const long *l = len + b->first_block;
-        size_t nbk = (size_t)b->nbx * b->nby, n = 0;
-        for (size_t j = 0; j < nbk; j++)
-            if (l[j] > 0) {
-                n++;
-                sum += (size_t)l[j];
-                most |= (unsigned long)l[j];
-            }
-        inc[i] = n;
-        any |= n > 0;
-    }
-    if (most > 0xFFFFFFFFul)
-        return 0;
-    *body = sum;
-    sci_t2_bits w;
-    sci_t2_bits_init(&w, dst, e->hdr_cap);
-    sci_t2_bits_put(&w, (uint64_t)any, 1);
-    for (unsigned i = 0; i < k->nbands && any; i++) {
-        band *b = &e->bands[k->first_band + i];
-        size_t nbk = (size_t)b->nbx * b->nby;
-        if (!nbk)
-            continue;
-        if (inc[i] == nbk)
-            band_all_included(b, len, &w);
-        else if (!inc[i])
-            sci_t2_bits_put(&w, 0, 1); /* the inclusion root: 1, on the first block */
-        else
-            band_mixed(b, len, &w);
-    }
-    return sci_t2_bits_finish(&w);
-}
-
-/* Writes every packet's header, leaving room for its bodies; the bodies
- * of each packet with any go to spans (offsets relative to out - base). */
-static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
-                         size_t base, sci_htj2k_span *spans, size_t *nspans) {
-    unsigned C = e->g.components, R = e->g.levels + 1;
-    int comp_major = e->p.progression == SCI_J2K_PCRL ||
-                     e->p.progression == SCI_J2K_CPRL;
-    size_t ns = 0;
-    for (unsigned a = 0; a < (comp_major ? C : R); a++)
-        for (unsigned b = 0; b < (comp_major ? R : C); b++) {
-            unsigned c = comp_major ? a : b, r = comp_major ? b : a;
-            const packet *k = &e->packets[c * R + r];
-            size_t body;
-            if (o->p && o->len <= o->cap && o->cap - o->len >= e->hdr_cap) {
-                size_t n = packet_header(e, k, len, o->p + o->len, &body);
-                if (!n)
-                    return -1;
-                o->len += n;
-            } else {
-                /* near the end of out, or only counting */
-                size_t n = packet_header(e, k, len, e->hdr, &body);
-                if (!n)
-                    return -1;
-                put_bytes(o, e->hdr, n);
-            }
-            if (body) {
-                if (spans) {
-                    spans[ns].dst = base + o->len;
-                    spans[ns].first = k->first_block;
-                    spans[ns].count = k->nblocks;
-                    spans[ns].bytes = body;
-                }
-                ns++;
-                o->len += body;
-            }
-        }
-    if (nspans)
-        *nspans = ns;
-    return 0;
 }
 
 /* --- codestream and file ------------------------------------------------- */
@@ -803,64 +414,22 @@ static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
                                size_t base, sci_htj2k_span *spans, size_t *nspans) {
     write_main_header(e, o);
     size_t sot = o->len;
-    put16(o, 0xFF90); /* SOT */
-    put16(o, 10);
-    put16(o, 0);  /* tile 0 */
-    put32(o, 0);  /* Psot, filled in below */
-    put8(o, 0);   /* tile-part 0 */
-    put8(o, 1);   /* of 1 */
-    put16(o, 0xFF93); /* SOD */
-    int bad = e->p1 ? j2k_p1_write_packets(e, o)
-                    : write_packets(e, len, o, base, spans, nspans);
+    /* tile 0, part 0 of 1, Psot filled in below */
+    size_t psot_at = sci_j2k_write_sot(o, 0, 0, 0, 1);
+    sci_j2k_write_marker(o, J2K_SOD);
+    int bad = e->coder->write_packets(e, len, o, base, spans, nspans);
     if (bad < 0 || (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
     if (psot > 0xFFFFFFFFu)
         return 0;
     if (!o->p) {
-        put16(o, 0xFFD9);
+        sci_j2k_write_marker(o, J2K_EOC);
         return o->len;
     }
-    o->p[sot + 6] = (uint8_t)(psot >> 24);
-    o->p[sot + 7] = (uint8_t)(psot >> 16);
-    o->p[sot + 8] = (uint8_t)(psot >> 8);
-    o->p[sot + 9] = (uint8_t)psot;
-    put16(o, 0xFFD9); /* EOC */
+    sci_j2k_patch32(o, psot_at, (uint32_t)psot);
+    sci_j2k_write_marker(o, J2K_EOC);
     return o->len <= o->cap ? o->len : 0;
-}
-
-/* The JPH file format (15444-15 Annex D): signature, file type, header with
- * image size and colour space, then the codestream box. */
-static size_t write_jph_head(const sci_htj2k_enc *e, out_buf *o) {
-    const sci_wt_geometry *g = &e->g;
-    put32(o, 12);
-    put32(o, 0x6A502020); /* 'jP  ' */
-    put32(o, 0x0D0A870A);
-    put32(o, 20);
-    put32(o, 0x66747970); /* 'ftyp' */
-    put32(o, 0x6A706820); /* brand 'jph ' */
-    put32(o, 0);
-    put32(o, 0x6A706820); /* compatible: 'jph ' */
-    put32(o, 8 + 22 + 15);
-    put32(o, 0x6A703268); /* 'jp2h' */
-    put32(o, 22);
-    put32(o, 0x69686472); /* 'ihdr' */
-    put32(o, g->height);
-    put32(o, g->width);
-    put16(o, g->components);
-    put8(o, g->depth - 1);
-    put8(o, 7); /* compression type: JPEG 2000 */
-    put8(o, 0);
-    put8(o, 0);
-    put32(o, 15);
-    put32(o, 0x636F6C72); /* 'colr' */
-    put8(o, 1);           /* enumerated colour space */
-    put8(o, 0);
-    put8(o, 0);
-    int rgb = g->ct != SCI_CT_NONE;
-    int yuv = !rgb && g->components >= 3;
-    put32(o, g->components < 3 ? 17 : yuv ? 18 : 16); /* grey, sYCC, sRGB */
-    return o->len;
 }
 
 /* Everything but the block bodies, which spans place; out == NULL: only
@@ -870,34 +439,33 @@ static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
     out_buf o = {out, 0, out ? cap : 0};
     size_t box = 0;
     if (e->p.jph) {
-        write_jph_head(e, &o);
-        box = o.len;
-        put32(&o, 0); /* jp2c length, filled in below */
-        put32(&o, 0x6A703263); /* 'jp2c' */
+        sci_j2k_write_jp2_head(&o, &e->jp2);
+        box = sci_j2k_write_jp2c_head(&o); /* its length filled in below */
     }
     out_buf cs = {out ? out + (o.len <= cap ? o.len : cap) : NULL, 0,
                   out && o.len <= cap ? cap - o.len : 0};
     size_t n = write_codestream(e, len, &cs, o.len, spans, nspans);
     if (!n)
         return 0;
-    if (out && e->p.jph) {
-        uint32_t l = (uint32_t)(n + 8);
-        out[box] = (uint8_t)(l >> 24);
-        out[box + 1] = (uint8_t)(l >> 16);
-        out[box + 2] = (uint8_t)(l >> 8);
-        out[box + 3] = (uint8_t)l;
-    }
+    if (e->p.jph)
+        sci_j2k_patch32(&o, box, (uint32_t)(n + 8));
     return o.len + n;
 }
 
-size_t j2k_write_all(sci_htj2k_enc *e, uint8_t *out, size_t cap) {
-    return write_all(e, NULL, out, cap, NULL, NULL);
-}
-
-size_t j2k_frame_overhead(sci_htj2k_enc *e) {
+/* Bytes of everything but the packets: main header, SOT, SOD, EOC. */
+static size_t frame_overhead(const sci_htj2k_enc *e) {
     out_buf o = {NULL, 0, 0};
     write_main_header(e, &o);
     return o.len + 12 + 2 + 2; /* SOT, SOD, EOC */
+}
+
+size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
+                           const uint8_t *bytes, const size_t *off,
+                           uint8_t *out, size_t cap) {
+    if (!e->coder->allocate ||
+        e->coder->allocate(e, blk, bytes, off, frame_overhead(e)) < 0)
+        return 0;
+    return write_all(e, NULL, out, cap, NULL, NULL);
 }
 
 size_t sci_htj2k_packet_count(const sci_htj2k_enc *e) {
@@ -931,11 +499,7 @@ size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     /* headers, plus per code-block its bytes and a generous header share */
     size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
-    if (e->p1)
-        return n + e->nblocks * e->p.layers * j2k_p1_block_header_bound(e) +
-               (size_t)e->npackets * e->p.layers * 2;
-    n += e->nblocks * 8 + (size_t)e->g.components * (e->g.levels + 1) * 2;
-    return n;
+    return n + e->coder->packet_overhead_bound(e);
 }
 
 size_t sci_htj2k_block_count(const sci_htj2k_enc *e) {
@@ -1029,22 +593,22 @@ typedef struct {
 static long code_cpu(void *ctx, long *len) {
     cpu_ctx *c = ctx;
     (void)len; /* code_blocks fills e->len */
-    return code_blocks(c->e, c->coeffs);
+    return c->e->coder->code_blocks(c->e, c->coeffs);
 }
 
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
-    if (e->p1) {
-        if (j2k_p1_code_blocks(e, coeffs) < 0)
+    if (e->coder->allocate) {
+        if (e->coder->code_blocks(e, coeffs) < 0)
             return 0;
-        return sci_j2k_part1_write(e, j2k_p1_cpu_passes(e), e->arena,
+        return sci_j2k_part1_write(e, e->coder->passes(e), e->arena,
                                    e->slot_off, out, cap);
     }
     if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
         cpu_ctx c = {e, coeffs};
         if (sci_htj2k_search_rate(e, code_cpu, &c) < 0)
             return 0;
-    } else if (code_blocks(e, coeffs) < 0) {
+    } else if (e->coder->code_blocks(e, coeffs) < 0) {
         return 0;
     }
     return sci_htj2k_write(e, e->len, e->arena, e->slot_off, out, cap);

@@ -11,6 +11,7 @@
 
 #include "colour.h"
 #include "ht_dec.h"
+#include "j2k_quant.h"
 #include "t1.h"
 #include "j2k_idwt.h"
 #include "j2k_layout.h"
@@ -648,46 +649,14 @@ int sci_j2k_block_decode(const sci_j2k_tile_blocks *tb, size_t i,
             }
     }
     /* dequantization, ROI shift (H.1) and reconstruction */
-    unsigned s_roi = band->roi;
-    if (band->reversible) {
-        int32_t *dst = (int32_t *)plane + (size_t)b->py * stride + b->px;
-        for (unsigned y = 0; y < h; y++)
-            for (unsigned x = 0; x < w; x++) {
-                uint32_t v = sm[y * w + x];
-                uint32_t m = v & ~SCI_T1_SIGN;
-                int32_t q = 0;
-                if (m) {
-                    unsigned lo = low[y * w + x];
-                    if (s_roi && s_roi < 32 && m >= (1u << s_roi)) {
-                        m >>= s_roi;
-                        lo = lo > s_roi ? lo - s_roi : 0;
-                    }
-                    if (lo)
-                        m += 1u << (lo - 1);
-                    q = (v & SCI_T1_SIGN) ? -(int32_t)m : (int32_t)m;
-                }
-                dst[(size_t)y * stride + x] = q;
-            }
-    } else {
-        float *dst = (float *)plane + (size_t)b->py * stride + b->px;
-        double step = band->step;
-        for (unsigned y = 0; y < h; y++)
-            for (unsigned x = 0; x < w; x++) {
-                uint32_t v = sm[y * w + x];
-                uint32_t m = v & ~SCI_T1_SIGN;
-                float q = 0.0f;
-                if (m) {
-                    unsigned lo = low[y * w + x];
-                    if (s_roi && s_roi < 32 && m >= (1u << s_roi)) {
-                        m >>= s_roi;
-                        lo = lo > s_roi ? lo - s_roi : 0;
-                    }
-                    double a = ((double)m + ldexp(0.5, (int)lo)) * step;
-                    q = (float)((v & SCI_T1_SIGN) ? -a : a);
-                }
-                dst[(size_t)y * stride + x] = q;
-            }
-    }
+    if (band->reversible)
+        sci_j2k_dequantize_block(sm, low, w, h, band->roi, 1, 1.0,
+                                 (int32_t *)plane + (size_t)b->py * stride +
+                                     b->px, stride);
+    else
+        sci_j2k_dequantize_block(sm, low, w, h, band->roi, 0, band->step,
+                                 (float *)plane + (size_t)b->py * stride +
+                                     b->px, stride);
     return damaged;
 }
 

@@ -1,7 +1,7 @@
 /*
- * Internal to the JPEG 2000 encoder (codec/j2k/htj2k.c, codec/j2k/j2k_part1.c): the
- * frame layout (bands, code-blocks, packets), the encoder state and the
- * byte writer of the markers.
+ * Internal to the JPEG 2000 encoder: the frame layout (bands, code-blocks,
+ * packets) and the encoder state, which its core (htj2k.c) sets up and its
+ * block coders (j2k_coder.h: j2k_coder_ht.c, j2k_part1.c) work on.
  */
 #ifndef SCI_CODEC_J2K_ENC_H
 #define SCI_CODEC_J2K_ENC_H
@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "htj2k.h"
+#include "j2k_markers.h"
+#include "j2k_quant.h"
 #include "t2_bits.h"
 
 #define MAX_BANDS (SCI_WT_MAX_COMPONENTS * (3 * SCI_DWT_MAX_LEVELS + 1))
@@ -62,8 +64,6 @@ struct sci_htj2k_enc {
     size_t arena_size;
     long *len;                  /* coded length of each block */
     size_t *slot_off;           /* arena offset of each block */
-    uint8_t *hdr;               /* one packet header */
-    size_t hdr_cap;
     unsigned npackets;
     packet packets[MAX_PACKETS];  /* index c * (levels + 1) + r */
     sci_htj2k_span spans[MAX_PACKETS];
@@ -72,52 +72,50 @@ struct sci_htj2k_enc {
     /* rate control: the step and log-log slope the last frame ended on
      * (0: no frame yet) */
     double rate_q, rate_slope;
-    struct j2k_p1 *p1;          /* Part 1 state (j2k_part1.c); NULL for HT */
+    const struct j2k_block_coder *coder;  /* j2k_coder.h */
+    uint8_t *hdr;               /* HT: one packet header */
+    size_t hdr_cap;
+    struct j2k_p1 *p1;          /* EBCOT state (j2k_part1.c); NULL for HT */
+    /* what the main header says, in the structures the decoder parses it
+     * into (j2k_stream.h); tcp.qcd follows the steps */
+    sci_j2k_siz siz;
+    sci_j2k_siz_comp siz_comp[SCI_WT_MAX_COMPONENTS];
+    sci_j2k_tcp tcp;
+    uint32_t pcap;
+    uint16_t ccap15;
+    sci_j2k_jp2 jp2;            /* the JPH boxes (params jph) */
 };
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} out_buf;
+/* The byte writer of the markers (j2k_markers.h), under shorter names. */
+typedef sci_j2k_out out_buf;
 
 static inline void put8(out_buf *o, unsigned v) {
-    if (o->p && o->len < o->cap)
-        o->p[o->len] = (uint8_t)v;
-    o->len++;
+    sci_j2k_put8(o, v);
 }
 static inline void put16(out_buf *o, unsigned v) {
-    put8(o, v >> 8);
-    put8(o, v);
+    sci_j2k_put16(o, v);
 }
 static inline void put32(out_buf *o, uint32_t v) {
-    put16(o, v >> 16);
-    put16(o, v & 0xFFFF);
+    sci_j2k_put32(o, v);
 }
 static inline void put_bytes(out_buf *o, const uint8_t *s, size_t n) {
-    if (o->p && o->len + n <= o->cap)
-        memcpy(o->p + o->len, s, n);
-    o->len += n;
+    sci_j2k_put_bytes(o, s, n);
 }
 
-/* htj2k.c */
-int j2k_quantize_block(const sci_htj2k_enc *e, size_t i, const void *coeffs,
-                       uint32_t *dst, size_t stride);
-/* Bytes of everything but the packets: main header, SOT, SOD, EOC. */
-size_t j2k_frame_overhead(sci_htj2k_enc *e);
-/* The whole codestream (Part 1: packets by j2k_p1_write_packets). */
-size_t j2k_write_all(sci_htj2k_enc *e, uint8_t *out, size_t cap);
-
-/* j2k_part1.c */
-int j2k_p1_init(sci_htj2k_enc *e);
-void j2k_p1_free(sci_htj2k_enc *e);
-/* Tier-1 of every block with the C coder, into the arena; -1 when a 5/3
- * magnitude exceeds its band's range. */
-int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs);
-/* The passes of the C coder's blocks (after j2k_p1_code_blocks). */
-const sci_j2k_block_passes *j2k_p1_cpu_passes(const sci_htj2k_enc *e);
-/* Every layer's packets in progression order, at the chosen truncation. */
-int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o);
-/* Bound on the packet header bytes of one block in one packet. */
-size_t j2k_p1_block_header_bound(const sci_htj2k_enc *e);
+/* Block i's sign-magnitude indices into dst (rows `stride` apart) from
+ * the frame's coefficients; -1 when a 5/3 magnitude exceeds its band's
+ * range. */
+static inline int j2k_quantize_block(const sci_htj2k_enc *e, size_t i,
+                                     const void *coeffs, uint32_t *dst,
+                                     size_t stride) {
+    const sci_wt_geometry *g = &e->g;
+    const block *k = &e->blocks[i];
+    const band *b = &e->bands[k->band];
+    uint32_t cw = sci_wt_comp_width(g, b->comp);
+    size_t base = e->comp_offset[b->comp] + (size_t)k->y0 * cw + k->x0;
+    return sci_j2k_quantize_block((const int32_t *)coeffs + base, cw, k->w,
+                                  k->h, g->filter == SCI_DWT_53, b->inv_step,
+                                  b->mb, dst, stride);
+}
 
 #endif

@@ -3,9 +3,10 @@
  */
 #include "j2k_layout.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "j2k_quant.h"
 
 /* ceil(a / 2^e) for a signed a (B-15's numerator may be negative). */
 static int64_t ceil_shift(int64_t a, unsigned e) {
@@ -64,13 +65,43 @@ static void prec_span(uint32_t p, unsigned pp, unsigned r, uint64_t *a,
     *b = (uint64_t)(p + 1) << e;
 }
 
+/* Band b's quantization (of component c of tile t) from tcp: its entry,
+ * M_b, ROI shift and step. */
+static int band_quant(sci_j2k_band *b, const sci_j2k_siz *siz,
+                      const sci_j2k_tcp *tcp, unsigned c, uint32_t t,
+                      size_t err_off, sci_j2k_status *st) {
+    const sci_j2k_qcd *qcd = &tcp->qcd[c];
+    unsigned nl = tcp->coc[c].levels, o = b->orient, r = b->res;
+    /* SPqcd's order is LL, then HL, LH, HH from the lowest resolution up */
+    unsigned qi = r ? 1 + 3 * (r - 1) + (o - 1) : 0;
+    int sp = sci_j2k_qcd_step(qcd, nl, qi);
+    if (sp < 0)
+        return sci_j2k_fail(st, SCI_J2K_ECORRUPT, err_off,
+                            "tile %u component %u: the quantization marker "
+                            "has %u entries, too few for %u levels", t, c,
+                            qcd->n, nl);
+    int mb = sci_j2k_entry_mb(qcd->guard, (unsigned)sp);
+    if (mb < 0)
+        return sci_j2k_fail(st, SCI_J2K_ECORRUPT, err_off,
+                            "tile %u component %u: no magnitude bit-planes "
+                            "(guard %u, exponent %d)", t, c, qcd->guard,
+                            sp >> 11);
+    b->spqcd = (uint16_t)sp;
+    b->mb = (uint8_t)mb;
+    b->roi = tcp->roi[c];
+    b->step = tcp->coc[c].reversible ? 1.0 :
+              sci_j2k_entry_step((unsigned)sp, siz->comp[c].depth, o);
+    return 0;
+}
+
 static uint32_t clamp32(uint64_t v, uint32_t lo, uint32_t hi) {
     return v < lo ? lo : v > hi ? hi : (uint32_t)v;
 }
 
-int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
-                        const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
-                        sci_j2k_status *st) {
+/* limits: refuse more code-blocks or precincts than a decoder takes */
+static int tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                       const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
+                       int limits, sci_j2k_status *st) {
     memset(tile, 0, sizeof *tile);
     tile->index = t;
     sci_j2k_tile_rect(siz, t, &tile->x0, &tile->y0, &tile->x1, &tile->y1);
@@ -110,7 +141,6 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
     size_t bi = 0;
     for (unsigned c = 0; c < nc; c++) {
         const sci_j2k_coc *coc = &tcp->coc[c];
-        const sci_j2k_qcd *qcd = &tcp->qcd[c];
         sci_j2k_tcomp *tc = &tile->comps[c];
         unsigned nl = coc->levels;
         uint32_t prev_w = 0, prev_h = 0;
@@ -135,7 +165,7 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
             rs->first_pband = (size_t)npb;
             nprecs += (uint64_t)rs->npw * rs->nph;
             npb += (uint64_t)rs->npw * rs->nph * rs->nbands;
-            if (nprecs > SCI_J2K_MAX_TILE_PRECINCTS)
+            if (limits && nprecs > SCI_J2K_MAX_TILE_PRECINCTS)
                 return sci_j2k_fail(st, SCI_J2K_EUNSUPPORTED, err_off,
                                     "tile %u has more than %u precincts", t,
                                     SCI_J2K_MAX_TILE_PRECINCTS);
@@ -165,38 +195,14 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                 }
                 b->first_cblk = (size_t)nblocks;
                 nblocks += (uint64_t)b->ncbx * b->ncby;
-                if (nblocks > SCI_J2K_MAX_TILE_BLOCKS)
+                if (limits && nblocks > SCI_J2K_MAX_TILE_BLOCKS)
                     return sci_j2k_fail(st, SCI_J2K_EUNSUPPORTED, err_off,
                                         "tile %u has more than %u "
                                         "code-blocks", t,
                                         SCI_J2K_MAX_TILE_BLOCKS);
-                /* quantization: SPqcd's order is LL, then HL, LH, HH from
-                 * the lowest resolution up */
-                unsigned qi = r ? 1 + 3 * (r - 1) + (o - 1) : 0;
-                int sp = sci_j2k_qcd_step(qcd, nl, qi);
-                if (sp < 0)
-                    return sci_j2k_fail(st, SCI_J2K_ECORRUPT, err_off,
-                                        "tile %u component %u: the "
-                                        "quantization marker has %u entries, "
-                                        "too few for %u levels", t, c, qcd->n,
-                                        nl);
-                int eps = sp >> 11, mu = sp & 0x7FF;
-                int mb = (int)qcd->guard + eps - 1;
-                if (mb < 0)
-                    return sci_j2k_fail(st, SCI_J2K_ECORRUPT, err_off,
-                                        "tile %u component %u: no magnitude "
-                                        "bit-planes (guard %u, exponent %d)",
-                                        t, c, qcd->guard, eps);
-                b->spqcd = (uint16_t)sp;
-                b->mb = (uint8_t)mb;
-                b->roi = tcp->roi[c];
-                if (coc->reversible) {
-                    b->step = 1.0;
-                } else {
-                    int gain = o == SCI_J2K_LL ? 0 : o == SCI_J2K_HH ? 2 : 1;
-                    int rb = siz->comp[c].depth + gain;
-                    b->step = ldexp(1.0 + mu / 2048.0, rb - eps);
-                }
+                int e = band_quant(b, siz, tcp, c, t, err_off, st);
+                if (e)
+                    return e;
                 /* Mallat placement */
                 b->px = (o & 1) ? prev_w : 0;
                 b->py = (o & 2) ? prev_h : 0;
@@ -292,4 +298,16 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
         }
     }
     return 0;
+}
+
+int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                        const sci_j2k_tcp *tcp, uint32_t t, size_t err_off,
+                        sci_j2k_status *st) {
+    return tile_layout(tile, siz, tcp, t, err_off, 1, st);
+}
+
+int sci_j2k_tile_layout_enc(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                            const sci_j2k_tcp *tcp, uint32_t t,
+                            sci_j2k_status *st) {
+    return tile_layout(tile, siz, tcp, t, 0, 0, st);
 }

@@ -144,6 +144,13 @@ int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                         sci_j2k_status *st);
 void sci_j2k_tile_free(sci_j2k_tile *tile);
 
+/* The same for an encoder, whose parameters are its own choice: without
+ * the limits on code-blocks and precincts that guard a decoder against
+ * what a codestream announces. */
+int sci_j2k_tile_layout_enc(sci_j2k_tile *tile, const sci_j2k_siz *siz,
+                            const sci_j2k_tcp *tcp, uint32_t t,
+                            sci_j2k_status *st);
+
 static inline const sci_j2k_res *sci_j2k_tile_res(const sci_j2k_tile *t,
                                                   unsigned c, unsigned r) {
     return &t->res[t->comps[c].first_res + r];

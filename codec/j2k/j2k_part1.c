@@ -1,5 +1,6 @@
 /*
- * JPEG 2000 Part 1 on the shared frame layout of htj2k.c: Tier-1 of every
+ * The EBCOT block coder of the JPEG 2000 encoder (j2k_coder.h), JPEG 2000
+ * Part 1 on the frame layout of j2k_enc.h: Tier-1 of every
  * code-block with the EBCOT coder (t1.h), post-compression rate-distortion
  * optimisation (PCRD) over quality layers, and tier-2 packets with several
  * coding passes, codeword segments and layers per code-block (B.10).
@@ -27,7 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "j2k_enc.h"
+#include "j2k_coder.h"
+#include "j2k_t2.h"
 #include "t1.h"
 
 #define NPTS (SCI_T1_MAX_PASSES + 1)
@@ -72,7 +74,7 @@ static size_t tree_state_bytes(const sci_tagtree *t) {
     return t->nodes * (sizeof(*t->low) + 1);
 }
 
-size_t j2k_p1_block_header_bound(const sci_htj2k_enc *e) {
+static size_t block_header_bound(const sci_htj2k_enc *e) {
     /* bits: inclusion (a 1 a level, zeros up to the layer), zero
      * bit-planes (a 1 a level, up to 30 zeros), passes (<= 16), Lblock
      * increment (<= 33), lengths (<= 39 a segment) */
@@ -82,7 +84,7 @@ size_t j2k_p1_block_header_bound(const sci_htj2k_enc *e) {
     return bits / 7 + 2;
 }
 
-int j2k_p1_init(sci_htj2k_enc *e) {
+static int p1_init(sci_htj2k_enc *e) {
     struct j2k_p1 *p = calloc(1, sizeof(*p));
     if (!p)
         return -1;
@@ -115,7 +117,7 @@ int j2k_p1_init(sci_htj2k_enc *e) {
     for (unsigned k = 0; k < e->npackets; k++)
         most = e->packets[k].nblocks > most ? e->packets[k].nblocks : most;
     p->tree_saved = malloc(p->tree_bytes ? p->tree_bytes : 1);
-    p->hdr_cap = most * j2k_p1_block_header_bound(e) + 16;
+    p->hdr_cap = most * block_header_bound(e) + 16;
     p->hdr = malloc(p->hdr_cap);
     p->copies = malloc(n * e->p.layers * sizeof(*p->copies));
     if (!p->copies || !p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
@@ -125,7 +127,7 @@ int j2k_p1_init(sci_htj2k_enc *e) {
     return 0;
 }
 
-void j2k_p1_free(sci_htj2k_enc *e) {
+static void p1_free(sci_htj2k_enc *e) {
     struct j2k_p1 *p = e->p1;
     if (!p)
         return;
@@ -197,13 +199,13 @@ static void code_block_range(void *arg, size_t b, size_t end, unsigned wk) {
     }
 }
 
-int j2k_p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
+static int p1_code_blocks(sci_htj2k_enc *e, const void *coeffs) {
     blocks_args a = {e, coeffs, 0};
     sci_pool_for(e->pool, e->nblocks, 4, code_block_range, &a);
     return atomic_load(&a.failed) ? -1 : 0;
 }
 
-const sci_j2k_block_passes *j2k_p1_cpu_passes(const sci_htj2k_enc *e) {
+static const sci_j2k_block_passes *p1_cpu_passes(const sci_htj2k_enc *e) {
     return e->p1->cpu;
 }
 
@@ -264,62 +266,6 @@ static void t2_save(sci_htj2k_enc *e, int restore) {
     }
 }
 
-static unsigned floor_log2(unsigned v) {
-    return 31u - (unsigned)__builtin_clz(v);
-}
-
-static unsigned bit_len(size_t v) {
-    return v ? 64u - (unsigned)__builtin_clzll((unsigned long long)v) : 0;
-}
-
-/* Table B.4: the number of new coding passes. */
-static void put_pass_count(sci_t2_bits *w, unsigned n) {
-    if (n == 1)
-        sci_t2_bits_put(w, 0, 1);
-    else if (n == 2)
-        sci_t2_bits_put(w, 2, 2);
-    else if (n <= 5)
-        sci_t2_bits_put(w, (3u << 2) | (n - 3), 4);
-    else if (n <= 36)
-        sci_t2_bits_put(w, (15u << 5) | (n - 6), 9);
-    else
-        sci_t2_bits_put(w, (511u << 7) | (n - 37), 16);
-}
-
-/* The block's contribution to a packet header: passes from..to-1 (to >
- * from), in codeword segments split after each pass that ends one; one
- * Lblock increment for all, then each segment's length in
- * Lblock + floor(log2(its passes)) bits (B.10.7).  Returns the bytes. */
-static size_t put_block_passes(sci_t2_bits *w, uint8_t *lblock,
-                               const sci_j2k_block_passes *k, unsigned from,
-                               unsigned to) {
-    put_pass_count(w, to - from);
-    unsigned lb = *lblock;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t start = from ? k->pass_len[from - 1] : 0;
-        unsigned s = from;
-        for (unsigned j = from; j < to; j++) {
-            if (!(k->pass_term[j] || j == to - 1))
-                continue;
-            size_t len = k->pass_len[j] - start;
-            unsigned extra = floor_log2(j + 1 - s), need = bit_len(len);
-            if (pass == 0) {
-                if (need > lb + extra)
-                    lb = need - extra;
-            } else {
-                sci_t2_bits_put(w, len, lb + extra);
-            }
-            start = k->pass_len[j];
-            s = j + 1;
-        }
-        if (pass == 0) {
-            sci_t2_bits_run(w, 1, lb - *lblock);
-            sci_t2_bits_put(w, 0, 1);
-            *lblock = (uint8_t)lb;
-        }
-    }
-    return k->pass_len[to - 1] - (from ? k->pass_len[from - 1] : 0);
-}
 
 /* Packet (layer l, component and resolution of pk): the header into
  * p->hdr, the tier-2 state advanced.  Returns the header's bytes and the
@@ -366,7 +312,9 @@ static size_t packet_header(sci_htj2k_enc *e, unsigned l, const packet *pk,
                     if (to == from)
                         continue;
                 }
-                *body += put_block_passes(&w, &p->lblock[i], k, from, to);
+                *body += sci_j2k_t2_put_p1_passes(&w, &p->lblock[i],
+                                                  k->pass_len, k->pass_term,
+                                                  from, to);
             }
     }
     return sci_t2_bits_finish(&w);
@@ -420,7 +368,13 @@ static void copy_bodies(void *arg, size_t b, size_t end, unsigned wk) {
                a->p->copies[j].n);
 }
 
-int j2k_p1_write_packets(sci_htj2k_enc *e, out_buf *o) {
+/* Every layer's packets in progression order, at the chosen truncation. */
+static int p1_write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
+                            size_t base, sci_htj2k_span *spans,
+                            size_t *nspans) {
+    (void)len, (void)base, (void)spans; /* the bodies are written here */
+    if (nspans)
+        *nspans = 0;
     unsigned L = e->p.layers, C = e->g.components, R = e->g.levels + 1;
     t2_reset(e);
     /* With one precinct per resolution every order is a nest of layer,
@@ -570,14 +524,14 @@ static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n) {
         memcpy(a, src, n * sizeof(*a));
 }
 
-/* Chooses every layer's truncation points. */
-static int allocate(sci_htj2k_enc *e) {
+/* Chooses every layer's truncation points; the markers take `overhead`
+ * bytes. */
+static int allocate(sci_htj2k_enc *e, size_t overhead) {
     struct j2k_p1 *p = e->p1;
     unsigned L = e->p.layers;
     set_trunc_all(e, 0);
     if (L == 1 && e->p.bitrate <= 0)
         return 0; /* every pass in the one layer: nothing to choose */
-    size_t overhead = j2k_frame_overhead(e);
     /* the size with every pass in one layer: the lossless (or full) size */
     t2_reset(e);
     size_t full = count_layer(e, 0);
@@ -646,16 +600,35 @@ static int allocate(sci_htj2k_enc *e) {
     return 0;
 }
 
-size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
-                           const uint8_t *bytes, const size_t *off,
-                           uint8_t *out, size_t cap) {
+static int p1_allocate(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
+                       const uint8_t *bytes, const size_t *off,
+                       size_t overhead) {
     struct j2k_p1 *p = e->p1;
     if (!p)
-        return 0;
+        return -1;
     p->blk = blk;
     p->bytes = bytes;
     p->off = off;
-    if (allocate(e) < 0)
-        return 0;
-    return j2k_write_all(e, out, cap);
+    return allocate(e, overhead);
 }
+
+static size_t p1_block_bytes_bound(const sci_htj2k_enc *e, const block *k) {
+    return sci_t1_max_bytes(k->w, k->h, e->bands[k->band].mb);
+}
+
+static size_t p1_packet_overhead_bound(const sci_htj2k_enc *e) {
+    return e->nblocks * e->p.layers * block_header_bound(e) +
+           (size_t)e->npackets * e->p.layers * 2;
+}
+
+const j2k_block_coder j2k_coder_ebcot = {
+    .name = "EBCOT",
+    .init = p1_init,
+    .free = p1_free,
+    .code_blocks = p1_code_blocks,
+    .passes = p1_cpu_passes,
+    .allocate = p1_allocate,
+    .write_packets = p1_write_packets,
+    .block_bytes_bound = p1_block_bytes_bound,
+    .packet_overhead_bound = p1_packet_overhead_bound,
+};

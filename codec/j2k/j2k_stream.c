@@ -151,24 +151,6 @@ int sci_j2k_tcp_copy(sci_j2k_tcp *dst, const sci_j2k_tcp *src) {
     return 0;
 }
 
-int sci_j2k_qcd_step(const sci_j2k_qcd *q, unsigned levels, unsigned band) {
-    if (q->style == 1) {
-        if (q->n < 1)
-            return -1;
-        int eps = q->step[0] >> 11, mu = q->step[0] & 0x7FF;
-        /* E-5: epsilon_b = epsilon_0 - N_L + n_b, n_b the band's level */
-        int down = band ? (int)((band - 1) / 3) : 0;
-        eps -= down;
-        if (eps < 0)
-            return -1;
-        return eps << 11 | mu;
-    }
-    (void)levels;
-    if (band >= q->n)
-        return -1;
-    return q->step[band];
-}
-
 /* ---- marker segments ---------------------------------------------------- */
 
 typedef struct {

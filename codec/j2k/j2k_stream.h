@@ -237,12 +237,6 @@ int sci_j2k_tcp_init(sci_j2k_tcp *tcp, uint16_t csiz);
 void sci_j2k_tcp_free(sci_j2k_tcp *tcp);
 int sci_j2k_tcp_copy(sci_j2k_tcp *dst, const sci_j2k_tcp *src);
 
-/* The quantization step entry of subband `band` (0: LL of level N_L, then
- * HL, LH, HH of level N_L, N_L - 1, ..., 1, as in SPqcd) for a component
- * with N_L levels: epsilon << 11 | mu, derived from the LL entry under
- * style 1 (E-5).  -1 when the marker holds too few entries. */
-int sci_j2k_qcd_step(const sci_j2k_qcd *q, unsigned levels, unsigned band);
-
 /* Canvas geometry of tile t (B.3): its area on the reference grid. */
 void sci_j2k_tile_rect(const sci_j2k_siz *s, uint32_t t, uint32_t *x0,
                        uint32_t *y0, uint32_t *x1, uint32_t *y1);

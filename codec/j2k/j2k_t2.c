@@ -1,104 +1,48 @@
 /*
- * Tier-2 decoding of a JPEG 2000 tile (see j2k_t2.h).
+ * Tier-2 of JPEG 2000: a code-block's packet header entry written, a
+ * tile's packets decoded (see j2k_t2.h).
  */
 #include "j2k_t2.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- packet header bits (B.10.1) ---------------------------------------- */
+#include "t2_bits.h"
 
-typedef struct {
-    const uint8_t *p;
-    size_t len, pos;
-    unsigned byte;   /* the byte being read */
-    unsigned ct;     /* its bits left */
-    int over;        /* read past the end */
-} bitrd;
+/* ---- writing --------------------------------------------------------------- */
 
-static void bits_init(bitrd *b, const uint8_t *p, size_t len, size_t pos) {
-    b->p = p;
-    b->len = len;
-    b->pos = pos;
-    b->byte = 0;
-    b->ct = 0;
-    b->over = 0;
-}
-
-static inline unsigned bit(bitrd *b) {
-    if (b->ct == 0) {
-        /* after 0xFF the next byte carries 7 bits, its MSB a stuffed 0 */
-        unsigned n = b->byte == 0xFF ? 7 : 8;
-        if (b->pos < b->len) {
-            b->byte = b->p[b->pos++];
-        } else {
-            b->byte = 0;
-            b->over = 1;
+size_t sci_j2k_t2_put_p1_passes(sci_t2_bits *w, uint8_t *lblock,
+                                const size_t *pass_len,
+                                const uint8_t *pass_term, unsigned from,
+                                unsigned to) {
+    sci_t2_put_passes(w, to - from);
+    /* a first walk finds the Lblock every segment's length fits, the
+     * second writes the lengths */
+    unsigned lb = *lblock;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = from ? pass_len[from - 1] : 0;
+        unsigned s = from;
+        for (unsigned j = from; j < to; j++) {
+            if (!(pass_term[j] || j == to - 1))
+                continue;
+            size_t len = pass_len[j] - start;
+            unsigned extra = sci_t2_floor_log2(j + 1 - s);
+            unsigned need = sci_t2_bit_len(len);
+            if (pass == 0) {
+                if (need > lb + extra)
+                    lb = need - extra;
+            } else {
+                sci_t2_bits_put(w, len, lb + extra);
+            }
+            start = pass_len[j];
+            s = j + 1;
         }
-        b->ct = n;
-    }
-    b->ct--;
-    return (b->byte >> b->ct) & 1;
-}
-
-static uint32_t bits(bitrd *b, unsigned n) {
-    uint32_t v = 0;
-    while (n--)
-        v = v << 1 | bit(b);
-    return v;
-}
-
-/* The end of a header: padding to the byte, and the byte a final 0xFF
- * brings along. */
-static void bits_align(bitrd *b) {
-    if (b->byte == 0xFF) {
-        if (b->pos < b->len)
-            b->pos++;
-        else
-            b->over = 1;
-    }
-    b->byte = 0;
-    b->ct = 0;
-}
-
-/* ---- tag trees (B.10.2) -------------------------------------------------- */
-
-/* Decodes, for leaf (x, y) of the w x h tree at nodes low[]/val[], whether
- * its value is below `threshold`, reading only what the encoder sent for
- * that threshold.  Returns 1 when known to be below. */
-static int tt_decode(bitrd *b, int32_t *low, int32_t *val, uint32_t w,
-                     uint32_t h, uint32_t x, uint32_t y, int32_t threshold) {
-    size_t path[34];
-    unsigned n = 0;
-    size_t base = 0;
-    for (;;) {
-        path[n++] = base + (size_t)y * w + x;
-        if (w <= 1 && h <= 1)
-            break;
-        base += (size_t)w * h;
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-        x /= 2;
-        y /= 2;
-    }
-    int32_t lo = 0;
-    while (n--) {
-        size_t i = path[n];
-        if (lo > low[i])
-            low[i] = lo;
-        else
-            lo = low[i];
-        while (lo < threshold && lo < val[i]) {
-            if (bit(b))
-                val[i] = lo;
-            else
-                lo++;
-            if (b->over)
-                return 0;
+        if (pass == 0) {
+            sci_t2_put_lblock_inc(w, lb - *lblock);
+            *lblock = (uint8_t)lb;
         }
-        low[i] = lo;
     }
-    return val[path[0]] < threshold;
+    return pass_len[to - 1] - (from ? pass_len[from - 1] : 0);
 }
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -110,13 +54,6 @@ size_t sci_j2k_t2_cs_offset(const sci_j2k_t2 *t2, size_t off) {
     if (!t2->ntp)
         return off;
     return t2->tp_cs[i] + (off - t2->tp_body[i]);
-}
-
-static unsigned floorlog2(unsigned v) {
-    unsigned l = 0;
-    while (v >>= 1)
-        l++;
-    return l;
 }
 
 /* A contribution announced by a packet header: its block, the bytes the
@@ -170,10 +107,10 @@ static int add_piece(sci_j2k_t2 *t2, sci_j2k_cblk *cb, uint32_t off,
 
 /* Reads a length field of `nbits` bits; a field beyond 32 bits can only be
  * damage.  Returns -1 then. */
-static int read_len(bitrd *b, unsigned nbits, uint32_t *len) {
+static int read_len(sci_t2_rd *b, unsigned nbits, uint32_t *len) {
     if (nbits > 32)
         return -1;
-    *len = bits(b, nbits);
+    *len = sci_t2_rd_bits(b, nbits);
     return 0;
 }
 
@@ -192,7 +129,7 @@ static unsigned p1_seg_passes(unsigned style, unsigned n) {
 
 /* The lengths of a block's new passes: appends the contributions.  Returns
  * 0, 1 for damage (a message is warned), or an error code. */
-static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
+static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
                          uint32_t ci, unsigned np, unsigned style,
                          size_t *nc, size_t hoff) {
     unsigned n0 = cb->passes;
@@ -210,7 +147,7 @@ static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
         int segp = (int)np - (int)href;
         uint32_t len;
         if (segp < 1) {
-            if (read_len(b, cb->lblock + floorlog2(np), &len))
+            if (read_len(b, cb->lblock + sci_t2_floor_log2(np), &len))
                 goto bad_len;
             if (len && !mixed)
                 goto bad_ht;
@@ -222,7 +159,7 @@ static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
             cb->passes = (uint16_t)(n0 + np);
             return push_contrib(t2, nc, &c);
         }
-        unsigned nb = cb->lblock + floorlog2((unsigned)segp);
+        unsigned nb = cb->lblock + sci_t2_floor_log2((unsigned)segp);
         if (read_len(b, nb, &len))
             goto bad_len;
         int is_ht = 0;
@@ -248,9 +185,9 @@ static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
             /* the rest: refinement passes, below */
         } else {
             /* widen the field to the non-HT size for all np passes */
-            unsigned full = cb->lblock + floorlog2(np);
+            unsigned full = cb->lblock + sci_t2_floor_log2(np);
             while (nb < full) {
-                len = len << 1 | bit(b);
+                len = len << 1 | sci_t2_rd_bit(b);
                 nb++;
             }
             if (nb > 32)
@@ -285,7 +222,7 @@ static int block_lengths(sci_j2k_t2 *t2, bitrd *b, sci_j2k_cblk *cb,
                 take = np;
             c.kind = J2K_PIECE_P1;
         }
-        nb = cb->lblock + floorlog2(take);
+        nb = cb->lblock + sci_t2_floor_log2(take);
         uint32_t len;
         if (read_len(b, nb, &len))
             goto bad_len;
@@ -354,15 +291,15 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
         }
         run->bpos += 6;
     }
-    bitrd b;
+    sci_t2_rd b;
     if (t2->hdr)
-        bits_init(&b, t2->hdr, t2->hdr_len, run->hpos);
+        sci_t2_rd_init(&b, t2->hdr, t2->hdr_len, run->hpos);
     else
-        bits_init(&b, t2->body, t2->body_len, run->bpos);
+        sci_t2_rd_init(&b, t2->body, t2->body_len, run->bpos);
     size_t hoff = t2->hdr ? run->hpos : sci_j2k_t2_cs_offset(t2, run->bpos);
     size_t nc = 0;
     int ret = 0;
-    if (bit(&b)) {
+    if (sci_t2_rd_bit(&b)) {
         size_t p0 = rs->first_pband + k * rs->nbands;
         for (unsigned bi = 0; bi < rs->nbands && !ret; bi++) {
             const sci_j2k_pband *pb = &tile->pbands[p0 + bi];
@@ -386,12 +323,12 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
                                              pb->cx0 + x);
                     sci_j2k_cblk *cb = &tile->cblks[ci];
                     if (!cb->included) {
-                        if (!tt_decode(&b, inc_lo, inc_v, pb->cw, pb->ch, x, y,
+                        if (!sci_tagtree_decode(&b, inc_lo, inc_v, pb->cw, pb->ch, x, y,
                                        (int32_t)l + 1))
                             continue;
                         /* first inclusion: zero bit-planes (B.10.5) */
                         int32_t z = 0;
-                        while (!tt_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
+                        while (!sci_tagtree_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
                                           z + 1)) {
                             if (b.over || ++z > 74) {
                                 if (!b.over)
@@ -410,29 +347,15 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
                         cb->lblock = 3;
                         cb->mode = (style & SCI_J2K_CB_HT) ? J2K_CB_HT_PHLD :
                                    J2K_CB_PART1;
-                    } else if (!bit(&b)) {
+                    } else if (!sci_t2_rd_bit(&b)) {
                         continue;
                     }
-                    /* number of passes (Table B.4) */
-                    unsigned np = 1;
-                    if (bit(&b)) {
-                        np = 2;
-                        if (bit(&b)) {
-                            unsigned v = bits(&b, 2);
-                            np = 3 + v;
-                            if (v == 3) {
-                                v = bits(&b, 5);
-                                np = 6 + v;
-                                if (v == 31)
-                                    np = 37 + bits(&b, 7);
-                            }
-                        }
-                    }
-                    /* Lblock (B.10.7.1) */
-                    while (bit(&b)) {
-                        if (b.over || ++cb->lblock > 32)
-                            break;
-                    }
+                    /* number of passes (Table B.4), Lblock (B.10.7.1) */
+                    unsigned np = sci_t2_get_passes(&b);
+                    unsigned lblock = cb->lblock;
+                    /* it stops past 32: the length field then refuses it */
+                    sci_t2_get_lblock_inc(&b, &lblock, 32);
+                    cb->lblock = (uint8_t)lblock;
                     if (b.over)
                         break;
                     unsigned limit = 3u * (band->mb + band->roi) + 3u;
@@ -463,7 +386,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
         t2->stopped = 1;
         return 1;
     }
-    bits_align(&b);
+    sci_t2_rd_align(&b);
     /* EPH (A.8.2): shall follow the header when Scod says so */
     if (t2->tcp->eph) {
         const uint8_t *hp = t2->hdr ? t2->hdr : t2->body;

@@ -1,6 +1,7 @@
 /*
- * Tier-2 decoding of one JPEG 2000 tile (ITU-T T.800 Annex B.9-B.12, with
- * T.814's rules for HT code-blocks): packets in the tile's progression
+ * Tier-2 of JPEG 2000 (ITU-T T.800 Annex B.9-B.12, with T.814's rules for
+ * HT code-blocks): a code-block's entry in a packet header written (for the
+ * encoder's block coders, j2k_coder.h), and the decoding of one tile: packets in the tile's progression
  * order (all five, and POC progression changes), packet headers (tag
  * trees, inclusion, zero bit-planes, number of passes, Lblock, codeword
  * segment lengths) read from the tile's data or from PPM/PPT, SOP and EPH
@@ -23,10 +24,50 @@
 
 #include "j2k_layout.h"
 #include "j2k_stream.h"
+#include "t2_bits.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* The entry of a Part 1 code-block's passes [from, to) (to > from) in a
+ * packet header, after its inclusion and zero bit-plane bits (B.10.4,
+ * B.10.5): their count (Table B.4), one Lblock increment for all (*lblock
+ * follows it), then the length of each codeword segment, in Lblock +
+ * floor(log2(its passes)) bits (B.10.7).  pass_len[j]: the block's bytes
+ * after pass j; pass_term[j]: pass j ends a segment (the last of the
+ * range always ends one here).  This is what the decoder's tier-2 reads
+ * for a Part 1 block.  Returns the bytes the passes add to the body. */
+size_t sci_j2k_t2_put_p1_passes(sci_t2_bits *w, uint8_t *lblock,
+                                const size_t *pass_len,
+                                const uint8_t *pass_term, unsigned from,
+                                unsigned to);
+
+/* The entry of an HT code-block in the one packet that holds it: one
+ * cleanup pass (a 0), the Lblock increment from 3 and the length, len
+ * bytes; after `pre` bits of value pre_v (its tag-tree bits), all put at
+ * once where they fit in 57 bits, as a header of many blocks wants. */
+static inline void sci_j2k_t2_put_ht_single(sci_t2_bits *w, uint64_t pre_v,
+                                            unsigned pre, uint64_t len) {
+    unsigned need = sci_t2_bit_len(len), lblock = need > 3 ? need : 3;
+    unsigned inc = lblock - 3;
+    /* pass 0, inc ones, 0, len: 1 + inc + 1 + lblock bits */
+    unsigned tail = 2 * lblock - 1;
+    if (pre + tail <= 57) {
+        uint64_t v = (pre_v << 1) << (inc + 1 + lblock);
+        v |= (((UINT64_C(1) << inc) - 1) << (lblock + 1)) | len;
+        sci_t2_bits_put(w, v, pre + tail);
+    } else {
+        sci_t2_bits_put(w, pre_v, pre);
+        sci_t2_put_passes(w, 1);
+        sci_t2_put_lblock_inc(w, inc);
+        sci_t2_bits_put(w, len, lblock);
+    }
+}
+
+/* ---- decoding ------------------------------------------------------------ */
 
 /* Most passes a code-block can have: 3 * 37 - 2 (T.800: M_b <= 37 with
  * the ROI shift counted elsewhere) rounded up to the packet header's 164. */

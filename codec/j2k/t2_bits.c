@@ -144,3 +144,67 @@ void sci_tagtree_encode(sci_tagtree *t, sci_t2_bits *b, uint32_t x,
         low = t->low[n];
     }
 }
+
+int sci_tagtree_decode(sci_t2_rd *b, int32_t *low, int32_t *val, uint32_t w,
+                       uint32_t h, uint32_t x, uint32_t y, int32_t threshold) {
+    size_t path[34];
+    unsigned n = 0;
+    size_t base = 0;
+    for (;;) {
+        path[n++] = base + (size_t)y * w + x;
+        if (w <= 1 && h <= 1)
+            break;
+        base += (size_t)w * h;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        x /= 2;
+        y /= 2;
+    }
+    int32_t lo = 0;
+    while (n--) {
+        size_t i = path[n];
+        if (lo > low[i])
+            low[i] = lo;
+        else
+            lo = low[i];
+        while (lo < threshold && lo < val[i]) {
+            if (sci_t2_rd_bit(b))
+                val[i] = lo;
+            else
+                lo++;
+            if (b->over)
+                return 0;
+        }
+        low[i] = lo;
+    }
+    return val[path[0]] < threshold;
+}
+
+/* Table B.4: 0 (1 pass), 10 (2), 11xx (3-5), 1111 xxxxx (6-36), 1111
+ * 11111 xxxxxxx (37-164). */
+void sci_t2_put_passes(sci_t2_bits *w, unsigned n) {
+    if (n == 1)
+        sci_t2_bits_put(w, 0, 1);
+    else if (n == 2)
+        sci_t2_bits_put(w, 2, 2);
+    else if (n <= 5)
+        sci_t2_bits_put(w, (3u << 2) | (n - 3), 4);
+    else if (n <= 36)
+        sci_t2_bits_put(w, (15u << 5) | (n - 6), 9);
+    else
+        sci_t2_bits_put(w, (511u << 7) | (n - 37), 16);
+}
+
+unsigned sci_t2_get_passes(sci_t2_rd *b) {
+    if (!sci_t2_rd_bit(b))
+        return 1;
+    if (!sci_t2_rd_bit(b))
+        return 2;
+    unsigned v = sci_t2_rd_bits(b, 2);
+    if (v < 3)
+        return 3 + v;
+    v = sci_t2_rd_bits(b, 5);
+    if (v < 31)
+        return 6 + v;
+    return 37 + sci_t2_rd_bits(b, 7);
+}

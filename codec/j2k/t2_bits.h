@@ -1,7 +1,10 @@
 /*
  * Bit-level pieces of JPEG 2000 tier-2 packet headers (ISO/IEC 15444-1
- * Annex B.10): the header bit writer with its bit-stuffing rule, and tag
- * trees (B.10.2) for code-block inclusion and zero bit-planes.
+ * Annex B.10), both directions, shared by the encoder's packet writers
+ * (htj2k.c, j2k_part1.c) and the decoder's reader (j2k_t2.c): the header
+ * bits with their bit-stuffing rule, tag trees (B.10.2) for code-block
+ * inclusion and zero bit-planes, the number of coding passes (Table B.4),
+ * Lblock increments (B.10.7.1) and the width of a length field (B.10.7).
  *
  * Bits are written most significant first.  After a byte of 0xFF the next
  * byte carries only 7 bits (its top bit is a stuffed 0), so no two bytes of
@@ -69,6 +72,108 @@ void sci_tagtree_refresh(sci_tagtree *t);
  * (and, if so, its exact value). */
 void sci_tagtree_encode(sci_tagtree *t, sci_t2_bits *b, uint32_t x,
                         uint32_t y, int32_t threshold);
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct {
+    const uint8_t *p;
+    size_t len, pos;
+    unsigned byte;   /* the byte being read */
+    unsigned ct;     /* its bits left */
+    int over;        /* read past the end (the bits read there are 0) */
+} sci_t2_rd;
+
+static inline void sci_t2_rd_init(sci_t2_rd *b, const uint8_t *p, size_t len,
+                                  size_t pos) {
+    b->p = p;
+    b->len = len;
+    b->pos = pos;
+    b->byte = 0;
+    b->ct = 0;
+    b->over = 0;
+}
+
+static inline unsigned sci_t2_rd_bit(sci_t2_rd *b) {
+    if (b->ct == 0) {
+        /* after 0xFF the next byte carries 7 bits, its MSB a stuffed 0 */
+        unsigned n = b->byte == 0xFF ? 7 : 8;
+        if (b->pos < b->len) {
+            b->byte = b->p[b->pos++];
+        } else {
+            b->byte = 0;
+            b->over = 1;
+        }
+        b->ct = n;
+    }
+    b->ct--;
+    return (b->byte >> b->ct) & 1;
+}
+
+/* n bits (n <= 32), most significant first. */
+static inline uint32_t sci_t2_rd_bits(sci_t2_rd *b, unsigned n) {
+    uint32_t v = 0;
+    while (n--)
+        v = v << 1 | sci_t2_rd_bit(b);
+    return v;
+}
+
+/* The end of a header: padding to the byte, and the byte a final 0xFF
+ * brings along (what sci_t2_bits_finish wrote). */
+static inline void sci_t2_rd_align(sci_t2_rd *b) {
+    if (b->byte == 0xFF) {
+        if (b->pos < b->len)
+            b->pos++;
+        else
+            b->over = 1;
+    }
+    b->byte = 0;
+    b->ct = 0;
+}
+
+/* Decodes, for leaf (x, y) of a w x h tag tree whose nodes (levels as
+ * sci_tagtree's, leaves first) hold the bound known so far in low[] and
+ * the value where found in val[] (INT32_MAX before), whether the leaf is
+ * below `threshold`, reading only what sci_tagtree_encode sent for that
+ * threshold.  Returns 1 when known to be below. */
+int sci_tagtree_decode(sci_t2_rd *b, int32_t *low, int32_t *val, uint32_t w,
+                       uint32_t h, uint32_t x, uint32_t y, int32_t threshold);
+
+/* ---- the codes of a code-block's entry (B.10.6, B.10.7) ------------------ */
+
+static inline unsigned sci_t2_floor_log2(unsigned v) {
+    return v ? 31u - (unsigned)__builtin_clz(v) : 0;
+}
+
+/* Bits that v takes (0 for 0). */
+static inline unsigned sci_t2_bit_len(uint64_t v) {
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* Bits of the length field of a codeword segment of `passes` passes:
+ * Lblock + floor(log2(passes)). */
+static inline unsigned sci_t2_len_bits(unsigned lblock, unsigned passes) {
+    return lblock + sci_t2_floor_log2(passes);
+}
+
+/* The number of new coding passes, 1..164 (Table B.4). */
+void sci_t2_put_passes(sci_t2_bits *w, unsigned n);
+unsigned sci_t2_get_passes(sci_t2_rd *b);
+
+/* Lblock's increment: `inc` ones then a zero (B.10.7.1). */
+static inline void sci_t2_put_lblock_inc(sci_t2_bits *w, unsigned inc) {
+    sci_t2_bits_run(w, 1, inc);
+    sci_t2_bits_put(w, 0, 1);
+}
+/* Reads the increment into *lblock; -1 when it would pass `most` (or the
+ * bits run out). */
+static inline int sci_t2_get_lblock_inc(sci_t2_rd *b, unsigned *lblock,
+                                        unsigned most) {
+    while (sci_t2_rd_bit(b)) {
+        if (b->over || ++*lblock > most)
+            return -1;
+    }
+    return b->over ? -1 : 0;
+}
 
 #ifdef __cplusplus
 }
