@@ -88,7 +88,7 @@ gst_sci_j2k_enc_setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
       what = "coefficient buffer";
     if (what)
       cudaGetLastError ();
-    if (!what && p->coder == SCI_J2K_CODER_PART1 && self->vframes_in_flight > 1) {
+    if (!what && p->coder == SCI_J2K_CODER_PART1 && self->frames_in_flight > 1) {
       cudaStream_t stream = NULL;
       const gchar *lane = NULL;
 
