@@ -83,41 +83,6 @@ G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_VIDEO_DECODER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
     GST_TYPE_DPCM_DEC);
 
-/* ---- typefinder: "DPCM", a version read (5, 6), a depth of 1..16 ---- */
-
-static void
-dpcm_type_find (GstTypeFind * tf, gpointer unused)
-{
-  const guint8 *d = gst_type_find_peek (tf, 0, SCI_DPCM_HEADER_BYTES);
-  sci_dpcm_info info;
-
-  if (!d) {
-    d = gst_type_find_peek (tf, 0, 6);
-    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= SCI_DPCM_VERSION_OLDEST
-        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
-      gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
-          DPCM_MEDIA_TYPE);
-    return;
-  }
-  if (sci_dpcm_peek (d, SCI_DPCM_HEADER_BYTES, &info) == SCI_DPCM_OK)
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
-        DPCM_MEDIA_TYPE);
-  else if (memcmp (d, "DPCM", 4) == 0)
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
-        DPCM_MEDIA_TYPE);
-}
-
-gboolean
-gst_dpcm_type_find_register (GstPlugin * plugin)
-{
-  GstCaps *caps = gst_caps_new_empty_simple (DPCM_MEDIA_TYPE);
-  gboolean ret = gst_type_find_register (plugin, DPCM_MEDIA_TYPE,
-      GST_RANK_PRIMARY, dpcm_type_find, "dpcm", caps, NULL, NULL);
-
-  gst_caps_unref (caps);
-  return ret;
-}
-
 /* ---- negotiation ---- */
 
 /* Input caps say little for sure (the frame headers decide): the output
