@@ -356,6 +356,16 @@ gst_sci_backend_stop (GstSciBackendState * b)
 
 /* ---- caps ---- */
 
+void
+gst_sci_caps_set_cuda_memory (GstCaps * caps, gboolean cuda)
+{
+#if HAVE_CUDA
+  if (cuda)
+    gst_caps_set_features_simple (caps,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#endif
+}
+
 GstCaps *
 gst_sci_template_caps (const gchar * structure)
 {
@@ -363,8 +373,7 @@ gst_sci_template_caps (const gchar * structure)
 #if HAVE_CUDA
   GstCaps *cuda = gst_caps_copy (caps);
 
-  gst_caps_set_features_simple (cuda,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  gst_sci_caps_set_cuda_memory (cuda, TRUE);
   caps = gst_caps_merge (cuda, caps);
 #endif
   return caps;
@@ -617,6 +626,23 @@ gst_sci_backend_explain_refused_caps (GstSciBackendState * b,
   peer = gst_pad_peer_query_caps (srcpad, NULL);
   gst_sci_backend_explain_cpu_only (b, GST_PAD_SRC, peer);
   gst_caps_unref (peer);
+}
+
+gboolean
+gst_sci_backend_peer_accepts (GstSciBackendState * b, GstPad * srcpad,
+    GstCaps ** caps, GstCaps * other, gboolean * cuda)
+{
+  if (gst_pad_peer_query_accept_caps (srcpad, *caps)) {
+    gst_clear_caps (&other);
+    return TRUE;
+  }
+  if (!other || !b->use_cuda || !gst_pad_peer_query_accept_caps (srcpad, other)) {
+    gst_clear_caps (&other);
+    return FALSE;
+  }
+  gst_caps_take (caps, other);
+  *cuda = !*cuda;
+  return TRUE;
 }
 
 gboolean

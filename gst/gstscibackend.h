@@ -120,6 +120,10 @@ gboolean gst_sci_backend_query_context (GstSciBackendState * b,
 
 /* ---- caps ---- */
 
+/* Every structure of `caps` (writable) in CUDA memory when `cuda` (and
+ * built with CUDA); else left as it is, in system memory. */
+void gst_sci_caps_set_cuda_memory (GstCaps * caps, gboolean cuda);
+
 /* Pad template caps: `structure` (the media type and its fields) in CUDA
  * memory first, when built with CUDA, then in system memory. */
 GstCaps *gst_sci_template_caps (const gchar * structure);
@@ -184,6 +188,15 @@ void gst_sci_backend_check_caps_query (GstSciBackendState * b,
  * the element's). */
 void gst_sci_backend_explain_refused_caps (GstSciBackendState * b,
     GstCaps * caps, GstPad * srcpad);
+
+/* For an element that sets its src caps itself from each frame: whether
+ * downstream (srcpad's peer) takes *caps, asked before they are set (a
+ * sticky caps event is stored even where downstream refuses it, which
+ * would show only as the frame's push failing).  Where it does not and
+ * the kernels run, `other` (taken, may be NULL: the same caps in the
+ * other memory) is asked and, taken, replaces *caps and flips *cuda. */
+gboolean gst_sci_backend_peer_accepts (GstSciBackendState * b,
+    GstPad * srcpad, GstCaps ** caps, GstCaps * other, gboolean * cuda);
 
 /* For an element that sets its src caps itself from each frame (the
  * decoders): posts the error for `caps` that downstream (srcpad's peer)

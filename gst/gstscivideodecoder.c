@@ -142,11 +142,7 @@ static GstCaps *
 in_memory (GstCaps * caps, gboolean cuda)
 {
   caps = gst_caps_copy (caps);
-#if HAVE_CUDA
-  if (cuda)
-    gst_caps_set_features_simple (caps,
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-#endif
+  gst_sci_caps_set_cuda_memory (caps, cuda);
   return caps;
 }
 
@@ -164,21 +160,8 @@ gst_sci_video_decoder_set_src_caps (GstSciVideoDecoder * self, GstCaps * caps)
   if (gst_pad_needs_reconfigure (srcpad))
     self->offered = FALSE;
   if (!self->offered || !state || !gst_caps_is_equal (state->caps, want)) {
-    /* Asked first: a sticky caps event is stored even where downstream
-     * refuses it, which would show only as the frame's push failing. */
-    ok = gst_pad_peer_query_accept_caps (srcpad, want);
-    if (!ok && b->use_cuda) {
-      GstCaps *other = in_memory (caps, !cuda);
-
-      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
-        gst_caps_unref (want);
-        want = other;
-        cuda = !cuda;
-        ok = TRUE;
-      } else {
-        gst_caps_unref (other);
-      }
-    }
+    ok = gst_sci_backend_peer_accepts (b, srcpad, &want,
+        b->use_cuda ? in_memory (caps, !cuda) : NULL, &cuda);
     GST_DEBUG_OBJECT (self, "caps from the frame: %" GST_PTR_FORMAT, want);
     if (!ok) {
       gst_sci_backend_post_refused (b, srcpad, want);

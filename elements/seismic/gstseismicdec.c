@@ -211,11 +211,7 @@ gather_caps (guint traces, guint samples, guint interval, gboolean cuda)
   if (interval >= 1 && interval <= G_MAXINT)
     gst_caps_set_simple (caps, "sample-interval", G_TYPE_INT, (gint) interval,
         NULL);
-#if HAVE_CUDA
-  if (cuda)
-    gst_caps_set_features_simple (caps,
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-#endif
+  gst_sci_caps_set_cuda_memory (caps, cuda);
   return caps;
 }
 
@@ -243,24 +239,10 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
   if (gst_pad_check_reconfigure (srcpad))
     self->have_out = FALSE;
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
-    /* Asked first: a sticky caps event is stored even where downstream
-     * refuses it, which would show only as the gather's push failing. */
-    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
-#if HAVE_CUDA
-    if (!ok && base->backend.use_cuda) {
-      GstCaps *other = gather_caps (p->traces, p->samples,
-          p->sample_interval_us, !cuda);
-
-      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
-        gst_caps_unref (caps);
-        caps = other;
-        cuda = !cuda;
-        ok = TRUE;
-      } else {
-        gst_caps_unref (other);
-      }
-    }
-#endif
+    ok = gst_sci_backend_peer_accepts (&GST_SCI_FILTER (self)->backend,
+        srcpad, &caps, GST_SCI_FILTER (self)->backend.use_cuda ?
+        gather_caps (p->traces, p->samples, p->sample_interval_us, !cuda) :
+        NULL, &cuda);
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
     if (ok)
