@@ -213,4 +213,9 @@ static void
 gst_sci_video_decoder_init (GstSciVideoDecoder * self)
 {
   gst_sci_backend_state_init (&self->backend, GST_ELEMENT (self));
+  /* GstVideoDecoder's qos is on by default: a frame late for a synced
+   * sink would be dropped.  Scientific frames are data rather than
+   * pictures to skip, and the encoders' qos (and that of GstSciFilter
+   * before) is off: so is ours, until a user turns it on. */
+  g_object_set (self, "qos", FALSE, NULL);
 }

@@ -370,6 +370,52 @@ GST_START_TEST (test_encoder_qos)
 
 GST_END_TEST;
 
+/* dpcmdec's qos (GstVideoDecoder's) is off by default, as the other
+ * codecs' is: frames are data, not pictures to skip when late.  On, a
+ * frame that downstream's QoS event says is already too late is dropped
+ * rather than pushed. */
+GST_START_TEST (test_decoder_qos)
+{
+  GstHarness *enc = encoder_harness ("dpcmenc backend=cpu");
+  GstBuffer *coded[2];
+  GstCaps *caps;
+  guint k, qos;
+
+  for (k = 0; k < 2; k++) {
+    fail_unless_equals_int (gst_harness_push (enc, gray_frame (k)),
+        GST_FLOW_OK);
+    coded[k] = gst_harness_pull (enc);
+  }
+  caps = gst_pad_get_current_caps (enc->sinkpad);
+  for (qos = 0; qos < 3; qos++) {
+    GstHarness *h = gst_harness_new_parse ("dpcmdec backend=cpu");
+    GstElement *dec = codec_of (h, "dpcmdec");
+    gboolean on = TRUE;
+
+    /* 0: the default, 1: off, 2: on */
+    if (qos > 0)
+      g_object_set (dec, "qos", qos == 2, NULL);
+    g_object_get (dec, "qos", &on, NULL);
+    fail_unless_equals_int (on, qos == 2);
+    gst_object_unref (dec);
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (coded[0])),
+        GST_FLOW_OK);
+    fail_unless (gst_harness_push_upstream_event (h,
+            gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5, GST_SECOND, 0)));
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (coded[1])),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_received (h), qos == 2 ? 1 : 2);
+    gst_harness_teardown (h);
+  }
+  for (k = 0; k < 2; k++)
+    gst_buffer_unref (coded[k]);
+  gst_caps_unref (caps);
+  gst_harness_teardown (enc);
+}
+
+GST_END_TEST;
+
 static Suite *
 videocodec_suite (void)
 {
@@ -385,6 +431,7 @@ videocodec_suite (void)
   tcase_add_test (tc, test_latency_cpu);
   tcase_add_test (tc, test_dpcmenc_property_change);
   tcase_add_test (tc, test_encoder_qos);
+  tcase_add_test (tc, test_decoder_qos);
   return s;
 }
 
