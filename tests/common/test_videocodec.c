@@ -161,22 +161,33 @@ GST_START_TEST (test_order_and_eos)
 
 GST_END_TEST;
 
+/* Frames 0..n-1 coded by dpcmenc into coded[], and their caps. */
+static GstCaps *
+dpcm_frames (guint n, GstBuffer ** coded)
+{
+  GstHarness *enc = encoder_harness ("dpcmenc backend=cpu");
+  GstCaps *caps;
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    fail_unless_equals_int (gst_harness_push (enc, gray_frame (k)),
+        GST_FLOW_OK);
+    coded[k] = gst_harness_pull (enc);
+  }
+  caps = gst_pad_get_current_caps (enc->sinkpad);
+  gst_harness_teardown (enc);
+  return caps;
+}
+
 /* dpcmdec: frames decoded in order with the encoder's timestamps, from
  * whole frames (dpcmenc's, parsed=true) and from a byte stream cut
  * anywhere (the decoder's parse). */
 GST_START_TEST (test_decoder_order)
 {
-  GstHarness *enc = encoder_harness ("dpcmenc backend=cpu");
   GstBuffer *coded[4];
-  GstCaps *coded_caps;
+  GstCaps *coded_caps = dpcm_frames (4, coded);
   guint k, stream;
 
-  for (k = 0; k < 4; k++) {
-    fail_unless_equals_int (gst_harness_push (enc, gray_frame (k)),
-        GST_FLOW_OK);
-    coded[k] = gst_harness_pull (enc);
-  }
-  coded_caps = gst_pad_get_current_caps (enc->sinkpad);
   for (stream = 0; stream < 2; stream++) {
     GstHarness *h = gst_harness_new_parse ("dpcmdec backend=cpu");
 
@@ -216,7 +227,6 @@ GST_START_TEST (test_decoder_order)
   for (k = 0; k < 4; k++)
     gst_buffer_unref (coded[k]);
   gst_caps_unref (coded_caps);
-  gst_harness_teardown (enc);
 }
 
 GST_END_TEST;
@@ -376,17 +386,10 @@ GST_END_TEST;
  * rather than pushed. */
 GST_START_TEST (test_decoder_qos)
 {
-  GstHarness *enc = encoder_harness ("dpcmenc backend=cpu");
   GstBuffer *coded[2];
-  GstCaps *caps;
+  GstCaps *caps = dpcm_frames (2, coded);
   guint k, qos;
 
-  for (k = 0; k < 2; k++) {
-    fail_unless_equals_int (gst_harness_push (enc, gray_frame (k)),
-        GST_FLOW_OK);
-    coded[k] = gst_harness_pull (enc);
-  }
-  caps = gst_pad_get_current_caps (enc->sinkpad);
   for (qos = 0; qos < 3; qos++) {
     GstHarness *h = gst_harness_new_parse ("dpcmdec backend=cpu");
     GstElement *dec = codec_of (h, "dpcmdec");
@@ -411,7 +414,6 @@ GST_START_TEST (test_decoder_qos)
   for (k = 0; k < 2; k++)
     gst_buffer_unref (coded[k]);
   gst_caps_unref (caps);
-  gst_harness_teardown (enc);
 }
 
 GST_END_TEST;
