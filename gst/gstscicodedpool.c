@@ -26,23 +26,22 @@ gst_sci_coded_pool_init (GstSciCodedPool * cp, gboolean exact)
   gst_allocation_params_init (&cp->params);
 }
 
-/* The decide_allocation of an encoder: drops downstream's pools from
- * `query`, runs that of `parent_class` and keeps the allocator it
- * settled on for our own pool (made again at the next frame). */
-gboolean
-gst_sci_coded_pool_decide_allocation (GstSciCodedPool * cp,
-    GstBaseTransform * trans, GstQuery * query,
-    GstBaseTransformClass * parent_class)
+/* Coded frames vary in size: downstream's pools (fixed-size buffers) are
+ * not used, but its allocator is, for our own pool. */
+static void
+drop_pools (GstQuery * query)
+{
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+}
+
+void
+gst_sci_coded_pool_use_query (GstSciCodedPool * cp, GstQuery * query)
 {
   GstAllocator *allocator = NULL;
   GstAllocationParams params;
 
-  /* coded frames vary in size: downstream pools (fixed-size buffers) are
-   * not used, but its allocator is, for our own pool */
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  if (!parent_class->decide_allocation (trans, query))
-    return FALSE;
+  drop_pools (query);
   gst_allocation_params_init (&params);
   if (gst_query_get_n_allocation_params (query) > 0)
     gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
@@ -50,6 +49,17 @@ gst_sci_coded_pool_decide_allocation (GstSciCodedPool * cp,
   cp->allocator = allocator;
   cp->params = params;
   gst_sci_coded_pool_release (cp);
+}
+
+gboolean
+gst_sci_coded_pool_decide_allocation (GstSciCodedPool * cp,
+    GstBaseTransform * trans, GstQuery * query,
+    GstBaseTransformClass * parent_class)
+{
+  drop_pools (query);
+  if (!parent_class->decide_allocation (trans, query))
+    return FALSE;
+  gst_sci_coded_pool_use_query (cp, query);
   return TRUE;
 }
 
@@ -91,23 +101,29 @@ gst_sci_coded_pool_ensure (GstSciCodedPool * cp, GstElement * element,
   return TRUE;
 }
 
-/* A buffer of the pool (ensure it first) for the frame of `inbuf`: its
- * metadata copied, never a delta unit (every coded frame stands alone). */
 GstFlowReturn
-gst_sci_coded_pool_acquire (GstSciCodedPool * cp, GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
+gst_sci_coded_pool_get (GstSciCodedPool * cp, GstBuffer ** outbuf)
 {
   GstFlowReturn ret;
 
   g_return_val_if_fail (cp->pool != NULL, GST_FLOW_ERROR);
   ret = gst_buffer_pool_acquire_buffer (cp->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  if (!GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
+  if (ret == GST_FLOW_OK)
+    GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return ret;
+}
+
+GstFlowReturn
+gst_sci_coded_pool_acquire (GstSciCodedPool * cp, GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret = gst_sci_coded_pool_get (cp, outbuf);
+
+  if (ret == GST_FLOW_OK
+      && !GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
           *outbuf))
     GST_DEBUG_OBJECT (trans, "could not copy the metadata of the input");
-  GST_BUFFER_FLAG_UNSET (*outbuf, GST_BUFFER_FLAG_DELTA_UNIT);
-  return GST_FLOW_OK;
+  return ret;
 }
 
 /* Drops the pool (the next ensure makes one), keeps downstream's

@@ -12,17 +12,17 @@ new_state (gpointer * state)
 }
 
 void
-gst_dpcm_cuda_close (GstSciFilter * base, sci_cuda_dpcm ** state)
+gst_dpcm_cuda_close (GstSciBackendState * b, sci_cuda_dpcm ** state)
 {
-  gst_sci_filter_cuda_state_close (base, (gpointer *) state,
+  gst_sci_backend_cuda_state_close (b, (gpointer *) state,
       (GDestroyNotify) sci_cuda_dpcm_destroy);
 }
 
 gboolean
-gst_dpcm_cuda_open (GstSciFilter * base, sci_cuda_dpcm ** state,
+gst_dpcm_cuda_open (GstSciBackendState * b, sci_cuda_dpcm ** state,
     const gchar * what)
 {
-  return gst_sci_filter_cuda_state_open (base, (gpointer *) state, new_state,
+  return gst_sci_backend_cuda_state_open (b, (gpointer *) state, new_state,
       (GDestroyNotify) sci_cuda_dpcm_destroy, what);
 }
 #endif

@@ -2,21 +2,20 @@
 #ifndef __GST_DPCM_CUDA_H__
 #define __GST_DPCM_CUDA_H__
 
-#include "gst/gstscifilter.h"
+#include "gst/gstscibackend.h"
 
 #if HAVE_CUDA
 #include "cuda/dpcm/dpcm.h"
 
 G_BEGIN_DECLS
-
-/* Makes *state in the filter's CUDA context unless it exists.  FALSE
+/* Makes *state in the element's CUDA context unless it exists.  FALSE
  * (error posted) when that fails and the CPU cannot take over; else the
- * filter's use_cuda says which backend runs. */
-gboolean gst_dpcm_cuda_open (GstSciFilter * base, sci_cuda_dpcm ** state,
+ * backend's use_cuda says which backend runs. */
+    gboolean gst_dpcm_cuda_open (GstSciBackendState * b, sci_cuda_dpcm ** state,
     const gchar * what);
 
-/* Frees *state in the filter's CUDA context and clears it. */
-void gst_dpcm_cuda_close (GstSciFilter * base, sci_cuda_dpcm ** state);
+/* Frees *state in the element's CUDA context and clears it. */
+void gst_dpcm_cuda_close (GstSciBackendState * b, sci_cuda_dpcm ** state);
 
 G_END_DECLS
 #endif

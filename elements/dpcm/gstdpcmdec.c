@@ -79,44 +79,9 @@ static const gchar *const common_fields[] = {
 };
 
 #define gst_dpcm_dec_parent_class parent_class
-G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_FILTER);
+G_DEFINE_TYPE (GstDpcmDec, gst_dpcm_dec, GST_TYPE_SCI_VIDEO_DECODER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmdec, "dpcmdec", GST_RANK_PRIMARY,
     GST_TYPE_DPCM_DEC);
-
-/* ---- typefinder: "DPCM", a version read (5, 6), a depth of 1..16 ---- */
-
-static void
-dpcm_type_find (GstTypeFind * tf, gpointer unused)
-{
-  const guint8 *d = gst_type_find_peek (tf, 0, SCI_DPCM_HEADER_BYTES);
-  sci_dpcm_info info;
-
-  if (!d) {
-    d = gst_type_find_peek (tf, 0, 6);
-    if (d && memcmp (d, "DPCM", 4) == 0 && d[4] >= SCI_DPCM_VERSION_OLDEST
-        && d[4] <= SCI_DPCM_VERSION && d[5] >= 1 && d[5] <= 16)
-      gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
-          DPCM_MEDIA_TYPE);
-    return;
-  }
-  if (sci_dpcm_peek (d, SCI_DPCM_HEADER_BYTES, &info) == SCI_DPCM_OK)
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
-        DPCM_MEDIA_TYPE);
-  else if (memcmp (d, "DPCM", 4) == 0)
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
-        DPCM_MEDIA_TYPE);
-}
-
-gboolean
-gst_dpcm_type_find_register (GstPlugin * plugin)
-{
-  GstCaps *caps = gst_caps_new_empty_simple (DPCM_MEDIA_TYPE);
-  gboolean ret = gst_type_find_register (plugin, DPCM_MEDIA_TYPE,
-      GST_RANK_PRIMARY, dpcm_type_find, "dpcm", caps, NULL, NULL);
-
-  gst_caps_unref (caps);
-  return ret;
-}
 
 /* ---- negotiation ---- */
 
@@ -127,10 +92,9 @@ gst_dpcm_type_find_register (GstPlugin * plugin)
  * downstream takes says nothing about the frames, and fields offered
  * upstream would be fixated there into placeholders (width=1). */
 static GstCaps *
-gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_dpcm_dec_transform_caps (GstSciVideoDecoder * base,
+    GstPadDirection direction, GstCaps * caps)
 {
-  GstSciFilter *base = GST_SCI_FILTER (trans);
   GstCaps *result = gst_caps_new_empty ();
   guint i;
 
@@ -151,30 +115,30 @@ gst_dpcm_dec_transform_caps (GstBaseTransform * trans,
       gst_sci_structure_copy_fields (out, in, common_fields,
           G_N_ELEMENTS (common_fields));
       one = gst_caps_new_full (out, NULL);
-      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
-              one, NULL));
+      result = gst_caps_merge (result,
+          gst_sci_backend_with_features (&base->backend, one, NULL));
       gst_caps_unref (one);
     } else {
       result = gst_caps_merge_structure (result,
           gst_structure_new_empty (DPCM_MEDIA_TYPE));
     }
   }
-  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
+  return result;
 }
 
-/* The src caps come from the frames alone (ensure_src_caps): the base
- * class never sets caps, so the allocation query from upstream, whose
- * default handling would make src caps out of the input caps, is not
- * answered (the input is plain host bytes: nothing to propose). */
+/* Whole frames one after another in each buffer (parsed=true: dpcmenc's
+ * output) go to handle_frame as they come; any other input is a byte
+ * stream split by parse. */
 static gboolean
-gst_dpcm_dec_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
+gst_dpcm_dec_set_sink_caps (GstSciVideoDecoder * base, GstCaps * caps)
 {
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
-      GST_QUERY_ALLOCATION)
-    return FALSE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
+  gboolean parsed = FALSE;
+
+  gst_structure_get_boolean (gst_caps_get_structure (caps, 0), "parsed",
+      &parsed);
+  GST_DEBUG_OBJECT (base, "%s input", parsed ? "framed" : "byte-stream");
+  gst_video_decoder_set_packetized (GST_VIDEO_DECODER (base), parsed);
+  return TRUE;
 }
 
 /* ---- frames ---- */
@@ -262,45 +226,22 @@ read_metadata (GstDpcmDec * self, const guint8 * in, gsize len,
   return st;
 }
 
-/* The src caps of frames of `vinfo`, in CUDA memory when `cuda`. */
-static GstCaps *
-frame_caps (const GstVideoInfo * vinfo, gint offset, gboolean cuda)
-{
-  GstCaps *caps = gst_video_info_to_caps (vinfo);
 
-  if (offset && GST_VIDEO_INFO_FORMAT (vinfo) == GST_VIDEO_FORMAT_GRAY16_LE)
-    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
-#if HAVE_CUDA
-  if (cuda)
-    gst_caps_set_features_simple (caps,
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-#endif
-  return caps;
-}
-
-/* Makes the src caps say what the frame of `info` decodes to, in the
- * memory negotiated from the input caps; while the kernels run, in the
- * other memory when downstream takes only that (no input caps came, or
- * downstream changed). */
+/* Makes the src caps say what the frame of `info` decodes to: the frame's
+ * size and depth, the rate of the input caps, the sample offset of the
+ * frame's metadata (else of the input caps). */
 static gboolean
 ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
+  GstCaps *sinkcaps = GST_SCI_VIDEO_DECODER (self)->sink_caps;
   GstVideoFormat format = info->depth <= 8 ? GST_VIDEO_FORMAT_GRAY8 :
       GST_VIDEO_FORMAT_GRAY16_LE;
   gint fps_n = 0, fps_d = 1, caps_offset = 0;
   GstVideoInfo vinfo;
-  GstCaps *caps, *cur;
-  gboolean ok = TRUE, cuda = FALSE;
-#if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstCaps *caps;
 
-  cuda = base->use_cuda && base->out_cuda_memory;
-#endif
-
-  if (self->sinkcaps) {
-    GstStructure *s = gst_caps_get_structure (self->sinkcaps, 0);
+  if (sinkcaps) {
+    GstStructure *s = gst_caps_get_structure (sinkcaps, 0);
 
     if (!gst_structure_get_fraction (s, "framerate", &fps_n, &fps_d)) {
       fps_n = 0;
@@ -313,58 +254,13 @@ ensure_src_caps (GstDpcmDec * self, const sci_dpcm_info * info, gint offset)
   gst_video_info_set_format (&vinfo, format, info->width, info->height);
   vinfo.fps_n = fps_n;
   vinfo.fps_d = fps_d;
-  caps = frame_caps (&vinfo, offset, cuda);
-  cur = gst_pad_get_current_caps (srcpad);
-  /* downstream asked for new caps: the next frame's are offered again */
-  if (gst_pad_check_reconfigure (srcpad))
-    self->have_out = FALSE;
-  if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
-    /* Asked first: a sticky caps event is stored even where downstream
-     * refuses it, which would show only as the frame's push failing. */
-    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
-#if HAVE_CUDA
-    if (!ok && base->use_cuda) {
-      GstCaps *other = frame_caps (&vinfo, offset, !cuda);
-
-      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
-        gst_caps_unref (caps);
-        caps = other;
-        cuda = !cuda;
-        ok = TRUE;
-      } else {
-        gst_caps_unref (other);
-      }
-    }
-#endif
-    GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
-        caps);
-    if (ok)
-      ok = gst_pad_push_event (srcpad, gst_event_new_caps (caps));
-    if (!ok)
-      gst_sci_filter_post_refused (GST_SCI_FILTER (self), caps);
-    else
-      GST_INFO_OBJECT (self, "%ux%u, depth %u: %s backend, %s memory out",
-          info->width, info->height, info->depth,
-          GST_SCI_FILTER (self)->use_cuda ? "CUDA" : "CPU",
-          cuda ? "CUDA" : "system");
-  }
-  if (ok) {
-    self->out_info = vinfo;
-    self->have_out = TRUE;
-#if HAVE_CUDA
-    base->out_cuda_memory = cuda;
-#endif
-    if (self->pending_segment) {
-      GstEvent *seg = self->pending_segment;
-
-      self->pending_segment = NULL;
-      GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, seg);
-    }
-  }
-  gst_caps_unref (caps);
-  if (cur)
-    gst_caps_unref (cur);
-  return ok;
+  caps = gst_video_info_to_caps (&vinfo);
+  if (offset && format == GST_VIDEO_FORMAT_GRAY16_LE)
+    gst_caps_set_simple (caps, "sample-offset", G_TYPE_INT, offset, NULL);
+  if (!gst_sci_video_decoder_set_src_caps (GST_SCI_VIDEO_DECODER (self), caps))
+    return FALSE;
+  self->out_info = vinfo;
+  return TRUE;
 }
 
 /* One frame through the C reference: the whole frame `in` (len bytes,
@@ -396,9 +292,9 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
   direct = info->depth > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN && stride > 0
       && stride % 2 == 0 && (guintptr) plane % 2 == 0;
   if (direct) {
-    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
-        (guint16 *) plane, stride / 2, ((gsize) (h - 1) * stride) / 2 + w,
-        info);
+    st = sci_dpcm_decode (gst_sci_backend_pool (&GST_SCI_VIDEO_DECODER
+            (self)->backend), in, len, (guint16 *) plane, stride / 2,
+        ((gsize) (h - 1) * stride) / 2 + w, info);
   } else {
     gsize n = (gsize) w * h;
 
@@ -407,8 +303,8 @@ decode_frame_cpu (GstDpcmDec * self, const guint8 * in, gsize len,
       self->samples = g_new (guint16, n);
       self->samples_len = n;
     }
-    st = sci_dpcm_decode (gst_sci_filter_pool (GST_SCI_FILTER (self)), in, len,
-        self->samples, w, n, info);
+    st = sci_dpcm_decode (gst_sci_backend_pool (&GST_SCI_VIDEO_DECODER
+            (self)->backend), in, len, self->samples, w, n, info);
     if (st == SCI_DPCM_OK)
       for (y = 0; y < h; y++) {
         guint8 *row = plane + (gssize) y * stride;
@@ -445,7 +341,7 @@ static void
 release_cuda (GstDpcmDec * self)
 {
   gst_sci_out_pool_clear (&self->out);
-  gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_dec);
+  gst_dpcm_cuda_close (&GST_SCI_VIDEO_DECODER (self)->backend, &self->cuda_dec);
 }
 
 /* A buffer for a frame of out_info: device memory (`device`) or
@@ -458,7 +354,8 @@ acquire_output (GstDpcmDec * self, gboolean device)
   GstVideoInfo *vi = &self->out_info;
   GstCaps *caps = gst_video_info_to_caps (vi);
   GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
-      GST_SCI_FILTER (self)->cuda.context, caps, GST_VIDEO_INFO_SIZE (vi),
+      GST_SCI_VIDEO_DECODER (self)->backend.cuda.context, caps,
+      GST_VIDEO_INFO_SIZE (vi),
       device);
 
   gst_caps_unref (caps);
@@ -480,7 +377,7 @@ static GstFlowReturn
 decode_frame_cuda (GstDpcmDec * self, const guint8 * in, gsize len,
     sci_dpcm_info * info, GstBuffer ** outbuf, const gchar ** what, gint * err)
 {
-  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstSciBackendState *base = &GST_SCI_VIDEO_DECODER (self)->backend;
   GstSciCuda *cuda = &base->cuda;
   gboolean device = base->out_cuda_memory;
   guint w = info->width, h = info->height;
@@ -561,102 +458,158 @@ decode_frame_cuda (GstDpcmDec * self, const guint8 * in, gsize len,
 }
 #endif
 
-static GstFlowReturn
-gst_dpcm_dec_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
+#define FLOW_NEED_DATA GST_VIDEO_DECODER_FLOW_NEED_DATA
 
-  if (self->failed) {
-    gst_buffer_unref (input);
-    return GST_FLOW_ERROR;
-  }
-  gst_adapter_push (self->adapter, input);
-  return GST_FLOW_OK;
+/* Every later frame is dropped once an error has been posted. */
+static GstFlowReturn
+failed (GstDpcmDec * self, GstFlowReturn ret)
+{
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
+    self->failed = TRUE;
+  return ret;
 }
 
-/* The next whole frame of the adapter decoded into *outbuf; *outbuf NULL
- * when more bytes are needed. */
+/* The stream ends (EOS, a new stream) `left` bytes into a frame: those are
+ * truncated, unless downstream stopped the stream first (refused caps, a
+ * sink's own EOS): the error already posted is the one to read. */
 static GstFlowReturn
-decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
+stream_ends (GstDpcmDec * self, gsize left)
+{
+  GstFlowReturn last =
+      gst_pad_get_last_flow_return (GST_VIDEO_DECODER_SRC_PAD (self));
+
+  if (self->failed || last < GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
+        "stream stopped (%s)", left, gst_flow_get_name (last));
+    return self->failed ? GST_FLOW_ERROR : last;
+  }
+  DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
+      " bytes at the end of the stream are not a whole frame", left);
+  return failed (self, GST_FLOW_ERROR);
+}
+
+/* Byte-stream input: the next whole frame of the adapter, which its header
+ * gives the length of. */
+static GstFlowReturn
+gst_dpcm_dec_parse (GstVideoDecoder * decoder, GstVideoCodecFrame * frame,
+    GstAdapter * adapter, gboolean at_eos)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (decoder);
+  gsize avail = gst_adapter_available (adapter);
+  const guint8 *hd;
+  sci_dpcm_info info;
+  GstFlowReturn ret;
+  int st;
+
+  if (self->failed) {
+    gst_adapter_flush (adapter, avail);
+    return GST_FLOW_ERROR;
+  }
+  if (avail == 0)
+    return FLOW_NEED_DATA;
+  hd = gst_adapter_map (adapter, MIN (avail, SCI_DPCM_HEADER_BYTES));
+  st = sci_dpcm_peek (hd, MIN (avail, SCI_DPCM_HEADER_BYTES), &info);
+  gst_adapter_unmap (adapter);
+  if (st != SCI_DPCM_OK && !(st == SCI_DPCM_E_TRUNCATED
+          && avail < SCI_DPCM_HEADER_BYTES)) {
+    DECODE_ERROR (self, st, "header at byte %" G_GUINT64_FORMAT
+        " of the stream", self->offset);
+    ret = failed (self, GST_FLOW_ERROR);
+  } else if (st != SCI_DPCM_OK || avail < info.frame_bytes) {
+    if (!at_eos)
+      return FLOW_NEED_DATA;
+    ret = stream_ends (self, avail);
+  } else {
+    gst_video_decoder_add_to_frame (decoder, info.frame_bytes);
+    ret = gst_video_decoder_have_frame (decoder);
+  }
+  /* posted (a corrupt frame, refused caps): the rest is not read */
+  if (self->failed)
+    gst_adapter_flush (adapter, gst_adapter_available (adapter));
+  return ret;
+}
+
+/* A frame through the C reference or the kernels into an output buffer
+ * (*outbuf, left NULL on error, posted). */
+static GstFlowReturn
+decode_frame (GstDpcmDec * self, const guint8 * in, gsize len,
+    sci_dpcm_info * info, GstBuffer ** outbuf)
 {
 #if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (self);
+  GstSciBackendState *base = &GST_SCI_VIDEO_DECODER (self)->backend;
+  GstFlowReturn ret;
+
+  if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_dec,
+          "DPCM decoder state"))
+    return GST_FLOW_ERROR;
+  if (base->use_cuda) {
+    const gchar *what;
+    gint err;
+
+    ret = decode_frame_cuda (self, in, len, info, outbuf, &what, &err);
+    if (ret != FLOW_CUDA_FAILED)
+      return ret;
+    if (!gst_sci_backend_frame_cuda_failed (base, self->sent, what, err))
+      return GST_FLOW_ERROR;
+    release_cuda (self);
+    GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
+  }
 #endif
-  gsize avail = gst_adapter_available (self->adapter);
-  const guint8 *hd;
+  return decode_frame_cpu (self, in, len, info, outbuf);
+}
+
+/* One whole frame (from parse, or a buffer of framed input): checked in
+ * full, decoded, its metadata section back as GstSciFitsMeta and the
+ * sample-offset of the src caps. */
+static GstFlowReturn
+decode (GstDpcmDec * self, GstVideoCodecFrame * frame)
+{
+  GstVideoDecoder *decoder = GST_VIDEO_DECODER (self);
+  GstMapInfo map;
+  sci_dpcm_info info;
   guint8 *meta = NULL;
   gsize meta_len = 0;
-  sci_dpcm_info info;
-  GstBuffer *in, *out;
-  GstMapInfo map;
-  GstFlowReturn ret;
+  GstBuffer *out = NULL;
+  GstFlowReturn ret = GST_FLOW_ERROR;
   gint offset = 0;
   int st;
 
-  *outbuf = NULL;
-  if (avail == 0)
-    return GST_FLOW_OK;
-  hd = gst_adapter_map (self->adapter, MIN (avail, SCI_DPCM_HEADER_BYTES));
-  st = sci_dpcm_peek (hd, MIN (avail, SCI_DPCM_HEADER_BYTES), &info);
-  gst_adapter_unmap (self->adapter);
-  if (st == SCI_DPCM_E_TRUNCATED && avail < SCI_DPCM_HEADER_BYTES)
-    return GST_FLOW_OK;
-  if (st != SCI_DPCM_OK) {
-    DECODE_ERROR (self, st, "header at byte %" G_GUINT64_FORMAT
-        " of the stream", self->offset);
-    return GST_FLOW_ERROR;
-  }
-  if (avail < info.frame_bytes)
-    return GST_FLOW_OK;
-
-  in = gst_adapter_take_buffer (self->adapter, info.frame_bytes);
-  self->offset += info.frame_bytes;
-  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
-    gst_buffer_unref (in);
+  if (!gst_buffer_map (frame->input_buffer, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
         (NULL));
     return GST_FLOW_ERROR;
   }
+  st = sci_dpcm_peek (map.data, MIN (map.size, SCI_DPCM_HEADER_BYTES), &info);
+  if (st != SCI_DPCM_OK) {
+    DECODE_ERROR (self, st, "header at byte %" G_GUINT64_FORMAT
+        " of the stream (a buffer of %" G_GSIZE_FORMAT " bytes)",
+        self->offset, map.size);
+    goto done;
+  }
+  if (map.size != info.frame_bytes) {
+    /* framed input: a buffer is one frame */
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("Corrupt DPCM frame: a buffer of %" G_GSIZE_FORMAT " bytes holds a "
+            "frame of %u bytes", map.size, (guint) info.frame_bytes),
+        ("at byte %" G_GUINT64_FORMAT " of the stream; input caps %"
+            GST_PTR_FORMAT, self->offset,
+            GST_SCI_VIDEO_DECODER (self)->sink_caps));
+    goto done;
+  }
+  self->offset += map.size;
   /* the metadata section is read only once the frame has been checked:
    * first the CRC and lengths (sci_dpcm_metadata), then the samples */
   st = read_metadata (self, map.data, map.size, &meta, &meta_len, &offset);
   if (st != SCI_DPCM_OK) {
     DECODE_ERROR (self, st, "%" G_GSIZE_FORMAT "-byte frame", map.size);
-    ret = GST_FLOW_ERROR;
     goto done;
   }
   if (!ensure_src_caps (self, &info, offset)) {
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
-#if HAVE_CUDA
-  if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_dec,
-          "DPCM decoder state")) {
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-  if (base->use_cuda) {
-    const gchar *what;
-    gint err;
-
-    ret = decode_frame_cuda (self, map.data, map.size, &info, &out, &what,
-        &err);
-    if (ret == FLOW_CUDA_FAILED) {
-      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
-        ret = GST_FLOW_ERROR;
-      } else {
-        release_cuda (self);
-        GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
-        ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
-      }
-    }
-  } else
-#endif
-    ret = decode_frame_cpu (self, map.data, map.size, &info, &out);
-  if (ret != GST_FLOW_OK)
-    goto done;
-  if (meta) {
+  ret = decode_frame (self, map.data, map.size, &info, &out);
+  if (ret == GST_FLOW_OK && meta) {
     gboolean added = FALSE;
 
     if (!gst_buffer_add_sci_fits_meta_from_records (out, meta, meta_len,
@@ -665,130 +618,114 @@ decode_next (GstDpcmDec * self, GstBuffer ** outbuf)
           ("The DPCM frame's FITS header records are malformed: ignored"),
           (NULL));
   }
-  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  GST_BUFFER_FLAG_UNSET (out, GST_BUFFER_FLAG_DELTA_UNIT);
-  self->sent = TRUE;
-  *outbuf = out;
 done:
   g_free (meta);
-  gst_buffer_unmap (in, &map);
-  gst_buffer_unref (in);
-  return ret;
+  gst_buffer_unmap (frame->input_buffer, &map);
+  if (ret != GST_FLOW_OK) {
+    gst_video_decoder_release_frame (decoder, frame);
+    return failed (self, ret);
+  }
+  frame->output_buffer = out;
+  self->sent = TRUE;
+  return gst_video_decoder_finish_frame (decoder, frame);
 }
 
 static GstFlowReturn
-gst_dpcm_dec_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+gst_dpcm_dec_handle_frame (GstVideoDecoder * decoder,
+    GstVideoCodecFrame * frame)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
-  GstFlowReturn ret;
+  GstDpcmDec *self = GST_DPCM_DEC (decoder);
 
-  *outbuf = NULL;
+  /* dropped after an error; a buffer of no bytes (framed input, an empty
+   * file) adds nothing */
+  if (self->failed || gst_buffer_get_size (frame->input_buffer) == 0) {
+    gst_video_decoder_release_frame (decoder, frame);
+    return self->failed ? GST_FLOW_ERROR : GST_FLOW_OK;
+  }
+  return decode (self, frame);
+}
+
+/* The end of the stream: the bytes of an unfinished frame were reported by
+ * parse; nothing at all is an error too. */
+static GstFlowReturn
+gst_dpcm_dec_finish (GstVideoDecoder * decoder)
+{
+  GstDpcmDec *self = GST_DPCM_DEC (decoder);
+  GstFlowReturn last =
+      gst_pad_get_last_flow_return (GST_VIDEO_DECODER_SRC_PAD (decoder));
+
   if (self->failed)
     return GST_FLOW_ERROR;
-  ret = decode_next (self, outbuf);
-  /* posted (a corrupt frame, refused caps): the rest is not read */
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
-    self->failed = TRUE;
-    gst_adapter_clear (self->adapter);
+  if (last < GST_FLOW_OK)
+    return last;
+  if (self->offset == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("The DPCM stream is empty: no frame to decode"),
+        ("end of stream before any input byte"));
+    return failed (self, GST_FLOW_ERROR);
   }
-  return ret;
+  return GST_FLOW_OK;
 }
 
-/* Never called: generate_output does the work.  A transform function
- * keeps the base class from going passthrough. */
+/* Frames leave as they are decoded: nothing is held back. */
 static GstFlowReturn
-gst_dpcm_dec_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+gst_dpcm_dec_drain (GstVideoDecoder * decoder)
 {
-  return GST_FLOW_NOT_SUPPORTED;
+  return GST_FLOW_OK;
 }
 
 static gboolean
-gst_dpcm_dec_sink_event (GstBaseTransform * trans, GstEvent * event)
+gst_dpcm_dec_flush (GstVideoDecoder * decoder)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  GST_DPCM_DEC (decoder)->failed = FALSE;
+  return TRUE;
+}
 
-  if (gst_sci_filter_framed_sink_event (GST_SCI_FILTER (trans), event,
-          self->adapter, &self->sinkcaps, &self->pending_segment,
-          &self->have_out))
-    return TRUE;
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:{
-      gsize left = gst_adapter_available (self->adapter);
-      GstFlowReturn last =
-          gst_pad_get_last_flow_return (GST_BASE_TRANSFORM_SRC_PAD (trans));
-
-      /* Bytes left after downstream stopped the stream (refused caps, a
-       * sink's own EOS) were cut off by that, not truncated: the error
-       * already posted is the one to read. */
-      if (self->failed || last < GST_FLOW_OK) {
-        GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes left after the "
-            "stream stopped (%s)", left, gst_flow_get_name (last));
-      } else if (left > 0) {
-        DECODE_ERROR (self, SCI_DPCM_E_TRUNCATED, "%" G_GSIZE_FORMAT
-            " bytes at the end of the stream are not a whole frame", left);
-      } else if (self->offset == 0) {
-        GST_ELEMENT_ERROR (self, STREAM, DECODE,
-            ("The DPCM stream is empty: no frame to decode"),
-            ("end of stream before any input byte"));
-      }
-      gst_adapter_clear (self->adapter);
-      gst_clear_event (&self->pending_segment);
-      break;
-    }
-    case GST_EVENT_FLUSH_STOP:
-      self->failed = FALSE;
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+/* The output's metadata comes from the frame alone (its metadata section),
+ * never from the coded buffer's. */
+static gboolean
+gst_dpcm_dec_transform_meta (GstVideoDecoder * decoder,
+    GstVideoCodecFrame * frame, GstMeta * meta)
+{
+  return FALSE;
 }
 
 static gboolean
-gst_dpcm_dec_start (GstBaseTransform * trans)
+gst_dpcm_dec_start (GstVideoDecoder * decoder)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
+  GstDpcmDec *self = GST_DPCM_DEC (decoder);
 
-  gst_adapter_clear (self->adapter);
   self->offset = 0;
-  self->have_out = FALSE;
   self->sent = FALSE;
   self->failed = FALSE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+  /* a byte stream until caps say otherwise */
+  gst_video_decoder_set_packetized (decoder, FALSE);
+  return GST_VIDEO_DECODER_CLASS (parent_class)->start (decoder);
+}
+
+static void
+release_all (GstDpcmDec * self)
+{
+  g_clear_pointer (&self->samples, g_free);
+  self->samples_len = 0;
+  self->sent = FALSE;
+#if HAVE_CUDA
+  release_cuda (self);
+#endif
 }
 
 static gboolean
-gst_dpcm_dec_stop (GstBaseTransform * trans)
+gst_dpcm_dec_stop (GstVideoDecoder * decoder)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (trans);
-
-  gst_adapter_clear (self->adapter);
-  gst_clear_caps (&self->sinkcaps);
-  gst_clear_event (&self->pending_segment);
-  g_clear_pointer (&self->samples, g_free);
-  self->samples_len = 0;
-  self->have_out = FALSE;
-  self->sent = FALSE;
-#if HAVE_CUDA
   /* before the base class drops the CUDA context */
-  release_cuda (self);
-#endif
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  release_all (GST_DPCM_DEC (decoder));
+  return GST_VIDEO_DECODER_CLASS (parent_class)->stop (decoder);
 }
 
 static void
 gst_dpcm_dec_finalize (GObject * object)
 {
-  GstDpcmDec *self = GST_DPCM_DEC (object);
-
-  g_clear_object (&self->adapter);
-  gst_clear_caps (&self->sinkcaps);
-  gst_clear_event (&self->pending_segment);
-  g_clear_pointer (&self->samples, g_free);
-#if HAVE_CUDA
-  release_cuda (self);
-#endif
+  release_all (GST_DPCM_DEC (object));
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -797,7 +734,8 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoDecoderClass *vdec_class = GST_VIDEO_DECODER_CLASS (klass);
+  GstSciVideoDecoderClass *sci_class = GST_SCI_VIDEO_DECODER_CLASS (klass);
   GstCaps *caps;
 
   gobject_class->finalize = gst_dpcm_dec_finalize;
@@ -805,30 +743,27 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Online-DPCM decoder", "Codec/Decoder/Image",
       "Decodes and checks online-DPCM frames into 8- and 16-bit gray "
-      "frames, FITS header restored, on CUDA or the CPU",
-      SCI_ELEMENT_AUTHOR);
+      "frames, FITS header restored, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
   caps = gst_caps_from_string (DPCM_MEDIA_TYPE);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_sci_filter_template_caps (SRC_CAPS);
+  caps = gst_sci_template_caps (SRC_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
-  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_dpcm_dec_query);
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_dpcm_dec_submit_input_buffer);
-  trans_class->generate_output =
-      GST_DEBUG_FUNCPTR (gst_dpcm_dec_generate_output);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dpcm_dec_sink_event);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_dpcm_dec_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_dec_stop);
-
-  GST_SCI_FILTER_CLASS (klass)->src_is_video = TRUE;
+  vdec_class->start = GST_DEBUG_FUNCPTR (gst_dpcm_dec_start);
+  vdec_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_dec_stop);
+  vdec_class->parse = GST_DEBUG_FUNCPTR (gst_dpcm_dec_parse);
+  vdec_class->handle_frame = GST_DEBUG_FUNCPTR (gst_dpcm_dec_handle_frame);
+  vdec_class->finish = GST_DEBUG_FUNCPTR (gst_dpcm_dec_finish);
+  vdec_class->drain = GST_DEBUG_FUNCPTR (gst_dpcm_dec_drain);
+  vdec_class->flush = GST_DEBUG_FUNCPTR (gst_dpcm_dec_flush);
+  vdec_class->transform_meta = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_meta);
+  sci_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_transform_caps);
+  sci_class->set_sink_caps = GST_DEBUG_FUNCPTR (gst_dpcm_dec_set_sink_caps);
 
   GST_DEBUG_CATEGORY_INIT (gst_dpcm_dec_debug, "dpcmdec", 0,
       "online-DPCM decoder");
@@ -837,5 +772,4 @@ gst_dpcm_dec_class_init (GstDpcmDecClass * klass)
 static void
 gst_dpcm_dec_init (GstDpcmDec * self)
 {
-  self->adapter = gst_adapter_new ();
 }

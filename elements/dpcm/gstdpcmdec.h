@@ -1,9 +1,7 @@
 #ifndef __GST_DPCM_DEC_H__
 #define __GST_DPCM_DEC_H__
 
-#include <gst/base/gstadapter.h>
-
-#include "gst/gstscifilter.h"
+#include "gst/gstscivideodecoder.h"
 #include "codec/dpcm/dpcm.h"
 #if HAVE_CUDA
 #include "cuda/dpcm/dpcm.h"
@@ -11,23 +9,18 @@
 
 G_BEGIN_DECLS
 #define GST_TYPE_DPCM_DEC (gst_dpcm_dec_get_type ())
-G_DECLARE_FINAL_TYPE (GstDpcmDec, gst_dpcm_dec, GST, DPCM_DEC, GstSciFilter);
+G_DECLARE_FINAL_TYPE (GstDpcmDec, gst_dpcm_dec, GST, DPCM_DEC,
+    GstSciVideoDecoder);
 
 struct _GstDpcmDec
 {
-  GstSciFilter parent;
+  GstSciVideoDecoder parent;
 
-  /* the input bytes not yet decoded, and how many were before them */
-  GstAdapter *adapter;
+  /* the bytes of the frames taken so far (for the messages) */
   guint64 offset;
 
-  /* negotiated (streaming thread) */
-  GstCaps *sinkcaps;            /* as upstream gave them */
+  /* the frame being decoded (streaming thread) */
   GstVideoInfo out_info;
-  gboolean have_out;
-  /* a segment that came before any caps (input without caps, as from
-   * filesrc): sent after the first frame's caps */
-  GstEvent *pending_segment;
   guint16 *samples;             /* scratch when rows cannot be written in place */
   gsize samples_len;
   /* a decoded frame has left since start: no CPU fallback after that */

@@ -108,7 +108,7 @@ gst_dpcm_scan_get_type (void)
 }
 
 #define gst_dpcm_enc_parent_class parent_class
-G_DEFINE_TYPE (GstDpcmEnc, gst_dpcm_enc, GST_TYPE_SCI_FILTER);
+G_DEFINE_TYPE (GstDpcmEnc, gst_dpcm_enc, GST_TYPE_SCI_VIDEO_ENCODER);
 GST_ELEMENT_REGISTER_DEFINE (dpcmenc, "dpcmenc", GST_RANK_NONE,
     GST_TYPE_DPCM_ENC);
 
@@ -238,10 +238,9 @@ allowed_depths (const GstStructure * s, const gchar * field, gboolean video)
 }
 
 static GstCaps *
-gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_dpcm_enc_transform_caps (GstSciVideoEncoder * base,
+    GstPadDirection direction, GstCaps * caps)
 {
-  GstSciFilter *base = GST_SCI_FILTER (trans);
   GstCaps *result = gst_caps_new_empty ();
   guint i;
 
@@ -276,53 +275,35 @@ gst_dpcm_enc_transform_caps (GstBaseTransform * trans,
           mask == 1 ? "GRAY8" : "GRAY16_LE", NULL);
     }
     if (from_video) {
-      /* the coded frame is written on the host */
+      /* the coded frame is written on the host, one frame a buffer */
+      gst_structure_set (out, "parsed", G_TYPE_BOOLEAN, TRUE, NULL);
       result = gst_caps_merge_structure (result, out);
     } else {
       GstCaps *one = gst_caps_new_full (out, NULL);
 
       /* the input may be in CUDA memory while the kernels run */
-      result = gst_caps_merge (result, gst_sci_filter_with_features (base,
-              one, gst_caps_get_features (caps, i)));
+      result = gst_caps_merge (result,
+          gst_sci_backend_with_features (&base->backend, one,
+              gst_caps_get_features (caps, i)));
       gst_caps_unref (one);
     }
   }
-  return gst_sci_filter_finish_caps (base, direction, caps, result, filter);
+  return result;
 }
 
+/* New sink caps: the frame size and depth, the coded caps. */
 static gboolean
-gst_dpcm_enc_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
-    gsize * othersize)
+gst_dpcm_enc_configure (GstSciVideoEncoder * venc, GstCaps * incaps,
+    GstVideoCodecState * state)
 {
-  GstDpcmEnc *self = GST_DPCM_ENC (trans);
-
-  /* only a bound is known: prepare_output_buffer allocates it and
-   * transform trims the buffer to the frame */
-  if (direction != GST_PAD_SINK || !self->max_bytes)
-    return FALSE;
-  *othersize = self->max_bytes;
-  return TRUE;
-}
-
-
-static gboolean
-gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstDpcmEnc *self = GST_DPCM_ENC (trans);
-  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstDpcmEnc *self = GST_DPCM_ENC (venc);
+  GstSciBackendState *base = &venc->backend;
   GstStructure *s = gst_caps_get_structure (incaps, 0);
+  GstCaps *outcaps;
   gint offset = 0;
   guint w, h;
 
-  if (!gst_sci_filter_set_memory (base, incaps, outcaps))
-    return FALSE;
-  if (!gst_video_info_from_caps (&self->in_info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Invalid input caps %" GST_PTR_FORMAT, incaps), (NULL));
-    return FALSE;
-  }
+  self->in_info = state->info;
   self->depth = GST_VIDEO_INFO_FORMAT (&self->in_info) ==
       GST_VIDEO_FORMAT_GRAY8 ? 8 : 16;
   if (gst_structure_get_int (s, "sample-offset", &offset) && offset != 0
@@ -340,26 +321,30 @@ gst_dpcm_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("%s", sci_dpcm_check (w, h, self->depth, &self->params)));
     return FALSE;
   }
+  outcaps = gst_sci_video_encoder_src_caps_for (venc, incaps);
+  if (!outcaps) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream takes none of the DPCM frames of %" GST_PTR_FORMAT,
+            incaps), (NULL));
+    return FALSE;
+  }
+  if (!self->outcaps || !gst_caps_is_equal (self->outcaps, outcaps)) {
+    gst_caps_replace (&self->outcaps, outcaps);
+    gst_sci_video_encoder_set_src_caps (venc, gst_caps_ref (outcaps));
+  }
+  gst_caps_unref (outcaps);
 #if HAVE_CUDA
   if (base->use_cuda && !gst_dpcm_cuda_open (base, &self->cuda_enc,
           "DPCM encoder state"))
     return FALSE;
 #endif
   g_clear_pointer (&self->samples, g_free);
-  gst_caps_replace (&self->outcaps, outcaps);
   GST_INFO_OBJECT (self, "%s %ux%u, depth %u, up to %" G_GSIZE_FORMAT
       " bytes a frame, %s backend, %s memory in",
       GST_VIDEO_INFO_NAME (&self->in_info), w, h, self->depth,
       self->max_bytes, base->use_cuda ? "CUDA" : "CPU",
       base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;
-}
-
-static gboolean
-gst_dpcm_enc_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  return gst_sci_coded_pool_decide_allocation (&GST_DPCM_ENC (trans)->out,
-      trans, query, GST_BASE_TRANSFORM_CLASS (parent_class));
 }
 
 /* The metadata section of the frame of `inbuf` (docs/dpcm-format.md,
@@ -393,37 +378,6 @@ frame_metadata (GstDpcmEnc * self, GstBuffer * inbuf)
     return NULL;
   }
   return g_byte_array_free_to_bytes (a);
-}
-
-static GstFlowReturn
-gst_dpcm_enc_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  GstDpcmEnc *self = GST_DPCM_ENC (trans);
-  GstAllocator *allocator = self->out.allocator;
-  gsize meta_len = 0;
-
-  if (!self->outcaps || !self->max_bytes)
-    return GST_FLOW_NOT_NEGOTIATED;
-  g_clear_pointer (&self->meta, g_bytes_unref);
-  self->meta = frame_metadata (self, inbuf);
-  if (self->meta)
-    meta_len = g_bytes_get_size (self->meta);
-  if (meta_len > SCI_DPCM_MAX_METADATA) {
-    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
-        ("The frame's metadata (%" G_GSIZE_FORMAT " bytes of FITS header) "
-            "exceeds the DPCM limit of %u bytes", meta_len,
-            SCI_DPCM_MAX_METADATA), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  allocator = gst_sci_filter_coded_allocator (GST_SCI_FILTER (self),
-      &self->host_allocator, allocator);
-  /* a pool of buffers of at least that size, made again when a frame
-   * needs more (its metadata grew) or the backend changes */
-  if (!gst_sci_coded_pool_ensure (&self->out, GST_ELEMENT (self),
-          self->outcaps, self->max_bytes + meta_len, allocator))
-    return GST_FLOW_ERROR;
-  return gst_sci_coded_pool_acquire (&self->out, trans, inbuf, outbuf);
 }
 
 /* Maps the input frame: host addresses, or device addresses (`device`:
@@ -527,9 +481,9 @@ encode_frame_cpu (GstDpcmEnc * self, GstBuffer * inbuf,
   if (meta)
     meta_data = g_bytes_get_data (meta, &meta_len);
   *written =
-      sci_dpcm_encode_meta (gst_sci_filter_pool (GST_SCI_FILTER (self)),
-      samples, sample_stride, w, h, self->depth, p, meta_data, meta_len, out,
-      cap);
+      sci_dpcm_encode_meta (gst_sci_backend_pool (&GST_SCI_VIDEO_ENCODER
+          (self)->backend), samples, sample_stride, w, h, self->depth, p,
+      meta_data, meta_len, out, cap);
   gst_video_frame_unmap (&frame);
   if (*written == 0) {
     const gchar *why = sci_dpcm_check (w, h, self->depth, p);
@@ -561,7 +515,7 @@ encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
     const sci_dpcm_params * p, GBytes * meta, guint8 * out, gsize cap,
     gsize * written, const gchar ** what, gint * err)
 {
-  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  GstSciCuda *cuda = &GST_SCI_VIDEO_ENCODER (self)->backend.cuda;
   guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
   guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
   guint bps = self->depth == 8 ? 1 : 2;
@@ -636,15 +590,20 @@ encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
 }
 #endif
 
+/* The frame's metadata section, the coded frame in a buffer of the coded
+ * pool (at least the bound on a frame and its metadata), on the CUDA
+ * backend while it works. */
 static GstFlowReturn
-gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+gst_dpcm_enc_encode (GstSciVideoEncoder * venc, GstVideoCodecFrame * frame)
 {
-  GstDpcmEnc *self = GST_DPCM_ENC (trans);
+  GstDpcmEnc *self = GST_DPCM_ENC (venc);
+  GstBuffer *inbuf = frame->input_buffer, *outbuf = NULL;
 #if HAVE_CUDA
-  GstSciFilter *base = GST_SCI_FILTER (trans);
+  GstSciBackendState *base = &venc->backend;
 #endif
   sci_dpcm_params p;
+  GBytes *meta;
+  gsize meta_len = 0;
   GstMapInfo out;
   GstFlowReturn ret;
   gsize written = 0;
@@ -652,63 +611,83 @@ gst_dpcm_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GST_OBJECT_LOCK (self);
   p = self->params;
   GST_OBJECT_UNLOCK (self);
+  meta = frame_metadata (self, inbuf);
+  if (meta)
+    meta_len = g_bytes_get_size (meta);
+  if (meta_len > SCI_DPCM_MAX_METADATA) {
+    GST_ELEMENT_ERROR (self, STREAM, ENCODE,
+        ("The frame's metadata (%" G_GSIZE_FORMAT " bytes of FITS header) "
+            "exceeds the DPCM limit of %u bytes", meta_len,
+            SCI_DPCM_MAX_METADATA), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  /* buffers of at least that size, made again when a frame needs more
+   * (its metadata grew) or the backend changes */
+  ret = gst_sci_video_encoder_acquire (venc, self->max_bytes + meta_len,
+      &outbuf);
+  if (ret != GST_FLOW_OK)
+    goto done;
   if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
         (NULL));
-    return GST_FLOW_ERROR;
+    ret = GST_FLOW_ERROR;
+    goto done;
   }
 #if HAVE_CUDA
   if (base->use_cuda && self->cuda_enc) {
     const gchar *what;
     gint err;
 
-    ret = encode_frame_cuda (self, inbuf, &p, self->meta, out.data, out.size,
+    ret = encode_frame_cuda (self, inbuf, &p, meta, out.data, out.size,
         &written, &what, &err);
     if (ret == FLOW_CUDA_FAILED) {
-      if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
+      if (!gst_sci_backend_frame_cuda_failed (base, self->sent, what, err)) {
         ret = GST_FLOW_ERROR;
       } else {
-        gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_enc);
+        gst_dpcm_cuda_close (base, &self->cuda_enc);
         GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
-        ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data,
-            out.size, &written);
+        ret = encode_frame_cpu (self, inbuf, &p, meta, out.data, out.size,
+            &written);
       }
     }
   } else
 #endif
-    ret = encode_frame_cpu (self, inbuf, &p, self->meta, out.data, out.size,
+    ret = encode_frame_cpu (self, inbuf, &p, meta, out.data, out.size,
         &written);
   gst_buffer_unmap (outbuf, &out);
-  g_clear_pointer (&self->meta, g_bytes_unref);
-  if (ret == GST_FLOW_OK) {
-    gst_buffer_set_size (outbuf, written);
-    self->sent = TRUE;
-    GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes", written);
+done:
+  if (meta)
+    g_bytes_unref (meta);
+  if (ret != GST_FLOW_OK) {
+    gst_clear_buffer (&outbuf);
+    gst_sci_video_encoder_abandon (venc, frame);
+    return ret;
   }
-  return ret;
+  gst_buffer_set_size (outbuf, written);
+  self->sent = TRUE;
+  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes", written);
+  return gst_sci_video_encoder_finish (venc, frame, outbuf);
 }
 
 static void
 release_all (GstDpcmEnc * self)
 {
 #if HAVE_CUDA
-  gst_dpcm_cuda_close (GST_SCI_FILTER (self), &self->cuda_enc);
+  gst_dpcm_cuda_close (&GST_SCI_VIDEO_ENCODER (self)->backend, &self->cuda_enc);
 #endif
-  gst_sci_coded_pool_clear (&self->out);
-  gst_clear_object (&self->host_allocator);
   gst_clear_caps (&self->outcaps);
   g_clear_pointer (&self->samples, g_free);
-  g_clear_pointer (&self->meta, g_bytes_unref);
   self->max_bytes = 0;
   self->sent = FALSE;
 }
 
 static gboolean
-gst_dpcm_enc_stop (GstBaseTransform * trans)
+gst_dpcm_enc_stop (GstVideoEncoder * encoder)
 {
   /* before the base class drops the CUDA context */
-  release_all (GST_DPCM_ENC (trans));
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  release_all (GST_DPCM_ENC (encoder));
+  return GST_VIDEO_ENCODER_CLASS (parent_class)->stop (encoder);
 }
 
 static void
@@ -723,7 +702,8 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoEncoderClass *venc_class = GST_VIDEO_ENCODER_CLASS (klass);
+  GstSciVideoEncoderClass *sci_class = GST_SCI_VIDEO_ENCODER_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
   GstCaps *caps;
@@ -767,7 +747,7 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
       "range coding) of 8- and 16-bit gray frames, FITS header kept, "
       "on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
-  caps = gst_sci_filter_template_caps (SINK_CAPS);
+  caps = gst_sci_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
@@ -776,19 +756,10 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
-  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform_caps);
-  trans_class->transform_size = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform_size);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dpcm_enc_set_caps);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_dpcm_enc_decide_allocation);
-  trans_class->prepare_output_buffer =
-      GST_DEBUG_FUNCPTR (gst_dpcm_enc_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_enc_stop);
-
-  GST_SCI_FILTER_CLASS (klass)->src_is_video = FALSE;
-  /* the frame is written on the host whichever backend runs */
-  GST_SCI_FILTER_CLASS (klass)->src_system_memory = TRUE;
+  venc_class->stop = GST_DEBUG_FUNCPTR (gst_dpcm_enc_stop);
+  sci_class->transform_caps = GST_DEBUG_FUNCPTR (gst_dpcm_enc_transform_caps);
+  sci_class->configure = GST_DEBUG_FUNCPTR (gst_dpcm_enc_configure);
+  sci_class->encode = GST_DEBUG_FUNCPTR (gst_dpcm_enc_encode);
 
   GST_DEBUG_CATEGORY_INIT (gst_dpcm_enc_debug, "dpcmenc", 0,
       "online-DPCM encoder");
@@ -801,5 +772,4 @@ gst_dpcm_enc_init (GstDpcmEnc * self)
   self->params.equations_m = DEFAULT_EQUATIONS;
   self->params.threshold = DEFAULT_THRESHOLD;
   self->params.scan = DEFAULT_SCAN;
-  gst_sci_coded_pool_init (&self->out, FALSE);
 }

@@ -1,8 +1,7 @@
 #ifndef __GST_DPCM_ENC_H__
 #define __GST_DPCM_ENC_H__
 
-#include "gst/gstscifilter.h"
-#include "gst/gstscicodedpool.h"
+#include "gst/gstscivideoencoder.h"
 #include "codec/dpcm/dpcm.h"
 #if HAVE_CUDA
 #include "cuda/dpcm/dpcm.h"
@@ -10,11 +9,12 @@
 
 G_BEGIN_DECLS
 #define GST_TYPE_DPCM_ENC (gst_dpcm_enc_get_type ())
-G_DECLARE_FINAL_TYPE (GstDpcmEnc, gst_dpcm_enc, GST, DPCM_ENC, GstSciFilter);
+G_DECLARE_FINAL_TYPE (GstDpcmEnc, gst_dpcm_enc, GST, DPCM_ENC,
+    GstSciVideoEncoder);
 
 struct _GstDpcmEnc
 {
-  GstSciFilter parent;
+  GstSciVideoEncoder parent;
 
   /* properties (object lock) */
   sci_dpcm_params params;
@@ -25,8 +25,6 @@ struct _GstDpcmEnc
   gsize max_bytes;              /* sci_dpcm_max_bytes of the frame size */
   guint16 *samples;             /* scratch when rows cannot be read in place */
   GstCaps *outcaps;
-  /* the serialised GstSciFitsMeta of the frame being coded, or NULL */
-  GBytes *meta;
 #if HAVE_CUDA
   /* CUDA backend: the encoder's device state, made at caps and kept
    * while the kernels run (its buffers grow to the largest frame) */
@@ -34,11 +32,6 @@ struct _GstDpcmEnc
 #endif
   /* a coded frame has left since start: no CPU fallback after that */
   gboolean sent;
-
-  /* output buffers, trimmed to each frame (page-locked ones, from
-   * host_allocator, with the CUDA backend) */
-  GstSciCodedPool out;
-  GstAllocator *host_allocator; /* NULL without the CUDA backend */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (dpcmenc);

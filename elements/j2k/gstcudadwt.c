@@ -233,7 +233,7 @@ gst_cuda_dwt_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
 
 #if HAVE_CUDA
-  if (base->use_cuda && gst_sci_cuda_push (&base->cuda)) {
+  if (base->backend.use_cuda && gst_sci_cuda_push (&base->backend.cuda)) {
     gint err;
 
     g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
@@ -249,9 +249,9 @@ gst_cuda_dwt_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       want.geom.height, want.geom.components, want.geom.depth,
       gst_wavelet_filter_to_string (want.geom.filter), want.geom.levels,
       gst_wavelet_colour_to_string (want.geom.ct),
-      base->use_cuda ? "CUDA" : "CPU",
-      base->in_cuda_memory ? "CUDA" : "system",
-      base->out_cuda_memory ? "CUDA" : "system");
+      base->backend.use_cuda ? "CUDA" : "CPU",
+      base->backend.in_cuda_memory ? "CUDA" : "system",
+      base->backend.out_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -262,7 +262,7 @@ gst_cuda_dwt_stop (GstBaseTransform * trans)
   GstCudaDwt *self = GST_CUDA_DWT (trans);
   GstSciFilter *base = GST_SCI_FILTER (trans);
 
-  if (self->wt && gst_sci_cuda_push (&base->cuda)) {
+  if (self->wt && gst_sci_cuda_push (&base->backend.cuda)) {
     g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
     gst_sci_cuda_pop ();
   }
@@ -321,7 +321,7 @@ static GstFlowReturn
 transform_cuda (GstCudaDwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
-  GstSciCuda *cuda = &base->cuda;
+  GstSciCuda *cuda = &base->backend.cuda;
   sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
   gboolean in_dev = gst_sci_cuda_buffer_is_device (cuda, inbuf);
   gboolean out_dev = gst_sci_cuda_buffer_is_device (cuda, outbuf);
@@ -406,7 +406,7 @@ gst_cuda_dwt_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 #if HAVE_CUDA
-  if (GST_SCI_FILTER (self)->use_cuda && self->wt)
+  if (GST_SCI_FILTER (self)->backend.use_cuda && self->wt)
     return transform_cuda (self, inbuf, outbuf);
 #endif
   return transform_cpu (self, inbuf, outbuf);
@@ -450,11 +450,11 @@ gst_cuda_dwt_class_init (GstCudaDwtClass * klass)
       "of raw video into wavelet coefficients, on CUDA or the CPU",
       SCI_ELEMENT_AUTHOR);
 
-  caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING);
+  caps = gst_sci_template_caps (GST_WAVELET_VIDEO_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_sci_filter_template_caps (GST_WAVELET_CAPS_STRING);
+  caps = gst_sci_template_caps (GST_WAVELET_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

@@ -116,7 +116,7 @@ free_scratch (GstCudaIdwt * self)
 
   g_clear_pointer (&self->host_scratch, g_free);
 #if HAVE_CUDA
-  if (self->wt && gst_sci_cuda_push (&base->cuda)) {
+  if (self->wt && gst_sci_cuda_push (&base->backend.cuda)) {
     g_clear_pointer (&self->wt, sci_cuda_wt_destroy);
     gst_sci_cuda_pop ();
   }
@@ -155,7 +155,7 @@ gst_cuda_idwt_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   free_scratch (self);
 #if HAVE_CUDA
-  if (base->use_cuda && gst_sci_cuda_push (&base->cuda)) {
+  if (base->backend.use_cuda && gst_sci_cuda_push (&base->backend.cuda)) {
     gint err = sci_cuda_wt_create (&self->wt, &self->in_info.geom);
 
     gst_sci_cuda_pop ();
@@ -170,9 +170,9 @@ gst_cuda_idwt_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       gst_wavelet_filter_to_string (self->in_info.geom.filter),
       self->in_info.geom.levels,
       gst_wavelet_colour_to_string (self->in_info.geom.ct),
-      base->use_cuda ? "CUDA" : "CPU",
-      base->in_cuda_memory ? "CUDA" : "system",
-      base->out_cuda_memory ? "CUDA" : "system");
+      base->backend.use_cuda ? "CUDA" : "CPU",
+      base->backend.in_cuda_memory ? "CUDA" : "system",
+      base->backend.out_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -230,7 +230,7 @@ static GstFlowReturn
 transform_cuda (GstCudaIdwt * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
-  GstSciCuda *cuda = &base->cuda;
+  GstSciCuda *cuda = &base->backend.cuda;
   sci_wt_plane planes[SCI_WT_MAX_COMPONENTS];
   gboolean in_dev = gst_sci_cuda_buffer_is_device (cuda, inbuf);
   gboolean out_dev = gst_sci_cuda_buffer_is_device (cuda, outbuf);
@@ -319,7 +319,7 @@ gst_cuda_idwt_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 #if HAVE_CUDA
-  if (GST_SCI_FILTER (self)->use_cuda && self->wt)
+  if (GST_SCI_FILTER (self)->backend.use_cuda && self->wt)
     return transform_cuda (self, inbuf, outbuf);
 #endif
   return transform_cpu (self, inbuf, outbuf);
@@ -337,11 +337,11 @@ gst_cuda_idwt_class_init (GstCudaIdwtClass * klass)
       "Inverse JPEG 2000 Part 1 wavelet transform of wavelet coefficients "
       "back into raw video, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
-  caps = gst_sci_filter_template_caps (GST_WAVELET_CAPS_STRING);
+  caps = gst_sci_template_caps (GST_WAVELET_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_sci_filter_template_caps (GST_WAVELET_VIDEO_CAPS_STRING);
+  caps = gst_sci_template_caps (GST_WAVELET_VIDEO_CAPS_STRING);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

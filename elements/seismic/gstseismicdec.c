@@ -211,11 +211,7 @@ gather_caps (guint traces, guint samples, guint interval, gboolean cuda)
   if (interval >= 1 && interval <= G_MAXINT)
     gst_caps_set_simple (caps, "sample-interval", G_TYPE_INT, (gint) interval,
         NULL);
-#if HAVE_CUDA
-  if (cuda)
-    gst_caps_set_features_simple (caps,
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-#endif
+  gst_sci_caps_set_cuda_memory (caps, cuda);
   return caps;
 }
 
@@ -234,7 +230,7 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
 #if HAVE_CUDA
   GstSciFilter *base = GST_SCI_FILTER (self);
 
-  cuda = base->use_cuda && base->out_cuda_memory;
+  cuda = base->backend.use_cuda && base->backend.out_cuda_memory;
 #endif
 
   caps = gather_caps (p->traces, p->samples, p->sample_interval_us, cuda);
@@ -243,24 +239,10 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
   if (gst_pad_check_reconfigure (srcpad))
     self->have_out = FALSE;
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
-    /* Asked first: a sticky caps event is stored even where downstream
-     * refuses it, which would show only as the gather's push failing. */
-    ok = gst_pad_peer_query_accept_caps (srcpad, caps);
-#if HAVE_CUDA
-    if (!ok && base->use_cuda) {
-      GstCaps *other = gather_caps (p->traces, p->samples,
-          p->sample_interval_us, !cuda);
-
-      if (gst_pad_peer_query_accept_caps (srcpad, other)) {
-        gst_caps_unref (caps);
-        caps = other;
-        cuda = !cuda;
-        ok = TRUE;
-      } else {
-        gst_caps_unref (other);
-      }
-    }
-#endif
+    ok = gst_sci_backend_peer_accepts (&GST_SCI_FILTER (self)->backend,
+        srcpad, &caps, GST_SCI_FILTER (self)->backend.use_cuda ?
+        gather_caps (p->traces, p->samples, p->sample_interval_us, !cuda) :
+        NULL, &cuda);
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
     if (ok)
@@ -271,7 +253,7 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
       GST_INFO_OBJECT (self, "%u traces x %u samples (%u us), %u bits, %u "
           "levels: %s backend, %s memory out", p->traces, p->samples,
           p->sample_interval_us, p->bits, p->levels,
-          GST_SCI_FILTER (self)->use_cuda ? "CUDA" : "CPU",
+          GST_SCI_FILTER (self)->backend.use_cuda ? "CUDA" : "CPU",
           cuda ? "CUDA" : "system");
   }
   if (ok) {
@@ -280,7 +262,7 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
     self->sample_interval = p->sample_interval_us;
     self->have_out = TRUE;
 #if HAVE_CUDA
-    base->out_cuda_memory = cuda;
+    base->backend.out_cuda_memory = cuda;
 #endif
     if (self->pending_segment) {
       GstEvent *seg = self->pending_segment;
@@ -371,7 +353,7 @@ acquire_output (GstSeismicDec * self, gboolean device, gsize size)
   GstCaps *caps = gather_caps (self->traces, self->samples,
       self->sample_interval, device);
   GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
-      GST_SCI_FILTER (self)->cuda.context, caps, size, device);
+      GST_SCI_FILTER (self)->backend.cuda.context, caps, size, device);
 
   gst_caps_unref (caps);
   return buf;
@@ -391,8 +373,8 @@ decode_batch_cuda (GstSeismicDec * self, guint n, const guint8 ** frames,
     const gchar ** what, gint * err)
 {
   GstSciFilter *base = GST_SCI_FILTER (self);
-  GstSciCuda *cuda = &base->cuda;
-  gboolean device = base->out_cuda_memory;
+  GstSciCuda *cuda = &base->backend.cuda;
+  gboolean device = base->backend.out_cuda_memory;
   gsize size = (gsize) info[0].p.traces * info[0].p.samples * sizeof (gfloat);
   GstMapFlags flags = GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0);
   GstMapInfo *maps = g_new0 (GstMapInfo, n);
@@ -649,13 +631,13 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
     goto done;
   }
 #if HAVE_CUDA
-  if (base->use_cuda && !gst_sci_filter_cuda_state_open (base,
+  if (base->backend.use_cuda && !gst_sci_filter_cuda_state_open (base,
           (gpointer *) & self->cuda_dec, new_state,
           (GDestroyNotify) sci_cuda_seis_destroy, "seismic decoder state")) {
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  if (base->use_cuda) {
+  if (base->backend.use_cuda) {
     const guint8 *frames[MAX_BATCH];
     sci_seis_info info[MAX_BATCH];
     GstBuffer *outs[MAX_BATCH];
@@ -894,7 +876,7 @@ gst_seismic_dec_class_init (GstSeismicDecClass * klass)
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_sci_filter_template_caps (SRC_CAPS);
+  caps = gst_sci_template_caps (SRC_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

@@ -254,8 +254,8 @@ gst_seismic_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       "levels, up to %" G_GSIZE_FORMAT " bytes a frame without metadata, "
       "%s memory in; coded on %s", traces, samples, interval, bits,
       levels, sci_seis_frame_bound (&p, 0),
-      base->in_cuda_memory ? "CUDA" : "system",
-      base->use_cuda ? "CUDA and the host" : "the CPU");
+      base->backend.in_cuda_memory ? "CUDA" : "system",
+      base->backend.use_cuda ? "CUDA and the host" : "the CPU");
   return TRUE;
 }
 
@@ -319,7 +319,7 @@ gst_seismic_enc_prepare_output_buffer (GstBaseTransform * trans,
 static gboolean
 download_gather (GstSeismicEnc * self, GstBuffer * inbuf)
 {
-  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->backend.cuda;
   GstMapInfo map;
   gint err = 0;
 
@@ -409,7 +409,7 @@ encode_cuda (GstSeismicEnc * self, GstBuffer * inbuf, const guint8 * meta,
     gsize meta_len, GstMapInfo * out, gsize * written, const gchar ** what,
     gint * err)
 {
-  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->backend.cuda;
   const gboolean device = gst_buffer_n_memory (inbuf) == 1
       && gst_sci_cuda_buffer_is_device (cuda, inbuf);
   const gsize n = (gsize) self->params.traces * self->params.samples;
@@ -498,13 +498,13 @@ gst_seismic_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (self->meta)
     meta = g_bytes_get_data (self->meta, &meta_len);
 #if HAVE_CUDA
-  if (GST_SCI_FILTER (self)->use_cuda
+  if (GST_SCI_FILTER (self)->backend.use_cuda
       && !gst_sci_filter_cuda_state_open (GST_SCI_FILTER (self),
           &self->cuda_enc, new_state, (GDestroyNotify) sci_cuda_seis_destroy,
           "seismic encoder state"))
     return GST_FLOW_ERROR;
   /* (the state's failure may have moved the filter to the CPU) */
-  if (GST_SCI_FILTER (self)->use_cuda) {
+  if (GST_SCI_FILTER (self)->backend.use_cuda) {
     GstSciFilter *base = GST_SCI_FILTER (self);
     const gchar *what = NULL;
     GstFlowReturn ret;
@@ -538,7 +538,8 @@ gst_seismic_enc_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 #endif
 #if HAVE_CUDA
   if (gst_buffer_n_memory (inbuf) == 1
-      && gst_sci_cuda_buffer_is_device (&GST_SCI_FILTER (self)->cuda, inbuf)) {
+      && gst_sci_cuda_buffer_is_device (&GST_SCI_FILTER (self)->backend.cuda,
+          inbuf)) {
     if (!download_gather (self, inbuf))
       return GST_FLOW_ERROR;
     gather = self->copy;
@@ -648,7 +649,7 @@ gst_seismic_enc_class_init (GstSeismicEncClass * klass)
       "headers kept; transform and quantization on CUDA or the CPU",
       SCI_ELEMENT_AUTHOR);
 
-  caps = gst_sci_filter_template_caps (SINK_CAPS);
+  caps = gst_sci_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

@@ -359,14 +359,14 @@ gst_spp_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   g_clear_pointer (&self->in_copy, g_free);
   g_clear_pointer (&self->out_copy, g_free);
 #if HAVE_CUDA
-  if (base->use_cuda && !open_cuda (self))
+  if (base->backend.use_cuda && !open_cuda (self))
     return FALSE;
 #endif
   GST_INFO_OBJECT (self, "%u lines x %u samples x %u bands of %s: "
       "%s backend, %s memory in, %s memory out", l, sa, b, self->format_name,
-      base->use_cuda ? "CUDA" : "CPU",
-      base->in_cuda_memory ? "CUDA" : "system",
-      base->out_cuda_memory ? "CUDA" : "system");
+      base->backend.use_cuda ? "CUDA" : "CPU",
+      base->backend.in_cuda_memory ? "CUDA" : "system",
+      base->backend.out_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -502,7 +502,7 @@ static GstFlowReturn
 filter_cuda (GstSppFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     guint window, const gchar ** what, gint * err)
 {
-  GstSciCuda *cuda = &GST_SCI_FILTER (self)->cuda;
+  GstSciCuda *cuda = &GST_SCI_FILTER (self)->backend.cuda;
   gsize vb = sci_spp_value_bytes (self->format);
   gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
       && gst_sci_cuda_buffer_is_device (cuda, inbuf);
@@ -591,7 +591,7 @@ gst_spp_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   gst_buffer_set_size (outbuf, self->out_size);
 #if HAVE_CUDA
-  if (base->use_cuda && self->cuda_spp) {
+  if (base->backend.use_cuda && self->cuda_spp) {
     const gchar *what;
     gint err;
 
@@ -684,11 +684,11 @@ gst_spp_filter_class_init (GstSppFilterClass * klass)
       "the centroid by its spectral-angle dissimilarity to its "
       "neighbours, on CUDA or the CPU", SCI_ELEMENT_AUTHOR);
 
-  caps = gst_sci_filter_template_caps (SINK_CAPS);
+  caps = gst_sci_template_caps (SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_sci_filter_template_caps (SRC_CAPS);
+  caps = gst_sci_template_caps (SRC_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

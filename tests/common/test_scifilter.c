@@ -1,11 +1,12 @@
 /*
- * What every element gets from the GstSciFilter base class about the
- * backend, on a machine without a usable GPU (CI): a `cuda-device-id` set
- * with backend=auto that cannot be used is a warning naming the device,
- * not a silent CPU run; and a request for CUDA memory that only a GPU
- * could meet is an error that says so, not a bare not-negotiated.  Where a
- * GPU is usable, the parts that need its absence are skipped (said on
- * stdout).
+ * What every codec element gets from the backend its base class holds
+ * (GstSciBackendState: GstSciFilter, GstSciVideoEncoder,
+ * GstSciVideoDecoder), on a machine without a usable GPU (CI): a
+ * `cuda-device-id` set with backend=auto that cannot be used is a warning
+ * naming the device, not a silent CPU run; and a request for CUDA memory
+ * that only a GPU could meet is an error that says so, not a bare
+ * not-negotiated.  Where a GPU is usable, the parts that need its absence
+ * are skipped (said on stdout).
  */
 #include <gst/check/gstcheck.h>
 #include <string.h>

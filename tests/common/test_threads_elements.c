@@ -1,6 +1,6 @@
 /*
- * The `threads` property of the codec elements (GstSciFilter), CPU
- * backend:
+ * The `threads` property of the codec elements (GstSciBackendState of
+ * their base class), CPU backend:
  *
  *  - every codec element has it: a guint 0..256, default 0 (one thread a
  *    CPU), changeable up to READY, with a blurb;
