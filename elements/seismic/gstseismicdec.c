@@ -60,12 +60,10 @@
 #include <gst/base/gstadapter.h>
 
 #include "gstseismicdec.h"
+#include "gstseismicdeccuda.h"
 #include "gst/gstscisegymeta.h"
-#if HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_seismic_dec_debug);
+GST_DEBUG_CATEGORY (gst_seismic_dec_debug);
 #define GST_CAT_DEFAULT gst_seismic_dec_debug
 
 #define SEISMIC_MEDIA_TYPE "application/x-seismic"
@@ -82,38 +80,6 @@ static const gchar *const gather_fields[] = {
 G_DEFINE_TYPE (GstSeismicDec, gst_seismic_dec, GST_TYPE_SCI_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (seismicdec, "seismicdec", GST_RANK_PRIMARY,
     GST_TYPE_SEISMIC_DEC);
-
-/* ---- typefinder: "SEIS", the version, a header whose CRC holds ---- */
-
-static void
-seismic_type_find (GstTypeFind * tf, gpointer unused)
-{
-  const guint8 *d = gst_type_find_peek (tf, 0, SCI_SEIS_HEADER_BYTES);
-
-  if (d && sci_seis_frame_length (d) >= 0) {
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_MAXIMUM,
-        CODED_MEDIA_TYPE);
-    return;
-  }
-  /* a damaged header, or a file shorter than one: seismicdec says what
-   * is wrong with it */
-  if (!d)
-    d = gst_type_find_peek (tf, 0, 5);
-  if (d && memcmp (d, "SEIS", 4) == 0 && d[4] == SCI_SEIS_VERSION)
-    gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
-        CODED_MEDIA_TYPE);
-}
-
-gboolean
-gst_seismic_type_find_register (GstPlugin * plugin)
-{
-  GstCaps *caps = gst_caps_new_empty_simple (CODED_MEDIA_TYPE);
-  gboolean ret = gst_type_find_register (plugin, CODED_MEDIA_TYPE,
-      GST_RANK_PRIMARY, seismic_type_find, "seis", caps, NULL, NULL);
-
-  gst_caps_unref (caps);
-  return ret;
-}
 
 /* ---- negotiation ---- */
 
@@ -199,10 +165,9 @@ gst_seismic_dec_query (GstBaseTransform * trans, GstPadDirection direction,
       ("Corrupt seismic frame at byte %" G_GUINT64_FORMAT " of the stream: " \
           "%s", (guint64) (at), sci_seis_error_string (code)), (__VA_ARGS__))
 
-/* The src caps of gathers of this geometry, in CUDA memory when `cuda`.
- * A sample interval the caps cannot hold (0: unknown) is left out. */
-static GstCaps *
-gather_caps (guint traces, guint samples, guint interval, gboolean cuda)
+GstCaps *
+gst_seismic_dec_gather_caps (guint traces, guint samples, guint interval,
+    gboolean cuda)
 {
   GstCaps *caps = gst_caps_new_simple (SEISMIC_MEDIA_TYPE,
       "traces", G_TYPE_INT, (gint) traces, "samples", G_TYPE_INT,
@@ -233,7 +198,9 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
   cuda = base->backend.use_cuda && base->backend.out_cuda_memory;
 #endif
 
-  caps = gather_caps (p->traces, p->samples, p->sample_interval_us, cuda);
+  caps =
+      gst_seismic_dec_gather_caps (p->traces, p->samples, p->sample_interval_us,
+      cuda);
   cur = gst_pad_get_current_caps (srcpad);
   /* downstream asked for new caps: the next frame's are offered again */
   if (gst_pad_check_reconfigure (srcpad))
@@ -241,8 +208,8 @@ ensure_src_caps (GstSeismicDec * self, const sci_seis_info * info)
   if (!self->have_out || !cur || !gst_caps_is_equal (cur, caps)) {
     ok = gst_sci_backend_peer_accepts (&GST_SCI_FILTER (self)->backend,
         srcpad, &caps, GST_SCI_FILTER (self)->backend.use_cuda ?
-        gather_caps (p->traces, p->samples, p->sample_interval_us, !cuda) :
-        NULL, &cuda);
+        gst_seismic_dec_gather_caps (p->traces, p->samples,
+            p->sample_interval_us, !cuda) : NULL, &cuda);
     GST_DEBUG_OBJECT (self, "caps from the frame header: %" GST_PTR_FORMAT,
         caps);
     if (ok)
@@ -326,126 +293,6 @@ decode_frame_cpu (GstSeismicDec * self, const guint8 * in,
   return 0;
 }
 
-#if HAVE_CUDA
-/* What a CUDA failure of decode_batch_cuda returns: the caller may fall
- * back to the CPU (it has posted nothing). */
-#define FLOW_CUDA_FAILED GST_FLOW_CUSTOM_ERROR
-
-static gint
-new_state (gpointer * state)
-{
-  return sci_cuda_seis_create ((sci_cuda_seis **) state);
-}
-
-static void
-release_cuda (GstSeismicDec * self)
-{
-  gst_sci_out_pool_clear (&self->out);
-  gst_sci_filter_cuda_state_close (GST_SCI_FILTER (self),
-      (gpointer *) & self->cuda_dec, (GDestroyNotify) sci_cuda_seis_destroy);
-}
-
-/* An output buffer of `size` bytes: device memory (`device`) or
- * page-locked host memory.  NULL posts an error. */
-static GstBuffer *
-acquire_output (GstSeismicDec * self, gboolean device, gsize size)
-{
-  GstCaps *caps = gather_caps (self->traces, self->samples,
-      self->sample_interval, device);
-  GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
-      GST_SCI_FILTER (self)->backend.cuda.context, caps, size, device);
-
-  gst_caps_unref (caps);
-  return buf;
-}
-
-/* n frames of one geometry through the kernels in one batch, as
- * decode_frame_cpu one by one: decoded straight into CUDA memory when the
- * src caps have it, else into the element's device staging and copied
- * into page-locked host memory.  sci_cuda_seis_decode synchronises its
- * stream, and the copies are waited for, so the gathers are complete when
- * this returns.  GST_FLOW_OK with outs[i] and status[i] (0, or the frame's
- * error: outs[i] NULL); GST_FLOW_ERROR posted (no output buffer); or
- * FLOW_CUDA_FAILED, *what and *err saying what failed. */
-static GstFlowReturn
-decode_batch_cuda (GstSeismicDec * self, guint n, const guint8 ** frames,
-    const sci_seis_info * info, GstBuffer ** outs, gint * status,
-    const gchar ** what, gint * err)
-{
-  GstSciFilter *base = GST_SCI_FILTER (self);
-  GstSciCuda *cuda = &base->backend.cuda;
-  gboolean device = base->backend.out_cuda_memory;
-  gsize size = (gsize) info[0].p.traces * info[0].p.samples * sizeof (gfloat);
-  GstMapFlags flags = GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0);
-  GstMapInfo *maps = g_new0 (GstMapInfo, n);
-  gfloat **dst = g_new0 (gfloat *, n);
-  GstFlowReturn ret = GST_FLOW_OK;
-  gint rc = 0;
-  guint i, mapped = 0;
-
-  *what = NULL;
-  *err = 0;
-  for (i = 0; i < n; i++) {
-    outs[i] = acquire_output (self, device, size);
-    if (!outs[i] || !gst_buffer_map (outs[i], &maps[i], flags)) {
-      if (outs[i])
-        GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-            ("Cannot map output buffer"), (NULL));
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-    mapped++;
-  }
-  if (ret == GST_FLOW_OK && gst_sci_cuda_push (cuda)) {
-    gfloat *stage = device ? NULL : gst_sci_cuda_staging (cuda, 0, n * size,
-        err);
-
-    if (!device && !stage) {
-      *what = "device staging allocation";
-    } else {
-      /* 1: not set by the decoder (a call it refused as a whole) */
-      for (i = 0; i < n; i++) {
-        dst[i] = device ? (gfloat *) maps[i].data :
-            stage + i * (size / sizeof (gfloat));
-        status[i] = 1;
-      }
-      rc = sci_cuda_seis_decode (self->cuda_dec, n, frames, info, dst, NULL,
-          status, cuda->stream);
-      for (i = 0; i < n && rc <= 0; i++)
-        if (status[i] == 1)
-          status[i] = rc < 0 ? rc : SCI_SEIS_E_ARG;
-      if (rc > 0) {
-        *what = "seismic decoding";
-        *err = rc;
-      } else if (!device) {
-        for (i = 0; i < n && !*err; i++)
-          if (status[i] == 0)
-            *err = gst_sci_cuda_copy (cuda, maps[i].data, dst[i], size);
-        if (!*err)
-          *err = gst_sci_cuda_sync (cuda);
-        if (*err)
-          *what = "copy of the gathers to the host";
-      }
-    }
-    if (*what)
-      cudaGetLastError ();      /* clear what is not sticky */
-    gst_sci_cuda_pop ();
-  } else if (ret == GST_FLOW_OK) {
-    *what = "context push";
-  }
-  for (i = 0; i < mapped; i++)
-    gst_buffer_unmap (outs[i], &maps[i]);
-  if (ret == GST_FLOW_OK && *what)
-    ret = FLOW_CUDA_FAILED;
-  for (i = 0; i < n; i++)
-    if (outs[i] && (ret != GST_FLOW_OK || status[i] != 0))
-      gst_clear_buffer (&outs[i]);
-  g_free (maps);
-  g_free (dst);
-  return ret;
-}
-
-#endif
 
 static GstFlowReturn
 gst_seismic_dec_submit_input_buffer (GstBaseTransform * trans,
@@ -632,7 +479,7 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
   }
 #if HAVE_CUDA
   if (base->backend.use_cuda && !gst_sci_filter_cuda_state_open (base,
-          (gpointer *) & self->cuda_dec, new_state,
+          (gpointer *) & self->cuda_dec, gst_seismic_dec_cuda_new_state,
           (GDestroyNotify) sci_cuda_seis_destroy, "seismic decoder state")) {
     ret = GST_FLOW_ERROR;
     goto done;
@@ -661,7 +508,9 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
       frames[i] = f[i].map.data;
       info[i] = f[i].info;
     }
-    ret = decode_batch_cuda (self, n, frames, info, outs, status, &what, &err);
+    ret =
+        gst_seismic_dec_decode_batch_cuda (self, n, frames, info, outs, status,
+        &what, &err);
     if (ret == GST_FLOW_OK) {
       /* the gathers up to the first bad frame; its error after them */
       for (i = 0; i < n && status[i] == 0; i++)
@@ -675,13 +524,13 @@ decode_next (GstSeismicDec * self, GstBuffer ** outbuf)
       GST_LOG_OBJECT (self, "%u frames in one batch", n);
       goto done;
     }
-    if (ret != FLOW_CUDA_FAILED)
+    if (ret != GST_SEISMIC_DEC_CUDA_FAILED)
       goto done;
     if (!gst_sci_filter_frame_cuda_failed (base, self->sent, what, err)) {
       ret = GST_FLOW_ERROR;
       goto done;
     }
-    release_cuda (self);
+    gst_seismic_dec_release_cuda (self);
     GST_INFO_OBJECT (self, "backend: CPU (C reference) from now on");
   }
 #endif
@@ -835,7 +684,7 @@ release_all (GstSeismicDec * self)
   self->have_out = FALSE;
   self->sent = FALSE;
 #if HAVE_CUDA
-  release_cuda (self);
+  gst_seismic_dec_release_cuda (self);
 #endif
 }
 
