@@ -393,8 +393,8 @@ check_reference (const Frame * f, GBytes * coded, guint skew,
   info.params.threshold += skew;
   cap = sci_dpcm_max_bytes (f->width, f->height, info.depth) + meta_len;
   out = g_malloc (cap);
-  n = sci_dpcm_encode_meta (NULL, f->px, f->width, f->width, f->height, info.depth,
-      &info.params, meta, meta_len, out, cap);
+  n = sci_dpcm_encode_meta (NULL, f->px, f->width, f->width, f->height,
+      info.depth, &info.params, meta, meta_len, out, cap);
   g_free (meta);
   if (n != len || memcmp (out, in, len)) {
     g_free (out);
@@ -717,6 +717,8 @@ main (int argc, char **argv)
       used = g_strdup_printf ("%s/%s%s", example_backend_of ("enc"),
           example_backend_of ("dec"), cuda_memory ? "/cudamem" : "");
     }
+    if (!r.failure && !(r.failure = example_backend_mismatch ("enc", backend)))
+      r.failure = example_backend_mismatch ("dec", backend);
     /* *: not read by envisrc (see the legend) */
     name = g_strdup_printf ("%s%s", s->name, !s->fits && !r.by_envisrc ?
         "*" : "");

@@ -209,7 +209,8 @@ example_watch_backends (const gchar * const *elements)
   for (l = cats; l; l = l->next) {
     GstDebugCategory *cat = l->data;
     const gchar *name = gst_debug_category_get_name (cat);
-    gboolean watched = strcmp (name, "scifilter") == 0;
+    /* the base classes' backend choice logs in scibackend */
+    gboolean watched = strcmp (name, "scibackend") == 0;
 
     for (i = 0; elements[i] && !watched; i++)
       watched = strcmp (name, elements[i]) == 0;
@@ -241,6 +242,20 @@ example_backend_of (const gchar * name)
   if (said & RAN_CUDA)
     return said & FELL_BACK ? "CUDA>CPU" : "CUDA";
   return said & RAN_CPU ? "CPU" : "?";
+}
+
+gchar *
+example_backend_mismatch (const gchar * name, const gchar * requested)
+{
+  const gchar *ran = example_backend_of (name);
+
+  if (strcmp (ran, "?") == 0)
+    return g_strdup_printf ("%s did not say which backend ran", name);
+  if ((strcmp (requested, "cuda") == 0 && strcmp (ran, "CUDA") != 0) ||
+      (strcmp (requested, "cpu") == 0 && strcmp (ran, "CPU") != 0))
+    return g_strdup_printf ("%s ran on %s, not on the %s asked for", name,
+        ran, requested);
+  return NULL;
 }
 
 void

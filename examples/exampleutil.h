@@ -50,6 +50,10 @@ void example_watch_backends (const gchar * const *elements);
  * "CUDA", "CPU", "CUDA>CPU" (it fell back to the CPU) or "?" (nothing).
  * A static string. */
 const gchar *example_backend_of (const gchar * name);
+/* NULL when element `name` said it ran on the backend asked for
+ * (`requested`: cuda, cpu or auto; auto takes either), else why not (a
+ * string to free). */
+gchar *example_backend_mismatch (const gchar * name, const gchar * requested);
 
 /* Forgets what the elements said (call before each pipeline). */
 void example_forget_backends (void);

@@ -298,6 +298,8 @@ run_window (const gchar * path, GstSample * cube, guint window, guint runs,
     g_free (r->backend);
     r->backend = g_strdup_printf ("%s%s", example_backend_of ("spp"),
         cuda_memory ? "/cudamem" : "");
+    if (!r->failure)
+      r->failure = example_backend_mismatch ("spp", backend);
   }
   r->mean_ms = r->done ? total_ms / r->done : 0;
   if (!r->done)
