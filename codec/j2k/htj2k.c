@@ -628,6 +628,60 @@ static long code_cpu(void *ctx, long *len) {
     return c->e->coder->code_blocks(c->e, c->coeffs);
 }
 
+/* With refinement passes, the blocks coded at the encoder's step, then
+ * cut at their refinement passes to fit `target` bytes in all.  Returns
+ * the codestream's size, or 0 on failure. */
+static size_t ref_fit(sci_htj2k_enc *e, double target) {
+    size_t total = write_all(e, e->len, NULL, 0, NULL, NULL);
+    out_buf o = {NULL, 0, 0};
+    if (!total || e->coder->write_packets(e, e->len, &o, 0, NULL, NULL) < 0)
+        return 0;
+    double budget = target - (double)(total - o.len);
+    if (budget > 0 && e->coder->fit_rate(e, (size_t)budget) < 0)
+        return 0;
+    return write_all(e, e->len, NULL, 0, NULL, NULL);
+}
+
+/* Rate control with refinement passes: the step that codes every pass in
+ * a little more than the target, then passes dropped where they buy the
+ * least.  Dropping is coarse where a few large blocks hold the passes, so
+ * a step further above is tried when the cut falls short by more than
+ * the step search's own tolerance, and the closest size at or below the
+ * target is kept. */
+static int ref_rate(sci_htj2k_enc *e, const void *coeffs) {
+    static const double margin[] = {0.01, 0.03, 0};
+    double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
+    cpu_ctx c = {e, coeffs};
+    double best_q = 0, best_size = 0, kept_rate_q = 0;
+    size_t last = 0;
+    for (size_t m = 0; m < sizeof margin / sizeof *margin; m++) {
+        if (search_rate(e, target * (1 + margin[m]), code_cpu, &c) < 0)
+            return -1;
+        if (!m)
+            kept_rate_q = e->rate_q; /* the next frame starts from here */
+        last = ref_fit(e, target);
+        if (!last)
+            return -1;
+        double s = (double)last;
+        int better = best_q == 0 ||
+                     (s <= target ? best_size > target || s > best_size
+                                  : best_size > target && s < best_size);
+        if (better) {
+            best_size = s;
+            best_q = e->last_qstep;
+        }
+        if (s <= target && s >= target * (1 - 0.005))
+            break;
+    }
+    e->rate_q = kept_rate_q;
+    if (best_q != e->last_qstep || (double)last != best_size) {
+        sci_htj2k_set_qstep(e, best_q);
+        if (code_cpu(&c, e->len) < 0 || !ref_fit(e, target))
+            return -1;
+    }
+    return 0;
+}
+
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
     if (e->coder->allocate) {
@@ -637,18 +691,7 @@ size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                                    e->slot_off, out, cap);
     }
     if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0 && e->htref) {
-        /* the step that codes all passes in just over the target, then
-         * the refinement passes trimmed where they buy the least */
-        double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
-        cpu_ctx c = {e, coeffs};
-        if (search_rate(e, target * (1 + REF_RATE_MARGIN), code_cpu, &c) < 0)
-            return 0;
-        size_t total = write_all(e, e->len, NULL, 0, NULL, NULL);
-        out_buf o = {NULL, 0, 0};
-        if (!total || e->coder->write_packets(e, e->len, &o, 0, NULL, NULL) < 0)
-            return 0;
-        double budget = target - (double)(total - o.len);
-        if (budget > 0 && e->coder->fit_rate(e, (size_t)budget) < 0)
+        if (ref_rate(e, coeffs) < 0)
             return 0;
     } else if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
         cpu_ctx c = {e, coeffs};

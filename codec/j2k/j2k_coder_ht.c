@@ -492,9 +492,9 @@ static void choose_passes(sci_htj2k_enc *e, double lambda) {
             continue;
         double g[3] = {0, r->gain_sp[i], (double)r->gain_sp[i] + r->gain_mr[i]};
         double bytes[3] = {0, r->ref_sp[i], r->ref[i]};
-        unsigned best = 1;
+        unsigned best = lambda > 0 ? 1 : most; /* 0: keep every pass */
         double best_v = 0;
-        for (unsigned np = 2; np <= most; np++) {
+        for (unsigned np = 2; np <= most && lambda > 0; np++) {
             double v = g[np - 1] - lambda * bytes[np - 1];
             if (v > best_v) {
                 best_v = v;
@@ -505,6 +505,75 @@ static void choose_passes(sci_htj2k_enc *e, double lambda) {
         e->len[i] = (long)r->cup[i] + (best == 3 ? (long)r->ref[i] :
                                        best == 2 ? (long)r->ref_sp[i] : 0);
     }
+}
+
+typedef struct {
+    size_t i;
+    double ratio;
+} upgrade;
+
+static int by_ratio(const void *a, const void *b) {
+    const upgrade *x = a, *y = b;
+    if (x->ratio != y->ratio)
+        return x->ratio > y->ratio ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* One slope leaves a gap where many blocks share it (those whose passes
+ * are estimated to buy nothing drop together): give blocks back their
+ * next pass, best ratio first, while the bytes fit with room for what
+ * their header entries grow by, then check the exact size. */
+static void fill_budget(sci_htj2k_enc *e, size_t budget) {
+    struct j2k_htref *r = e->htref;
+    size_t used = packets_bytes(e);
+    if (used >= budget)
+        return;
+    upgrade *u = malloc((e->nblocks ? e->nblocks : 1) * sizeof(*u));
+    uint8_t *keep = malloc(e->nblocks ? e->nblocks : 1);
+    if (!u || !keep) {
+        free(u);
+        free(keep);
+        return;
+    }
+    memcpy(keep, r->passes, e->nblocks);
+    unsigned most = ref_max_passes(e);
+    for (int round = 0; round < 2; round++) {
+        size_t n = 0;
+        for (size_t i = 0; i < e->nblocks; i++) {
+            if (!r->plane[i] || e->len[i] <= 0 || r->passes[i] >= most)
+                continue;
+            double db = r->passes[i] == 1 ? r->ref_sp[i] :
+                        (double)r->ref[i] - r->ref_sp[i];
+            double dg = r->passes[i] == 1 ? r->gain_sp[i] : r->gain_mr[i];
+            u[n].i = i;
+            u[n].ratio = dg / (db + 1);
+            n++;
+        }
+        qsort(u, n, sizeof(*u), by_ratio);
+        /* a header entry grows by at most 3 bits of pass count, an
+         * Lblock increment and a length field: 6 bytes */
+        for (size_t j = 0; j < n; j++) {
+            size_t i = u[j].i;
+            size_t db = r->passes[i] == 1 ? r->ref_sp[i] : r->ref[i] - r->ref_sp[i];
+            if (used + db + 6 > budget)
+                continue;
+            used += db + 6;
+            r->passes[i]++;
+            e->len[i] = (long)r->cup[i] + (long)(r->passes[i] == 3 ? r->ref[i] :
+                                                 r->ref_sp[i]);
+        }
+    }
+    if (packets_bytes(e) > budget) {
+        /* cannot be with the margins above; keep the slope's choice */
+        memcpy(r->passes, keep, e->nblocks);
+        for (size_t i = 0; i < e->nblocks; i++)
+            if (r->plane[i] && e->len[i] > 0)
+                e->len[i] = (long)r->cup[i] +
+                            (long)(r->passes[i] == 3 ? r->ref[i] :
+                                   r->passes[i] == 2 ? r->ref_sp[i] : 0);
+    }
+    free(u);
+    free(keep);
 }
 
 /* Drops refinement passes where they buy the least distortion a byte
@@ -532,6 +601,7 @@ static int ht_fit_rate(sci_htj2k_enc *e, size_t budget) {
             lo = mid;
     }
     choose_passes(e, hi);
+    fill_budget(e, budget);
     return 0;
 }
 
