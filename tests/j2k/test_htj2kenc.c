@@ -491,8 +491,7 @@ GST_START_TEST (test_refinement)
 
     fail_unless (gst_video_info_from_caps (&info, caps));
     in = smooth_buffer (&info);
-    out = j2kutil_encode ("htj2kenc bitrate=1 refinement=all", in, caps,
-        NULL);
+    out = j2kutil_encode ("htj2kenc bitrate=1 refinement=all", in, caps, NULL);
     got = gst_buffer_get_size (out);
     fail_unless (got <= want && got >= 0.985 * want, "refinement=all "
         "bitrate=1: %.0f bytes for a target of %.0f", got, want);
