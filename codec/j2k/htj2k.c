@@ -33,6 +33,7 @@ void sci_htj2k_params_default(sci_htj2k_params *p) {
     p->layers = 1;
     p->cb_style = 0;
     p->jph = 0;
+    p->refinement = SCI_HTJ2K_REF_NONE;
 }
 
 const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p) {
@@ -57,8 +58,23 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
         return "unknown block coder";
     if (p->layers < 1 || p->layers > SCI_J2K_MAX_LAYERS)
         return "layers must be 1 to 64";
-    if (!part1 && (p->layers != 1 || p->cb_style))
-        return "quality layers and code-block styles need the Part 1 coder";
+    if ((unsigned)p->refinement > SCI_HTJ2K_REF_ALL)
+        return "unknown refinement mode";
+    if (p->refinement && part1)
+        return "refinement passes are an HT option (Part 1 codes every pass)";
+    if (p->refinement && g->filter != SCI_DWT_97)
+        return "HT refinement passes need the irreversible (9/7) path: "
+               "lossless coding cannot use them (a sample that first becomes "
+               "significant in the last bit-plane with no significant "
+               "neighbour is never coded)";
+    if (!part1 && p->layers != 1)
+        return "quality layers need the Part 1 coder";
+    /* HT: only the vertically causal style changes HT coding, and only
+     * in the SigProp pass */
+    if (!part1 && p->cb_style &&
+        (p->cb_style != SCI_T1_VCAUSAL || !p->refinement))
+        return "code-block styles need the Part 1 coder (HT takes vcausal "
+               "with refinement passes only)";
     if (p->cb_style & ~(unsigned)SCI_T1_STYLES)
         return "unknown code-block style bits";
     if (part1 && p->jph)
@@ -126,7 +142,8 @@ static int init_markers(sci_htj2k_enc *e) {
         k->xcb = (uint8_t)e->p.cb_w_log2;
         k->ycb = (uint8_t)e->p.cb_h_log2;
         /* 0x40: HT code-blocks only */
-        k->cb_style = part1 ? (uint8_t)e->p.cb_style : SCI_J2K_CB_HT;
+        k->cb_style = (uint8_t)(part1 ? e->p.cb_style :
+                                SCI_J2K_CB_HT | e->p.cb_style);
         k->reversible = g->filter == SCI_DWT_53;
         memset(k->ppx, 15, sizeof k->ppx);
         memset(k->ppy, 15, sizeof k->ppy);
@@ -475,7 +492,10 @@ size_t sci_htj2k_packet_count(const sci_htj2k_enc *e) {
 size_t sci_htj2k_write_frame(sci_htj2k_enc *e, const long *len, uint8_t *out,
                              size_t cap, sci_htj2k_span *spans, size_t *nspans) {
     size_t ns = 0;
-    size_t n = out ? write_all(e, len, out, cap, spans, &ns) : 0;
+    /* refinement: the packet headers need the segment lengths that only
+     * the C coder's own blocks (e->len) have */
+    size_t n = out && (!e->htref || len == e->len) ?
+               write_all(e, len, out, cap, spans, &ns) : 0;
     if (nspans)
         *nspans = n ? ns : 0;
     return n;
@@ -538,15 +558,19 @@ void sci_htj2k_set_qstep(sci_htj2k_enc *e, double qstep) {
     }
 }
 
+/* With refinement passes the step search aims this much above the
+ * target, and dropping refinement passes brings the size down to it:
+ * finer than the step alone, which meets the target within 0.5 %. */
+#define REF_RATE_MARGIN 0.01
+
 /* Rate control: the coded size falls smoothly as the step grows, close to
  * linearly in log(size) against log(step), so a secant search on that
  * model meets the target in a few trial codings of the blocks.  Each trial
  * measures the whole codestream, headers included, without writing it.
  * A frame starts from the step and slope the previous one ended on: in a
  * video the next frame is usually within 0.5 % at once. */
-int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
-                          void *ctx) {
-    double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
+static int search_rate(sci_htj2k_enc *e, double target,
+                       long (*code)(void *ctx, long *len), void *ctx) {
     double q = e->rate_q > 0 ? e->rate_q : e->p.qstep, best_q = q;
     double best_err = INFINITY, lq_prev = 0, ls_prev = 0;
     double first_slope = e->rate_slope < 0 ? e->rate_slope : -1.0;
@@ -585,6 +609,14 @@ int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
     return 0;
 }
 
+int sci_htj2k_search_rate(sci_htj2k_enc *e, long (*code)(void *ctx, long *len),
+                          void *ctx) {
+    if (e->htref)
+        return -1; /* other backends code cleanup-only blocks */
+    return search_rate(e, e->p.bitrate * (double)e->g.width * e->g.height / 8.0,
+                       code, ctx);
+}
+
 typedef struct {
     sci_htj2k_enc *e;
     const void *coeffs;
@@ -596,6 +628,60 @@ static long code_cpu(void *ctx, long *len) {
     return c->e->coder->code_blocks(c->e, c->coeffs);
 }
 
+/* With refinement passes, the blocks coded at the encoder's step, then
+ * cut at their refinement passes to fit `target` bytes in all.  Returns
+ * the codestream's size, or 0 on failure. */
+static size_t ref_fit(sci_htj2k_enc *e, double target) {
+    size_t total = write_all(e, e->len, NULL, 0, NULL, NULL);
+    out_buf o = {NULL, 0, 0};
+    if (!total || e->coder->write_packets(e, e->len, &o, 0, NULL, NULL) < 0)
+        return 0;
+    double budget = target - (double)(total - o.len);
+    if (budget > 0 && e->coder->fit_rate(e, (size_t)budget) < 0)
+        return 0;
+    return write_all(e, e->len, NULL, 0, NULL, NULL);
+}
+
+/* Rate control with refinement passes: the step that codes every pass in
+ * a little more than the target, then passes dropped where they buy the
+ * least.  Dropping is coarse where a few large blocks hold the passes, so
+ * a step further above is tried when the cut falls short by more than
+ * the step search's own tolerance, and the closest size at or below the
+ * target is kept. */
+static int ref_rate(sci_htj2k_enc *e, const void *coeffs) {
+    static const double margin[] = {0.01, 0.03, 0};
+    double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
+    cpu_ctx c = {e, coeffs};
+    double best_q = 0, best_size = 0, kept_rate_q = 0;
+    size_t last = 0;
+    for (size_t m = 0; m < sizeof margin / sizeof *margin; m++) {
+        if (search_rate(e, target * (1 + margin[m]), code_cpu, &c) < 0)
+            return -1;
+        if (!m)
+            kept_rate_q = e->rate_q; /* the next frame starts from here */
+        last = ref_fit(e, target);
+        if (!last)
+            return -1;
+        double s = (double)last;
+        int better = best_q == 0 ||
+                     (s <= target ? best_size > target || s > best_size
+                                  : best_size > target && s < best_size);
+        if (better) {
+            best_size = s;
+            best_q = e->last_qstep;
+        }
+        if (s <= target && s >= target * (1 - 0.005))
+            break;
+    }
+    e->rate_q = kept_rate_q;
+    if (best_q != e->last_qstep || (double)last != best_size) {
+        sci_htj2k_set_qstep(e, best_q);
+        if (code_cpu(&c, e->len) < 0 || !ref_fit(e, target))
+            return -1;
+    }
+    return 0;
+}
+
 size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
                         size_t cap) {
     if (e->coder->allocate) {
@@ -604,7 +690,10 @@ size_t sci_htj2k_encode(sci_htj2k_enc *e, const void *coeffs, uint8_t *out,
         return sci_j2k_part1_write(e, e->coder->passes(e), e->arena,
                                    e->slot_off, out, cap);
     }
-    if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
+    if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0 && e->htref) {
+        if (ref_rate(e, coeffs) < 0)
+            return 0;
+    } else if (e->g.filter == SCI_DWT_97 && e->p.bitrate > 0) {
         cpu_ctx c = {e, coeffs};
         if (sci_htj2k_search_rate(e, code_cpu, &c) < 0)
             return 0;

@@ -60,6 +60,24 @@ typedef enum {
 
 #define SCI_J2K_MAX_LAYERS 64
 
+/* HT refinement passes (T.814 clause 7: one HT set is a cleanup pass and
+ * up to two refinement passes, SigProp and MagRef, in one codeword
+ * segment).  Off, each block's cleanup pass codes every bit-plane down to
+ * the quantised LSB (plane 0).  On, the cleanup pass codes the planes
+ * from 1 up and the refinement passes plane 0: SigProp the samples that
+ * become significant there beside an already significant one (a sample
+ * significant only at plane 0 with no significant neighbour is not coded:
+ * it decodes as 0), MagRef the plane-0 bit of the samples significant
+ * above it.  9/7 (quantised) only: a lossless stream would lose those
+ * samples.  Under a bitrate target the refinement passes are extra
+ * truncation points of every block (rate control drops MagRef, then
+ * SigProp, where they buy the least). */
+typedef enum {
+    SCI_HTJ2K_REF_NONE = 0,    /* cleanup only (default) */
+    SCI_HTJ2K_REF_SIGPROP = 1, /* cleanup + SigProp */
+    SCI_HTJ2K_REF_ALL = 2,     /* cleanup + SigProp + MagRef */
+} sci_htj2k_refinement;
+
 typedef struct {
     sci_j2k_coder coder;
     double qstep;        /* 9/7 only: base step, (0, 2]; 1/256 by default */
@@ -77,6 +95,12 @@ typedef struct {
     unsigned cb_style;
     int jph;             /* nonzero: wrap the codestream in a JPH file
                           * (HT only) */
+    /* HT, 9/7 only: refinement passes (above); SCI_HTJ2K_REF_NONE by
+     * default, which writes the same bytes as before the field existed.
+     * The blocks are then coded by the C coder (sci_htj2k_encode): the
+     * block API below (sci_htj2k_write and friends) codes cleanup-only
+     * blocks and refuses an encoder with refinement. */
+    sci_htj2k_refinement refinement;
 } sci_htj2k_params;
 
 void sci_htj2k_params_default(sci_htj2k_params *p);

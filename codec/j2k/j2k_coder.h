@@ -49,6 +49,11 @@ typedef struct j2k_block_coder {
     size_t (*block_bytes_bound)(const sci_htj2k_enc *e, const block *k);
     /* Bound on the packets' bytes beyond the blocks' own. */
     size_t (*packet_overhead_bound)(const sci_htj2k_enc *e);
+    /* HT with refinement passes: after code_blocks, truncates blocks at
+     * their refinement passes so that the packets (headers and bodies)
+     * take at most `budget` bytes where dropping passes can reach it.
+     * NULL for coders without such truncation points. */
+    int (*fit_rate)(sci_htj2k_enc *e, size_t budget);
 } j2k_block_coder;
 
 extern const j2k_block_coder j2k_coder_ht;    /* j2k_coder_ht.c */

@@ -76,6 +76,9 @@ struct sci_htj2k_enc {
     uint8_t *hdr;               /* HT: one packet header */
     size_t hdr_cap;
     struct j2k_p1 *p1;          /* EBCOT state (j2k_part1.c); NULL for HT */
+    /* HT refinement passes (params refinement): each block's segment
+     * lengths and passes (j2k_coder_ht.c); NULL without */
+    struct j2k_htref *htref;
     /* what the main header says, in the structures the decoder parses it
      * into (j2k_stream.h); tcp.qcd follows the steps */
     sci_j2k_siz siz;

@@ -89,6 +89,8 @@ make_encoder (GstSciJ2kEnc * self, gboolean jph)
   if (coder == SCI_J2K_CODER_PART1) {
     p.layers = self->layers;
     p.cb_style = self->cb_style;
+  } else {
+    p.refinement = self->refinement;
   }
   GST_OBJECT_UNLOCK (self);
   p.jph = jph;
@@ -140,6 +142,14 @@ make_encoder (GstSciJ2kEnc * self, gboolean jph)
   }
   p.cb_w_log2 = g_bit_nth_lsf (bw, -1);
   p.cb_h_log2 = g_bit_nth_lsf (bh, -1);
+  if (coder == SCI_J2K_CODER_HT && reversible && p.refinement) {
+    NEGOTIATION_ERROR (self, "refinement=%s needs reversible=false: "
+        "lossless coding cannot use HT refinement passes (a sample first "
+        "significant in the last bit-plane with no significant neighbour "
+        "would be lost; set refinement=none)",
+        p.refinement == SCI_HTJ2K_REF_ALL ? "all" : "sigprop");
+    return FALSE;
+  }
   if (coder == SCI_J2K_CODER_HT && reversible && bitrate > 0) {
     NEGOTIATION_ERROR (self, "bitrate=%g needs reversible=false: reversible "
         "coding is lossless and has no rate target (set bitrate=0)", bitrate);
@@ -181,18 +191,20 @@ make_encoder (GstSciJ2kEnc * self, gboolean jph)
   self->max_bytes = sci_htj2k_max_bytes (self->enc);
   self->pool_bytes = pool_size (self);
 
+  if (p.refinement && base->use_cuda)
+    GST_INFO_OBJECT (self, "refinement passes: the wavelet transform runs on "
+        "the GPU, the blocks are coded on the CPU from its coefficients");
   GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
       " colour transform %s, code-blocks %ux%u, progression %u, %u layers, "
-      "style 0x%02x, %s%s, up to %" G_GSIZE_FORMAT " bytes a frame (buffers "
-      "of %" G_GSIZE_FORMAT "), %s backend, %s memory in",
+      "style 0x%02x, refinement %u, %s%s, up to %" G_GSIZE_FORMAT " bytes "
+      "a frame (buffers of %" G_GSIZE_FORMAT "), %s backend, %s memory in",
       self->wavelet_in ? "coefficients of " : "",
       gst_video_format_to_string (winfo.video_format), g->width, g->height,
       g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
       g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
-      (guint) p.progression, p.layers, p.cb_style,
-      p.jph ? "JPH" : "codestream",
-      reversible ? ", lossless" : "", self->max_bytes, self->pool_bytes,
-      base->use_cuda ? "CUDA" : "CPU",
+      (guint) p.progression, p.layers, p.cb_style, (guint) p.refinement,
+      p.jph ? "JPH" : "codestream", reversible ? ", lossless" : "",
+      self->max_bytes, self->pool_bytes, base->use_cuda ? "CUDA" : "CPU",
       base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;
 }

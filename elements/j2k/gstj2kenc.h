@@ -90,6 +90,7 @@ struct _GstSciJ2kEnc
   GstSciJ2kColour colour;
   gdouble bitrate;
   gboolean jph;                 /* htj2kenc */
+  sci_htj2k_refinement refinement;      /* htj2kenc */
   guint layers;                 /* ebcotcm */
   guint cb_style;
   guint frames_in_flight;       /* ebcotcm */

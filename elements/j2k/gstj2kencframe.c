@@ -76,7 +76,8 @@ gst_sci_j2k_enc_setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
     if (!self->wavelet_in
         && (err = sci_cuda_wt_create (&self->wt[0], &winfo->geom)))
       what = "wavelet transform scratch";
-    else if (p->coder == SCI_J2K_CODER_HT
+    /* refinement passes: blocks coded on the host (encode_frame_cuda) */
+    else if (p->coder == SCI_J2K_CODER_HT && !p->refinement
         && (err = sci_cuda_ht_create (&self->ht, self->enc, &winfo->geom, p)))
       what = "HT block coder memory";
     else if (p->coder == SCI_J2K_CODER_PART1
@@ -121,7 +122,7 @@ gst_sci_j2k_enc_setup_cuda (GstSciJ2kEnc * self, const GstWaveletInfo * winfo,
   if (!what) {
     GST_DEBUG_OBJECT (self, "block coder: %" G_GSIZE_FORMAT " bytes of "
         "device memory%s", self->ht ? sci_cuda_ht_device_bytes (self->ht) :
-        sci_cuda_t1_device_bytes (self->t1[0]),
+        self->t1[0] ? sci_cuda_t1_device_bytes (self->t1[0]) : 0,
         self->t1[1] ? " a lane, two frames in flight" : "");
     return TRUE;
   }
@@ -376,6 +377,35 @@ gst_sci_j2k_enc_cuda_coded (GstSciJ2kEnc * self, gsize cap, const gchar * what,
   return what ? FLOW_CUDA_FAILED : GST_FLOW_OK;
 }
 
+/* HT refinement passes, which the device block coder does not write: the
+ * device coefficients to the host and sci_htj2k_encode there.  Call with
+ * the context pushed. */
+static void
+encode_on_host (GstSciJ2kEnc * self, gconstpointer coeffs, guint8 * out,
+    gsize cap, gsize * written, const gchar ** what, gint * err)
+{
+  GstSciCuda *cuda = &GST_SCI_VIDEO_ENCODER (self)->backend.cuda;
+
+  if (!self->coeffs && !(self->coeffs = g_try_malloc (self->winfo.size))) {
+    *what = "host coefficient buffer";
+    *err = cudaErrorMemoryAllocation;
+    return;
+  }
+  if ((*err = cudaStreamSynchronize ((cudaStream_t) cuda->stream))
+      || (*err = cudaMemcpy (self->coeffs, coeffs, self->winfo.size,
+              cudaMemcpyDeviceToHost))) {
+    *what = "coefficient download";
+    return;
+  }
+  *written = sci_htj2k_encode (self->enc, self->coeffs, out, cap);
+  if (!*written) {
+    /* too small a buffer, or a frame the C coder refuses: as the device
+     * coder's result says either (gst_sci_j2k_enc_cuda_coded) */
+    *what = "HT encoding with refinement passes on the host";
+    *err = SCI_CUDA_HT_ERR_CAP;
+  }
+}
+
 /* One frame through the kernels, lane 0: raw video in CUDA memory read in
  * place (else uploaded into staging slot 0) and transformed into the
  * device coefficients (staging slot 1), or coefficients in CUDA memory
@@ -405,6 +435,8 @@ encode_frame_cuda (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
           cuda->stream);
       if (*err)
         *what = "HT encoding";
+    } else if (!self->t1[0]) {
+      encode_on_host (self, coeffs, out, cap, written, what, err);
     } else {
       *err = sci_cuda_t1_encode (self->t1[0], coeffs, out, cap, written,
           cuda->stream);

@@ -429,7 +429,8 @@ same_coding (const gchar * gpu, const gchar * cpu, const gchar * format,
 /* Raw video into htj2kenc backend=cuda, in CUDA memory (cudaupload) or in
  * system memory (uploaded by the element), gives the bytes of
  * backend=cpu: lossless, lossy with qstep, with a bitrate target, odd
- * sizes, other code-block sizes and progressions, JPH. */
+ * sizes, other code-block sizes and progressions, JPH, refinement
+ * passes (blocks coded on the host from the device's coefficients). */
 GST_START_TEST (test_htj2k_cuda_equals_cpu)
 {
   const struct
@@ -455,6 +456,9 @@ GST_START_TEST (test_htj2k_cuda_equals_cpu)
     {"GRAY16_LE", 7, 1, FALSE, ""},
     {"GRAY8", 129, 65, FALSE, "reversible=true block-width=32 "
           "block-height=128 progression=lrcp jph=true"},
+    /* refinement passes: the device transforms, the host codes */
+    {"Y444_12LE", 641, 479, TRUE, "refinement=all qstep=0.004"},
+    {"I420_10LE", 333, 211, FALSE, "refinement=sigprop bitrate=1"},
   };
   guint i, failures = 0;
 
@@ -496,6 +500,7 @@ GST_START_TEST (test_htj2k_cuda_coefficients)
     {"RGBP", 257, 129, "filter=5-3 levels=3", "reversible=true levels=3"},
     {"Y444_16LE", 64, 33, "filter=5-3 colour-transform=none levels=2",
         "reversible=true levels=2"},
+    {"Y444", 321, 123, "filter=9-7", "refinement=all bitrate=1"},
   };
   guint i, failures = 0;
 

@@ -157,6 +157,12 @@ GST_START_TEST (test_refusals)
       frameutil_video_caps ("RGB", 40, 30), "headers");
   j2kutil_expect_refusal ("htj2kenc bitrate=30",
       frameutil_video_caps ("GRAY8", 40, 30), "uncompressed");
+  /* refinement passes would lose samples of a lossless stream */
+  j2kutil_expect_refusal ("htj2kenc reversible=true refinement=all",
+      frameutil_video_caps ("GRAY8", 40, 30), "lossless");
+  j2kutil_expect_refusal ("cudadwt backend=cpu filter=5-3 ! htj2kenc "
+      "reversible=true refinement=sigprop", frameutil_video_caps ("GRAY8",
+          40, 30), "lossless");
   /* coefficients of the other filter */
   j2kutil_expect_refusal ("cudadwt backend=cpu filter=9-7 ! "
       "htj2kenc reversible=true", frameutil_video_caps ("RGB", 40, 30),
@@ -434,6 +440,69 @@ GST_START_TEST (test_bitrate)
 
 GST_END_TEST;
 
+/* refinement reaches the encoder: other bytes than none, which openjpegdec
+ * decodes near none's PSNR (lower: samples first significant in the last
+ * bit-plane without a significant neighbour are not coded); with a
+ * bitrate the frame is at or just below the target; the CPU and
+ * whichever backend auto picks give the same bytes. */
+GST_START_TEST (test_refinement)
+{
+  const gchar *formats[] = { "GRAY8", "I420_10LE", "RGB" };
+  guint f;
+
+  J2KUTIL_REQUIRE_OPENJPEGDEC ();
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstCaps *caps = frameutil_video_caps (formats[f], 131, 97);
+    GstVideoInfo info;
+    GstBuffer *in, *none, *all;
+    gdouble psnr_none, psnr_all, psnr_sp;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = smooth_buffer (&info);
+    none = j2kutil_encode ("htj2kenc backend=cpu", in, caps, NULL);
+    all = j2kutil_encode ("htj2kenc backend=cpu refinement=all", in, caps,
+        NULL);
+    fail_if (j2kutil_same_bytes (none, all), "%s: refinement=all changed "
+        "nothing", formats[f]);
+    j2kutil_assert_same_coding ("htj2kenc backend=cpu refinement=all",
+        "htj2kenc refinement=all", in, caps, formats[f]);
+    j2kutil_code_and_measure ("htj2kenc backend=cpu", &info, caps, in, NULL,
+        &psnr_none);
+    j2kutil_code_and_measure ("htj2kenc backend=cpu refinement=all", &info,
+        caps, in, NULL, &psnr_all);
+    j2kutil_code_and_measure ("htj2kenc backend=cpu refinement=sigprop",
+        &info, caps, in, NULL, &psnr_sp);
+    GST_INFO ("%s: PSNR none %.2f, sigprop %.2f, all %.2f dB", formats[f],
+        psnr_none, psnr_sp, psnr_all);
+    fail_unless (psnr_all > psnr_none - 1.5 && psnr_all <= psnr_none + 0.05
+        && psnr_sp <= psnr_all + 0.01 && psnr_sp > 30,
+        "%s: PSNR none %.2f, sigprop %.2f, all %.2f dB", formats[f],
+        psnr_none, psnr_sp, psnr_all);
+    gst_buffer_unref (none);
+    gst_buffer_unref (all);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+  {
+    GstCaps *caps = frameutil_video_caps ("I420_10LE", 160, 120);
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    gdouble want = 1.0 * 160 * 120 / 8, got;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    in = smooth_buffer (&info);
+    out = j2kutil_encode ("htj2kenc bitrate=1 refinement=all", in, caps, NULL);
+    got = gst_buffer_get_size (out);
+    fail_unless (got <= want && got >= 0.985 * want, "refinement=all "
+        "bitrate=1: %.0f bytes for a target of %.0f", got, want);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+}
+
+GST_END_TEST;
+
 /* Property changes while running take effect on the next frame: a change
  * of the caps (jph) renegotiates, a change of the coding (levels, qstep)
  * rebuilds the encoder; the bytes are those of a fresh element. */
@@ -611,6 +680,7 @@ htj2kenc_suite (void)
   tcase_add_test (tc, test_jph_and_codestream);
   tcase_add_test (tc, test_codestream_params);
   tcase_add_test (tc, test_bitrate);
+  tcase_add_test (tc, test_refinement);
   tcase_add_test (tc, test_property_change);
   tcase_add_test (tc, test_lossless_ojph_expand);
   tcase_add_test (tc, test_pipeline);
