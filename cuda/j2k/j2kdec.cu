@@ -29,7 +29,7 @@
 #include "codec/j2k/wavelet_frame.h"
 
 #define MAX_SLOTS 8
-#define HT_NT 64        /* threads (code-blocks) a CUDA block */
+#define HT_NT 128       /* threads a CUDA block of the HT kernel */
 #define GATHER_NT 128
 
 /* A code-block for the HT kernel, checked on the host. */
@@ -93,12 +93,17 @@ SCI_HTD void ht_one(const jd_block &b, const uint8_t *arena,
                         b.roi, b.rev, b.step);
 }
 
+/* bpw code-blocks a warp, on its first bpw lanes: the threads of a warp
+ * take different branches through their blocks' data, so fewer blocks a
+ * warp diverge less but leave lanes idle (sci_cuda_j2kdec_tune). */
 #if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
 __global__ void __launch_bounds__(HT_NT)
-ht_kernel(const jd_block *blk, size_t n, const uint8_t *arena,
+ht_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
           const uint16_t *lut, uint32_t *coef, int *status) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
+    unsigned lane = threadIdx.x & 31;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    size_t i = warp * bpw + lane;
+    if (lane < (unsigned)bpw && i < n)
         ht_one(blk[i], arena, lut, coef, status, (unsigned)i);
 }
 #endif
@@ -119,19 +124,22 @@ static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
 #endif
 }
 
-static cudaError_t launch_ht(const jd_block *blk, size_t n, const uint8_t *arena,
-                             const uint16_t *lut, void *coef, int *status,
-                             cudaStream_t s) {
+static cudaError_t launch_ht(const jd_block *blk, size_t n, int bpw,
+                             const uint8_t *arena, const uint16_t *lut,
+                             void *coef, int *status, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
 #ifdef SCI_J2KDEC_EMU
     (void)s;
+    (void)bpw;
     for (size_t i = 0; i < n; i++)
         ht_one(blk[i], arena, lut, (uint32_t *)coef, status, (unsigned)i);
     return cudaSuccess;
 #else
-    ht_kernel<<<(unsigned)((n + HT_NT - 1) / HT_NT), HT_NT, 0, s>>>(
-        blk, n, arena, lut, (uint32_t *)coef, status);
+    size_t warps = (n + bpw - 1) / bpw;
+    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
+    ht_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, lut,
+                                               (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
 }
@@ -164,6 +172,7 @@ struct sci_cuda_j2kdec {
     int parsed;
     sci_j2k_info info;
     sci_cuda_j2kdec_path_t path;
+    int bpw;                /* HT code-blocks a warp */
     /* device */
     uint16_t *d_lut;
     uint8_t *d_up, *d_arena;
@@ -237,6 +246,7 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
     if (!d)
         return cudaErrorMemoryAllocation;
     d->nslots = slots;
+    d->bpw = 32;
     d->dec = sci_j2k_dec_new();
     d->pool = sci_pool_new(threads);
     d->nthreads = sci_pool_threads(d->pool);
@@ -678,8 +688,8 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             e = launch_gather(d->d_up, (const jd_ref *)(d->d_up + cs_bytes + blk_bytes),
                               nr, d->d_arena, st);
         if (!e)
-            e = launch_ht((const jd_block *)(d->d_up + cs_bytes), nb, d->d_arena,
-                          d->d_lut, d->d_coef, d_status, st);
+            e = launch_ht((const jd_block *)(d->d_up + cs_bytes), nb, d->bpw,
+                          d->d_arena, d->d_lut, d->d_coef, d_status, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */
         host_up_wait(d);
@@ -765,6 +775,11 @@ extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
     if (!r)
         r = sci_cuda_j2kdec_finish(d, t);
     return r;
+}
+
+extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp) {
+    if (blocks_per_warp >= 1 && blocks_per_warp <= 32)
+        d->bpw = blocks_per_warp;
 }
 
 extern "C" sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d) {

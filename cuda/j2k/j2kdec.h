@@ -111,6 +111,11 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
                            size_t len, const sci_cuda_j2kdec_plane *planes,
                            void *stream);
 
+/* HT code-blocks a warp decodes, one a lane (1..32; 32 by default): the
+ * lanes of a warp take different branches through their blocks, so fewer
+ * blocks a warp diverge less but leave lanes idle.  For benchmarks. */
+void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp);
+
 /* The path of the last submit. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);
 /* The last error's details, "" when none. */
