@@ -21,8 +21,9 @@
  *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
  *                [--bpw N,N,...] [--size W H] [image.ppm]
  *
- * --bpw: HT code-blocks a warp to try (sci_cuda_j2kdec_tune), each gets a
- * row; the default is 32.
+ * --bpw: code-blocks a warp to try (sci_cuda_j2kdec_tune), each gets a
+ * row; the default is 32.  Part 1 gets one more row, its blocks decoded on
+ * the host's threads (the host-blocks path).
  */
 #include <math.h>
 #include <pthread.h>
@@ -344,7 +345,7 @@ int main(int argc, char **argv) {
     uint16_t *ref = malloc(frame_bytes), *got = malloc(frame_bytes);
     double *t = malloc(sizeof(double) * (size_t)(runs > cpu_runs ? runs : cpu_runs));
 
-    gpu_row rows[NKINDS * 8];
+    gpu_row rows[NKINDS * 9];
     int nrows = 0;
     double cpu1[NKINDS], cpun[NKINDS];
     for (int k = 0; k < NKINDS; k++) {
@@ -382,17 +383,21 @@ int main(int argc, char **argv) {
             }
             cpun[k] = n * kcpu / ((bench_now_ms() - t0) / 1000.0);
         }
-        /* blocks a warp matter to HT streams only */
-        int nb = kinds[k].coder == SCI_J2K_CODER_HT ? nbpw : 1;
+        /* each blocks-a-warp setting; Part 1 also with its blocks on the
+         * host's threads (the host-blocks path) */
+        int nb = nbpw + p1;
         for (int b = 0; b < nb; b++) {
+            int host_blocks = b == nbpw;
             gpu_row *r = &rows[nrows++];
             r->kind = k;
             snprintf(r->label, sizeof r->label, "%s", kinds[k].name);
-            if (nb > 1)
+            if (host_blocks)
+                snprintf(r->label, sizeof r->label, "%s host blocks", kinds[k].name);
+            else if (nbpw > 1)
                 snprintf(r->label, sizeof r->label, "%s bpw=%d", kinds[k].name, bpw[b]);
             sci_cuda_j2kdec *g;
             CKW(sci_cuda_j2kdec_create(&g, 3, threads));
-            sci_cuda_j2kdec_tune(g, bpw[b]);
+            sci_cuda_j2kdec_tune(g, host_blocks ? -1 : bpw[b], host_blocks);
             /* warm-up and the check */
             CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
             CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));

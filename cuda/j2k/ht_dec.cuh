@@ -506,6 +506,27 @@ SCI_HTD int decode_block(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
  * the lowest plane each sample is known to, the ROI shift (H.1), the
  * half-interval offset, then int32 (reversible) or float (Delta_b, in
  * double as the C code computes it). */
+/* One nonzero magnitude m known down to plane lo, negative or not, as the
+ * int32 or float coefficient's bits. */
+SCI_HTD uint32_t dequant_word(uint32_t m, int neg, unsigned lo, unsigned roi,
+                              int rev, double step) {
+    if (roi && roi < 32 && m >= (1u << roi)) {
+        m >>= roi;
+        lo = lo > roi ? lo - roi : 0;
+    }
+    if (rev) {
+        if (lo)
+            m += 1u << (lo - 1);
+        int32_t q = neg ? -(int32_t)m : (int32_t)m;
+        return (uint32_t)q;
+    }
+    double d = ((double)m + ldexp(0.5, (int)lo)) * step;
+    float f = (float)(neg ? -d : d);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
 SCI_HTD void dequantize(uint32_t *out, size_t stride, unsigned w, unsigned h,
                         unsigned p, unsigned passes, unsigned roi, int rev,
                         double step) {
@@ -521,22 +542,7 @@ SCI_HTD void dequantize(uint32_t *out, size_t stride, unsigned w, unsigned h,
             unsigned lo = p;
             if (passes == 3 || (passes == 2 && p && m == 1u << (p - 1)))
                 lo = p - 1;
-            if (roi && roi < 32 && m >= (1u << roi)) {
-                m >>= roi;
-                lo = lo > roi ? lo - roi : 0;
-            }
-            if (rev) {
-                if (lo)
-                    m += 1u << (lo - 1);
-                int32_t q = (v & 0x80000000u) ? -(int32_t)m : (int32_t)m;
-                *a = (uint32_t)q;
-            } else {
-                double d = ((double)m + ldexp(0.5, (int)lo)) * step;
-                float f = (float)((v & 0x80000000u) ? -d : d);
-                uint32_t u;
-                memcpy(&u, &f, 4);
-                *a = u;
-            }
+            *a = dequant_word(m, (v & 0x80000000u) != 0, lo, roi, rev, step);
         }
 }
 

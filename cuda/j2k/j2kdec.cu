@@ -24,24 +24,34 @@
 #include "j2kdec.h"
 #include "dwt.h"
 #include "ht_dec.cuh"
+#include "t1_dec.cuh"
 #include "codec/common/parallel.h"
 #include "codec/j2k/ht_dec.h"
 #include "codec/j2k/wavelet_frame.h"
 
 #define MAX_SLOTS 8
+
+#if defined(__CUDACC__)
+#define SCI_T1D_BOTH __device__
+#else
+#define SCI_T1D_BOTH static
+#endif
 #define HT_NT 128       /* threads a CUDA block of the HT kernel */
 #define GATHER_NT 128
 
-/* A code-block for the HT kernel, checked on the host. */
+/* A code-block for the block kernels, checked on the host. */
 struct jd_block {
     uint64_t coef;      /* its first coefficient, in words from the buffer */
-    uint64_t data;      /* its cleanup segment in the arena */
+    uint64_t data;      /* HT: its cleanup segment in the arena; EBCOT: its
+                         * first byte */
     uint32_t stride;    /* words between rows */
-    uint32_t lcup, lref;
+    uint32_t lcup, lref; /* HT: segment lengths; EBCOT: bytes, and where
+                         * its pass ends are in the pass table */
     uint16_t w, h;
     uint8_t mb, zbp, passes, style;
-    uint8_t roi, rev, pad[2];
+    uint8_t roi, rev, band, pad;
     double step;
+    uint64_t flags;     /* EBCOT: its flags in the flag scratch */
 };
 
 /* A piece of a block's bytes: codestream [src, src + len) -> arena dst. */
@@ -93,6 +103,37 @@ SCI_HTD void ht_one(const jd_block &b, const uint8_t *arena,
                         b.roi, b.rev, b.step);
 }
 
+SCI_T1D_BOTH void t1_one(const jd_block &b, const uint8_t *arena,
+                         const uint32_t *plen, uint16_t *flags,
+                         uint32_t *coef, int *status, unsigned i) {
+    uint32_t *out = coef + b.coef;
+    uint16_t *fl = flags + b.flags;
+    int r = sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w,
+                                  b.h, b.band, b.mb, b.zbp, b.passes, b.style,
+                                  fl, out, b.stride);
+    if (r) {
+#if defined(__CUDA_ARCH__)
+        atomicAdd(&status[0], 1);
+        atomicMin(&status[1], (int)i);
+#else
+        status[0]++;
+        if ((int)i < status[1])
+            status[1] = (int)i;
+#endif
+    }
+    size_t W = (size_t)b.w + 2;
+    for (unsigned y = 0; y < b.h; y++)
+        for (unsigned x = 0; x < b.w; x++) {
+            unsigned f = fl[(y + 1) * W + x + 1];
+            uint32_t *a = &out[(size_t)y * b.stride + x];
+            *a = (f & SCI_T1D_SIG)
+                 ? sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
+                                         f >> SCI_T1D_LOW_SHIFT & 31, b.roi,
+                                         b.rev, b.step)
+                 : 0;
+        }
+}
+
 /* bpw code-blocks a warp, on its first bpw lanes: the threads of a warp
  * take different branches through their blocks' data, so fewer blocks a
  * warp diverge less but leave lanes idle (sci_cuda_j2kdec_tune). */
@@ -107,6 +148,39 @@ ht_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
         ht_one(blk[i], arena, lut, coef, status, (unsigned)i);
 }
 #endif
+
+#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
+__global__ void __launch_bounds__(HT_NT)
+t1_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
+          const uint32_t *plen, uint16_t *flags, uint32_t *coef, int *status) {
+    unsigned lane = threadIdx.x & 31;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    size_t i = warp * bpw + lane;
+    if (lane < (unsigned)bpw && i < n)
+        t1_one(blk[i], arena, plen, flags, coef, status, (unsigned)i);
+}
+#endif
+
+static cudaError_t launch_t1(const jd_block *blk, size_t n, int bpw,
+                             const uint8_t *arena, const uint32_t *plen,
+                             uint16_t *flags, void *coef, int *status,
+                             cudaStream_t s) {
+    if (!n)
+        return cudaSuccess;
+#ifdef SCI_J2KDEC_EMU
+    (void)s;
+    (void)bpw;
+    for (size_t i = 0; i < n; i++)
+        t1_one(blk[i], arena, plen, flags, (uint32_t *)coef, status, (unsigned)i);
+    return cudaSuccess;
+#else
+    size_t warps = (n + bpw - 1) / bpw;
+    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
+    t1_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, plen, flags,
+                                               (uint32_t *)coef, status);
+    return cudaGetLastError();
+#endif
+}
 
 static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
                                  size_t n, uint8_t *arena, cudaStream_t s) {
@@ -177,6 +251,9 @@ struct sci_cuda_j2kdec {
     uint16_t *d_lut;
     uint8_t *d_up, *d_arena;
     size_t d_up_cap, arena_cap;
+    void *d_flags;          /* EBCOT blocks' flags */
+    size_t flags_cap;
+    int ebcot_host;         /* EBCOT blocks on the host (tune) */
     void *d_coef;
     size_t coef_cap;
     int *d_status;          /* one pair a slot */
@@ -302,6 +379,7 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
     cudaFree(d->d_lut);
     cudaFree(d->d_up);
     cudaFree(d->d_arena);
+    cudaFree(d->d_flags);
     cudaFree(d->d_coef);
     cudaFree(d->d_status);
     if (d->scratch)
@@ -467,76 +545,129 @@ static int submit_host(sci_cuda_j2kdec *d, slot *s,
     return e;
 }
 
-/* The device block table and pieces; returns the blocks it holds. */
-static size_t build_tables(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
-                           const sci_wt_geometry *g, jd_block *blk, jd_ref *ref,
-                           size_t *nref) {
+/* The device tables of a tile: blocks (the HT ones first, then the EBCOT
+ * ones), their byte pieces and the EBCOT blocks' pass ends, with the
+ * checks and warnings of sci_j2k_block_decode for blocks left zero. */
+struct tables {
+    jd_block *blk;
+    jd_ref *ref;
+    uint32_t *plen;
+    size_t nht, neb, nref, nplen;
+    uint64_t nflags;         /* flag words of the EBCOT blocks */
+};
+
+/* Counts what the tables of tb need at most. */
+static void table_bounds(const sci_j2k_tile_blocks *tb, size_t *nplen) {
+    size_t n = 0;
+    for (size_t i = 0; i < tb->nblocks; i++)
+        if (!tb->blocks[i].ht)
+            n += tb->blocks[i].passes;
+    *nplen = n;
+}
+
+static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+                      const sci_wt_geometry *g, size_t i, int want_ht,
+                      tables *t) {
     sci_j2k_status *st = sci_j2k_dec_status(d->dec);
-    size_t nb = 0, nr = 0;
-    for (size_t i = 0; i < tb->nblocks; i++) {
-        const sci_j2k_block *b = &tb->blocks[i];
-        const sci_j2k_band_info *band = &tb->bands[b->band];
-        unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
-        if (!w || !h)
-            continue;
-        /* the checks of sci_j2k_block_decode, with its warnings */
-        unsigned nbp = band->mb + band->roi, zbp = b->zbp;
-        if (nbp == 0 || zbp >= nbp) {
-            if (zbp > nbp)
-                sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u with "
-                             "%u zero bit-planes out of %u: left zero", tb->tile,
-                             band->comp, zbp, nbp);
-            continue;
+    const sci_j2k_block *b = &tb->blocks[i];
+    const sci_j2k_band_info *band = &tb->bands[b->band];
+    unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
+    if (!w || !h || (int)b->ht != want_ht)
+        return;
+    unsigned nbp = band->mb + band->roi, zbp = b->zbp;
+    if (nbp == 0 || zbp >= nbp) {
+        if (zbp > nbp)
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u with "
+                         "%u zero bit-planes out of %u: left zero", tb->tile,
+                         band->comp, zbp, nbp);
+        return;
+    }
+    if (nbp > 30) {
+        unsigned k = nbp - 30;
+        if (zbp < k) {
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "codes %u bit-planes (at most 30 are supported): "
+                         "left zero", tb->tile, band->comp, nbp - zbp);
+            return;
         }
-        if (nbp > 30) {
-            unsigned k = nbp - 30;
-            if (zbp < k) {
-                sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
-                             "codes %u bit-planes (at most 30 are supported): "
-                             "left zero", tb->tile, band->comp, nbp - zbp);
-                continue;
-            }
-            nbp -= k;
-            zbp -= k;
-        }
-        unsigned top_plane = nbp - 1 - zbp;
-        unsigned passes = b->passes;
+        nbp -= k;
+        zbp -= k;
+    }
+    unsigned top_plane = nbp - 1 - zbp;
+    unsigned passes = b->passes;
+    if (!passes)
+        return;
+    jd_block o;
+    memset(&o, 0, sizeof o);
+    if (b->ht) {
         if (top_plane == 0 && passes > 1)
             passes = 1;
         if (w > 1024 || h > 1024 || w * h > 4096 || passes < 1 || passes > 3) {
             sci_j2k_warn(st, b->src, "tile %u: an HT code-block of component "
                          "%u could not be decoded: left zero", tb->tile,
                          band->comp);
-            continue;
+            return;
         }
-        jd_block &o = blk[nb++];
-        memset(&o, 0, sizeof o);
-        o.coef = sci_wt_comp_offset(g, band->comp) +
-                 (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
-        o.stride = sci_wt_comp_width(g, band->comp);
         o.data = b->off + b->cup;
         o.lcup = b->lcup;
         o.lref = b->lref;
-        o.w = (uint16_t)w;
-        o.h = (uint16_t)h;
-        o.mb = (uint8_t)nbp;
-        o.zbp = (uint8_t)zbp;
-        o.passes = (uint8_t)passes;
-        o.style = b->style;
-        o.roi = (uint8_t)band->roi;
-        o.rev = (uint8_t)band->reversible;
-        o.step = band->step;
-        uint64_t at = b->off;
-        for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
-            ref[nr].src = tb->refs[k].src;
-            ref[nr].dst = at;
-            ref[nr].len = tb->refs[k].len;
-            at += tb->refs[k].len;
-            nr++;
+    } else {
+        sci_t1_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.w = w;
+        prm.h = h;
+        prm.band = band->orient;
+        prm.nbp = nbp;
+        prm.style = b->style & SCI_T1_STYLES;
+        if (sci_t1_check(&prm)) {
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "could not be decoded: left zero", tb->tile,
+                         band->comp);
+            return;
         }
+        /* cumulative bytes after each pass, from the segments */
+        uint32_t *pl = t->plen + t->nplen;
+        unsigned k = 0, all = passes;
+        if (passes > 3 * top_plane + 1)
+            passes = 3 * top_plane + 1;
+        for (unsigned sg = 0; sg < b->nseg; sg++) {
+            unsigned pe = tb->seg_pass[b->first_seg + sg];
+            if (pe > all)
+                pe = all;
+            for (; k < pe && k < passes; k++)
+                pl[k] = tb->seg_end[b->first_seg + sg];
+        }
+        for (; k < passes; k++)
+            pl[k] = (uint32_t)b->len;
+        o.data = b->off;
+        o.lcup = (uint32_t)b->len;
+        o.lref = (uint32_t)t->nplen;
+        t->nplen += passes;
+        o.band = (uint8_t)band->orient;
+        o.flags = t->nflags;
+        t->nflags += (uint64_t)(w + 2) * (h + 2);
     }
-    *nref = nr;
-    return nb;
+    o.coef = sci_wt_comp_offset(g, band->comp) +
+             (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
+    o.stride = sci_wt_comp_width(g, band->comp);
+    o.w = (uint16_t)w;
+    o.h = (uint16_t)h;
+    o.mb = (uint8_t)nbp;
+    o.zbp = (uint8_t)zbp;
+    o.passes = (uint8_t)passes;
+    o.style = b->style & (b->ht ? 0xFF : SCI_T1_STYLES);
+    o.roi = (uint8_t)band->roi;
+    o.rev = (uint8_t)band->reversible;
+    o.step = band->step;
+    t->blk[b->ht ? t->nht++ : t->nht + t->neb++] = o;
+    uint64_t at = b->off;
+    for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
+        t->ref[t->nref].src = tb->refs[k].src;
+        t->ref[t->nref].dst = at;
+        t->ref[t->nref].len = tb->refs[k].len;
+        at += tb->refs[k].len;
+        t->nref++;
+    }
 }
 
 static size_t align16(size_t n) {
@@ -587,7 +718,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     int dev = d->info.tiles_x == 1 && d->info.tiles_y == 1 && d->info.x0 == 0 &&
               d->info.y0 == 0 && nc <= SCI_WT_MAX_COMPONENTS;
     if (dev) {
-        sci_j2k_dec_set_refs(d->dec, d->info.ht);
+        sci_j2k_dec_set_refs(d->dec, 1);
         int r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
         if (r) {
             free(ci);
@@ -598,8 +729,8 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         for (size_t i = 0; dev && i < tb.nblocks && !ebcot; i++)
             ebcot = !tb.blocks[i].ht;
         d->path = !dev ? SCI_CUDA_J2KDEC_HOST
-                  : ebcot || !d->info.ht ? SCI_CUDA_J2KDEC_HOST_BLOCKS
-                                         : SCI_CUDA_J2KDEC_DEVICE;
+                  : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
+                                           : SCI_CUDA_J2KDEC_DEVICE;
         if (d->path == SCI_CUDA_J2KDEC_HOST_BLOCKS && tb.refs) {
             /* tier-2 again, with the bytes, for the host's block decoder */
             sci_j2k_dec_set_refs(d->dec, 0);
@@ -655,41 +786,52 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     int *d_status = d->d_status + 2 * (s - d->slots);
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
     if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE) {
-        size_t nrefs = tb.ref_first[tb.nblocks];
+        /* the upload: codestream | blocks | pieces | pass ends */
+        size_t maxref = tb.ref_first[tb.nblocks], maxplen;
+        table_bounds(&tb, &maxplen);
         size_t cs_bytes = align16(d->len);
         size_t blk_bytes = align16(tb.nblocks * sizeof(jd_block));
-        size_t total = cs_bytes + blk_bytes + nrefs * sizeof(jd_ref);
+        size_t ref_bytes = align16(maxref * sizeof(jd_ref));
+        size_t total = cs_bytes + blk_bytes + ref_bytes + maxplen * 4;
         e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
         if (!e)
             e = grow_device((void **)&d->d_up, &d->d_up_cap, total);
         if (!e)
             e = grow_device((void **)&d->d_arena, &d->arena_cap, tb.arena_len + 16);
-        size_t nb = 0, nr = 0;
+        tables t;
+        memset(&t, 0, sizeof t);
         if (!e) {
             memcpy(s->h_up, d->data, d->len);
-            nb = build_tables(d, &tb, &g, (jd_block *)(s->h_up + cs_bytes),
-                              (jd_ref *)(s->h_up + cs_bytes + blk_bytes), &nr);
-            /* the refs follow the blocks it kept: move them down */
-            memmove(s->h_up + cs_bytes + align16(nb * sizeof(jd_block)),
-                    s->h_up + cs_bytes + blk_bytes, nr * sizeof(jd_ref));
-            blk_bytes = align16(nb * sizeof(jd_block));
-            total = cs_bytes + blk_bytes + nr * sizeof(jd_ref);
-            s->nht = nb;
+            t.blk = (jd_block *)(s->h_up + cs_bytes);
+            t.ref = (jd_ref *)(s->h_up + cs_bytes + blk_bytes);
+            t.plen = (uint32_t *)(s->h_up + cs_bytes + blk_bytes + ref_bytes);
+            for (int ht = 1; ht >= 0; ht--)
+                for (size_t i = 0; i < tb.nblocks; i++)
+                    add_block(d, &tb, &g, i, ht, &t);
+            total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
+            s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
-            e = cudaMemcpyAsync(d->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
+            e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 2 + 16);
         }
+        if (!e)
+            e = cudaMemcpyAsync(d->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
         if (!e)
             e = cudaMemcpyAsync(d_status, s->h_status, 2 * sizeof(int),
                                 cudaMemcpyHostToDevice, st);
         if (!e)
             e = cudaMemsetAsync(d->d_coef, 0, ncoef * 4, st);
+        const jd_block *dblk = (const jd_block *)(d->d_up + cs_bytes);
         if (!e)
             e = launch_gather(d->d_up, (const jd_ref *)(d->d_up + cs_bytes + blk_bytes),
-                              nr, d->d_arena, st);
+                              t.nref, d->d_arena, st);
         if (!e)
-            e = launch_ht((const jd_block *)(d->d_up + cs_bytes), nb, d->bpw,
-                          d->d_arena, d->d_lut, d->d_coef, d_status, st);
+            e = launch_ht(dblk, t.nht, d->bpw, d->d_arena, d->d_lut, d->d_coef,
+                          d_status, st);
+        if (!e)
+            e = launch_t1(dblk + t.nht, t.neb, d->bpw, d->d_arena,
+                          (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
+                          (uint16_t *)d->d_flags, d->d_coef, d_status, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */
         host_up_wait(d);
@@ -777,9 +919,12 @@ extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
     return r;
 }
 
-extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp) {
+extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
+                                     int ebcot_on_host) {
     if (blocks_per_warp >= 1 && blocks_per_warp <= 32)
         d->bpw = blocks_per_warp;
+    if (ebcot_on_host >= 0)
+        d->ebcot_host = ebcot_on_host != 0;
 }
 
 extern "C" sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d) {

@@ -8,24 +8,25 @@
  * where each code-block's bytes are) with the C reference, packs the
  * codestream, a table of the code-blocks and of their byte pieces into one
  * pinned buffer and copies it to the device: the only host-to-device copy.
- * On the device: the pieces are gathered, the HT code-blocks decoded, one
+ * On the device: the pieces are gathered, the code-blocks decoded, one
  * thread each, with the dequantization fused, straight into the wavelet
  * planes (int32 for 5/3, float for 9/7, in the layout of
- * codec/j2k/wavelet_frame.h), the inverse DWT runs on cuda/j2k/dwt.cu's
- * kernels, and its last level applies the inverse RCT/ICT, the DC shift and
- * the clamp while it writes the output planes.  What it covers and what
- * falls back (sci_cuda_j2kdec_path says which path a frame took):
+ * codec/j2k/wavelet_frame.h): HT blocks (cleanup, SigProp, MagRef) and
+ * EBCOT (Part 1) blocks (MQ decoding, every code-block style); the inverse
+ * DWT runs on cuda/j2k/dwt.cu's kernels, and its last level applies the
+ * inverse RCT/ICT, the DC shift and the clamp while it writes the output
+ * planes.  What it covers and what falls back (sci_cuda_j2kdec_path says
+ * which path a frame took):
  *
  *  SCI_CUDA_J2KDEC_DEVICE      one tile at the canvas origin (0, 0), all
  *      components with the same filter and levels, 1..4 components with
- *      subsampling 1..4, decoded at full resolution (reduce 0), every
- *      code-block HT: all of the above.
- *  SCI_CUDA_J2KDEC_HOST_BLOCKS the same geometry with EBCOT (Part 1)
- *      code-blocks: the code-blocks are decoded and dequantized on the host
- *      by the C reference (on the decoder's CPU threads) and the
- *      coefficient planes uploaded; the inverse DWT, colour transform and
- *      output run on the device as above.  (MQ decoding on the device is
- *      not written yet.)
+ *      subsampling 1..4, decoded at full resolution (reduce 0): all of the
+ *      above.
+ *  SCI_CUDA_J2KDEC_HOST_BLOCKS the same geometry, only when asked for
+ *      (sci_cuda_j2kdec_tune), with EBCOT code-blocks: those are decoded
+ *      and dequantized on the host by the C reference (on the decoder's
+ *      CPU threads), the HT ones too, and the coefficient planes uploaded;
+ *      the inverse DWT, colour transform and output run on the device.
  *  SCI_CUDA_J2KDEC_HOST        anything else (tiles, an image or tile
  *      origin other than 0, reduce, per-component levels or filters, more
  *      than 4 components or larger subsampling, a colour transform the C
@@ -111,10 +112,14 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
                            size_t len, const sci_cuda_j2kdec_plane *planes,
                            void *stream);
 
-/* HT code-blocks a warp decodes, one a lane (1..32; 32 by default): the
- * lanes of a warp take different branches through their blocks, so fewer
- * blocks a warp diverge less but leave lanes idle.  For benchmarks. */
-void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp);
+/* For benchmarks and tests.  blocks_per_warp: code-blocks a warp decodes,
+ * one a lane (1..32; 32 by default; other values: unchanged): the lanes of
+ * a warp take different branches through their blocks, so fewer blocks a
+ * warp diverge less but leave lanes idle.  ebcot_on_host: 1 decodes
+ * frames with EBCOT blocks on the SCI_CUDA_J2KDEC_HOST_BLOCKS path, 0 on
+ * the device (the default), -1 leaves it. */
+void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
+                          int ebcot_on_host);
 
 /* The path of the last submit. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);

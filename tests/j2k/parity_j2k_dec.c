@@ -12,6 +12,7 @@
  *     damage handling of the HT kernel must match the C decoder's);
  *   - the conformance codestreams of tests/j2k/data (HT ones with SigProp
  *     and MagRef passes, tiles, origins, more components: the host paths);
+ *   - Part 1 streams also on the host-blocks path (sci_cuda_j2kdec_tune);
  *   - packed output (RGB, pixel stride 3) and row strides beyond the width;
  *   - frames in flight: two frames submitted before the first is finished.
  *
@@ -310,6 +311,8 @@ static uint8_t *encode(const enc_case *k, unsigned w, unsigned h, size_t *len) {
 #define P1 SCI_J2K_CODER_PART1
 #define DEV SCI_CUDA_J2KDEC_DEVICE
 #define HB SCI_CUDA_J2KDEC_HOST_BLOCKS
+/* Part 1 blocks: on the device, and on the host when asked for */
+#define P1DEV 100
 
 static const enc_case cases[] = {
     {"ht-gray8-53", 1, 8, {1}, {1}, SCI_DWT_53, 5, SCI_CT_NONE, HT, 6, 6, 0, 0, 0, DEV},
@@ -324,11 +327,15 @@ static const enc_case cases[] = {
     {"ht-422-10-97", 3, 10, {1, 2, 2}, {1, 1, 1}, SCI_DWT_97, 3, SCI_CT_NONE, HT, 6, 5, 0, 0, 0.02, DEV},
     {"ht-4comp-9", 4, 9, {1, 1, 1, 1}, {1, 1, 1, 1}, SCI_DWT_53, 2, SCI_CT_RCT, HT, 6, 6, 0, 0, 0, DEV},
     {"ht-gray8-0lev", 1, 8, {1}, {1}, SCI_DWT_53, 0, SCI_CT_NONE, HT, 6, 6, 0, 0, 0, DEV},
-    {"p1-gray8-53", 1, 8, {1}, {1}, SCI_DWT_53, 5, SCI_CT_NONE, P1, 6, 6, 0, 0, 0, HB},
-    {"p1-rgb12-rct-layers", 3, 12, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4, SCI_CT_RCT, P1, 5, 5, 3, 0, 0, HB},
-    {"p1-rgb8-97-ict", 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_97, 3, SCI_CT_ICT, P1, 6, 6, 1, 0, 0.02, HB},
-    {"p1-gray10-styles", 1, 10, {1}, {1}, SCI_DWT_53, 3, SCI_CT_NONE, P1, 5, 4, 2, 0x3f, 0, HB},
-    {"p1-420-bypass", 3, 8, {1, 2, 2}, {1, 2, 2}, SCI_DWT_53, 3, SCI_CT_NONE, P1, 4, 4, 1, 0x01 | 0x08, 0, HB},
+    {"p1-gray8-53", 1, 8, {1}, {1}, SCI_DWT_53, 5, SCI_CT_NONE, P1, 6, 6, 0, 0, 0, P1DEV},
+    {"p1-rgb12-rct-layers", 3, 12, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4, SCI_CT_RCT, P1, 5, 5, 3, 0, 0, P1DEV},
+    {"p1-rgb8-97-ict", 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_97, 3, SCI_CT_ICT, P1, 6, 6, 1, 0, 0.02, P1DEV},
+    {"p1-gray10-styles", 1, 10, {1}, {1}, SCI_DWT_53, 3, SCI_CT_NONE, P1, 5, 4, 2, 0x3f, 0, P1DEV},
+    {"p1-gray8-termall-pterm", 1, 8, {1}, {1}, SCI_DWT_53, 3, SCI_CT_NONE, P1, 5, 5, 2, 0x14, 0, P1DEV},
+    {"p1-gray12-reset-segsym", 1, 12, {1}, {1}, SCI_DWT_53, 4, SCI_CT_NONE, P1, 6, 4, 1, 0x22, 0, P1DEV},
+    {"p1-rgb10-97-bypass-termall", 3, 10, {1, 1, 1}, {1, 1, 1}, SCI_DWT_97, 2, SCI_CT_ICT, P1, 4, 5, 3, 0x05, 0.005, P1DEV},
+    {"p1-gray16-vcausal", 1, 16, {1}, {1}, SCI_DWT_53, 5, SCI_CT_NONE, P1, 6, 6, 1, 0x08, 0, P1DEV},
+    {"p1-420-bypass", 3, 8, {1, 2, 2}, {1, 2, 2}, SCI_DWT_53, 3, SCI_CT_NONE, P1, 4, 4, 1, 0x01 | 0x08, 0, P1DEV},
 };
 
 static const unsigned small_sizes[][2] = {
@@ -366,10 +373,18 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     printf("skip: %s (the encoder refuses it)\n", label);
                 continue;
             }
-            run_opts o = {e->path, 0, (int)(s & 3)};
+            run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3)};
             compare(g, cs, len, label, &o);
+            if (e->path == P1DEV) {
+                /* the same on the host-blocks path */
+                sci_cuda_j2kdec_tune(g, -1, 1);
+                run_opts oh = {HB, 0, 1};
+                snprintf(label, sizeof label, "%s %ux%u host blocks", e->label, w, h);
+                compare(g, cs, len, label, &oh);
+                sci_cuda_j2kdec_tune(g, -1, 0);
+            }
             if (e->nc == 3 && e->depth == 8 && e->dx[1] == 1) {
-                run_opts op = {e->path, 1, 5};
+                run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5};
                 snprintf(label, sizeof label, "%s %ux%u packed", e->label, w, h);
                 compare(g, cs, len, label, &op);
             }
