@@ -670,6 +670,40 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
     }
 }
 
+/* The codestream into the pinned buffer on the decoder's threads: one
+ * thread copies at memory speed well below the device link's. */
+struct copy_ctx {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+};
+
+#define COPY_CHUNK ((size_t)1 << 20)
+
+static void copy_fn(void *v, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    copy_ctx *c = (copy_ctx *)v;
+    for (size_t i = begin; i < end; i++) {
+        size_t at = i * COPY_CHUNK;
+        size_t n = c->len - at < COPY_CHUNK ? c->len - at : COPY_CHUNK;
+        memcpy(c->dst + at, c->src + at, n);
+    }
+}
+
+/* Heaviest blocks first, so that the blocks of a warp cost about the same
+ * and the long ones do not start last. */
+static int heavier_ht(const void *a, const void *b) {
+    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
+    uint64_t wx = (uint64_t)x->lcup + x->lref, wy = (uint64_t)y->lcup + y->lref;
+    return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
+static int heavier_ebcot(const void *a, const void *b) {
+    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
+    uint64_t wx = (uint64_t)x->lcup * 8 + x->passes, wy = (uint64_t)y->lcup * 8 + y->passes;
+    return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
 static size_t align16(size_t n) {
     return (n + 15) & ~(size_t)15;
 }
@@ -801,13 +835,17 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         tables t;
         memset(&t, 0, sizeof t);
         if (!e) {
-            memcpy(s->h_up, d->data, d->len);
+            copy_ctx cc = {s->h_up, d->data, d->len};
+            sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
+                         (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
             t.blk = (jd_block *)(s->h_up + cs_bytes);
             t.ref = (jd_ref *)(s->h_up + cs_bytes + blk_bytes);
             t.plen = (uint32_t *)(s->h_up + cs_bytes + blk_bytes + ref_bytes);
             for (int ht = 1; ht >= 0; ht--)
                 for (size_t i = 0; i < tb.nblocks; i++)
                     add_block(d, &tb, &g, i, ht, &t);
+            qsort(t.blk, t.nht, sizeof *t.blk, heavier_ht);
+            qsort(t.blk + t.nht, t.neb, sizeof *t.blk, heavier_ebcot);
             total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
