@@ -17,7 +17,8 @@
 # Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-j2kdec),
 # NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench and its library),
 # THREADS (16), RUNS (50), BPW (1,4,32: HT code-blocks a warp to try),
-# PARITY (1: run the gpu parity test first; 0: skip it).
+# PARITY (1: run the gpu parity test first, and compute-sanitizer's
+# memcheck on its --quick run; 0: skip them).
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
@@ -34,6 +35,14 @@ date -u
 if [ "${PARITY:-1}" = 1 ]; then
   echo "== parity-j2k-dec (GPU == C reference)"
   "$B/tests/parity-j2k-dec" --data tests/j2k/data 2>&1 | tee "$OUT/parity-j2k-dec.txt" | tail -15
+  echo "parity-j2k-dec exit status: ${PIPESTATUS[0]}"
+  if command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer memcheck parity-j2k-dec --quick"
+    compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$B/tests/parity-j2k-dec" --quick --data tests/j2k/data > "$OUT/memcheck.txt" 2>&1
+    echo "memcheck exit status: $? (0 clean, 9 errors: $OUT/memcheck.txt)"
+    tail -3 "$OUT/memcheck.txt"
+  fi
 fi
 
 img=$OUT/w/astronaut-4k.ppm
