@@ -226,12 +226,16 @@ SCI_HTD unsigned exponent(uint32_t mu) {
     if (!mu)
         return 0;
     uint32_t x = 2 * mu - 1;
+#if defined(__CUDA_ARCH__)
+    return 32u - (unsigned)__clz(x);
+#else
     unsigned e = 0;
     while (x) {
         e++;
         x >>= 1;
     }
     return e;
+#endif
 }
 
 SCI_HTD void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
@@ -485,14 +489,14 @@ SCI_HTD_NOINLINE void refinement_passes(const uint8_t *ref, size_t lref,
 
 /* One HT block, checked on the host as sci_j2k_block_decode does (its
  * sizes, M_b <= 30, zbp < M_b, passes 1..3 and >= 2 only with p >= 1), into
- * out: returns SCI_HT_DEC_OK or the C decoder's damage code. */
+ * out, whose words must be zero (the caller clears the whole plane):
+ * returns SCI_HT_DEC_OK or the C decoder's damage code. */
 SCI_HTD int decode_block(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
                          const uint8_t *ref, size_t lref, unsigned w,
                          unsigned h, unsigned mb, unsigned zbp,
                          unsigned passes, unsigned style, uint32_t *out,
                          size_t stride) {
     unsigned p = mb - 1 - zbp;
-    zero_rows(out, stride, w, 0, h);
     int st = cleanup_pass(lut2, cup, lcup, w, h, p, mb - p, out, stride);
     if (st != SCI_HT_DEC_OK)
         return st;

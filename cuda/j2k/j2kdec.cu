@@ -936,9 +936,9 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
     snprintf(d->warning, sizeof d->warning, "%s", s->warning);
     if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
         if (!d->warnings)
-            snprintf(d->warning, sizeof d->warning, "tile 0: %d HT code-blocks "
-                     "are damaged (the first is block %d on the device): "
-                     "decoded in part", s->h_status[0], s->h_status[1]);
+            snprintf(d->warning, sizeof d->warning, "tile 0: %d code-blocks "
+                     "are damaged (HT data, or a wrong segmentation symbol): "
+                     "decoded in part", s->h_status[0]);
         d->warnings += (unsigned)s->h_status[0];
     }
     return 0;

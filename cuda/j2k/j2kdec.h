@@ -104,7 +104,7 @@ int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                            unsigned *ticket);
 /* Waits for the frame of `ticket`; its planes are then written.  Warnings
  * (damage worked around, as the C reference reports it, plus a count of
- * damaged HT code-blocks decoded on the device) are then in
+ * the damaged code-blocks decoded on the device) are then in
  * sci_cuda_j2kdec_warnings. */
 int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket);
 /* parse + submit + finish. */

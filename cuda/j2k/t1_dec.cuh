@@ -378,8 +378,9 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
 /* Decodes the first `passes` passes (1..3 top + 1, checked on the host as
  * sci_t1_decode_raw does) of a block of nbp planes, zbp of them zero, from
  * in[0..len) with pass_len the cumulative ends: the magnitude bits into
- * mag (rows `stride` words apart, the block's words zeroed first), the
- * flags (sign, significance, lowest plane) into fl[(w + 2) x (h + 2)].
+ * mag (rows `stride` words apart, zero before: the caller clears the whole
+ * plane), the flags (sign, significance, lowest plane) into
+ * fl[(w + 2) x (h + 2)].
  * Returns 0, or 1 when a segmentation symbol was wrong. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
@@ -396,9 +397,6 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.stride = stride;
     for (size_t i = 0; i < (size_t)(w + 2) * (h + 2); i++)
         fl[i] = 0;
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++)
-            mag[(size_t)y * stride + x] = 0;
     d.f = fl + d.W + 1;
     init_states(d.mq.cx);
     unsigned all = 3 * top + 1;
