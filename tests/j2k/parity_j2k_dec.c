@@ -546,6 +546,8 @@ static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
 
 int main(int argc, char **argv) {
     const char *data = NULL;
+    /* lines in order with stderr (sanitizers' reports) */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
