@@ -247,6 +247,7 @@ typedef struct {
     char label[96];
     int kind;
     double ms1, fps1, fps2, fps3, host_ms;
+    double stage[5];
     const char *check;
 } gpu_row;
 
@@ -343,7 +344,8 @@ int main(int argc, char **argv) {
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     uint16_t *ref = malloc(frame_bytes), *got = malloc(frame_bytes);
-    double *t = malloc(sizeof(double) * (size_t)(runs > cpu_runs ? runs : cpu_runs));
+    /* the longest series: runs, cpu_runs, or Part 1's at least 5 */
+    double *t = malloc(sizeof(double) * (size_t)(runs + cpu_runs + 5));
 
     gpu_row rows[NKINDS * 9];
     int nrows = 0;
@@ -438,6 +440,24 @@ int main(int argc, char **argv) {
                 else
                     r->fps3 = fps;
             }
+            /* stages, from CUDA events, on frames of their own */
+            CKW(sci_cuda_j2kdec_profile(g, 1));
+            {
+                double sm[5][16];
+                int np = 0;
+                for (int i = 0; i < 12; i++) {
+                    CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
+                    float ms[5];
+                    sci_cuda_j2kdec_stage_ms(g, ms);
+                    if (ms[0] < 0)
+                        break;
+                    for (int q = 0; q < 5; q++)
+                        sm[q][np] = ms[q];
+                    np++;
+                }
+                for (int q = 0; q < 5; q++)
+                    r->stage[q] = np ? bench_median(sm[q], np) : -1;
+            }
             printf("%s: path %d, %s, %.3f ms one at a time (host %.3f ms), "
                    "%.1f / %.1f frames/s with 2 / 3 in flight\n", r->label,
                    (int)sci_cuda_j2kdec_path(g), r->check, r->ms1, r->host_ms,
@@ -487,6 +507,19 @@ int main(int argc, char **argv) {
         printf("| %s | %.3f | %.3f | %.1f / %.1f / %.1f | %.3f | %s | %s | %s |\n",
                rows[r].label, len[k] * 8.0 / (double)npix, rows[r].ms1, rows[r].fps1,
                rows[r].fps2, rows[r].fps3, rows[r].host_ms, rows[r].check, nvs, ratio);
+    }
+    printf("\n## GPU stages, ms (CUDA events, median of 12 frames one at a time; "
+           "host paths: n/a)\n\n");
+    printf("| stream | upload + clear | gather | HT blocks | EBCOT blocks | "
+           "inverse DWT + output |\n|---|---|---|---|---|---|\n");
+    for (int r = 0; r < nrows; r++) {
+        printf("| %s |", rows[r].label);
+        for (int q = 0; q < 5; q++)
+            if (rows[r].stage[q] >= 0)
+                printf(" %.3f |", rows[r].stage[q]);
+            else
+                printf(" n/a |");
+        printf("\n");
     }
     printf("\n## CPU decode, s/frame (whole process for the anchors, writing a PPM)\n\n");
     printf("| stream | ours 1 thread | ours %u threads (frames/s) | opj_decompress "

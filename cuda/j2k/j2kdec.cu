@@ -230,7 +230,9 @@ struct slot {
     cudaEvent_t done;
     unsigned warnings;      /* the host's, at submit */
     char warning[256];
-    size_t nht;             /* HT blocks on the device */
+    size_t nht;             /* blocks on the device */
+    cudaEvent_t ev[6];      /* stage marks (sci_cuda_j2kdec_profile) */
+    int profiled;           /* its last frame recorded them */
 };
 
 struct sci_cuda_j2kdec {
@@ -254,6 +256,8 @@ struct sci_cuda_j2kdec {
     void *d_flags;          /* EBCOT blocks' flags */
     size_t flags_cap;
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
+    int profile;
+    float stage_ms[5];
     void *d_coef;
     size_t coef_cap;
     int *d_status;          /* one pair a slot */
@@ -324,6 +328,8 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
         return cudaErrorMemoryAllocation;
     d->nslots = slots;
     d->bpw = 32;
+    for (int k = 0; k < 5; k++)
+        d->stage_ms[k] = -1;
     d->dec = sci_j2k_dec_new();
     d->pool = sci_pool_new(threads);
     d->nthreads = sci_pool_threads(d->pool);
@@ -368,6 +374,9 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         }
         cudaFreeHost(s->h_up);
         cudaFreeHost(s->h_status);
+        for (int k = 0; k < 6; k++)
+            if (s->ev[k])
+                cudaEventDestroy(s->ev[k]);
     }
     if (d->host_up) {
         cudaEventSynchronize(d->host_up);
@@ -704,6 +713,11 @@ static int heavier_ebcot(const void *a, const void *b) {
     return wx < wy ? 1 : wx > wy ? -1 : 0;
 }
 
+static void mark(const sci_cuda_j2kdec *d, slot *s, int k, cudaStream_t st) {
+    if (d->profile)
+        cudaEventRecord(s->ev[k], st);
+}
+
 static size_t align16(size_t n) {
     return (n + 15) & ~(size_t)15;
 }
@@ -852,6 +866,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             s->h_status[1] = 0x7fffffff;
             e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 2 + 16);
         }
+        mark(d, s, 0, st);
         if (!e)
             e = cudaMemcpyAsync(d->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
         if (!e)
@@ -860,16 +875,20 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         if (!e)
             e = cudaMemsetAsync(d->d_coef, 0, ncoef * 4, st);
         const jd_block *dblk = (const jd_block *)(d->d_up + cs_bytes);
+        mark(d, s, 1, st);
         if (!e)
             e = launch_gather(d->d_up, (const jd_ref *)(d->d_up + cs_bytes + blk_bytes),
                               t.nref, d->d_arena, st);
+        mark(d, s, 2, st);
         if (!e)
             e = launch_ht(dblk, t.nht, d->bpw, d->d_arena, d->d_lut, d->d_coef,
                           d_status, st);
+        mark(d, s, 3, st);
         if (!e)
             e = launch_t1(dblk + t.nht, t.neb, d->bpw, d->d_arena,
                           (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
                           (uint16_t *)d->d_flags, d->d_coef, d_status, st);
+        mark(d, s, 4, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */
         host_up_wait(d);
@@ -910,6 +929,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         sci_j2k_warn(jst, d->len, "the codestream is truncated");
     if (!e)
         e = (cudaError_t)sci_cuda_wt_inverse_dec(d->wt, d->d_coef, dst, out, st);
+    s->profiled = d->profile && d->path == SCI_CUDA_J2KDEC_DEVICE;
+    if (s->profiled)
+        mark(d, s, 5, st);
     if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE)
         e = cudaMemcpyAsync(s->h_status, d_status, 2 * sizeof(int),
                             cudaMemcpyDeviceToHost, st);
@@ -934,6 +956,11 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     d->warnings = s->warnings;
     snprintf(d->warning, sizeof d->warning, "%s", s->warning);
+    for (int k = 0; k < 5; k++) {
+        d->stage_ms[k] = -1;
+        if (s->profiled)
+            cudaEventElapsedTime(&d->stage_ms[k], s->ev[k], s->ev[k + 1]);
+    }
     if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
         if (!d->warnings)
             snprintf(d->warning, sizeof d->warning, "tile 0: %d code-blocks "
@@ -963,6 +990,25 @@ extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
         d->bpw = blocks_per_warp;
     if (ebcot_on_host >= 0)
         d->ebcot_host = ebcot_on_host != 0;
+}
+
+extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
+    for (unsigned i = 0; on && i < d->nslots; i++) {
+        cudaEventSynchronize(d->slots[i].done);
+        for (int k = 0; k < 6; k++)
+            if (!d->slots[i].ev[k]) {
+                cudaError_t e = cudaEventCreate(&d->slots[i].ev[k]);
+                if (e)
+                    return e;
+            }
+    }
+    d->profile = on != 0;
+    return 0;
+}
+
+extern "C" void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]) {
+    for (int k = 0; k < 5; k++)
+        ms[k] = d->stage_ms[k];
 }
 
 extern "C" sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d) {

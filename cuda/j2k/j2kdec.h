@@ -121,6 +121,14 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
 void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
                           int ebcot_on_host);
 
+/* Stage times of device-path frames (CUDA events, for benchmarks): after
+ * profile(d, 1), stage_ms gives the last finished frame's milliseconds of
+ * [0] the upload and the plane clearing, [1] the gather, [2] the HT
+ * blocks, [3] the EBCOT blocks, [4] the inverse DWT and output; -1 each
+ * for a frame on a host path or not profiled. */
+int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on);
+void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]);
+
 /* The path of the last submit. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);
 /* The last error's details, "" when none. */
