@@ -779,7 +779,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         d->path = !dev ? SCI_CUDA_J2KDEC_HOST
                   : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
                                            : SCI_CUDA_J2KDEC_DEVICE;
-        if (d->path == SCI_CUDA_J2KDEC_HOST_BLOCKS && tb.refs) {
+        if (d->path == SCI_CUDA_J2KDEC_HOST_BLOCKS && tb.ref_first) {
             /* tier-2 again, with the bytes, for the host's block decoder */
             sci_j2k_dec_set_refs(d->dec, 0);
             r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
