@@ -279,18 +279,21 @@ SCI_HTD_NOINLINE int cleanup_pass(const uint16_t *lut2, const uint8_t *cup,
             unsigned nq = qx + 1 < qw ? 2 : 1;
             unsigned rho[2] = {0, 0}, uoff[2] = {0, 0}, ek[2] = {0, 0},
                      e1[2] = {0, 0}, u[2] = {0, 0};
+            /* exponents above columns 2 qx - 1 .. 2 qx + 4 (both quads) */
+            unsigned ea[6] = {0, 0, 0, 0, 0, 0};
+            if (qy > 0)
+                for (int k = 0; k < 2 + 2 * (int)nq; k++)
+                    ea[k] = e_above(out, stride, w, y0, p, 2 * (int)qx - 1 + k);
             for (unsigned i = 0; i < nq; i++) {
-                int x0 = 2 * (int)(qx + i);
+                const unsigned *e4 = ea + 2 * i; /* columns x0 - 1 .. x0 + 2 */
                 unsigned cq;
                 if (qy == 0)
                     cq = ((left_rho | left_rho >> 1) & 1) |
                          (left_rho >> 2 & 1) << 1 | (left_rho >> 3 & 1) << 2;
                 else
-                    cq = (unsigned)((e_above(out, stride, w, y0, p, x0 - 1) |
-                                     e_above(out, stride, w, y0, p, x0)) != 0) |
+                    cq = (unsigned)((e4[0] | e4[1]) != 0) |
                          ((left_rho >> 2 | left_rho >> 3) & 1) << 1 |
-                         (unsigned)((e_above(out, stride, w, y0, p, x0 + 1) |
-                                     e_above(out, stride, w, y0, p, x0 + 2)) != 0) << 2;
+                         (unsigned)((e4[2] | e4[3]) != 0) << 2;
                 if (cq == 0 && !mel_get(&mel)) {
                     left_rho = 0;
                     continue;
@@ -334,12 +337,11 @@ SCI_HTD_NOINLINE int cleanup_pass(const uint16_t *lut2, const uint8_t *cup,
                     continue;
                 unsigned kappa = 1;
                 if (qy > 0 && (r & (r - 1))) {
-                    unsigned e = e_above(out, stride, w, y0, p, x0 - 1);
-                    for (int d = 0; d < 3; d++) {
-                        unsigned f = e_above(out, stride, w, y0, p, x0 + d);
-                        if (f > e)
-                            e = f;
-                    }
+                    const unsigned *e4 = ea + 2 * i;
+                    unsigned e = e4[0];
+                    for (int d = 1; d < 4; d++)
+                        if (e4[d] > e)
+                            e = e4[d];
                     kappa = e > 2 ? e - 1 : 1;
                 }
                 unsigned big_u = u[i] + kappa;
