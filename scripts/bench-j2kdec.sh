@@ -14,7 +14,8 @@
 # There (carry .gpu-pack.tar.xz):
 #   tar xJf .gpu-pack.tar.xz && OUT=$OUT scripts/bench-j2kdec.sh
 #
-# Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-j2kdec),
+# Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-j2kdec: logs),
+# WORK (/tmp/bench-j2kdec-work: pictures and codestreams),
 # NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench and its library),
 # THREADS (16), RUNS (50), BPW (1,4,32: HT code-blocks a warp to try),
 # PARITY (1: run the gpu parity test first, and compute-sanitizer's
@@ -23,11 +24,13 @@ set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/bench-j2kdec}
+# pictures, codestreams and the anchors' outputs (large: kept out of $OUT)
+WORK=${WORK:-/tmp/bench-j2kdec-work}
 NV=${NVJ2K:-.anchors/nvj2k}
 THREADS=${THREADS:-16}
 RUNS=${RUNS:-50}
 BPW=${BPW:-1,4,32}
-mkdir -p "$OUT/w"
+mkdir -p "$OUT" "$WORK"
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 date -u
@@ -45,7 +48,7 @@ if [ "${PARITY:-1}" = 1 ]; then
   fi
 fi
 
-img=$OUT/w/astronaut-4k.ppm
+img=$WORK/astronaut-4k.ppm
 python3 - "$img" <<'PY' || img=
 import sys
 import numpy as np
@@ -60,7 +63,7 @@ with open(sys.argv[1], "wb") as f:
 PY
 [ -n "$img" ] || echo "no scikit-image: the synthetic picture instead"
 
-args=(--runs "$RUNS" --threads "$THREADS" --workdir "$OUT/w" --bpw "$BPW")
+args=(--runs "$RUNS" --threads "$THREADS" --workdir "$WORK" --bpw "$BPW")
 if [ -x "$NV/nvj2k-bench" ]; then
   export LD_LIBRARY_PATH=$PWD/$NV${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   args+=(--nvj2k "$NV/nvj2k-bench")
