@@ -1340,7 +1340,7 @@ test_refs_mode (void)
     sci_j2k_plane pl[3];
     uint16_t *buf = malloc ((size_t) c->w * c->h * 2 * nc);
     for (unsigned q = 0; q < nc; q++) {
-      pl[q].data = buf + (size_t) q * c->w * c->h;
+      pl[q].data = buf + (size_t) c->w * c->h * q;
       pl[q].stride = c->w;
       pl[q].bytes = 2;
     }
