@@ -19,7 +19,8 @@
 # NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench and its library),
 # THREADS (16), RUNS (50), BPW (1,4,32: HT code-blocks a warp to try),
 # PARITY (1: run the gpu parity test first, and compute-sanitizer's
-# memcheck on its --quick run; 0: skip them).
+# memcheck on its --quick run; 0: skip them), BENCH (1: the benchmark;
+# 0: stop after the parity checks).
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
@@ -47,6 +48,8 @@ if [ "${PARITY:-1}" = 1 ]; then
     tail -3 "$OUT/memcheck.txt"
   fi
 fi
+
+[ "${BENCH:-1}" = 1 ] || exit 0
 
 img=$WORK/astronaut-4k.ppm
 python3 - "$img" <<'PY' || img=
