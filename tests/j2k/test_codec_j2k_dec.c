@@ -1260,6 +1260,108 @@ parse_result (const uint8_t * b, size_t len, char *msg, size_t cap, size_t *off)
   return r;
 }
 
+/* Refs mode (sci_j2k_dec_set_refs, for the GPU backend): the same blocks
+ * and segments as the normal mode, no arena, and the pieces laid end to
+ * end from each block's offset give the normal mode's arena bytes. */
+static void
+test_refs_mode (void)
+{
+  if (!wanted ("refs"))
+    return;
+  static const own_case cases[] = {
+    {"refs-p1-layers", 61, 45, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 3,
+        SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 4, 0x04},
+    {"refs-ht", 77, 38, 1, 12, {1}, {1}, SCI_DWT_97, 4, SCI_CT_NONE,
+        SCI_J2K_CODER_HT, 5, 5},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const own_case *c = &cases[k];
+    unsigned w[3] = { c->w, c->w, c->w }, h[3] = { c->h, c->h, c->h };
+    j2kt_image src;
+    make_image (&src, c->nc, w, h, c->depth, 0, 31 + k);
+    size_t len;
+    uint8_t *cs = own_encode (c, &src, &len);
+    char what[256];
+    snprintf (what, sizeof what, "%s: our encoder codes it", c->label);
+    check (cs != NULL, what);
+    if (!cs) {
+      j2kt_image_free (&src);
+      continue;
+    }
+    sci_j2k_dec *a = sci_j2k_dec_new (), *b = sci_j2k_dec_new ();
+    sci_j2k_info info;
+    sci_j2k_decode_params p = { 0, 0 };
+    sci_j2k_tile_blocks ta, tr;
+    int ok = !sci_j2k_dec_parse (a, cs, len, &info) &&
+        !sci_j2k_dec_parse (b, cs, len, &info);
+    sci_j2k_dec_set_refs (b, 1);
+    ok = ok && !sci_j2k_dec_tile_blocks (a, 0, &p, &ta) &&
+        !sci_j2k_dec_tile_blocks (b, 0, &p, &tr);
+    snprintf (what, sizeof what, "%s: tier-2 in both modes", c->label);
+    check (ok, what);
+    if (ok) {
+      size_t bad = 0, pieces = 0;
+      int same = ta.nblocks == tr.nblocks && ta.nblocks > 0 && !tr.arena &&
+          tr.refs && tr.ref_first && ta.arena && !ta.refs;
+      for (size_t i = 0; same && i < ta.nblocks; i++) {
+        const sci_j2k_block *x = &ta.blocks[i], *y = &tr.blocks[i];
+        if (x->off != y->off || x->len != y->len || x->passes != y->passes ||
+            x->zbp != y->zbp || x->nseg != y->nseg || x->cup != y->cup ||
+            x->lcup != y->lcup || x->lref != y->lref || x->src != y->src) {
+          bad++;
+          continue;
+        }
+        for (uint32_t s = 0; s < x->nseg; s++)
+          if (ta.seg_end[x->first_seg + s] != tr.seg_end[y->first_seg + s] ||
+              ta.seg_pass[x->first_seg + s] != tr.seg_pass[y->first_seg + s])
+            bad++;
+        size_t at = y->off;
+        for (uint32_t r = tr.ref_first[i]; r < tr.ref_first[i + 1]; r++) {
+          const sci_j2k_block_ref *ref = &tr.refs[r];
+          if (ref->src + ref->len > len ||
+              memcmp (cs + ref->src, ta.arena + at, ref->len))
+            bad++;
+          at += ref->len;
+          pieces++;
+        }
+        if (at != x->off + x->len)
+          bad++;
+      }
+      snprintf (what, sizeof what, "%s: %zu blocks, %zu pieces: the same "
+          "blocks, and the pieces are the arena's bytes (%zu bad)", c->label,
+          ta.nblocks, pieces, bad);
+      check (same && bad == 0, what);
+    }
+    /* a decode after refs mode is the normal one */
+    j2kt_image o1;
+    memset (&o1, 0, sizeof o1);
+    int r1 = j2kt_decode_ours (cs, len, 0, 0, &o1, NULL, NULL, 0);
+    unsigned nc = info.components;
+    sci_j2k_plane pl[3];
+    uint16_t *buf = malloc ((size_t) c->w * c->h * 2 * nc);
+    for (unsigned q = 0; q < nc; q++) {
+      pl[q].data = buf + (size_t) c->w * c->h * q;
+      pl[q].stride = c->w;
+      pl[q].bytes = 2;
+    }
+    int r2 = sci_j2k_dec_decode (b, &p, pl);
+    int eq = !r1 && !r2;
+    for (unsigned q = 0; eq && q < nc; q++)
+      for (size_t i = 0; i < (size_t) c->w * c->h; i++)
+        if (o1.s[q][i] != buf[(size_t) q * c->w * c->h + i])
+          eq = 0;
+    snprintf (what, sizeof what, "%s: sci_j2k_dec_decode after refs mode "
+        "decodes as usual", c->label);
+    check (eq, what);
+    free (buf);
+    j2kt_image_free (&o1);
+    sci_j2k_dec_free (a);
+    sci_j2k_dec_free (b);
+    free (cs);
+    j2kt_image_free (&src);
+  }
+}
+
 static void
 test_damage (void)
 {
@@ -1643,6 +1745,7 @@ main (int argc, char **argv)
   test_ht_sets ();
   test_files ();
   test_damage ();
+  test_refs_mode ();
 
   printf ("%u passed, %u failed\n", check_passed, check_failed);
   if (check_failed || keep)
