@@ -51,6 +51,13 @@ struct sci_j2k_dec {
     sci_j2k_block_scratch *scratch;
     void **planes;       /* per component: int32_t or float */
     size_t *plane_cap;
+    /* refs mode (sci_j2k_dec_set_refs) */
+    int refs_mode;
+    int body_borrowed;   /* body points into the codestream */
+    sci_j2k_block_ref *refs;
+    size_t nrefs, refs_cap;
+    uint32_t *ref_first;
+    size_t ref_first_cap;
 };
 
 /* ---- life ---------------------------------------------------------------- */
@@ -66,7 +73,9 @@ static void tile_reset(sci_j2k_dec *d) {
     d->have_tcp = 0;
     sci_j2k_tile_free(&d->tile);
     sci_j2k_t2_free(&d->t2);
-    free(d->body);
+    if (!d->body_borrowed)
+        free(d->body);
+    d->body_borrowed = 0;
     free(d->hdr);
     free(d->tp_body);
     free(d->tp_cs);
@@ -99,6 +108,8 @@ void sci_j2k_dec_free(sci_j2k_dec *d) {
     free(d->arena);
     free(d->seg_end);
     free(d->seg_pass);
+    free(d->refs);
+    free(d->ref_first);
     sci_j2k_block_scratch_free(d->scratch);
     sci_j2k_cs_free(&d->cs);
     free(d);
@@ -109,6 +120,18 @@ void sci_j2k_dec_set_warning_func(sci_j2k_dec *d,
                                   void *user) {
     d->st.warn_fn = fn;
     d->st.warn_user = user;
+}
+
+void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on) {
+    d->refs_mode = on != 0;
+}
+
+sci_j2k_status *sci_j2k_dec_status(sci_j2k_dec *d) {
+    return &d->st;
+}
+
+int sci_j2k_dec_truncated(const sci_j2k_dec *d) {
+    return d->parsed && d->cs.truncated;
 }
 
 const char *sci_j2k_dec_error(const sci_j2k_dec *d) {
@@ -248,7 +271,11 @@ static int gather_tile(sci_j2k_dec *d, unsigned t, const uint8_t *ppt,
         total += cs->tp[i].data_end - cs->tp[i].data;
         htotal += cs->tp[i].ppm_len;
     }
-    d->body = malloc(total ? total : 1);
+    /* refs mode reads only the packet headers from the body: one
+     * tile-part's data can be read where it lies */
+    d->body_borrowed = d->refs_mode && n == 1;
+    d->body = d->body_borrowed ? (uint8_t *)cs->buf + cs->tp[cs->tile_first[t]].data
+                               : malloc(total ? total : 1);
     d->tp_body = malloc((n ? n : 1) * sizeof *d->tp_body);
     d->tp_cs = malloc((n ? n : 1) * sizeof *d->tp_cs);
     if (!d->body || !d->tp_body || !d->tp_cs)
@@ -258,7 +285,8 @@ static int gather_tile(sci_j2k_dec *d, unsigned t, const uint8_t *ppt,
         const sci_j2k_tilepart *tp = &cs->tp[i];
         d->tp_body[k] = at;
         d->tp_cs[k] = tp->data;
-        memcpy(d->body + at, cs->buf + tp->data, tp->data_end - tp->data);
+        if (!d->body_borrowed)
+            memcpy(d->body + at, cs->buf + tp->data, tp->data_end - tp->data);
         at += tp->data_end - tp->data;
     }
     d->t2.body = d->body;
@@ -312,12 +340,25 @@ static int assemble(sci_j2k_dec *d, const sci_j2k_cblk *cb, size_t *arena_len,
     out->off = *arena_len;
     out->src = cb->first_piece >= 0 ?
                sci_j2k_t2_cs_offset(&d->t2, pc[cb->first_piece].off) : 0;
-    if (grow((void **)&d->arena, &d->arena_cap, *arena_len + total + 8, 1))
-        return SCI_J2K_ENOMEM;
     size_t at = *arena_len;
-    for (int32_t i = cb->first_piece; i >= 0; i = pc[i].next) {
-        memcpy(d->arena + at, d->body + pc[i].off, pc[i].len);
-        at += pc[i].len;
+    if (d->refs_mode) {
+        /* where the bytes are, not the bytes (the caller drops these
+         * when the block has nothing to decode) */
+        for (int32_t i = cb->first_piece; i >= 0; i = pc[i].next) {
+            if (grow((void **)&d->refs, &d->refs_cap, d->nrefs + 1,
+                     sizeof *d->refs))
+                return SCI_J2K_ENOMEM;
+            d->refs[d->nrefs].src = sci_j2k_t2_cs_offset(&d->t2, pc[i].off);
+            d->refs[d->nrefs++].len = pc[i].len;
+            at += pc[i].len;
+        }
+    } else {
+        if (grow((void **)&d->arena, &d->arena_cap, *arena_len + total + 8, 1))
+            return SCI_J2K_ENOMEM;
+        for (int32_t i = cb->first_piece; i >= 0; i = pc[i].next) {
+            memcpy(d->arena + at, d->body + pc[i].off, pc[i].len);
+            at += pc[i].len;
+        }
     }
     out->len = total;
     if (p1) {
@@ -506,22 +547,39 @@ int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
 
     /* the blocks with data */
     size_t nb = 0, arena_len = 0, nseg = 0;
+    d->nrefs = 0;
     for (size_t i = 0; i < tile->ncblks; i++) {
         const sci_j2k_cblk *cb = &tile->cblks[i];
         if (cb->first_piece < 0)
             continue;
         if (grow((void **)&d->blocks, &d->blocks_cap, nb + 1,
-                 sizeof *d->blocks))
+                 sizeof *d->blocks) ||
+            (d->refs_mode && grow((void **)&d->ref_first, &d->ref_first_cap,
+                                  nb + 2, sizeof *d->ref_first)))
             return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
+        size_t nrefs = d->nrefs;
         r = assemble(d, cb, &arena_len, &nseg, &d->blocks[nb]);
         if (r < 0)
             return sci_j2k_fail(st, r, toff, "out of memory");
-        if (r)
+        if (r) {
+            if (d->refs_mode)
+                d->ref_first[nb] = (uint32_t)nrefs;
             nb++;
+        } else {
+            d->nrefs = nrefs;
+        }
     }
     tb->nblocks = nb;
     tb->blocks = d->blocks;
-    tb->arena = d->arena;
+    tb->arena = d->refs_mode ? NULL : d->arena;
+    if (d->refs_mode) {
+        if (grow((void **)&d->ref_first, &d->ref_first_cap, nb + 1,
+                 sizeof *d->ref_first))
+            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
+        d->ref_first[nb] = (uint32_t)d->nrefs;
+        tb->refs = d->refs;
+        tb->ref_first = d->ref_first;
+    }
     tb->arena_len = arena_len;
     tb->seg_end = d->seg_end;
     tb->seg_pass = d->seg_pass;
@@ -782,6 +840,7 @@ int sci_j2k_dec_decode(sci_j2k_dec *d, const sci_j2k_decode_params *p,
         return SCI_J2K_EARG;
     if (!d->parsed)
         return d->st.code ? d->st.code : SCI_J2K_EARG;
+    d->refs_mode = 0;
     sci_j2k_status *st = &d->st;
     const sci_j2k_siz *z = &d->cs.siz;
     for (unsigned c = 0; c < z->csiz; c++) {

@@ -196,7 +196,35 @@ typedef struct {
     const uint32_t *seg_end;
     const uint16_t *seg_pass;
     int mct;                     /* apply RCT/ICT to components 0..2 */
+    /* refs mode only (sci_j2k_dec_set_refs; NULL otherwise): arena is
+     * NULL, and block i's bytes are the codestream pieces
+     * refs[ref_first[i] .. ref_first[i + 1]), which laid end to end from
+     * its off make the arena that its offsets refer to (arena_len bytes) */
+    const struct sci_j2k_block_ref *refs;
+    const uint32_t *ref_first;
 } sci_j2k_tile_blocks;
+
+/* Where a piece of a code-block's bytes lies in the data given to
+ * sci_j2k_dec_parse. */
+typedef struct sci_j2k_block_ref {
+    size_t src;
+    uint32_t len;
+} sci_j2k_block_ref;
+
+/* Refs mode, for a backend that moves the bytes itself (the GPU decoder
+ * uploads the codestream as it is and gathers the blocks on the device):
+ * sci_j2k_dec_tile_blocks then copies no block bytes on the host (nor,
+ * for a tile of one tile-part, the tile's data), and says where they are
+ * instead.  sci_j2k_block_decode cannot run on such a tile (no arena),
+ * and sci_j2k_dec_decode turns the mode off. */
+void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on);
+
+/* For other backends: the decoder's status, so that their warnings (a
+ * damaged block) join the decoder's own through sci_j2k_warn, and whether
+ * the input ends inside a tile-part (sci_j2k_dec_decode then warns, when
+ * nothing else did: "the codestream is truncated"). */
+sci_j2k_status *sci_j2k_dec_status(sci_j2k_dec *d);
+int sci_j2k_dec_truncated(const sci_j2k_dec *d);
 
 /* Tier-2 of tile t with p's reduce and layers; the result stays valid
  * until the next call on d. */

@@ -307,6 +307,7 @@ static params copy_params(const sci_cuda_wt *wt, const sci_wt_plane *planes,
         if (wt->leff[c] == 0) {
             group &gr = p.g[p.ngroups++];
             gr = level_group(wt, c, nc, 1, coeffs);
+            gr.comp0 = (int)c;
             set_samples(gr, planes, c);
         }
         c += nc;
@@ -415,8 +416,22 @@ extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
     return cudaSuccess;
 }
 
-extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
-                                   const sci_wt_plane dst[], void *stream) {
+/* The JPEG 2000 decoder's output rules on the components of a group. */
+static void set_out(params &p, group &gr, unsigned c, const sci_cuda_wt_out *out) {
+    if (!out)
+        return;
+    p.dec = 1;
+    for (int q = 0; q < gr.nc; q++) {
+        gr.out_shift[q] = out[c + q].shift;
+        gr.out_lo[q] = out[c + q].lo;
+        gr.out_hi[q] = out[c + q].hi;
+        gr.out_bytes[q] = (int)out[c + q].bytes;
+    }
+}
+
+static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
+                   const sci_wt_plane dst[], const sci_cuda_wt_out *out,
+                   void *stream) {
     const sci_wt_geometry *g = &wt->g;
     cudaStream_t s = (cudaStream_t)stream;
     /* read only; the groups just have no const variant */
@@ -436,8 +451,10 @@ extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
                         gr.ll_out[q] = low_band(wt, c + q, l - 1, coeffs,
                                                 &gr.ll_out_pitch);
                 }
-                if (l == 1)
+                if (l == 1) {
                     set_samples(gr, dst, c);
+                    set_out(p, gr, c, out);
+                }
             }
             c += nc;
         }
@@ -446,5 +463,19 @@ extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs_in,
     }
 
     params p = copy_params(wt, dst, coeffs);
+    for (int i = 0; i < p.ngroups; i++)
+        set_out(p, p.g[i], p.g[i].comp0, out);
     return launch(wt, PASS_COPY_INV, false, p, s);
+}
+
+extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs,
+                                   const sci_wt_plane dst[], void *stream) {
+    return inverse(wt, coeffs, dst, NULL, stream);
+}
+
+extern "C" int sci_cuda_wt_inverse_dec(sci_cuda_wt *wt, const void *coeffs,
+                                       const sci_wt_plane dst[],
+                                       const sci_cuda_wt_out out[],
+                                       void *stream) {
+    return inverse(wt, coeffs, dst, out, stream);
 }

@@ -36,6 +36,21 @@ int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
 int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs,
                         const sci_wt_plane dst[], void *stream);
 
+/* A component's output by the JPEG 2000 decoder's rules (as
+ * codec/j2k/j2k_dec.c writes samples): add `shift` (the DC level shift,
+ * 0 for signed components), clamp to [lo, hi], `bytes` (1 or 2) a sample;
+ * 9/7 values rounded to nearest, ties to even. */
+typedef struct {
+    int32_t shift, lo, hi;
+    unsigned bytes;
+} sci_cuda_wt_out;
+
+/* sci_cuda_wt_inverse with out[c] per component instead of the geometry's
+ * depth (used by cuda/j2k/j2kdec.cu). */
+int sci_cuda_wt_inverse_dec(sci_cuda_wt *wt, const void *coeffs,
+                            const sci_wt_plane dst[],
+                            const sci_cuda_wt_out out[], void *stream);
+
 #ifdef __cplusplus
 }
 #endif

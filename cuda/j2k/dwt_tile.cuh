@@ -97,6 +97,11 @@ struct group {
     size_t ll_out_pitch;
     void *coef[3];
     size_t coef_pitch;
+    /* inverse output by the JPEG 2000 decoder's rules (params.dec), per
+     * component: DC shift, clamp range after it, bytes a sample */
+    int32_t out_shift[3], out_lo[3], out_hi[3];
+    int out_bytes[3];
+    int comp0;         /* its first component (host side only) */
 };
 
 struct params {
@@ -107,6 +112,7 @@ struct params {
     int32_t maxv;      /* 2^depth - 1 */
     int32_t mask;
     int ct;
+    int dec;           /* inverse output as codec/j2k/j2k_dec.c writes it */
 };
 
 SCI_HD const group &find_group(const params &p, int block) {
@@ -254,11 +260,34 @@ SCI_HD void fetch_samples(const params &p, const group &g, int y, int x,
     }
 }
 
-SCI_HD int32_t to_sample(const params &p, int32_t v) {
+/* The JPEG 2000 decoder's samples (codec/j2k/j2k_dec.c, put_samples):
+ * 9/7 values rounded to nearest with ties to even (lrintf), NaN to 0 and
+ * magnitudes beyond 1e9 held there; the DC shift and the clamp to the
+ * component's range (signed ones unshifted) in 64 bits, so that garbage
+ * coefficients cannot overflow. */
+SCI_HD int32_t dec_sample(const group &g, int q, int64_t v) {
+    v += g.out_shift[q];
+    return v < g.out_lo[q] ? g.out_lo[q] : v > g.out_hi[q] ? g.out_hi[q] : (int32_t)v;
+}
+SCI_HD int64_t dec_round(float v) {
+    if (!(v == v))
+        return 0;
+    if (v > 1e9f)
+        return 1000000000;
+    if (v < -1e9f)
+        return -1000000000;
+    return (int64_t)rintf(v);
+}
+
+SCI_HD int32_t to_sample(const params &p, const group &g, int q, int32_t v) {
+    if (p.dec)
+        return dec_sample(g, q, v);
     v += p.shift;
     return v < 0 ? 0 : v > p.maxv ? p.maxv : v;
 }
-SCI_HD int32_t to_sample(const params &p, float v) {
+SCI_HD int32_t to_sample(const params &p, const group &g, int q, float v) {
+    if (p.dec)
+        return dec_sample(g, q, dec_round(v));
     float r = floorf(v + 0.5f);
     /* clamp in float first: out-of-range floats have no int32 value; the
      * comparisons are written so that NaN goes to the low end, as in
@@ -267,6 +296,11 @@ SCI_HD int32_t to_sample(const params &p, float v) {
     r = r >= lo ? r : lo;
     r = r <= hi ? r : hi;
     return (int32_t)r + p.shift;
+}
+
+/* Bytes a sample of component q of the group's output. */
+SCI_HD int out_bytes(const params &p, const group &g, int q) {
+    return p.dec ? g.out_bytes[q] : p.bytes;
 }
 
 /* Inverse output of the nc components at one sample position. */
@@ -293,7 +327,7 @@ SCI_HD void store_samples(const params &p, const group &g, int y, int x,
         o[0] = v[0];
     }
     SCI_FOR_COMP(q, g.nc)
-        write_sample(g, q, p.bytes, y, x, to_sample(p, o[q]));
+        write_sample(g, q, out_bytes(p, g, q), y, x, to_sample(p, g, q, o[q]));
 }
 
 /* ---- tile geometry --------------------------------------------------- */
@@ -707,11 +741,12 @@ SCI_HD void inv_body(const params &p, const group &g, int x0, int y0, int tid,
             if (LAST) {
                 uint8_t *a = g.smp[q] + (ptrdiff_t)y * g.smp_row[q]
                     + (ptrdiff_t)x * g.smp_px[q];
+                const int ob = out_bytes(p, g, q);
                 SCI_UNROLL
                 for (int i = 0; i < SEG; i++) {
                     if (EDGE && y + i >= g.h)
                         break;
-                    store_sample(a, p.bytes, g.smp_al16, to_sample(p, v[H + i]));
+                    store_sample(a, ob, g.smp_al16, to_sample(p, g, q, v[H + i]));
                     a += g.smp_row[q];
                 }
             } else {

@@ -1,0 +1,517 @@
+/*
+ * JPEG 2000 decoder benchmark (issue 22): the GPU decoder (cuda/j2k/j2kdec.h)
+ * against our C reference and the anchors, on the bench-htj2k picture
+ * (3840x2160 4:4:4 12-bit: a PPM, or a synthetic natural-looking one),
+ * coded by our encoder in three ways:
+ *   ht-lossless   HT, 5/3 + RCT, 5 levels, 64x64 blocks
+ *   ht-1bpp       HT, 9/7 + ICT, the step that gives about 1 bit a pixel
+ *   p1-lossless   Part 1 (EBCOT), 5/3 + RCT, 5 levels, 64x64 blocks
+ * GPU: codestream bytes in host memory to the frame in device memory
+ * (parse, tier-2, the upload, the kernels), one frame at a time (median
+ * wall time of --runs frames) and with 2 and 3 frames in flight (frames/s
+ * over --runs frames); the GPU output is checked against the C reference.
+ * CPU: sci_j2k_dec_decode on one thread (median s/frame) and on --threads
+ * threads, a frame each (frames/s).  Anchors, when their paths are given:
+ * nvj2k-bench (../shared/anchors: nvJPEG2000 decoding the same files into
+ * device memory), opj_decompress and grk_decompress with --threads threads
+ * and ojph_expand (single-threaded), whole processes writing a PPM (median
+ * of 3).  The table comes last.
+ *
+ *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
+ *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
+ *                [--bpw N,N,...] [--size W H] [image.ppm]
+ *
+ * --bpw: code-blocks a warp to try (sci_cuda_j2kdec_tune), each gets a
+ * row; the default is 32.  Part 1 gets one more row, its blocks decoded on
+ * the host's threads (the host-blocks path).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "bench/common/benchutil.h"
+#include "codec/j2k/htj2k.h"
+#include "codec/j2k/j2k_dec.h"
+#include "codec/j2k/wavelet_frame.h"
+#include "cuda/j2k/j2kdec.h"
+#include "tests/common/cudacheck.h"
+
+#define DEPTH 12
+#define LEVELS 5
+#define MAX_ROWS 64
+
+static uint32_t W = 3840, H = 2160;
+
+/* Three 12-bit planes: gradients, a disc and a box with hard edges, a
+ * textured region, a little noise. */
+static void synth(uint16_t *pl[3]) {
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            double fx = (double)x / W, fy = (double)y / H;
+            double v0 = 0.25 + 0.45 * fx * (1 - 0.4 * fy) + 0.08 * cos(2.5 * fy - fx);
+            double ex = fx - 0.35, ey = fy - 0.45;
+            if (ex * ex + ey * ey < 0.025)
+                v0 = 0.75 - 0.25 * fy;
+            if (fx > 0.6 && fx < 0.9 && fy > 0.15 && fy < 0.4)
+                v0 = 0.12 + 0.06 * fy;
+            double tex = fy > 0.65 ? 0.035 * sin(x * 0.29) * cos(y * 0.23) : 0;
+            for (int c = 0; c < 3; c++) {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                double n = ((double)(s % 1024) / 1023.0 - 0.5) * 0.005;
+                double tint = c == 0 ? 1.0 : c == 1 ? 0.85 + 0.1 * fx : 0.7 + 0.2 * fy;
+                double v = (v0 * tint + tex + n) * 4095.0;
+                pl[c][(size_t)y * W + x] = (uint16_t)(v < 0 ? 0 : v > 4095 ? 4095 : v);
+            }
+        }
+}
+
+/* A binary PPM, scaled to 12 bits. */
+static int load_ppm(const char *path, uint16_t *pl[3]) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned w, h, maxv;
+    if (fscanf(f, "P6 %u %u %u", &w, &h, &maxv) != 3 || !maxv || maxv > 65535) {
+        fclose(f);
+        return -1;
+    }
+    fgetc(f);
+    W = w;
+    H = h;
+    for (int c = 0; c < 3; c++)
+        pl[c] = malloc((size_t)W * H * 2);
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        for (int c = 0; c < 3; c++) {
+            unsigned v = (unsigned)fgetc(f);
+            if (maxv > 255)
+                v = v << 8 | (unsigned)fgetc(f);
+            pl[c][i] = (uint16_t)((v * 4095u + maxv / 2) / maxv);
+        }
+    fclose(f);
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    sci_j2k_coder coder;
+    sci_dwt_filter filter;
+    double bitrate;
+} stream_kind;
+
+static const stream_kind kinds[] = {
+    {"ht-lossless", SCI_J2K_CODER_HT, SCI_DWT_53, 0},
+    {"ht-1bpp", SCI_J2K_CODER_HT, SCI_DWT_97, 1.0},
+    {"p1-lossless", SCI_J2K_CODER_PART1, SCI_DWT_53, 0},
+};
+#define NKINDS 3
+
+static uint8_t *encode(const stream_kind *k, uint16_t *pl[3], size_t *len) {
+    sci_wt_geometry g;
+    memset(&g, 0, sizeof g);
+    g.width = W;
+    g.height = H;
+    g.components = 3;
+    g.depth = DEPTH;
+    for (int c = 0; c < 3; c++)
+        g.dx[c] = g.dy[c] = 1;
+    g.filter = k->filter;
+    g.levels = LEVELS;
+    g.ct = k->filter == SCI_DWT_53 ? SCI_CT_RCT : SCI_CT_ICT;
+    sci_wt_plane src[3];
+    for (int c = 0; c < 3; c++) {
+        src[c].data = pl[c];
+        src[c].row_stride = (ptrdiff_t)W * 2;
+        src[c].pixel_stride = 2;
+    }
+    void *coef = malloc(sci_wt_coeff_count(&g) * 4);
+    sci_pool *pool = bench_pool();
+    uint8_t *out = NULL;
+    if (!sci_wt_forward(pool, &g, src, coef)) {
+        sci_htj2k_params p;
+        sci_htj2k_params_default(&p);
+        p.coder = k->coder;
+        p.bitrate = k->bitrate;
+        const char *why = sci_htj2k_check(&g, &p);
+        if (why) {
+            fprintf(stderr, "%s: %s\n", k->name, why);
+            exit(1);
+        }
+        sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p, pool);
+        size_t cap = sci_htj2k_max_bytes(e);
+        out = malloc(cap);
+        *len = sci_htj2k_encode(e, coef, out, cap);
+        sci_htj2k_enc_free(e);
+    }
+    free(coef);
+    if (!out || !*len) {
+        fprintf(stderr, "%s: the encoder failed\n", k->name);
+        exit(1);
+    }
+    return out;
+}
+
+static void write_file(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+}
+
+/* ---- the C reference -------------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *cs;
+    size_t len;
+    int frames;
+    uint16_t *out;
+    int fail;
+} cpu_job;
+
+static int cpu_decode(const uint8_t *cs, size_t len, uint16_t *out) {
+    sci_j2k_dec *d = sci_j2k_dec_new();
+    sci_j2k_info info;
+    sci_j2k_plane pl[3];
+    for (int c = 0; c < 3; c++) {
+        pl[c].data = out + (size_t)c * W * H;
+        pl[c].stride = W;
+        pl[c].bytes = 2;
+    }
+    sci_j2k_decode_params p = {0, 0};
+    int r = sci_j2k_dec_parse(d, cs, len, &info);
+    if (!r)
+        r = sci_j2k_dec_decode(d, &p, pl);
+    sci_j2k_dec_free(d);
+    return r;
+}
+
+static void *cpu_thread(void *v) {
+    cpu_job *j = v;
+    for (int i = 0; i < j->frames; i++)
+        j->fail |= cpu_decode(j->cs, j->len, j->out) != 0;
+    return NULL;
+}
+
+/* ---- anchors ------------------------------------------------------------------ */
+
+static double run_cmd_s(const char *cmd) {
+    double best[3];
+    for (int i = 0; i < 3; i++) {
+        double t0 = bench_now_ms();
+        if (system(cmd) != 0)
+            return -1;
+        best[i] = (bench_now_ms() - t0) / 1000.0;
+    }
+    return bench_median(best, 3);
+}
+
+/* nvj2k-bench dec FILE --frames N: "FILE WxH xN P-bit  T ms  F frames/s" */
+static double run_nvj2k(const char *nv, const char *file, int frames, double *ms) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s dec %s --frames %d 2>&1", nv, file, frames);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[1024];
+    double fps = -1;
+    while (fgets(line, sizeof line, p)) {
+        fputs(line, stdout);
+        char *m = strstr(line, " ms ");
+        if (m) {
+            char *s = m;
+            while (s > line && s[-1] == ' ')
+                s--;
+            while (s > line && s[-1] != ' ')
+                s--;
+            *ms = atof(s);
+            fps = atof(m + 4);
+        }
+    }
+    pclose(p);
+    return fps;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+typedef struct {
+    char label[96];
+    int kind;
+    double ms1, fps1, fps2, fps3, host_ms;
+    const char *check;
+} gpu_row;
+
+int main(int argc, char **argv) {
+    int runs = 50, cpu_runs = 3;
+    unsigned threads = 16;
+    const char *workdir = "/tmp/bench-j2kdec", *img = NULL;
+    const char *nv = getenv("NVJ2K_BENCH"), *opj = getenv("OPJ_DECOMPRESS"),
+               *ojph = getenv("OJPH_EXPAND"), *grk = getenv("GRK_DECOMPRESS");
+    int bpw[8] = {32}, nbpw = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu-runs") && i + 1 < argc)
+            cpu_runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--workdir") && i + 1 < argc)
+            workdir = argv[++i];
+        else if (!strcmp(argv[i], "--nvj2k") && i + 1 < argc)
+            nv = argv[++i];
+        else if (!strcmp(argv[i], "--opj") && i + 1 < argc)
+            opj = argv[++i];
+        else if (!strcmp(argv[i], "--ojph") && i + 1 < argc)
+            ojph = argv[++i];
+        else if (!strcmp(argv[i], "--grk") && i + 1 < argc)
+            grk = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
+            W = (uint32_t)atoi(argv[++i]);
+            H = (uint32_t)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--bpw") && i + 1 < argc) {
+            nbpw = 0;
+            for (char *s = argv[++i]; *s && nbpw < 8; s++) {
+                bpw[nbpw++] = (int)strtol(s, &s, 10);
+                if (!*s)
+                    break;
+            }
+        } else if (argv[i][0] != '-')
+            img = argv[i];
+        else {
+            fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--threads N] "
+                    "[--workdir DIR] [--nvj2k PATH] [--opj PATH] [--ojph PATH] "
+                    "[--grk PATH] [--bpw N,...] [--size W H] [image.ppm]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (runs < 3)
+        runs = 3;
+    if (cpu_runs < 1)
+        cpu_runs = 1;
+    REQUIRE_CUDA_DEVICE();
+    bench_set_threads(threads);
+    uint16_t *pl[3];
+    if (img) {
+        if (load_ppm(img, pl)) {
+            fprintf(stderr, "cannot read %s (a binary PPM)\n", img);
+            return 1;
+        }
+    } else {
+        for (int c = 0; c < 3; c++)
+            pl[c] = malloc((size_t)W * H * 2);
+        synth(pl);
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", workdir);
+    if (system(cmd))
+        return 1;
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("GPU: %s; picture %ux%u 4:4:4 %d-bit (%s); %d runs\n", prop.name, W, H,
+           DEPTH, img ? img : "synthetic", runs);
+
+    size_t npix = (size_t)W * H, frame_bytes = npix * 2 * 3;
+    uint8_t *cs[NKINDS];
+    size_t len[NKINDS];
+    char path[NKINDS][1024];
+    for (int k = 0; k < NKINDS; k++) {
+        cs[k] = encode(&kinds[k], pl, &len[k]);
+        snprintf(path[k], sizeof path[k], "%s/%s.j2c", workdir, kinds[k].name);
+        write_file(path[k], cs[k], len[k]);
+        printf("%s: %zu bytes, %.3f bpp\n", kinds[k].name, len[k],
+               len[k] * 8.0 / (double)npix);
+    }
+
+    void *dframe;
+    CK(cudaMalloc(&dframe, frame_bytes));
+    sci_cuda_j2kdec_plane dp[3];
+    for (int c = 0; c < 3; c++) {
+        dp[c].data = (uint8_t *)dframe + (size_t)c * npix * 2;
+        dp[c].row_stride = (ptrdiff_t)W * 2;
+        dp[c].pixel_stride = 2;
+        dp[c].bytes = 2;
+    }
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    uint16_t *ref = malloc(frame_bytes), *got = malloc(frame_bytes);
+    double *t = malloc(sizeof(double) * (size_t)(runs > cpu_runs ? runs : cpu_runs));
+
+    gpu_row rows[NKINDS * 9];
+    int nrows = 0;
+    double cpu1[NKINDS], cpun[NKINDS];
+    for (int k = 0; k < NKINDS; k++) {
+        /* the C reference: the oracle, then its speed */
+        if (cpu_decode(cs[k], len[k], ref)) {
+            fprintf(stderr, "%s: the C reference fails\n", kinds[k].name);
+            return 1;
+        }
+        /* Part 1 decodes ten times slower on the CPU (an unoptimised MQ
+         * decoder, docs/j2k-decoder.md): fewer frames keep the run short */
+        int p1 = kinds[k].coder == SCI_J2K_CODER_PART1;
+        int kcpu = p1 ? 1 : cpu_runs, kruns = p1 ? (runs / 10 > 5 ? runs / 10 : 5) : runs;
+        for (int i = 0; i < kcpu; i++) {
+            double t0 = bench_now_ms();
+            cpu_decode(cs[k], len[k], got);
+            t[i] = (bench_now_ms() - t0) / 1000.0;
+        }
+        cpu1[k] = bench_median(t, kcpu);
+        {
+            pthread_t th[256];
+            cpu_job jobs[256];
+            unsigned n = threads > 256 ? 256 : threads ? threads : 1;
+            double t0 = bench_now_ms();
+            for (unsigned i = 0; i < n; i++) {
+                jobs[i].cs = cs[k];
+                jobs[i].len = len[k];
+                jobs[i].frames = kcpu;
+                jobs[i].out = malloc(frame_bytes);
+                jobs[i].fail = 0;
+                pthread_create(&th[i], NULL, cpu_thread, &jobs[i]);
+            }
+            for (unsigned i = 0; i < n; i++) {
+                pthread_join(th[i], NULL);
+                free(jobs[i].out);
+            }
+            cpun[k] = n * kcpu / ((bench_now_ms() - t0) / 1000.0);
+        }
+        /* each blocks-a-warp setting; Part 1 also with its blocks on the
+         * host's threads (the host-blocks path) */
+        int nb = nbpw + p1;
+        for (int b = 0; b < nb; b++) {
+            int host_blocks = b == nbpw;
+            gpu_row *r = &rows[nrows++];
+            r->kind = k;
+            snprintf(r->label, sizeof r->label, "%s", kinds[k].name);
+            if (host_blocks)
+                snprintf(r->label, sizeof r->label, "%s host blocks", kinds[k].name);
+            else if (nbpw > 1)
+                snprintf(r->label, sizeof r->label, "%s bpw=%d", kinds[k].name, bpw[b]);
+            sci_cuda_j2kdec *g;
+            CKW(sci_cuda_j2kdec_create(&g, 3, threads));
+            sci_cuda_j2kdec_tune(g, host_blocks ? -1 : bpw[b], host_blocks);
+            /* warm-up and the check */
+            CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
+            CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
+            CK(cudaMemcpy(got, dframe, frame_bytes, cudaMemcpyDeviceToHost));
+            r->check = memcmp(got, ref, frame_bytes) ? "DIFFERS" : "exact";
+            for (int i = 0; i < 2; i++)
+                CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
+            /* one at a time */
+            double host = 0;
+            for (int i = 0; i < kruns; i++) {
+                unsigned tk;
+                double t0 = bench_now_ms();
+                CKW(sci_cuda_j2kdec_parse(g, cs[k], len[k], NULL, NULL, 0));
+                CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk));
+                double t1 = bench_now_ms();
+                CKW(sci_cuda_j2kdec_finish(g, tk));
+                t[i] = bench_now_ms() - t0;
+                host += t1 - t0;
+            }
+            r->ms1 = bench_median(t, kruns);
+            r->fps1 = 1000.0 / r->ms1;
+            r->host_ms = host / kruns;
+            /* in flight */
+            for (int depth = 2; depth <= 3; depth++) {
+                unsigned tk[3];
+                double t0 = bench_now_ms();
+                for (int i = 0; i < kruns + depth - 1; i++) {
+                    if (i < kruns) {
+                        CKW(sci_cuda_j2kdec_parse(g, cs[k], len[k], NULL, NULL, 0));
+                        CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk[i % depth]));
+                    }
+                    if (i >= depth - 1)
+                        CKW(sci_cuda_j2kdec_finish(g, tk[(i - depth + 1) % depth]));
+                }
+                double fps = kruns / ((bench_now_ms() - t0) / 1000.0);
+                if (depth == 2)
+                    r->fps2 = fps;
+                else
+                    r->fps3 = fps;
+            }
+            printf("%s: path %d, %s, %.3f ms one at a time (host %.3f ms), "
+                   "%.1f / %.1f frames/s with 2 / 3 in flight\n", r->label,
+                   (int)sci_cuda_j2kdec_path(g), r->check, r->ms1, r->host_ms,
+                   r->fps2, r->fps3);
+            sci_cuda_j2kdec_destroy(g);
+        }
+    }
+
+    /* anchors */
+    double nvfps[NKINDS], nvms[NKINDS], opjs[NKINDS], ojphs[NKINDS], grks[NKINDS];
+    for (int k = 0; k < NKINDS; k++) {
+        nvfps[k] = nvms[k] = opjs[k] = ojphs[k] = grks[k] = -1;
+        if (nv)
+            nvfps[k] = run_nvj2k(nv, path[k], runs, &nvms[k]);
+        if (opj) {
+            snprintf(cmd, sizeof cmd, "%s -i %s -o %s/opj.ppm -threads %u >/dev/null 2>&1",
+                     opj, path[k], workdir, threads);
+            opjs[k] = run_cmd_s(cmd);
+        }
+        if (ojph && kinds[k].coder == SCI_J2K_CODER_HT) {
+            snprintf(cmd, sizeof cmd, "%s -i %s -o %s/ojph.ppm >/dev/null 2>&1",
+                     ojph, path[k], workdir);
+            ojphs[k] = run_cmd_s(cmd);
+        }
+        if (grk) {
+            snprintf(cmd, sizeof cmd, "%s -i %s -o %s/grk.ppm -H %u >/dev/null 2>&1",
+                     grk, path[k], workdir, threads);
+            grks[k] = run_cmd_s(cmd);
+        }
+    }
+
+    printf("\n## JPEG 2000 decode, %ux%u 4:4:4 %d-bit, %s, codestream in host "
+           "memory -> frame in device memory\n\n", W, H, DEPTH, prop.name);
+    printf("| stream | bpp | GPU ms (1 frame) | GPU frames/s 1 / 2 / 3 in flight "
+           "| host ms | GPU == C | nvJPEG2000 frames/s | ours / nvJPEG2000 |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    for (int r = 0; r < nrows; r++) {
+        int k = rows[r].kind;
+        double best = rows[r].fps1 > rows[r].fps2 ? rows[r].fps1 : rows[r].fps2;
+        if (rows[r].fps3 > best)
+            best = rows[r].fps3;
+        char nvs[64] = "n/a", ratio[64] = "n/a";
+        if (nvfps[k] > 0) {
+            snprintf(nvs, sizeof nvs, "%.1f", nvfps[k]);
+            snprintf(ratio, sizeof ratio, "%.2fx", best / nvfps[k]);
+        }
+        printf("| %s | %.3f | %.3f | %.1f / %.1f / %.1f | %.3f | %s | %s | %s |\n",
+               rows[r].label, len[k] * 8.0 / (double)npix, rows[r].ms1, rows[r].fps1,
+               rows[r].fps2, rows[r].fps3, rows[r].host_ms, rows[r].check, nvs, ratio);
+    }
+    printf("\n## CPU decode, s/frame (whole process for the anchors, writing a PPM)\n\n");
+    printf("| stream | ours 1 thread | ours %u threads (frames/s) | opj_decompress "
+           "%u threads | ojph_expand | grk_decompress %u threads |\n", threads,
+           threads, threads);
+    printf("|---|---|---|---|---|---|\n");
+    for (int k = 0; k < NKINDS; k++) {
+        char a[3][32];
+        double v[3] = {opjs[k], ojphs[k], grks[k]};
+        for (int i = 0; i < 3; i++)
+            if (v[i] > 0)
+                snprintf(a[i], sizeof a[i], "%.3f", v[i]);
+            else
+                snprintf(a[i], sizeof a[i], "n/a");
+        printf("| %s | %.3f | %.2f | %s | %s | %s |\n", kinds[k].name, cpu1[k],
+               cpun[k], a[0], a[1], a[2]);
+    }
+    for (int k = 0; k < NKINDS; k++)
+        free(cs[k]);
+    for (int c = 0; c < 3; c++)
+        free(pl[c]);
+    free(ref);
+    free(got);
+    free(t);
+    CK(cudaFree(dframe));
+    CK(cudaStreamDestroy(st));
+    return 0;
+}

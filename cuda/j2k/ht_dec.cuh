@@ -1,0 +1,555 @@
+/*
+ * The HT block decoder of codec/j2k/ht_dec.c as device code (cuda/j2k/j2kdec.cu
+ * runs it, one thread a code-block), with the dequantization of
+ * sci_j2k_block_decode (codec/j2k/j2k_dec.c) fused: the block's words are
+ * decoded straight into its place in the coefficient plane, as
+ * sign-magnitude, and turned into int32 (5/3) or float (9/7) coefficients
+ * there.  Same streams, same reads past the ends, same damage checks and
+ * the same partial output as the C reference, so the planes are equal bit
+ * for bit (tests/j2k/parity_j2k_dec.c).
+ *
+ * What differs from the C code is where the state lives, so that a thread
+ * needs no large local arrays: the exponents of the line above are
+ * recomputed from the magnitudes already written to the plane (a magnitude
+ * mu << p has exponent bitlen(2 mu - 1)), and the SigProp pass marks the
+ * samples it makes significant with bit 30 of their word (magnitudes have at
+ * most 30 bits, 0..29) instead of a significance array; the mark is cleared
+ * after the MagRef pass.
+ *
+ * Built for the host too (SCI_J2KDEC_EMU: tests/j2k/j2kdec_emu.cpp).
+ */
+#ifndef SCI_CUDA_HT_DEC_CUH
+#define SCI_CUDA_HT_DEC_CUH
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "codec/j2k/ht_dec.h"
+
+#if defined(__CUDACC__)
+#define SCI_HTD __host__ __device__ __forceinline__
+#define SCI_HTD_NOINLINE __host__ __device__ __noinline__
+#else
+#define SCI_HTD inline
+#define SCI_HTD_NOINLINE
+#endif
+
+namespace sci_htd {
+
+#define SCI_HTD_NO_LIMIT UINT64_MAX
+
+struct ms_reader {
+    const uint8_t *d;
+    size_t pos, end;
+    uint64_t acc;
+    unsigned bits;
+    int last_ff;
+    uint64_t in, out, limit;
+};
+
+SCI_HTD void ms_fill(ms_reader *r) {
+    while (r->bits <= 56) {
+        unsigned b = 0xFF;
+        if (r->pos < r->end)
+            b = r->d[r->pos];
+        else if (r->pos == r->end + 1 && r->limit == SCI_HTD_NO_LIMIT)
+            r->limit = r->in;
+        if (r->pos <= r->end + 1)
+            r->pos++;
+        unsigned n = r->last_ff ? 7 : 8;
+        r->acc |= (uint64_t)(b & ((1u << n) - 1)) << r->bits;
+        r->bits += n;
+        r->in += n;
+        r->last_ff = b == 0xFF;
+    }
+}
+
+SCI_HTD uint32_t ms_get(ms_reader *r, unsigned n) {
+    if (r->bits < n)
+        ms_fill(r);
+    uint32_t v = (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
+    r->acc >>= n;
+    r->bits -= n;
+    r->out += n;
+    return v;
+}
+
+SCI_HTD unsigned cup_byte(const uint8_t *d, size_t lcup, size_t pos) {
+    if (pos + 1 == lcup)
+        return 0xFF;
+    if (pos + 2 == lcup)
+        return d[pos] | 0x0Fu;
+    return d[pos];
+}
+
+struct mel_reader {
+    const uint8_t *d;
+    size_t pos, lcup;
+    unsigned tmp, bits;
+    int last_ff;
+    unsigned k, run;
+    int one, over;
+};
+
+SCI_HTD unsigned mel_bit(mel_reader *m) {
+    if (!m->bits) {
+        unsigned b = 0xFF;
+        if (m->pos < m->lcup)
+            b = cup_byte(m->d, m->lcup, m->pos++);
+        else
+            m->over = 1;
+        m->bits = m->last_ff ? 7 : 8;
+        m->last_ff = b == 0xFF;
+        m->tmp = b;
+    }
+    m->bits--;
+    return (m->tmp >> m->bits) & 1;
+}
+
+/* clause 7.3.3's exponents of the 13 MEL states, packed 3 bits each */
+SCI_HTD unsigned mel_exp(unsigned k) {
+    const uint64_t e = 0ull | 0ull << 3 | 0ull << 6 | 1ull << 9 | 1ull << 12 |
+                       1ull << 15 | 2ull << 18 | 2ull << 21 | 2ull << 24 |
+                       3ull << 27 | 3ull << 30 | 4ull << 33 | 5ull << 36;
+    return (unsigned)(e >> (3 * k)) & 7;
+}
+
+SCI_HTD unsigned mel_get(mel_reader *m) {
+    if (m->run == 0 && !m->one) {
+        unsigned e = mel_exp(m->k);
+        if (mel_bit(m)) {
+            m->run = 1u << e;
+            if (m->k < 12)
+                m->k++;
+        } else {
+            unsigned r = 0;
+            while (e--)
+                r = r << 1 | mel_bit(m);
+            m->run = r;
+            m->one = 1;
+            if (m->k > 0)
+                m->k--;
+        }
+    }
+    if (m->run > 0) {
+        m->run--;
+        return 0;
+    }
+    m->one = 0;
+    return 1;
+}
+
+struct vlc_reader {
+    const uint8_t *d;
+    ptrdiff_t pos, start;
+    uint64_t acc;
+    unsigned bits, last;
+    uint64_t in, out, limit;
+};
+
+SCI_HTD void vlc_init(vlc_reader *v, const uint8_t *d, size_t lcup, size_t pcup) {
+    unsigned b = d[lcup - 2] | 0x0Fu;
+    v->d = d;
+    v->acc = b >> 4;
+    v->bits = 4;
+    if ((v->acc & 7) == 7) {
+        v->acc &= 7;
+        v->bits = 3;
+    }
+    v->last = b;
+    v->pos = (ptrdiff_t)lcup - 3;
+    v->start = (ptrdiff_t)pcup;
+    v->in = v->bits;
+    v->out = 0;
+    v->limit = SCI_HTD_NO_LIMIT;
+}
+
+SCI_HTD void vlc_fill(vlc_reader *v) {
+    while (v->bits <= 56) {
+        unsigned b = 0;
+        if (v->pos >= v->start)
+            b = v->d[v->pos--];
+        else if (v->limit == SCI_HTD_NO_LIMIT)
+            v->limit = v->in;
+        unsigned n = v->last > 0x8F && (b & 0x7F) == 0x7F ? 7 : 8;
+        v->acc |= (uint64_t)(b & ((1u << n) - 1)) << v->bits;
+        v->bits += n;
+        v->in += n;
+        v->last = b;
+    }
+}
+
+SCI_HTD unsigned vlc_peek(vlc_reader *v, unsigned n) {
+    if (v->bits < n)
+        vlc_fill(v);
+    return (unsigned)(v->acc & ((1u << n) - 1));
+}
+
+SCI_HTD void vlc_skip(vlc_reader *v, unsigned n) {
+    v->acc >>= n;
+    v->bits -= n;
+    v->out += n;
+}
+
+SCI_HTD unsigned vlc_get(vlc_reader *v, unsigned n) {
+    unsigned x = vlc_peek(v, n);
+    vlc_skip(v, n);
+    return x;
+}
+
+SCI_HTD unsigned uvlc_prefix(vlc_reader *v) {
+    unsigned b = vlc_peek(v, 3);
+    if (b & 1) {
+        vlc_skip(v, 1);
+        return 1;
+    }
+    if (b & 2) {
+        vlc_skip(v, 2);
+        return 2;
+    }
+    vlc_skip(v, 3);
+    return b & 4 ? 3 : 5;
+}
+
+SCI_HTD unsigned uvlc_suffix(vlc_reader *v, unsigned pfx) {
+    return pfx == 3 ? vlc_get(v, 1) : pfx == 5 ? vlc_get(v, 5) : 0;
+}
+
+SCI_HTD unsigned uvlc_ext(vlc_reader *v, unsigned pfx, unsigned sfx) {
+    return pfx == 5 && sfx >= 28 ? 4 * vlc_get(v, 4) : 0;
+}
+
+/* bit length of 2 mu - 1; 0 for mu = 0 (an insignificant sample) */
+SCI_HTD unsigned exponent(uint32_t mu) {
+    if (!mu)
+        return 0;
+    uint32_t x = 2 * mu - 1;
+#if defined(__CUDA_ARCH__)
+    return 32u - (unsigned)__clz(x);
+#else
+    unsigned e = 0;
+    while (x) {
+        e++;
+        x >>= 1;
+    }
+    return e;
+#endif
+}
+
+SCI_HTD void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
+                       unsigned h) {
+    for (unsigned y = y0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            out[(size_t)y * stride + x] = 0;
+}
+
+/* Exponent of the sample of the line-pair above at column x (0 outside
+ * the block, or in the first line-pair). */
+SCI_HTD unsigned e_above(const uint32_t *out, size_t stride, unsigned w,
+                         unsigned y0, unsigned p, int x) {
+    if (y0 == 0 || x < 0 || x >= (int)w)
+        return 0;
+    return exponent((out[(size_t)(y0 - 1) * stride + x] & 0x7FFFFFFFu) >> p);
+}
+
+SCI_HTD_NOINLINE int cleanup_pass(const uint16_t *lut2, const uint8_t *cup,
+                                  size_t lcup, unsigned w, unsigned h,
+                                  unsigned p, unsigned kb, uint32_t *out,
+                                  size_t stride) {
+    if (lcup < 2)
+        return SCI_HT_DEC_ESCUP;
+    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
+    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
+        return SCI_HT_DEC_ESCUP;
+    size_t pcup = lcup - scup;
+
+    ms_reader ms = {cup, 0, pcup, 0, 0, 0, 0, 0, SCI_HTD_NO_LIMIT};
+    mel_reader mel = {cup, pcup, lcup, 0, 0, 0, 0, 0, 0, 0};
+    vlc_reader vlc;
+    vlc_init(&vlc, cup, lcup, pcup);
+
+    unsigned qw = (w + 1) / 2, qh = (h + 1) / 2;
+    for (unsigned qy = 0; qy < qh; qy++) {
+        const uint16_t *lut = lut2 + (qy != 0 ? 1024 : 0);
+        unsigned y0 = 2 * qy;
+        unsigned left_rho = 0;
+        for (unsigned qx = 0; qx < qw; qx += 2) {
+            unsigned nq = qx + 1 < qw ? 2 : 1;
+            unsigned rho[2] = {0, 0}, uoff[2] = {0, 0}, ek[2] = {0, 0},
+                     e1[2] = {0, 0}, u[2] = {0, 0};
+            for (unsigned i = 0; i < nq; i++) {
+                int x0 = 2 * (int)(qx + i);
+                unsigned cq;
+                if (qy == 0)
+                    cq = ((left_rho | left_rho >> 1) & 1) |
+                         (left_rho >> 2 & 1) << 1 | (left_rho >> 3 & 1) << 2;
+                else
+                    cq = (unsigned)((e_above(out, stride, w, y0, p, x0 - 1) |
+                                     e_above(out, stride, w, y0, p, x0)) != 0) |
+                         ((left_rho >> 2 | left_rho >> 3) & 1) << 1 |
+                         (unsigned)((e_above(out, stride, w, y0, p, x0 + 1) |
+                                     e_above(out, stride, w, y0, p, x0 + 2)) != 0) << 2;
+                if (cq == 0 && !mel_get(&mel)) {
+                    left_rho = 0;
+                    continue;
+                }
+                unsigned e = lut[cq << 7 | vlc_peek(&vlc, 7)];
+                vlc_skip(&vlc, e >> 13);
+                rho[i] = e & 15;
+                uoff[i] = e >> 4 & 1;
+                ek[i] = e >> 5 & 15;
+                e1[i] = e >> 9 & 15;
+                left_rho = rho[i];
+            }
+
+            if (qy == 0 && uoff[0] && uoff[1] && mel_get(&mel)) {
+                unsigned p0 = uvlc_prefix(&vlc), p1 = uvlc_prefix(&vlc);
+                unsigned s0 = uvlc_suffix(&vlc, p0), s1 = uvlc_suffix(&vlc, p1);
+                u[0] = 2 + p0 + s0 + uvlc_ext(&vlc, p0, s0);
+                u[1] = 2 + p1 + s1 + uvlc_ext(&vlc, p1, s1);
+            } else if (uoff[0] && uoff[1]) {
+                unsigned p0 = uvlc_prefix(&vlc);
+                if (qy == 0 && p0 > 2) {
+                    u[1] = 1 + vlc_get(&vlc, 1);
+                    unsigned s0 = uvlc_suffix(&vlc, p0);
+                    u[0] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
+                } else {
+                    unsigned p1 = uvlc_prefix(&vlc);
+                    unsigned s0 = uvlc_suffix(&vlc, p0), s1 = uvlc_suffix(&vlc, p1);
+                    u[0] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
+                    u[1] = p1 + s1 + uvlc_ext(&vlc, p1, s1);
+                }
+            } else if (uoff[0] || uoff[1]) {
+                unsigned i = uoff[1];
+                unsigned p0 = uvlc_prefix(&vlc), s0 = uvlc_suffix(&vlc, p0);
+                u[i] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
+            }
+
+            for (unsigned i = 0; i < nq; i++) {
+                unsigned r = rho[i];
+                int x0 = 2 * (int)(qx + i);
+                if (!r)
+                    continue;
+                unsigned kappa = 1;
+                if (qy > 0 && (r & (r - 1))) {
+                    unsigned e = e_above(out, stride, w, y0, p, x0 - 1);
+                    for (int d = 0; d < 3; d++) {
+                        unsigned f = e_above(out, stride, w, y0, p, x0 + d);
+                        if (f > e)
+                            e = f;
+                    }
+                    kappa = e > 2 ? e - 1 : 1;
+                }
+                unsigned big_u = u[i] + kappa;
+                if (big_u > kb + 1) {
+                    zero_rows(out, stride, w, y0, h);
+                    return SCI_HT_DEC_EMAG;
+                }
+                for (unsigned n = 0; n < 4; n++) {
+                    if (!(r >> n & 1))
+                        continue;
+                    unsigned m = big_u - (ek[i] >> n & 1);
+                    uint32_t v = ms_get(&ms, m) | (uint32_t)(e1[i] >> n & 1) << m;
+                    uint32_t mu = (v >> 1) + 1;
+                    if (mu >> kb) {
+                        zero_rows(out, stride, w, y0, h);
+                        return SCI_HT_DEC_EMAG;
+                    }
+                    unsigned x = (unsigned)x0 + (n >> 1), y = y0 + (n & 1);
+                    if (x >= w || y >= h)
+                        continue;
+                    out[(size_t)y * stride + x] = mu << p | (v & 1) << 31;
+                }
+            }
+
+            int err = mel.over ? SCI_HT_DEC_EMEL
+                      : vlc.out > vlc.limit ? SCI_HT_DEC_EVLC
+                      : ms.out > ms.limit ? SCI_HT_DEC_EMAGSGN
+                                          : SCI_HT_DEC_OK;
+            if (err) {
+                zero_rows(out, stride, w, y0, h);
+                return err;
+            }
+        }
+    }
+    return SCI_HT_DEC_OK;
+}
+
+struct sp_reader {
+    const uint8_t *d;
+    size_t pos, end;
+    unsigned tmp, bits;
+    int last_ff;
+};
+
+SCI_HTD unsigned sp_bit(sp_reader *r) {
+    if (!r->bits) {
+        unsigned b = r->pos < r->end ? r->d[r->pos++] : 0;
+        r->bits = r->last_ff ? 7 : 8;
+        r->last_ff = b == 0xFF;
+        r->tmp = b;
+    }
+    unsigned bit = r->tmp & 1;
+    r->tmp >>= 1;
+    r->bits--;
+    return bit;
+}
+
+struct mr_reader {
+    const uint8_t *d;
+    size_t left;
+    unsigned tmp, bits, last;
+};
+
+SCI_HTD unsigned mr_bit(mr_reader *r) {
+    if (!r->bits) {
+        unsigned b = r->left ? r->d[--r->left] : 0;
+        r->bits = r->last > 0x8F && (b & 0x7F) == 0x7F ? 7 : 8;
+        r->last = b;
+        r->tmp = b;
+    }
+    unsigned bit = r->tmp & 1;
+    r->tmp >>= 1;
+    r->bits--;
+    return bit;
+}
+
+#define SCI_HTD_NEW 0x40000000u  /* made significant by this SigProp pass */
+#define SCI_HTD_MAG 0x7FFFFFFFu
+
+/* significant (after the cleanup pass, or marked new) at (x, y); 0 outside */
+SCI_HTD uint32_t sig_at(const uint32_t *out, size_t stride, unsigned w,
+                        unsigned h, int x, int y) {
+    if (x < 0 || y < 0 || x >= (int)w || y >= (int)h)
+        return 0;
+    return out[(size_t)y * stride + x] & SCI_HTD_MAG;
+}
+
+SCI_HTD_NOINLINE void refinement_passes(const uint8_t *ref, size_t lref,
+                                        unsigned w, unsigned h, unsigned p,
+                                        unsigned passes, int vcausal,
+                                        uint32_t *out, size_t stride) {
+    uint32_t half = 1u << (p - 1);
+    sp_reader sp = {ref, 0, lref, 0, 0, 0};
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned rows = h - y0 < 4 ? h - y0 : 4;
+        for (unsigned x0 = 0; x0 < w; x0 += 4) {
+            unsigned cols = w - x0 < 4 ? w - x0 : 4;
+            /* the samples made significant, in scan order: 4 bits a
+             * position (x - x0) * 4 + (y - y0) */
+            uint32_t newmask = 0;
+            for (unsigned x = x0; x < x0 + cols; x++)
+                for (unsigned y = y0; y < y0 + rows; y++) {
+                    uint32_t *c = &out[(size_t)y * stride + x];
+                    if (*c & SCI_HTD_MAG)
+                        continue;
+                    int xi = (int)x, yi = (int)y;
+                    uint32_t nb = sig_at(out, stride, w, h, xi - 1, yi - 1) |
+                                  sig_at(out, stride, w, h, xi, yi - 1) |
+                                  sig_at(out, stride, w, h, xi + 1, yi - 1) |
+                                  sig_at(out, stride, w, h, xi - 1, yi) |
+                                  sig_at(out, stride, w, h, xi + 1, yi);
+                    if (!(vcausal && y == y0 + 3))
+                        nb |= sig_at(out, stride, w, h, xi - 1, yi + 1) |
+                              sig_at(out, stride, w, h, xi, yi + 1) |
+                              sig_at(out, stride, w, h, xi + 1, yi + 1);
+                    if (!nb || !sp_bit(&sp))
+                        continue;
+                    *c = SCI_HTD_NEW | half;
+                    newmask |= 1u << ((x - x0) * 4 + (y - y0));
+                }
+            while (newmask) {
+                unsigned k = 0;
+                while (!(newmask >> k & 1))
+                    k++;
+                newmask &= newmask - 1;
+                unsigned x = x0 + k / 4, y = y0 + k % 4;
+                out[(size_t)y * stride + x] |= (uint32_t)sp_bit(&sp) << 31;
+            }
+        }
+    }
+    if (passes >= 3) {
+        mr_reader mr = {ref, lref, 0, 0, 0xFF};
+        for (unsigned y0 = 0; y0 < h; y0 += 4) {
+            unsigned rows = h - y0 < 4 ? h - y0 : 4;
+            for (unsigned x = 0; x < w; x++)
+                for (unsigned y = y0; y < y0 + rows; y++) {
+                    uint32_t *c = &out[(size_t)y * stride + x];
+                    if ((*c & SCI_HTD_MAG) && !(*c & SCI_HTD_NEW) && mr_bit(&mr))
+                        *c |= half;
+                }
+        }
+    }
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            out[(size_t)y * stride + x] &= ~SCI_HTD_NEW;
+}
+
+/* One HT block, checked on the host as sci_j2k_block_decode does (its
+ * sizes, M_b <= 30, zbp < M_b, passes 1..3 and >= 2 only with p >= 1), into
+ * out, whose words must be zero (the caller clears the whole plane):
+ * returns SCI_HT_DEC_OK or the C decoder's damage code. */
+SCI_HTD int decode_block(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
+                         const uint8_t *ref, size_t lref, unsigned w,
+                         unsigned h, unsigned mb, unsigned zbp,
+                         unsigned passes, unsigned style, uint32_t *out,
+                         size_t stride) {
+    unsigned p = mb - 1 - zbp;
+    int st = cleanup_pass(lut2, cup, lcup, w, h, p, mb - p, out, stride);
+    if (st != SCI_HT_DEC_OK)
+        return st;
+    if (passes >= 2)
+        refinement_passes(ref, lref, w, h, p, passes,
+                          (style & SCI_HT_STYLE_VCAUSAL) != 0, out, stride);
+    return SCI_HT_DEC_OK;
+}
+
+/* sci_j2k_block_decode's reconstruction of the decoded words in place:
+ * the lowest plane each sample is known to, the ROI shift (H.1), the
+ * half-interval offset, then int32 (reversible) or float (Delta_b, in
+ * double as the C code computes it). */
+/* One nonzero magnitude m known down to plane lo, negative or not, as the
+ * int32 or float coefficient's bits. */
+SCI_HTD uint32_t dequant_word(uint32_t m, int neg, unsigned lo, unsigned roi,
+                              int rev, double step) {
+    if (roi && roi < 32 && m >= (1u << roi)) {
+        m >>= roi;
+        lo = lo > roi ? lo - roi : 0;
+    }
+    if (rev) {
+        if (lo)
+            m += 1u << (lo - 1);
+        int32_t q = neg ? -(int32_t)m : (int32_t)m;
+        return (uint32_t)q;
+    }
+    double d = ((double)m + ldexp(0.5, (int)lo)) * step;
+    float f = (float)(neg ? -d : d);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+SCI_HTD void dequantize(uint32_t *out, size_t stride, unsigned w, unsigned h,
+                        unsigned p, unsigned passes, unsigned roi, int rev,
+                        double step) {
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++) {
+            uint32_t *a = &out[(size_t)y * stride + x];
+            uint32_t v = *a;
+            uint32_t m = v & SCI_HTD_MAG;
+            if (!m) {
+                *a = 0;
+                continue;
+            }
+            unsigned lo = p;
+            if (passes == 3 || (passes == 2 && p && m == 1u << (p - 1)))
+                lo = p - 1;
+            *a = dequant_word(m, (v & 0x80000000u) != 0, lo, roi, rev, step);
+        }
+}
+
+} /* namespace sci_htd */
+
+#endif

@@ -1,0 +1,982 @@
+/*
+ * JPEG 2000 decoding on the GPU (cuda/j2k/j2kdec.h).
+ *
+ * Host: sci_j2k_dec parses and runs tier-2 in refs mode (it says where each
+ * code-block's byte pieces lie in the codestream instead of copying them);
+ * the codestream, the block table and the piece table go into one pinned
+ * buffer and to the device in one copy.  Device: a gather kernel lays each
+ * block's pieces end to end in an arena (a block of a layered stream has one
+ * piece a layer), the HT kernel decodes a block per thread into the
+ * coefficient planes and dequantizes it there (ht_dec.cuh), and
+ * sci_cuda_wt_inverse_dec runs the inverse DWT, whose last level writes the
+ * samples with the colour transform, the DC shift and the clamp.
+ *
+ * Built with SCI_J2KDEC_EMU, the kernels become host loops over the same
+ * device functions (tests/j2k/j2kdec_emu.cpp).
+ */
+#include <cuda_runtime.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "j2kdec.h"
+#include "dwt.h"
+#include "ht_dec.cuh"
+#include "t1_dec.cuh"
+#include "codec/common/parallel.h"
+#include "codec/j2k/ht_dec.h"
+#include "codec/j2k/wavelet_frame.h"
+
+#define MAX_SLOTS 8
+
+#if defined(__CUDACC__)
+#define SCI_T1D_BOTH __device__
+#else
+#define SCI_T1D_BOTH static
+#endif
+#define HT_NT 128       /* threads a CUDA block of the HT kernel */
+#define GATHER_NT 128
+
+/* A code-block for the block kernels, checked on the host. */
+struct jd_block {
+    uint64_t coef;      /* its first coefficient, in words from the buffer */
+    uint64_t data;      /* HT: its cleanup segment in the arena; EBCOT: its
+                         * first byte */
+    uint32_t stride;    /* words between rows */
+    uint32_t lcup, lref; /* HT: segment lengths; EBCOT: bytes, and where
+                         * its pass ends are in the pass table */
+    uint16_t w, h;
+    uint8_t mb, zbp, passes, style;
+    uint8_t roi, rev, band, pad;
+    double step;
+    uint64_t flags;     /* EBCOT: its flags in the flag scratch */
+};
+
+/* A piece of a block's bytes: codestream [src, src + len) -> arena dst. */
+struct jd_ref {
+    uint64_t src, dst;
+    uint64_t len;
+};
+
+/* ---- kernels ------------------------------------------------------------- */
+
+#ifdef SCI_J2KDEC_EMU
+static void gather_one(const uint8_t *cs, const jd_ref &r,
+                              uint8_t *arena, unsigned tid, unsigned nt) {
+    for (uint64_t k = tid; k < r.len; k += nt)
+        arena[r.dst + k] = cs[r.src + k];
+}
+#endif
+
+#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
+__global__ void __launch_bounds__(GATHER_NT)
+gather_kernel(const uint8_t *cs, const jd_ref *refs, size_t n, uint8_t *arena) {
+    for (size_t i = blockIdx.x; i < n; i += gridDim.x) {
+        jd_ref r = refs[i];
+        for (uint64_t k = threadIdx.x; k < r.len; k += blockDim.x)
+            arena[r.dst + k] = __ldg(cs + r.src + k);
+    }
+}
+#endif
+
+SCI_HTD void ht_one(const jd_block &b, const uint8_t *arena,
+                    const uint16_t *lut, uint32_t *coef, int *status,
+                    unsigned i) {
+    uint32_t *out = coef + b.coef;
+    const uint8_t *cup = arena + b.data;
+    int r = sci_htd::decode_block(lut, cup, b.lcup, cup + b.lcup, b.lref, b.w,
+                                  b.h, b.mb, b.zbp, b.passes, b.style, out,
+                                  b.stride);
+    if (r != SCI_HT_DEC_OK) {
+#if defined(__CUDA_ARCH__)
+        atomicAdd(&status[0], 1);
+        atomicMin(&status[1], (int)i);
+#else
+        status[0]++;
+        if ((int)i < status[1])
+            status[1] = (int)i;
+#endif
+    }
+    sci_htd::dequantize(out, b.stride, b.w, b.h, b.mb - 1u - b.zbp, b.passes,
+                        b.roi, b.rev, b.step);
+}
+
+SCI_T1D_BOTH void t1_one(const jd_block &b, const uint8_t *arena,
+                         const uint32_t *plen, uint16_t *flags,
+                         uint32_t *coef, int *status, unsigned i) {
+    uint32_t *out = coef + b.coef;
+    uint16_t *fl = flags + b.flags;
+    int r = sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w,
+                                  b.h, b.band, b.mb, b.zbp, b.passes, b.style,
+                                  fl, out, b.stride);
+    if (r) {
+#if defined(__CUDA_ARCH__)
+        atomicAdd(&status[0], 1);
+        atomicMin(&status[1], (int)i);
+#else
+        status[0]++;
+        if ((int)i < status[1])
+            status[1] = (int)i;
+#endif
+    }
+    size_t W = (size_t)b.w + 2;
+    for (unsigned y = 0; y < b.h; y++)
+        for (unsigned x = 0; x < b.w; x++) {
+            unsigned f = fl[(y + 1) * W + x + 1];
+            uint32_t *a = &out[(size_t)y * b.stride + x];
+            *a = (f & SCI_T1D_SIG)
+                 ? sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
+                                         f >> SCI_T1D_LOW_SHIFT & 31, b.roi,
+                                         b.rev, b.step)
+                 : 0;
+        }
+}
+
+/* bpw code-blocks a warp, on its first bpw lanes: the threads of a warp
+ * take different branches through their blocks' data, so fewer blocks a
+ * warp diverge less but leave lanes idle (sci_cuda_j2kdec_tune). */
+#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
+__global__ void __launch_bounds__(HT_NT)
+ht_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
+          const uint16_t *lut, uint32_t *coef, int *status) {
+    unsigned lane = threadIdx.x & 31;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    size_t i = warp * bpw + lane;
+    if (lane < (unsigned)bpw && i < n)
+        ht_one(blk[i], arena, lut, coef, status, (unsigned)i);
+}
+#endif
+
+#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
+__global__ void __launch_bounds__(HT_NT)
+t1_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
+          const uint32_t *plen, uint16_t *flags, uint32_t *coef, int *status) {
+    unsigned lane = threadIdx.x & 31;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    size_t i = warp * bpw + lane;
+    if (lane < (unsigned)bpw && i < n)
+        t1_one(blk[i], arena, plen, flags, coef, status, (unsigned)i);
+}
+#endif
+
+static cudaError_t launch_t1(const jd_block *blk, size_t n, int bpw,
+                             const uint8_t *arena, const uint32_t *plen,
+                             uint16_t *flags, void *coef, int *status,
+                             cudaStream_t s) {
+    if (!n)
+        return cudaSuccess;
+#ifdef SCI_J2KDEC_EMU
+    (void)s;
+    (void)bpw;
+    for (size_t i = 0; i < n; i++)
+        t1_one(blk[i], arena, plen, flags, (uint32_t *)coef, status, (unsigned)i);
+    return cudaSuccess;
+#else
+    size_t warps = (n + bpw - 1) / bpw;
+    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
+    t1_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, plen, flags,
+                                               (uint32_t *)coef, status);
+    return cudaGetLastError();
+#endif
+}
+
+static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
+                                 size_t n, uint8_t *arena, cudaStream_t s) {
+    if (!n)
+        return cudaSuccess;
+#ifdef SCI_J2KDEC_EMU
+    (void)s;
+    for (size_t i = 0; i < n; i++)
+        gather_one(cs, refs[i], arena, 0, 1);
+    return cudaSuccess;
+#else
+    size_t grid = n < 65535 ? n : 65535;
+    gather_kernel<<<(unsigned)grid, GATHER_NT, 0, s>>>(cs, refs, n, arena);
+    return cudaGetLastError();
+#endif
+}
+
+static cudaError_t launch_ht(const jd_block *blk, size_t n, int bpw,
+                             const uint8_t *arena, const uint16_t *lut,
+                             void *coef, int *status, cudaStream_t s) {
+    if (!n)
+        return cudaSuccess;
+#ifdef SCI_J2KDEC_EMU
+    (void)s;
+    (void)bpw;
+    for (size_t i = 0; i < n; i++)
+        ht_one(blk[i], arena, lut, (uint32_t *)coef, status, (unsigned)i);
+    return cudaSuccess;
+#else
+    size_t warps = (n + bpw - 1) / bpw;
+    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
+    ht_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, lut,
+                                               (uint32_t *)coef, status);
+    return cudaGetLastError();
+#endif
+}
+
+/* ---- the decoder --------------------------------------------------------- */
+
+struct slot {
+    int busy;
+    unsigned ticket;
+    sci_cuda_j2kdec_path_t path;
+    uint8_t *h_up;          /* pinned: codestream, blocks, pieces */
+    size_t up_cap;
+    int *h_status;          /* pinned: damaged HT blocks, first one */
+    cudaEvent_t done;
+    unsigned warnings;      /* the host's, at submit */
+    char warning[256];
+    size_t nht;             /* HT blocks on the device */
+};
+
+struct sci_cuda_j2kdec {
+    sci_j2k_dec *dec;
+    sci_pool *pool;
+    unsigned nthreads;
+    sci_j2k_block_scratch **scratch;
+    unsigned nslots;
+    slot slots[MAX_SLOTS];
+    unsigned next_ticket;
+    const uint8_t *data;
+    size_t len;
+    int parsed;
+    sci_j2k_info info;
+    sci_cuda_j2kdec_path_t path;
+    int bpw;                /* HT code-blocks a warp */
+    /* device */
+    uint16_t *d_lut;
+    uint8_t *d_up, *d_arena;
+    size_t d_up_cap, arena_cap;
+    void *d_flags;          /* EBCOT blocks' flags */
+    size_t flags_cap;
+    int ebcot_host;         /* EBCOT blocks on the host (tune) */
+    void *d_coef;
+    size_t coef_cap;
+    int *d_status;          /* one pair a slot */
+    sci_cuda_wt *wt;
+    sci_wt_geometry wg;
+    /* host-side buffers of the host paths (pinned, one at a time) */
+    void *h_coef;
+    size_t h_coef_cap;
+    uint8_t *h_planes;
+    size_t h_planes_cap;
+    cudaEvent_t host_up;    /* their last upload */
+    int host_up_pending;
+    /* messages */
+    char err[512];
+    unsigned warnings;
+    char warning[256];
+};
+
+static int fail(sci_cuda_j2kdec *d, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int dec_fail(sci_cuda_j2kdec *d, int r) {
+    if (r == SCI_J2K_ENOMEM)
+        return fail(d, cudaErrorMemoryAllocation, "out of host memory");
+    return fail(d, SCI_CUDA_J2KDEC_ERR_DECODE, "%s", sci_j2k_dec_error(d->dec));
+}
+
+static cudaError_t grow_pinned(void **p, size_t *cap, size_t need) {
+    if (need <= *cap)
+        return cudaSuccess;
+    size_t n = *cap ? *cap : 1 << 16;
+    while (n < need)
+        n *= 2;
+    cudaFreeHost(*p);
+    *p = NULL;
+    *cap = 0;
+    cudaError_t e = cudaMallocHost(p, n);
+    if (e == cudaSuccess)
+        *cap = n;
+    return e;
+}
+
+static cudaError_t grow_device(void **p, size_t *cap, size_t need) {
+    if (need <= *cap)
+        return cudaSuccess;
+    size_t n = need + need / 4;
+    cudaFree(*p);
+    *p = NULL;
+    *cap = 0;
+    cudaError_t e = cudaMalloc(p, n);
+    if (e == cudaSuccess)
+        *cap = n;
+    return e;
+}
+
+extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
+                                      unsigned threads) {
+    *out = NULL;
+    if (slots < 1 || slots > MAX_SLOTS)
+        return SCI_CUDA_J2KDEC_ERR_ARG;
+    sci_cuda_j2kdec *d = (sci_cuda_j2kdec *)calloc(1, sizeof *d);
+    if (!d)
+        return cudaErrorMemoryAllocation;
+    d->nslots = slots;
+    d->bpw = 32;
+    d->dec = sci_j2k_dec_new();
+    d->pool = sci_pool_new(threads);
+    d->nthreads = sci_pool_threads(d->pool);
+    d->scratch = (sci_j2k_block_scratch **)calloc(d->nthreads, sizeof *d->scratch);
+    int err = d->dec && d->pool && d->scratch ? cudaSuccess : cudaErrorMemoryAllocation;
+    for (unsigned i = 0; !err && i < d->nthreads; i++)
+        if (!(d->scratch[i] = sci_j2k_block_scratch_new()))
+            err = cudaErrorMemoryAllocation;
+    sci_ht_dec_tables *t = (sci_ht_dec_tables *)malloc(sizeof *t);
+    if (!err && (!t || sci_ht_dec_tables_init(t)))
+        err = cudaErrorMemoryAllocation;
+    if (!err)
+        err = cudaMalloc((void **)&d->d_lut, sizeof t->vlc);
+    if (!err)
+        err = cudaMemcpy(d->d_lut, t->vlc, sizeof t->vlc, cudaMemcpyHostToDevice);
+    free(t);
+    if (!err)
+        err = cudaMalloc((void **)&d->d_status, MAX_SLOTS * 2 * sizeof(int));
+    if (!err)
+        err = cudaEventCreateWithFlags(&d->host_up, cudaEventDisableTiming);
+    for (unsigned i = 0; !err && i < slots; i++) {
+        err = cudaEventCreateWithFlags(&d->slots[i].done, cudaEventDisableTiming);
+        if (!err)
+            err = cudaMallocHost((void **)&d->slots[i].h_status, 2 * sizeof(int));
+    }
+    if (err) {
+        sci_cuda_j2kdec_destroy(d);
+        return err;
+    }
+    *out = d;
+    return cudaSuccess;
+}
+
+extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
+    if (!d)
+        return;
+    for (unsigned i = 0; i < d->nslots; i++) {
+        slot *s = &d->slots[i];
+        if (s->done) {
+            cudaEventSynchronize(s->done);
+            cudaEventDestroy(s->done);
+        }
+        cudaFreeHost(s->h_up);
+        cudaFreeHost(s->h_status);
+    }
+    if (d->host_up) {
+        cudaEventSynchronize(d->host_up);
+        cudaEventDestroy(d->host_up);
+    }
+    cudaFreeHost(d->h_coef);
+    cudaFreeHost(d->h_planes);
+    sci_cuda_wt_destroy(d->wt);
+    cudaFree(d->d_lut);
+    cudaFree(d->d_up);
+    cudaFree(d->d_arena);
+    cudaFree(d->d_flags);
+    cudaFree(d->d_coef);
+    cudaFree(d->d_status);
+    if (d->scratch)
+        for (unsigned i = 0; i < d->nthreads; i++)
+            sci_j2k_block_scratch_free(d->scratch[i]);
+    free(d->scratch);
+    sci_pool_free(d->pool);
+    sci_j2k_dec_free(d->dec);
+    free(d);
+}
+
+extern "C" int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data,
+                                     size_t len, sci_j2k_info *info,
+                                     sci_j2k_comp_info *comp, unsigned ncomp) {
+    d->parsed = 0;
+    d->err[0] = 0;
+    int r = sci_j2k_dec_parse(d->dec, data, len, &d->info);
+    if (r)
+        return dec_fail(d, r);
+    d->data = data;
+    d->len = len;
+    d->parsed = 1;
+    if (info)
+        *info = d->info;
+    for (unsigned c = 0; comp && c < ncomp && c < d->info.components; c++)
+        sci_j2k_dec_comp_info(d->dec, c, 0, &comp[c]);
+    return 0;
+}
+
+/* The output rules of component c (put_samples in codec/j2k/j2k_dec.c). */
+static sci_cuda_wt_out out_rule(const sci_j2k_comp_info &ci, unsigned bytes) {
+    sci_cuda_wt_out o;
+    if (ci.is_signed) {
+        o.lo = -(int32_t)(1u << (ci.depth - 1));
+        o.hi = (int32_t)(1u << (ci.depth - 1)) - 1;
+        o.shift = 0;
+    } else {
+        o.lo = 0;
+        o.hi = (int32_t)((1u << ci.depth) - 1);
+        o.shift = (int32_t)(1u << (ci.depth - 1));
+    }
+    o.bytes = bytes;
+    return o;
+}
+
+/* Whether tile 0 of tb fits the device layout; fills the geometry. */
+static int device_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+                           const sci_j2k_comp_info *ci, sci_wt_geometry *g) {
+    unsigned nc = tb->ncomp;
+    if (tb->x0 != 0 || tb->y0 != 0 || nc < 1 || nc > SCI_WT_MAX_COMPONENTS)
+        return 0;
+    memset(g, 0, sizeof *g);
+    g->width = d->info.width;
+    g->height = d->info.height;
+    g->components = nc;
+    g->depth = 1;
+    g->levels = tb->comps[0].levels;
+    g->filter = tb->comps[0].reversible ? SCI_DWT_53 : SCI_DWT_97;
+    for (unsigned c = 0; c < nc; c++) {
+        const sci_j2k_tcomp_info *t = &tb->comps[c];
+        if (ci[c].depth > 16 || t->levels != g->levels || t->top != t->levels ||
+            t->reversible != tb->comps[0].reversible || t->x0 || t->y0)
+            return 0;
+        if (ci[c].dx > 4 || ci[c].dy > 4)
+            return 0;
+        g->dx[c] = ci[c].dx;
+        g->dy[c] = ci[c].dy;
+        if (ci[c].depth > g->depth)
+            g->depth = ci[c].depth;
+    }
+    g->ct = !tb->mct ? SCI_CT_NONE : g->filter == SCI_DWT_53 ? SCI_CT_RCT : SCI_CT_ICT;
+    if (sci_wt_geometry_check(g))
+        return 0;
+    for (unsigned c = 0; c < nc; c++)
+        if (tb->comps[c].w != sci_wt_comp_width(g, c) ||
+            tb->comps[c].h != sci_wt_comp_height(g, c))
+            return 0;
+    return 1;
+}
+
+struct host_blocks_ctx {
+    sci_cuda_j2kdec *d;
+    const sci_j2k_tile_blocks *tb;
+    const sci_wt_geometry *g;
+    int damaged[SCI_POOL_MAX_THREADS];
+    int nomem;
+};
+
+static void host_blocks_fn(void *vctx, size_t begin, size_t end, unsigned worker) {
+    host_blocks_ctx *x = (host_blocks_ctx *)vctx;
+    const sci_j2k_tile_blocks *tb = x->tb;
+    for (size_t i = begin; i < end; i++) {
+        unsigned c = tb->bands[tb->blocks[i].band].comp;
+        void *plane = (uint32_t *)x->d->h_coef + sci_wt_comp_offset(x->g, c);
+        int r = sci_j2k_block_decode(tb, i, x->d->scratch[worker], plane,
+                                     sci_wt_comp_width(x->g, c), NULL);
+        if (r < 0)
+            x->nomem = 1;
+        else if (r)
+            x->damaged[worker]++;
+    }
+}
+
+static void note_host_warnings(sci_cuda_j2kdec *d, slot *s) {
+    s->warnings = sci_j2k_dec_warnings(d->dec);
+    snprintf(s->warning, sizeof s->warning, "%s", sci_j2k_dec_warning(d->dec));
+}
+
+static void host_up_wait(sci_cuda_j2kdec *d) {
+    if (d->host_up_pending) {
+        cudaEventSynchronize(d->host_up);
+        d->host_up_pending = 0;
+    }
+}
+
+/* The whole frame by the C reference, its planes uploaded. */
+static int submit_host(sci_cuda_j2kdec *d, slot *s,
+                       const sci_cuda_j2kdec_plane *planes,
+                       const sci_j2k_comp_info *ci, cudaStream_t st) {
+    unsigned nc = d->info.components;
+    size_t total = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        if (planes[c].pixel_stride != planes[c].bytes)
+            return fail(d, SCI_CUDA_J2KDEC_ERR_UNSUPPORTED, "plane %u: packed "
+                        "output (pixel stride %u, %u-byte samples) on the host "
+                        "path", c, planes[c].pixel_stride, planes[c].bytes);
+        total += (size_t)ci[c].w * ci[c].h * planes[c].bytes;
+    }
+    host_up_wait(d);
+    cudaError_t e = grow_pinned((void **)&d->h_planes, &d->h_planes_cap, total + 1);
+    if (e)
+        return e;
+    sci_j2k_plane *hp = (sci_j2k_plane *)calloc(nc, sizeof *hp);
+    if (!hp)
+        return cudaErrorMemoryAllocation;
+    size_t at = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        hp[c].data = d->h_planes + at;
+        hp[c].stride = ci[c].w ? ci[c].w : 1;
+        hp[c].bytes = planes[c].bytes;
+        at += (size_t)ci[c].w * ci[c].h * planes[c].bytes;
+    }
+    sci_j2k_decode_params p = {0, 0};
+    int r = sci_j2k_dec_decode(d->dec, &p, hp);
+    free(hp);
+    if (r)
+        return dec_fail(d, r);
+    note_host_warnings(d, s);
+    at = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        size_t row = (size_t)ci[c].w * planes[c].bytes;
+        if (row && ci[c].h) {
+            e = cudaMemcpy2DAsync(planes[c].data, planes[c].row_stride,
+                                  d->h_planes + at, row, row, ci[c].h,
+                                  cudaMemcpyHostToDevice, st);
+            if (e)
+                return e;
+        }
+        at += row * ci[c].h;
+    }
+    e = cudaEventRecord(d->host_up, st);
+    d->host_up_pending = 1;
+    return e;
+}
+
+/* The device tables of a tile: blocks (the HT ones first, then the EBCOT
+ * ones), their byte pieces and the EBCOT blocks' pass ends, with the
+ * checks and warnings of sci_j2k_block_decode for blocks left zero. */
+struct tables {
+    jd_block *blk;
+    jd_ref *ref;
+    uint32_t *plen;
+    size_t nht, neb, nref, nplen;
+    uint64_t nflags;         /* flag words of the EBCOT blocks */
+};
+
+/* Counts what the tables of tb need at most. */
+static void table_bounds(const sci_j2k_tile_blocks *tb, size_t *nplen) {
+    size_t n = 0;
+    for (size_t i = 0; i < tb->nblocks; i++)
+        if (!tb->blocks[i].ht)
+            n += tb->blocks[i].passes;
+    *nplen = n;
+}
+
+static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+                      const sci_wt_geometry *g, size_t i, int want_ht,
+                      tables *t) {
+    sci_j2k_status *st = sci_j2k_dec_status(d->dec);
+    const sci_j2k_block *b = &tb->blocks[i];
+    const sci_j2k_band_info *band = &tb->bands[b->band];
+    unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
+    if (!w || !h || (int)b->ht != want_ht)
+        return;
+    unsigned nbp = band->mb + band->roi, zbp = b->zbp;
+    if (nbp == 0 || zbp >= nbp) {
+        if (zbp > nbp)
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u with "
+                         "%u zero bit-planes out of %u: left zero", tb->tile,
+                         band->comp, zbp, nbp);
+        return;
+    }
+    if (nbp > 30) {
+        unsigned k = nbp - 30;
+        if (zbp < k) {
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "codes %u bit-planes (at most 30 are supported): "
+                         "left zero", tb->tile, band->comp, nbp - zbp);
+            return;
+        }
+        nbp -= k;
+        zbp -= k;
+    }
+    unsigned top_plane = nbp - 1 - zbp;
+    unsigned passes = b->passes;
+    if (!passes)
+        return;
+    jd_block o;
+    memset(&o, 0, sizeof o);
+    if (b->ht) {
+        if (top_plane == 0 && passes > 1)
+            passes = 1;
+        if (w > 1024 || h > 1024 || w * h > 4096 || passes < 1 || passes > 3) {
+            sci_j2k_warn(st, b->src, "tile %u: an HT code-block of component "
+                         "%u could not be decoded: left zero", tb->tile,
+                         band->comp);
+            return;
+        }
+        o.data = b->off + b->cup;
+        o.lcup = b->lcup;
+        o.lref = b->lref;
+    } else {
+        sci_t1_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.w = w;
+        prm.h = h;
+        prm.band = band->orient;
+        prm.nbp = nbp;
+        prm.style = b->style & SCI_T1_STYLES;
+        if (sci_t1_check(&prm)) {
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "could not be decoded: left zero", tb->tile,
+                         band->comp);
+            return;
+        }
+        /* cumulative bytes after each pass, from the segments */
+        uint32_t *pl = t->plen + t->nplen;
+        unsigned k = 0, all = passes;
+        if (passes > 3 * top_plane + 1)
+            passes = 3 * top_plane + 1;
+        for (unsigned sg = 0; sg < b->nseg; sg++) {
+            unsigned pe = tb->seg_pass[b->first_seg + sg];
+            if (pe > all)
+                pe = all;
+            for (; k < pe && k < passes; k++)
+                pl[k] = tb->seg_end[b->first_seg + sg];
+        }
+        for (; k < passes; k++)
+            pl[k] = (uint32_t)b->len;
+        o.data = b->off;
+        o.lcup = (uint32_t)b->len;
+        o.lref = (uint32_t)t->nplen;
+        t->nplen += passes;
+        o.band = (uint8_t)band->orient;
+        o.flags = t->nflags;
+        t->nflags += (uint64_t)(w + 2) * (h + 2);
+    }
+    o.coef = sci_wt_comp_offset(g, band->comp) +
+             (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
+    o.stride = sci_wt_comp_width(g, band->comp);
+    o.w = (uint16_t)w;
+    o.h = (uint16_t)h;
+    o.mb = (uint8_t)nbp;
+    o.zbp = (uint8_t)zbp;
+    o.passes = (uint8_t)passes;
+    o.style = b->style & (b->ht ? 0xFF : SCI_T1_STYLES);
+    o.roi = (uint8_t)band->roi;
+    o.rev = (uint8_t)band->reversible;
+    o.step = band->step;
+    t->blk[b->ht ? t->nht++ : t->nht + t->neb++] = o;
+    uint64_t at = b->off;
+    for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
+        t->ref[t->nref].src = tb->refs[k].src;
+        t->ref[t->nref].dst = at;
+        t->ref[t->nref].len = tb->refs[k].len;
+        at += tb->refs[k].len;
+        t->nref++;
+    }
+}
+
+/* The codestream into the pinned buffer on the decoder's threads: one
+ * thread copies at memory speed well below the device link's. */
+struct copy_ctx {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+};
+
+#define COPY_CHUNK ((size_t)1 << 20)
+
+static void copy_fn(void *v, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    copy_ctx *c = (copy_ctx *)v;
+    for (size_t i = begin; i < end; i++) {
+        size_t at = i * COPY_CHUNK;
+        size_t n = c->len - at < COPY_CHUNK ? c->len - at : COPY_CHUNK;
+        memcpy(c->dst + at, c->src + at, n);
+    }
+}
+
+/* Heaviest blocks first, so that the blocks of a warp cost about the same
+ * and the long ones do not start last. */
+static int heavier_ht(const void *a, const void *b) {
+    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
+    uint64_t wx = (uint64_t)x->lcup + x->lref, wy = (uint64_t)y->lcup + y->lref;
+    return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
+static int heavier_ebcot(const void *a, const void *b) {
+    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
+    uint64_t wx = (uint64_t)x->lcup * 8 + x->passes, wy = (uint64_t)y->lcup * 8 + y->passes;
+    return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
+static size_t align16(size_t n) {
+    return (n + 15) & ~(size_t)15;
+}
+
+extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
+                                      const sci_cuda_j2kdec_plane *planes,
+                                      void *stream, unsigned *ticket) {
+    cudaStream_t st = (cudaStream_t)stream;
+    d->err[0] = 0;
+    if (!d->parsed || !planes)
+        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "nothing parsed, or no planes");
+    slot *s = &d->slots[d->next_ticket % d->nslots];
+    if (s->busy)
+        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "%u frames in flight already",
+                    d->nslots);
+    unsigned nc = d->info.components;
+    sci_j2k_comp_info *ci = (sci_j2k_comp_info *)calloc(nc, sizeof *ci);
+    if (!ci)
+        return cudaErrorMemoryAllocation;
+    int ret = 0;
+    for (unsigned c = 0; c < nc && !ret; c++) {
+        sci_j2k_dec_comp_info(d->dec, c, 0, &ci[c]);
+        if (!planes[c].data || (planes[c].bytes != 1 && planes[c].bytes != 2) ||
+            (planes[c].bytes == 1 && ci[c].depth > 8) || planes[c].pixel_stride < 1 ||
+            planes[c].row_stride < (ptrdiff_t)ci[c].w * (ptrdiff_t)planes[c].pixel_stride)
+            ret = fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "plane %u: %u-byte samples, "
+                       "pixel stride %u, row stride %td for a %u-bit component "
+                       "%u samples wide", c, planes[c].bytes,
+                       planes[c].pixel_stride, planes[c].row_stride,
+                       ci[c].depth, ci[c].w);
+        else if (ci[c].depth > 16)
+            ret = fail(d, SCI_CUDA_J2KDEC_ERR_DECODE, "component %u has %u bits: "
+                       "at most 16 are supported", c, ci[c].depth);
+    }
+    if (ret) {
+        free(ci);
+        return ret;
+    }
+    /* the slot's last frame may still be reading its pinned buffer */
+    cudaEventSynchronize(s->done);
+    d->parsed = 0;
+    s->nht = 0;
+    sci_j2k_decode_params prm = {0, 0};
+    sci_j2k_tile_blocks tb;
+    sci_wt_geometry g;
+    int dev = d->info.tiles_x == 1 && d->info.tiles_y == 1 && d->info.x0 == 0 &&
+              d->info.y0 == 0 && nc <= SCI_WT_MAX_COMPONENTS;
+    if (dev) {
+        sci_j2k_dec_set_refs(d->dec, 1);
+        int r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
+        if (r) {
+            free(ci);
+            return dec_fail(d, r);
+        }
+        dev = device_geometry(d, &tb, ci, &g);
+        int ebcot = 0;
+        for (size_t i = 0; dev && i < tb.nblocks && !ebcot; i++)
+            ebcot = !tb.blocks[i].ht;
+        d->path = !dev ? SCI_CUDA_J2KDEC_HOST
+                  : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
+                                           : SCI_CUDA_J2KDEC_DEVICE;
+        if (d->path == SCI_CUDA_J2KDEC_HOST_BLOCKS && tb.refs) {
+            /* tier-2 again, with the bytes, for the host's block decoder */
+            sci_j2k_dec_set_refs(d->dec, 0);
+            r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
+            if (r) {
+                free(ci);
+                return dec_fail(d, r);
+            }
+        }
+    } else {
+        d->path = SCI_CUDA_J2KDEC_HOST;
+    }
+    s->path = d->path;
+    if (d->path == SCI_CUDA_J2KDEC_HOST) {
+        ret = submit_host(d, s, planes, ci, st);
+        free(ci);
+        if (ret)
+            return ret;
+        cudaEventRecord(s->done, st);
+        s->h_status[0] = 0;
+        s->busy = 1;
+        s->ticket = d->next_ticket++;
+        *ticket = s->ticket;
+        return 0;
+    }
+
+    /* device layout: the wavelet scratch and the coefficient planes */
+    cudaError_t e = cudaSuccess;
+    if (!d->wt || memcmp(&d->wg, &g, sizeof g)) {
+        for (unsigned i = 0; i < d->nslots; i++)
+            cudaEventSynchronize(d->slots[i].done);
+        sci_cuda_wt_destroy(d->wt);
+        d->wt = NULL;
+        e = (cudaError_t)sci_cuda_wt_create(&d->wt, &g);
+        if (e) {
+            free(ci);
+            return e;
+        }
+        d->wg = g;
+    }
+    size_t ncoef = sci_wt_coeff_count(&g);
+    if (!e)
+        e = grow_device(&d->d_coef, &d->coef_cap, ncoef * 4);
+    sci_cuda_wt_out out[SCI_WT_MAX_COMPONENTS];
+    sci_wt_plane dst[SCI_WT_MAX_COMPONENTS];
+    for (unsigned c = 0; c < nc; c++) {
+        out[c] = out_rule(ci[c], planes[c].bytes);
+        dst[c].data = planes[c].data;
+        dst[c].row_stride = planes[c].row_stride;
+        dst[c].pixel_stride = planes[c].pixel_stride;
+    }
+    free(ci);
+    int *d_status = d->d_status + 2 * (s - d->slots);
+    sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
+    if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE) {
+        /* the upload: codestream | blocks | pieces | pass ends */
+        size_t maxref = tb.ref_first[tb.nblocks], maxplen;
+        table_bounds(&tb, &maxplen);
+        size_t cs_bytes = align16(d->len);
+        size_t blk_bytes = align16(tb.nblocks * sizeof(jd_block));
+        size_t ref_bytes = align16(maxref * sizeof(jd_ref));
+        size_t total = cs_bytes + blk_bytes + ref_bytes + maxplen * 4;
+        e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
+        if (!e)
+            e = grow_device((void **)&d->d_up, &d->d_up_cap, total);
+        if (!e)
+            e = grow_device((void **)&d->d_arena, &d->arena_cap, tb.arena_len + 16);
+        tables t;
+        memset(&t, 0, sizeof t);
+        if (!e) {
+            copy_ctx cc = {s->h_up, d->data, d->len};
+            sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
+                         (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
+            t.blk = (jd_block *)(s->h_up + cs_bytes);
+            t.ref = (jd_ref *)(s->h_up + cs_bytes + blk_bytes);
+            t.plen = (uint32_t *)(s->h_up + cs_bytes + blk_bytes + ref_bytes);
+            for (int ht = 1; ht >= 0; ht--)
+                for (size_t i = 0; i < tb.nblocks; i++)
+                    add_block(d, &tb, &g, i, ht, &t);
+            qsort(t.blk, t.nht, sizeof *t.blk, heavier_ht);
+            qsort(t.blk + t.nht, t.neb, sizeof *t.blk, heavier_ebcot);
+            total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
+            s->nht = t.nht + t.neb;
+            s->h_status[0] = 0;
+            s->h_status[1] = 0x7fffffff;
+            e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 2 + 16);
+        }
+        if (!e)
+            e = cudaMemcpyAsync(d->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
+        if (!e)
+            e = cudaMemcpyAsync(d_status, s->h_status, 2 * sizeof(int),
+                                cudaMemcpyHostToDevice, st);
+        if (!e)
+            e = cudaMemsetAsync(d->d_coef, 0, ncoef * 4, st);
+        const jd_block *dblk = (const jd_block *)(d->d_up + cs_bytes);
+        if (!e)
+            e = launch_gather(d->d_up, (const jd_ref *)(d->d_up + cs_bytes + blk_bytes),
+                              t.nref, d->d_arena, st);
+        if (!e)
+            e = launch_ht(dblk, t.nht, d->bpw, d->d_arena, d->d_lut, d->d_coef,
+                          d_status, st);
+        if (!e)
+            e = launch_t1(dblk + t.nht, t.neb, d->bpw, d->d_arena,
+                          (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
+                          (uint16_t *)d->d_flags, d->d_coef, d_status, st);
+    } else if (!e) {
+        /* EBCOT blocks: the C reference on the host's threads */
+        host_up_wait(d);
+        e = grow_pinned(&d->h_coef, &d->h_coef_cap, ncoef * 4);
+        if (!e) {
+            memset(d->h_coef, 0, ncoef * 4);
+            host_blocks_ctx *x = (host_blocks_ctx *)calloc(1, sizeof *x);
+            if (!x) {
+                e = cudaErrorMemoryAllocation;
+            } else {
+                x->d = d;
+                x->tb = &tb;
+                x->g = &g;
+                sci_pool_for(d->pool, tb.nblocks, 16, host_blocks_fn, x);
+                int damaged = 0;
+                for (unsigned w = 0; w < d->nthreads; w++)
+                    damaged += x->damaged[w];
+                int nomem = x->nomem;
+                free(x);
+                if (nomem)
+                    e = cudaErrorMemoryAllocation;
+                else if (damaged)
+                    sci_j2k_warn(jst, 0, "tile 0: %d code-blocks damaged or not "
+                                 "decodable: decoded in part or left zero",
+                                 damaged);
+            }
+        }
+        if (!e)
+            e = cudaMemcpyAsync(d->d_coef, d->h_coef, ncoef * 4,
+                                cudaMemcpyHostToDevice, st);
+        if (!e) {
+            e = cudaEventRecord(d->host_up, st);
+            d->host_up_pending = 1;
+        }
+        s->h_status[0] = 0;
+    }
+    if (!e && sci_j2k_dec_truncated(d->dec) && !sci_j2k_dec_warnings(d->dec))
+        sci_j2k_warn(jst, d->len, "the codestream is truncated");
+    if (!e)
+        e = (cudaError_t)sci_cuda_wt_inverse_dec(d->wt, d->d_coef, dst, out, st);
+    if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE)
+        e = cudaMemcpyAsync(s->h_status, d_status, 2 * sizeof(int),
+                            cudaMemcpyDeviceToHost, st);
+    if (!e)
+        e = cudaEventRecord(s->done, st);
+    if (e)
+        return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+    note_host_warnings(d, s);
+    s->busy = 1;
+    s->ticket = d->next_ticket++;
+    *ticket = s->ticket;
+    return 0;
+}
+
+extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
+    slot *s = &d->slots[ticket % d->nslots];
+    if (!s->busy || s->ticket != ticket)
+        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frame %u is not in flight", ticket);
+    s->busy = 0;
+    cudaError_t e = cudaEventSynchronize(s->done);
+    if (e)
+        return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+    d->warnings = s->warnings;
+    snprintf(d->warning, sizeof d->warning, "%s", s->warning);
+    if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
+        if (!d->warnings)
+            snprintf(d->warning, sizeof d->warning, "tile 0: %d code-blocks "
+                     "are damaged (HT data, or a wrong segmentation symbol): "
+                     "decoded in part", s->h_status[0]);
+        d->warnings += (unsigned)s->h_status[0];
+    }
+    return 0;
+}
+
+extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
+                                      size_t len,
+                                      const sci_cuda_j2kdec_plane *planes,
+                                      void *stream) {
+    unsigned t;
+    int r = sci_cuda_j2kdec_parse(d, data, len, NULL, NULL, 0);
+    if (!r)
+        r = sci_cuda_j2kdec_submit(d, planes, stream, &t);
+    if (!r)
+        r = sci_cuda_j2kdec_finish(d, t);
+    return r;
+}
+
+extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
+                                     int ebcot_on_host) {
+    if (blocks_per_warp >= 1 && blocks_per_warp <= 32)
+        d->bpw = blocks_per_warp;
+    if (ebcot_on_host >= 0)
+        d->ebcot_host = ebcot_on_host != 0;
+}
+
+extern "C" sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d) {
+    return d->path;
+}
+
+extern "C" const char *sci_cuda_j2kdec_error(const sci_cuda_j2kdec *d) {
+    return d->err;
+}
+
+extern "C" unsigned sci_cuda_j2kdec_warnings(const sci_cuda_j2kdec *d) {
+    return d->warnings;
+}
+
+extern "C" const char *sci_cuda_j2kdec_warning(const sci_cuda_j2kdec *d) {
+    return d->warnings ? d->warning : "";
+}

@@ -1,0 +1,135 @@
+/*
+ * JPEG 2000 decoding on the GPU: the CUDA backend of the C reference decoder
+ * (codec/j2k/j2k_dec.h), whose samples it reproduces exactly (5/3 and 9/7;
+ * tests/j2k/parity_j2k_dec.c).  Codestream bytes in host memory in, the
+ * frame's component planes in device memory out.
+ *
+ * Per frame, the host parses the headers and runs tier-2 (packet headers:
+ * where each code-block's bytes are) with the C reference, packs the
+ * codestream, a table of the code-blocks and of their byte pieces into one
+ * pinned buffer and copies it to the device: the only host-to-device copy.
+ * On the device: the pieces are gathered, the code-blocks decoded, one
+ * thread each, with the dequantization fused, straight into the wavelet
+ * planes (int32 for 5/3, float for 9/7, in the layout of
+ * codec/j2k/wavelet_frame.h): HT blocks (cleanup, SigProp, MagRef) and
+ * EBCOT (Part 1) blocks (MQ decoding, every code-block style); the inverse
+ * DWT runs on cuda/j2k/dwt.cu's kernels, and its last level applies the
+ * inverse RCT/ICT, the DC shift and the clamp while it writes the output
+ * planes.  What it covers and what falls back (sci_cuda_j2kdec_path says
+ * which path a frame took):
+ *
+ *  SCI_CUDA_J2KDEC_DEVICE      one tile at the canvas origin (0, 0), all
+ *      components with the same filter and levels, 1..4 components with
+ *      subsampling 1..4, decoded at full resolution (reduce 0): all of the
+ *      above.
+ *  SCI_CUDA_J2KDEC_HOST_BLOCKS the same geometry, only when asked for
+ *      (sci_cuda_j2kdec_tune), with EBCOT code-blocks: those are decoded
+ *      and dequantized on the host by the C reference (on the decoder's
+ *      CPU threads), the HT ones too, and the coefficient planes uploaded;
+ *      the inverse DWT, colour transform and output run on the device.
+ *  SCI_CUDA_J2KDEC_HOST        anything else (tiles, an image or tile
+ *      origin other than 0, reduce, per-component levels or filters, more
+ *      than 4 components or larger subsampling, a colour transform the C
+ *      reference does not apply): the whole frame is decoded by the C
+ *      reference and its planes uploaded.  The output planes must then be
+ *      planar (pixel_stride == bytes).
+ *
+ * Frames in flight: submit queues a frame on the stream and returns; finish
+ * waits for it.  Up to `slots` frames (sci_cuda_j2kdec_create) may be
+ * submitted before the oldest is finished, so the host parses frame n + 1
+ * while the device decodes frame n.  Every frame of one decoder goes on the
+ * same stream (the device scratch is shared, in stream order).
+ *
+ * Errors: 0, a cudaError_t, or SCI_CUDA_J2KDEC_ERR_*; sci_cuda_error_string
+ * (cuda/error.h) names them and sci_cuda_j2kdec_error tells the details.
+ */
+#ifndef SCI_CUDA_J2KDEC_H
+#define SCI_CUDA_J2KDEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/j2k/j2k_dec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The codestream cannot be decoded (sci_cuda_j2kdec_error: the C
+ * reference's message with its byte offset). */
+#define SCI_CUDA_J2KDEC_ERR_DECODE 100101
+/* Invalid call: planes that do not fit the parsed codestream, no parse,
+ * too many frames in flight, an unknown ticket. */
+#define SCI_CUDA_J2KDEC_ERR_ARG 100102
+/* A frame on the host path asked for packed output. */
+#define SCI_CUDA_J2KDEC_ERR_UNSUPPORTED 100103
+
+typedef enum {
+    SCI_CUDA_J2KDEC_DEVICE = 0,
+    SCI_CUDA_J2KDEC_HOST_BLOCKS = 1,
+    SCI_CUDA_J2KDEC_HOST = 2,
+} sci_cuda_j2kdec_path_t;
+
+/* A component's output plane in device memory: the sample at (x, y) is at
+ * data + y * row_stride + x * pixel_stride, `bytes` (1, or 2: a uint16_t,
+ * int16_t for signed components) wide, clamped to the component's range. */
+typedef struct {
+    void *data;
+    ptrdiff_t row_stride;
+    unsigned pixel_stride;
+    unsigned bytes;
+} sci_cuda_j2kdec_plane;
+
+typedef struct sci_cuda_j2kdec sci_cuda_j2kdec;
+
+/* slots: frames in flight, 1..8.  threads: CPU threads for the host paths
+ * (0: all CPUs). */
+int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
+                           unsigned threads);
+/* Waits for the frames in flight. */
+void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d);
+
+/* Parses data[0..len) (sci_j2k_dec_parse); data need only stay valid until
+ * the submit that follows returns.  comp: NULL or room for info->components
+ * entries (at most 16384) of sci_j2k_dec_comp_info at reduce 0. */
+int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data, size_t len,
+                          sci_j2k_info *info, sci_j2k_comp_info *comp,
+                          unsigned ncomp);
+
+/* Queues the decode of the parsed codestream at full resolution into
+ * planes[components] on `stream` (a cudaStream_t) and returns a ticket
+ * for finish.  The host paths decode before returning. */
+int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
+                           const sci_cuda_j2kdec_plane *planes, void *stream,
+                           unsigned *ticket);
+/* Waits for the frame of `ticket`; its planes are then written.  Warnings
+ * (damage worked around, as the C reference reports it, plus a count of
+ * the damaged code-blocks decoded on the device) are then in
+ * sci_cuda_j2kdec_warnings. */
+int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket);
+/* parse + submit + finish. */
+int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
+                           size_t len, const sci_cuda_j2kdec_plane *planes,
+                           void *stream);
+
+/* For benchmarks and tests.  blocks_per_warp: code-blocks a warp decodes,
+ * one a lane (1..32; 32 by default; other values: unchanged): the lanes of
+ * a warp take different branches through their blocks, so fewer blocks a
+ * warp diverge less but leave lanes idle.  ebcot_on_host: 1 decodes
+ * frames with EBCOT blocks on the SCI_CUDA_J2KDEC_HOST_BLOCKS path, 0 on
+ * the device (the default), -1 leaves it. */
+void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
+                          int ebcot_on_host);
+
+/* The path of the last submit. */
+sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);
+/* The last error's details, "" when none. */
+const char *sci_cuda_j2kdec_error(const sci_cuda_j2kdec *d);
+/* Warnings of the last finished frame, and the first one's message. */
+unsigned sci_cuda_j2kdec_warnings(const sci_cuda_j2kdec *d);
+const char *sci_cuda_j2kdec_warning(const sci_cuda_j2kdec *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

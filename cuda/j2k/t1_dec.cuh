@@ -1,0 +1,435 @@
+/*
+ * The EBCOT (Part 1) block decoder of codec/j2k/t1_dec.c and the MQ and raw
+ * decoders of codec/j2k/mq.c as device code: one thread decodes one
+ * code-block (MQ decoding is sequential within a block; blocks are
+ * independent, so the parallelism is across blocks), every pass of every
+ * code-block style, with the C decoder's segments, fills past the ends and
+ * segmentation-symbol check, so that the result is the same bit for bit.
+ *
+ * State: the magnitude bits go straight into the block's place in the
+ * coefficient plane (as in ht_dec.cuh); the flags (significance, sign,
+ * refinement, visited, and the lowest decoded plane in bits 8..12) live
+ * in a (w + 2) x (h + 2) array in device scratch, one a block.  The zero
+ * coding labels and the pass rules come from codec/j2k/t1_rules.h, shared
+ * with the C coders and cuda/j2k/t1.cu.
+ *
+ * Built for the host too (SCI_J2KDEC_EMU: tests/j2k/j2kdec_emu.cpp).
+ */
+#ifndef SCI_CUDA_T1_DEC_CUH
+#define SCI_CUDA_T1_DEC_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/j2k/t1.h"
+#include "codec/j2k/t1_rules.h"
+
+#if defined(__CUDACC__)
+#define SCI_T1D __device__ __forceinline__
+#define SCI_T1D_NOINLINE __device__ __noinline__
+#define SCI_T1D_TABLE __constant__
+#else
+#define SCI_T1D inline
+#define SCI_T1D_NOINLINE
+#define SCI_T1D_TABLE static const
+#endif
+
+namespace sci_t1d {
+
+/* Table C.2: Qe << 16 | NMPS << 8 | NLPS << 1 | SWITCH */
+#define SCI_T1D_Q(qe, nm, nl, sw) ((uint32_t)(qe) << 16 | (nm) << 8 | (nl) << 1 | (sw))
+SCI_T1D_TABLE uint32_t mq_tab[47] = {
+    SCI_T1D_Q(0x5601, 1, 1, 1), SCI_T1D_Q(0x3401, 2, 6, 0),
+    SCI_T1D_Q(0x1801, 3, 9, 0), SCI_T1D_Q(0x0AC1, 4, 12, 0),
+    SCI_T1D_Q(0x0521, 5, 29, 0), SCI_T1D_Q(0x0221, 38, 33, 0),
+    SCI_T1D_Q(0x5601, 7, 6, 1), SCI_T1D_Q(0x5401, 8, 14, 0),
+    SCI_T1D_Q(0x4801, 9, 14, 0), SCI_T1D_Q(0x3801, 10, 14, 0),
+    SCI_T1D_Q(0x3001, 11, 17, 0), SCI_T1D_Q(0x2401, 12, 18, 0),
+    SCI_T1D_Q(0x1C01, 13, 20, 0), SCI_T1D_Q(0x1601, 29, 21, 0),
+    SCI_T1D_Q(0x5601, 15, 14, 1), SCI_T1D_Q(0x5401, 16, 14, 0),
+    SCI_T1D_Q(0x5101, 17, 15, 0), SCI_T1D_Q(0x4801, 18, 16, 0),
+    SCI_T1D_Q(0x3801, 19, 17, 0), SCI_T1D_Q(0x3401, 20, 18, 0),
+    SCI_T1D_Q(0x3001, 21, 19, 0), SCI_T1D_Q(0x2801, 22, 19, 0),
+    SCI_T1D_Q(0x2401, 23, 20, 0), SCI_T1D_Q(0x2201, 24, 21, 0),
+    SCI_T1D_Q(0x1C01, 25, 22, 0), SCI_T1D_Q(0x1801, 26, 23, 0),
+    SCI_T1D_Q(0x1601, 27, 24, 0), SCI_T1D_Q(0x1401, 28, 25, 0),
+    SCI_T1D_Q(0x1201, 29, 26, 0), SCI_T1D_Q(0x1101, 30, 27, 0),
+    SCI_T1D_Q(0x0AC1, 31, 28, 0), SCI_T1D_Q(0x09C1, 32, 29, 0),
+    SCI_T1D_Q(0x08A1, 33, 30, 0), SCI_T1D_Q(0x0521, 34, 31, 0),
+    SCI_T1D_Q(0x0441, 35, 32, 0), SCI_T1D_Q(0x02A1, 36, 33, 0),
+    SCI_T1D_Q(0x0221, 37, 34, 0), SCI_T1D_Q(0x0141, 38, 35, 0),
+    SCI_T1D_Q(0x0111, 39, 36, 0), SCI_T1D_Q(0x0085, 40, 37, 0),
+    SCI_T1D_Q(0x0049, 41, 38, 0), SCI_T1D_Q(0x0025, 42, 39, 0),
+    SCI_T1D_Q(0x0015, 43, 40, 0), SCI_T1D_Q(0x0009, 44, 41, 0),
+    SCI_T1D_Q(0x0005, 45, 42, 0), SCI_T1D_Q(0x0001, 45, 43, 0),
+    SCI_T1D_Q(0x5601, 46, 46, 0),
+};
+
+struct mq_dec {
+    uint32_t a, c;
+    unsigned ct, b;
+    size_t bp, len;
+    const uint8_t *buf;
+    uint8_t cx[SCI_T1_NCTX];
+};
+
+SCI_T1D unsigned byte_at(const mq_dec *d, size_t i) {
+    return i < d->len ? d->buf[i] : 0xFF;
+}
+
+SCI_T1D void bytein(mq_dec *d) {
+    if (d->b == 0xFF) {
+        unsigned b1 = byte_at(d, d->bp + 1);
+        if (b1 > 0x8F) {
+            d->c += 0xFF00;
+            d->ct = 8;
+        } else {
+            d->bp++;
+            d->b = b1;
+            d->c += b1 << 9;
+            d->ct = 7;
+        }
+    } else {
+        d->bp++;
+        d->b = byte_at(d, d->bp);
+        d->c += d->b << 8;
+        d->ct = 8;
+    }
+}
+
+SCI_T1D void mq_restart(mq_dec *d, const uint8_t *buf, size_t len) {
+    d->buf = buf;
+    d->len = len;
+    d->bp = 0;
+    d->b = byte_at(d, 0);
+    d->c = d->b << 16;
+    bytein(d);
+    d->c <<= 7;
+    d->ct -= 7;
+    d->a = 0x8000;
+}
+
+/* Table D.7's initial states, (index << 1) | MPS */
+SCI_T1D void init_states(uint8_t *s) {
+    for (unsigned i = 0; i < SCI_T1_NCTX; i++)
+        s[i] = 0;
+    s[SCI_T1_CX_ZC] = 4 << 1;
+    s[SCI_T1_CX_RL] = 3 << 1;
+    s[SCI_T1_CX_UNI] = 46 << 1;
+}
+
+SCI_T1D void renormd(mq_dec *d) {
+    do {
+        if (d->ct == 0)
+            bytein(d);
+        d->a <<= 1;
+        d->c <<= 1;
+        d->ct--;
+    } while (!(d->a & 0x8000));
+}
+
+SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
+    uint8_t *s = &d->cx[cx];
+    unsigned i = *s >> 1, mps = *s & 1, bit;
+    uint32_t t = mq_tab[i];
+    uint32_t qe = t >> 16;
+    unsigned nmps = t >> 8 & 0xFF, nlps = t >> 1 & 0x7F, sw = t & 1;
+    d->a -= qe;
+    if ((d->c >> 16) < qe) {
+        if (d->a < qe) {
+            bit = mps;
+            *s = (uint8_t)(nmps << 1 | mps);
+        } else {
+            bit = !mps;
+            *s = (uint8_t)(nlps << 1 | (sw ? !mps : mps));
+        }
+        d->a = qe;
+        renormd(d);
+        return bit;
+    }
+    d->c -= qe << 16;
+    if (d->a & 0x8000)
+        return mps;
+    if (d->a < qe) {
+        bit = !mps;
+        *s = (uint8_t)(nlps << 1 | (sw ? !mps : mps));
+    } else {
+        bit = mps;
+        *s = (uint8_t)(nmps << 1 | mps);
+    }
+    renormd(d);
+    return bit;
+}
+
+struct raw_dec {
+    const uint8_t *buf;
+    size_t len, bp;
+    unsigned c, ct;
+};
+
+SCI_T1D void raw_init(raw_dec *r, const uint8_t *buf, size_t len) {
+    r->buf = buf;
+    r->len = len;
+    r->bp = 0;
+    r->c = 0;
+    r->ct = 0;
+}
+
+SCI_T1D unsigned raw_get(raw_dec *r) {
+    if (r->ct == 0) {
+        r->ct = r->c == 0xFF ? 7 : 8;
+        r->c = r->bp < r->len ? r->buf[r->bp] : 0xFF;
+        r->bp++;
+    }
+    return r->c >> --r->ct & 1;
+}
+
+/* flags, as in codec/j2k/t1_ctx.h, plus the lowest decoded plane */
+#define SCI_T1D_SIG 1u
+#define SCI_T1D_REF 2u
+#define SCI_T1D_VIS 4u
+#define SCI_T1D_NEG 8u
+#define SCI_T1D_LOW_SHIFT 8
+
+struct dec {
+    mq_dec mq;
+    raw_dec raw;
+    int israw;
+    unsigned w, h, band, style;
+    uint16_t *f;      /* flag of sample (0, 0); rows W apart */
+    size_t W;
+    uint32_t *mag;    /* the coefficient plane at the block */
+    size_t stride;
+};
+
+SCI_T1D unsigned get(dec *d, unsigned cx) {
+    return d->israw ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
+}
+
+SCI_T1D unsigned sig(const uint16_t *f) {
+    return *f & SCI_T1D_SIG;
+}
+
+SCI_T1D unsigned any_sig(const uint16_t *f, size_t W, int below) {
+    unsigned s = sig(f - W - 1) | sig(f - W) | sig(f - W + 1) | sig(f - 1) |
+                 sig(f + 1);
+    if (below)
+        s |= sig(f + W - 1) | sig(f + W) | sig(f + W + 1);
+    return s;
+}
+
+SCI_T1D unsigned zc_ctx(const uint16_t *f, size_t W, unsigned band, int below) {
+    unsigned h = sig(f - 1) + sig(f + 1);
+    unsigned v = sig(f - W);
+    unsigned dg = sig(f - W - 1) + sig(f - W + 1);
+    if (below) {
+        v += sig(f + W);
+        dg += sig(f + W - 1) + sig(f + W + 1);
+    }
+    return SCI_T1_CX_ZC + t1_zc_label(band, h, v, dg);
+}
+
+SCI_T1D int contrib(const uint16_t *f) {
+    if (!(*f & SCI_T1D_SIG))
+        return 0;
+    return *f & SCI_T1D_NEG ? -1 : 1;
+}
+
+SCI_T1D int clamp1(int x) {
+    return x > 1 ? 1 : x < -1 ? -1 : x;
+}
+
+SCI_T1D unsigned sc_ctx(const uint16_t *f, size_t W, int below, unsigned *xr) {
+    int h = clamp1(contrib(f - 1) + contrib(f + 1));
+    int v = contrib(f - W) + (below ? contrib(f + W) : 0);
+    v = clamp1(v);
+    *xr = 0;
+    if (h < 0 || (h == 0 && v < 0)) {
+        h = -h;
+        v = -v;
+        *xr = 1;
+    }
+    return (unsigned)(SCI_T1_CX_SC + (h ? 3 : 0) + v);
+}
+
+SCI_T1D unsigned mr_ctx(const uint16_t *f, size_t W, int below) {
+    if (*f & SCI_T1D_REF)
+        return SCI_T1_CX_MR + 2;
+    return SCI_T1_CX_MR + (any_sig(f, W, below) ? 1 : 0);
+}
+
+SCI_T1D int below_row(unsigned style, unsigned y) {
+    return !(style & SCI_T1_VCAUSAL) || (y & 3) != 3;
+}
+
+SCI_T1D int run_eligible(const uint16_t *col, size_t W, unsigned style,
+                         unsigned y0, unsigned y1) {
+    if (y1 - y0 != 4)
+        return 0;
+    for (unsigned k = 0; k < 4; k++) {
+        const uint16_t *f = col + k * W;
+        if ((*f & (SCI_T1D_SIG | SCI_T1D_VIS)) ||
+            any_sig(f, W, below_row(style, y0 + k)))
+            return 0;
+    }
+    return 1;
+}
+
+SCI_T1D void set_low(uint16_t *f, unsigned p) {
+    *f = (uint16_t)((*f & 0xFFu) | p << SCI_T1D_LOW_SHIFT);
+}
+
+SCI_T1D void get_sign(dec *d, uint16_t *f, unsigned x, unsigned y, unsigned p) {
+    unsigned xr;
+    unsigned cx = sc_ctx(f, d->W, below_row(d->style, y), &xr);
+    if (get(d, cx) ^ (d->israw ? 0u : xr))
+        *f |= SCI_T1D_NEG;
+    *f |= SCI_T1D_SIG;
+    d->mag[(size_t)y * d->stride + x] |= 1u << p;
+    set_low(f, p);
+}
+
+SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
+    unsigned w = d->w, h = d->h;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++)
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = d->f + y * d->W + x;
+                if (*f & SCI_T1D_SIG)
+                    continue;
+                unsigned cx = zc_ctx(f, d->W, d->band, below_row(d->style, y));
+                if (cx == SCI_T1_CX_ZC)
+                    continue;
+                *f |= SCI_T1D_VIS;
+                if (get(d, cx))
+                    get_sign(d, f, x, y, p);
+            }
+    }
+}
+
+SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
+    unsigned w = d->w, h = d->h;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++)
+            for (unsigned y = y0; y < y1; y++) {
+                uint16_t *f = d->f + y * d->W + x;
+                if ((*f & (SCI_T1D_SIG | SCI_T1D_VIS)) != SCI_T1D_SIG)
+                    continue;
+                unsigned cx = mr_ctx(f, d->W, below_row(d->style, y));
+                d->mag[(size_t)y * d->stride + x] |= get(d, cx) << p;
+                set_low(f, p);
+                *f |= SCI_T1D_REF;
+            }
+    }
+}
+
+SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
+    unsigned w = d->w, h = d->h, style = d->style;
+    size_t W = d->W;
+    for (unsigned y0 = 0; y0 < h; y0 += 4) {
+        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (unsigned x = 0; x < w; x++) {
+            uint16_t *col = d->f + y0 * W + x;
+            unsigned y = y0;
+            if (run_eligible(col, W, style, y0, y1)) {
+                if (!get(d, SCI_T1_CX_RL))
+                    continue;
+                unsigned r = get(d, SCI_T1_CX_UNI) << 1;
+                r |= get(d, SCI_T1_CX_UNI);
+                get_sign(d, col + r * W, x, y0 + r, p);
+                y = y0 + r + 1;
+            }
+            for (; y < y1; y++) {
+                uint16_t *f = d->f + y * W + x;
+                if (*f & (SCI_T1D_SIG | SCI_T1D_VIS))
+                    continue;
+                if (get(d, zc_ctx(f, W, d->band, below_row(style, y))))
+                    get_sign(d, f, x, y, p);
+            }
+        }
+    }
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            d->f[y * W + x] &= (uint16_t)~SCI_T1D_VIS;
+    if (style & SCI_T1_SEGSYM) {
+        unsigned s = get(d, SCI_T1_CX_UNI) << 3;
+        s |= get(d, SCI_T1_CX_UNI) << 2;
+        s |= get(d, SCI_T1_CX_UNI) << 1;
+        s |= get(d, SCI_T1_CX_UNI);
+        return s != 0xA;
+    }
+    return 0;
+}
+
+SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
+                       unsigned n, size_t s, const uint32_t *pass_len,
+                       size_t len) {
+    if (!(style & (SCI_T1_TERMALL | SCI_T1_BYPASS)))
+        return len;
+    unsigned m = n;
+    while (m + 1 < passes && !t1_pass_term(style, m, all))
+        m++;
+    size_t e = pass_len[m] < len ? pass_len[m] : len;
+    return e > s ? e : s;
+}
+
+/* Decodes the first `passes` passes (1..3 top + 1, checked on the host as
+ * sci_t1_decode_raw does) of a block of nbp planes, zbp of them zero, from
+ * in[0..len) with pass_len the cumulative ends: the magnitude bits into
+ * mag (rows `stride` words apart, zero before: the caller clears the whole
+ * plane), the flags (sign, significance, lowest plane) into
+ * fl[(w + 2) x (h + 2)].
+ * Returns 0, or 1 when a segmentation symbol was wrong. */
+SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
+                         unsigned w, unsigned h, unsigned band, unsigned nbp,
+                         unsigned zbp, unsigned passes, unsigned style,
+                         uint16_t *fl, uint32_t *mag, size_t stride) {
+    unsigned top = nbp - 1 - zbp;
+    dec d;
+    d.w = w;
+    d.h = h;
+    d.band = band;
+    d.style = style;
+    d.W = w + 2;
+    d.mag = mag;
+    d.stride = stride;
+    for (size_t i = 0; i < (size_t)(w + 2) * (h + 2); i++)
+        fl[i] = 0;
+    d.f = fl + d.W + 1;
+    init_states(d.mq.cx);
+    unsigned all = 3 * top + 1;
+    d.israw = 0;
+    mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
+    int bad = 0;
+    unsigned n = 0;
+    for (int pl = (int)top; pl >= 0 && n < passes; pl--) {
+        for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3 && n < passes;
+             kind++) {
+            if (kind == 0)
+                sig_pass(&d, (unsigned)pl);
+            else if (kind == 1)
+                ref_pass(&d, (unsigned)pl);
+            else
+                bad |= cleanup_pass(&d, (unsigned)pl);
+            if (t1_pass_term(style, n, all) && n + 1 < passes) {
+                size_t s = pass_len[n] < len ? pass_len[n] : len;
+                size_t e = seg_end(style, all, passes, n + 1, s, pass_len, len);
+                d.israw = t1_pass_raw(style, n + 1);
+                if (d.israw)
+                    raw_init(&d.raw, in + s, e - s);
+                else
+                    mq_restart(&d.mq, in + s, e - s);
+            }
+            if (style & SCI_T1_RESET)
+                init_states(d.mq.cx);
+            n++;
+        }
+    }
+    return bad;
+}
+
+} /* namespace sci_t1d */
+
+#endif
