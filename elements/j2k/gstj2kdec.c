@@ -15,7 +15,9 @@
  * 10, 12 (and for Y444 16) bit forms, from the subsampling of SIZ, or
  * RGB, GBR_10LE, GBR_12LE when the codestream's colour transform is on,
  * the JP2/JPH colr box says sRGB, or (nothing in the frame saying) the
- * input caps say `colorspace=sRGB`; four add alpha (A420, A420_10LE,
+ * input caps of an encoder say `colorspace=sRGB` (not those of a parser,
+ * `parsed=true`: jpeg2000parse says sRGB of every three-component
+ * codestream it reads from a file); four add alpha (A420, A420_10LE,
  * A422_10LE, A444_10LE, RGBA, GBRA_10LE, GBRA_12LE).  Samples keep their
  * values: a 12-bit grey frame is GRAY16_LE with samples up to 4095.  What
  * GStreamer video cannot carry (signed samples, more than 16 bits, two
@@ -132,7 +134,9 @@ gst_j2k_dec_set_sink_caps (GstSciVideoDecoder * base, GstCaps * caps)
   gst_structure_get_boolean (s, "parsed", &parsed);
   gst_video_decoder_set_packetized (GST_VIDEO_DECODER (base),
       !gst_structure_has_name (s, "image/jp2") || parsed || alignment);
-  self->caps_rgb = cs && g_str_equal (cs, "sRGB");
+  /* jpeg2000parse says sRGB for every three-component codestream it reads
+   * from a file: a parser's word is not taken, an encoder's is */
+  self->caps_rgb = cs && g_str_equal (cs, "sRGB") && !parsed;
   self->fps_n = 0;
   self->fps_d = 1;
   gst_structure_get_fraction (s, "framerate", &self->fps_n, &self->fps_d);
@@ -246,6 +250,7 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder,
 {
   GstJ2kDec *self = GST_J2K_DEC (decoder);
   GstFlowReturn ret;
+  GstBuffer *in;
   GstMapInfo map;
 
   /* dropped after an error; an empty buffer holds no frame */
@@ -253,9 +258,12 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder,
     gst_video_decoder_release_frame (decoder, frame);
     return self->failed ? GST_FLOW_ERROR : GST_FLOW_OK;
   }
-  if (!gst_buffer_map (frame->input_buffer, &map, GST_MAP_READ)) {
+  /* finish_frame may free the frame, and its input, before the unmap */
+  in = gst_buffer_ref (frame->input_buffer);
+  if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
         (NULL));
+    gst_buffer_unref (in);
     gst_video_decoder_release_frame (decoder, frame);
     return failed (self, GST_FLOW_ERROR);
   }
@@ -272,12 +280,14 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder,
         ret = decode_cpu (self, frame, map.data, map.size);
       }
     }
-    gst_buffer_unmap (frame->input_buffer, &map);
+    gst_buffer_unmap (in, &map);
+    gst_buffer_unref (in);
     return failed (self, ret);
   }
 #endif
   ret = decode_cpu (self, frame, map.data, map.size);
-  gst_buffer_unmap (frame->input_buffer, &map);
+  gst_buffer_unmap (in, &map);
+  gst_buffer_unref (in);
   return failed (self, ret);
 }
 
