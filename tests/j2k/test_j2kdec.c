@@ -473,6 +473,62 @@ GST_START_TEST (test_decodebin)
 
 GST_END_TEST;
 
+/* A JP2 file (a JPH one with the brand "jp2 ": the decoder reads any
+ * code-block kind) from filesrc in 100-byte blocks: read whole, exact;
+ * through decodebin too. */
+GST_START_TEST (test_jp2_stream)
+{
+  gchar *dir = g_dir_make_tmp ("j2kdec-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "f.jp2", NULL);
+  const gchar *chains[] = { "image/jp2 ! " DEC, "decodebin" };
+  GstVideoInfo info;
+  GstCaps *caps, *cc = NULL;
+  GstBuffer *in, *coded;
+  GstMapInfo map;
+  guint64 seed = 41;
+  gsize i;
+  guint c;
+
+  video_info (&info, "RGB", 45, 31);
+  caps = gst_video_info_to_caps (&info);
+  in = frameutil_random_buffer (&info, &seed);
+  coded = j2kutil_encode ("htj2kenc backend=cpu reversible=true jph=true", in,
+      caps, &cc);
+  fail_unless (gst_buffer_map (coded, &map, GST_MAP_READ));
+  {
+    guint8 *d = g_memdup2 (map.data, map.size);
+
+    for (i = 0; i + 4 <= MIN (map.size, 64); i++)
+      if (memcmp (d + i, "jph ", 4) == 0)
+        memcpy (d + i, "jp2 ", 4);
+    fail_unless (g_file_set_contents (file, (gchar *) d, map.size, NULL));
+    g_free (d);
+  }
+  gst_buffer_unmap (coded, &map);
+  for (c = 0; c < G_N_ELEMENTS (chains); c++) {
+    gchar *desc = g_strdup_printf ("filesrc location=%s blocksize=100 ! %s ! "
+        "appsink name=sink sync=false", file, chains[c]);
+    GstCaps *oc = NULL;
+    GList *out = run_pipeline (desc, &oc);
+
+    fail_unless_equals_int (g_list_length (out), 1);
+    fail_unless (max_diff (&info, in, out->data, oc, desc) == 0, "%s", desc);
+    gst_caps_unref (oc);
+    free_buffers (out);
+    g_free (desc);
+  }
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (dir);
+  gst_caps_unref (caps);
+  gst_caps_unref (cc);
+  gst_buffer_unref (in);
+  gst_buffer_unref (coded);
+}
+
+GST_END_TEST;
+
 /* openjpegdec, the independent decoder, gives the frames j2kdec gives. */
 GST_START_TEST (test_openjpegdec_agrees)
 {
@@ -962,6 +1018,7 @@ j2kdec_suite (void)
   tcase_add_test (tc, test_lossy_psnr);
   tcase_add_test (tc, test_file_and_rtp);
   tcase_add_test (tc, test_decodebin);
+  tcase_add_test (tc, test_jp2_stream);
   tcase_add_test (tc, test_openjpegdec_agrees);
   tcase_add_test (tc, test_reduce_and_layers);
   tcase_add_test (tc, test_refusals);
