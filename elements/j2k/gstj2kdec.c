@@ -245,8 +245,7 @@ error:
 }
 
 static GstFlowReturn
-gst_j2k_dec_handle_frame (GstVideoDecoder * decoder,
-    GstVideoCodecFrame * frame)
+gst_j2k_dec_handle_frame (GstVideoDecoder * decoder, GstVideoCodecFrame * frame)
 {
   GstJ2kDec *self = GST_J2K_DEC (decoder);
   GstFlowReturn ret;
@@ -500,8 +499,7 @@ gst_j2k_dec_class_init (GstJ2kDecClass * klass)
   sci_class->transform_caps = GST_DEBUG_FUNCPTR (gst_j2k_dec_transform_caps);
   sci_class->set_sink_caps = GST_DEBUG_FUNCPTR (gst_j2k_dec_set_sink_caps);
 
-  GST_DEBUG_CATEGORY_INIT (gst_j2k_dec_debug, "j2kdec", 0,
-      "JPEG 2000 decoder");
+  GST_DEBUG_CATEGORY_INIT (gst_j2k_dec_debug, "j2kdec", 0, "JPEG 2000 decoder");
 }
 
 static void

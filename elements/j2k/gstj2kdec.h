@@ -16,8 +16,7 @@
 
 G_BEGIN_DECLS
 #define GST_TYPE_J2K_DEC (gst_j2k_dec_get_type ())
-G_DECLARE_FINAL_TYPE (GstJ2kDec, gst_j2k_dec, GST, J2K_DEC,
-    GstSciVideoDecoder);
+G_DECLARE_FINAL_TYPE (GstJ2kDec, gst_j2k_dec, GST, J2K_DEC, GstSciVideoDecoder);
 
 /* Components a frame may have: what GStreamer's video formats carry. */
 #define GST_J2K_DEC_MAX_COMPONENTS 4

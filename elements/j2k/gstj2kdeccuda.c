@@ -289,8 +289,11 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
   }
-  /* the frames queued leave with the caps they were decoded for */
-  if (!gst_j2k_dec_same_output (self, format, comp)) {
+  /* the frames queued leave with the caps (and the memory) they were
+   * decoded for: new caps, or downstream asking to negotiate again, wait
+   * for them */
+  if (!gst_j2k_dec_same_output (self, format, comp)
+      || gst_pad_needs_reconfigure (GST_VIDEO_DECODER_SRC_PAD (self))) {
     GstFlowReturn ret = gst_j2k_dec_cuda_drain (self);
 
     if (ret != GST_FLOW_OK) {

@@ -195,11 +195,13 @@ GST_START_TEST (test_lossless_htj2kenc)
       check_lossless ("htj2kenc backend=cpu reversible=true", DEC,
           lossless_formats[f], sizes[s][0], sizes[s][1], 31 * f + s + 1);
   /* RGB without the colour transform: the caps say sRGB */
-  check_lossless ("htj2kenc backend=cpu reversible=true colour-transform=none", DEC, "RGB",
-      35, 21, 7);
+  check_lossless ("htj2kenc backend=cpu reversible=true colour-transform=none",
+      DEC, "RGB", 35, 21, 7);
   /* JPH files */
-  check_lossless ("htj2kenc backend=cpu reversible=true jph=true", DEC, "I420", 35, 21, 8);
-  check_lossless ("htj2kenc backend=cpu reversible=true jph=true", DEC, "GBR_12LE", 35, 21, 9);
+  check_lossless ("htj2kenc backend=cpu reversible=true jph=true", DEC, "I420",
+      35, 21, 8);
+  check_lossless ("htj2kenc backend=cpu reversible=true jph=true", DEC,
+      "GBR_12LE", 35, 21, 9);
 }
 
 GST_END_TEST;
@@ -378,8 +380,10 @@ GST_START_TEST (test_file_and_rtp)
     fail_unless (max_diff (&info, a->data, b->data, caps, "htj2kenc") == 0);
   gst_caps_unref (caps);
 
-  desc = g_strdup_printf (SOURCE " ! htj2kenc backend=cpu reversible=true ! filesink "
-      "location=%s", file);
+  desc =
+      g_strdup_printf (SOURCE
+      " ! htj2kenc backend=cpu reversible=true ! filesink " "location=%s",
+      file);
   run_to_eos (desc);
   g_free (desc);
 
@@ -396,9 +400,11 @@ GST_START_TEST (test_file_and_rtp)
   fail_unless (same_bytes_all (parsed, dec), "htj2kparse");
   free_buffers (parsed);
   g_free (desc);
-  parsed = run_pipeline (SOURCE " ! htj2kenc backend=cpu reversible=true ! rtpj2kpay mtu=400 "
-      "! rtpj2kdepay ! jpeg2000parse ! " DEC
-      " ! appsink name=sink sync=false", NULL);
+  parsed =
+      run_pipeline (SOURCE
+      " ! htj2kenc backend=cpu reversible=true ! rtpj2kpay mtu=400 "
+      "! rtpj2kdepay ! jpeg2000parse ! " DEC " ! appsink name=sink sync=false",
+      NULL);
   fail_unless (same_bytes_all (parsed, dec), "rtpj2kpay ! rtpj2kdepay");
   free_buffers (parsed);
   /* and decodebin picks j2kdec for a raw codestream file */
