@@ -324,6 +324,23 @@ gst_j2k_dec_flush (GstVideoDecoder * decoder)
   return TRUE;
 }
 
+/* CUDA-memory output: downstream's GstCudaBufferPool on our context, or
+ * one of ours (a flat block for the formats GstCudaMemory of 1.22 cannot
+ * hold); the CUDA path takes its device buffers from it. */
+static gboolean
+gst_j2k_dec_decide_allocation (GstVideoDecoder * decoder, GstQuery * query)
+{
+  GstSciBackendState *b = &GST_SCI_VIDEO_DECODER (decoder)->backend;
+  GstCaps *outcaps = NULL;
+
+  gst_query_parse_allocation (query, &outcaps, NULL);
+  if (outcaps && b->out_cuda_memory
+      && !gst_sci_backend_decide_device_pool (b, query, outcaps, TRUE, 0))
+    return FALSE;
+  return GST_VIDEO_DECODER_CLASS (parent_class)->decide_allocation (decoder,
+      query);
+}
+
 /* The output's metadata is the frame's, not the coded buffer's. */
 static gboolean
 gst_j2k_dec_transform_meta (GstVideoDecoder * decoder,
@@ -496,6 +513,8 @@ gst_j2k_dec_class_init (GstJ2kDecClass * klass)
   vdec_class->drain = GST_DEBUG_FUNCPTR (gst_j2k_dec_drain);
   vdec_class->flush = GST_DEBUG_FUNCPTR (gst_j2k_dec_flush);
   vdec_class->transform_meta = GST_DEBUG_FUNCPTR (gst_j2k_dec_transform_meta);
+  vdec_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_j2k_dec_decide_allocation);
   sci_class->transform_caps = GST_DEBUG_FUNCPTR (gst_j2k_dec_transform_caps);
   sci_class->set_sink_caps = GST_DEBUG_FUNCPTR (gst_j2k_dec_set_sink_caps);
 

@@ -23,13 +23,26 @@ G_DECLARE_FINAL_TYPE (GstJ2kDec, gst_j2k_dec, GST, J2K_DEC, GstSciVideoDecoder);
 #define GST_J2K_DEC_MAX_FLIGHT 4
 
 #if HAVE_CUDA
+/* A device buffer mapped for the kernels: its planes' device addresses and
+ * pitches (GstCudaMemory of the frame's format keeps its own pitch; a flat
+ * block is laid out as out_info). */
+typedef struct
+{
+  GstVideoFrame frame;          /* kind 2 */
+  GstMapInfo map;               /* kind 1 */
+  guint kind;                   /* 0: not mapped */
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+} GstJ2kDecDevMap;
+
 /* A frame queued on the GPU. */
 typedef struct
 {
   GstVideoCodecFrame *frame;
   GstBuffer *out;               /* the output buffer */
-  GstMapInfo map;               /* out, mapped (device or host) */
-  gpointer staging;             /* device planes when out is host memory */
+  GstJ2kDecDevMap dev;          /* out, when in device memory */
+  GstMapInfo host;              /* out, when in (page-locked) host memory */
+  gpointer staging;             /* its device planes then */
   guint ticket;
 } GstJ2kDecFlight;
 #endif
@@ -61,7 +74,7 @@ struct _GstJ2kDec
   guint slots;                  /* frames in flight of cuda_dec */
   GstSciOutPool out;
   GstJ2kDecFlight flight[GST_J2K_DEC_MAX_FLIGHT];
-  guint flight_head, flight_count, staging_next;
+  guint flight_head, flight_count;
 #endif
 };
 

@@ -16,6 +16,7 @@
 #if HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include "cuda/error.h"
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_j2k_dec_debug);
 #define GST_CAT_DEFAULT gst_j2k_dec_debug
@@ -66,24 +67,107 @@ open_decoder (GstJ2kDec * self)
   return TRUE;
 }
 
-/* An output buffer of out_info: device memory (with the video meta of
- * out_info) or page-locked host memory.  NULL posts an error. */
+/* Page-locked host memory for a frame of out_info (the kernels write
+ * device staging, copied into it when the frame leaves).  NULL posts an
+ * error. */
 static GstBuffer *
-acquire_output (GstJ2kDec * self, gboolean device)
+acquire_host_output (GstJ2kDec * self)
 {
   GstVideoInfo *vi = &self->out_info;
   GstCaps *caps = gst_video_info_to_caps (vi);
   GstBuffer *buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
       GST_SCI_VIDEO_DECODER (self)->backend.cuda.context, caps,
-      GST_VIDEO_INFO_SIZE (vi), device);
+      GST_VIDEO_INFO_SIZE (vi), FALSE);
 
   gst_caps_unref (caps);
-  if (buf && device && !gst_buffer_get_video_meta (buf))
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
-        GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi), vi->offset,
-        vi->stride);
   return buf;
+}
+
+/* A device buffer for a frame of out_info: from the pool negotiated with
+ * downstream (decide_allocation: GstCudaMemory of the format where
+ * GStreamer 1.22 allocates it, so that cudaconvert, cudadownload and the
+ * other CUDA elements read it as they expect; else a flat block), else a
+ * flat block of ours.  Flat blocks carry the video meta of out_info.  NULL
+ * posts an error. */
+static GstBuffer *
+acquire_device_output (GstJ2kDec * self)
+{
+  GstSciCuda *cuda = &GST_SCI_VIDEO_DECODER (self)->backend.cuda;
+  GstVideoInfo *vi = &self->out_info;
+  GstBuffer *buf =
+      gst_video_decoder_allocate_output_buffer (GST_VIDEO_DECODER (self));
+
+  if (buf && !gst_sci_cuda_buffer_is_device (cuda, buf))
+    gst_clear_buffer (&buf);
+  if (!buf) {
+    GstCaps *caps = gst_video_info_to_caps (vi);
+
+    GST_DEBUG_OBJECT (self, "no device buffer from the negotiated pool");
+    buf = gst_sci_out_pool_acquire (&self->out, GST_ELEMENT (self),
+        cuda->context, caps, GST_VIDEO_INFO_SIZE (vi), TRUE);
+    gst_caps_unref (caps);
+  }
+  if (buf && !gst_buffer_get_video_meta (buf)) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+    /* a GstCudaMemory of the format says its layout itself */
+    if (!gst_is_cuda_memory (mem) || GST_VIDEO_INFO_FORMAT
+        (&GST_CUDA_MEMORY_CAST (mem)->info) != GST_VIDEO_INFO_FORMAT (vi))
+      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
+          GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi),
+          vi->offset, vi->stride);
+  }
+  return buf;
+}
+
+/* Maps device buffer `buf` for writing; FALSE posts an error. */
+static gboolean
+dev_map (GstJ2kDec * self, GstBuffer * buf, GstJ2kDecDevMap * m)
+{
+  GstVideoInfo *vi = &self->out_info;
+  guint p;
+
+  memset (m, 0, sizeof *m);
+  if (gst_sci_cuda_map_device_frame (&m->frame, vi, buf, GST_MAP_WRITE)) {
+    m->kind = 2;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (vi); p++) {
+      m->data[p] = GST_VIDEO_FRAME_PLANE_DATA (&m->frame, p);
+      m->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&m->frame, p);
+    }
+    return TRUE;
+  }
+  if (gst_buffer_map (buf, &m->map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    m->kind = 1;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (vi); p++) {
+      m->data[p] = m->map.data + GST_VIDEO_INFO_PLANE_OFFSET (vi, p);
+      m->stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (vi, p);
+    }
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+      ("Cannot map the output buffer in CUDA memory"), (NULL));
+  return FALSE;
+}
+
+static void
+dev_unmap (GstBuffer * buf, GstJ2kDecDevMap * m)
+{
+  if (m->kind == 2)
+    gst_video_frame_unmap (&m->frame);
+  else if (m->kind == 1)
+    gst_buffer_unmap (buf, &m->map);
+  m->kind = 0;
+}
+
+/* The rows of plane p of out_info. */
+static guint
+plane_rows (const GstVideoInfo * vi, guint p)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (vi->finfo, p, comp);
+  return GST_VIDEO_INFO_COMP_HEIGHT (vi, comp[0]);
 }
 
 gboolean
@@ -91,27 +175,32 @@ gst_j2k_dec_cuda_upload (GstJ2kDec * self, const guint8 * host,
     GstBuffer ** out)
 {
   GstSciCuda *cuda = &GST_SCI_VIDEO_DECODER (self)->backend.cuda;
-  GstBuffer *buf = acquire_output (self, TRUE);
-  GstMapInfo map;
+  GstVideoInfo *vi = &self->out_info;
+  GstBuffer *buf = acquire_device_output (self);
+  GstJ2kDecDevMap m;
   gint err = cudaErrorInvalidValue;
+  guint p;
 
   *out = NULL;
   if (!buf)
     return FALSE;
-  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
-        (NULL));
+  if (!dev_map (self, buf, &m)) {
     gst_buffer_unref (buf);
     return FALSE;
   }
   if (gst_sci_cuda_push (cuda)) {
-    err = gst_sci_cuda_copy (cuda, map.data, host,
-        GST_VIDEO_INFO_SIZE (&self->out_info));
+    err = 0;
+    for (p = 0; !err && p < GST_VIDEO_INFO_N_PLANES (vi); p++)
+      err = gst_sci_cuda_copy_2d (cuda, m.data[p], m.stride[p],
+          host + GST_VIDEO_INFO_PLANE_OFFSET (vi, p),
+          GST_VIDEO_INFO_PLANE_STRIDE (vi, p),
+          MIN (m.stride[p], GST_VIDEO_INFO_PLANE_STRIDE (vi, p)),
+          plane_rows (vi, p));
     if (!err)
       err = gst_sci_cuda_sync (cuda);
     gst_sci_cuda_pop ();
   }
-  gst_buffer_unmap (buf, &map);
+  dev_unmap (buf, &m);
   if (err) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Cannot copy the decoded frame into CUDA memory: %s",
@@ -123,9 +212,11 @@ gst_j2k_dec_cuda_upload (GstJ2kDec * self, const guint8 * host,
   return TRUE;
 }
 
-/* The planes of out_info's components from `base` (device memory). */
+/* The planes of out_info's components, plane p at data[p] with rows
+ * stride[p] bytes apart (device memory). */
 static void
-device_planes (GstJ2kDec * self, guint8 * base, sci_cuda_j2kdec_plane * p)
+device_planes (GstJ2kDec * self, guint8 * const *data, const gint * stride,
+    sci_cuda_j2kdec_plane * planes)
 {
   GstVideoInfo *vi = &self->out_info;
   guint bytes = GST_VIDEO_FORMAT_INFO_BITS (vi->finfo) > 8 ? 2 : 1, c;
@@ -133,11 +224,10 @@ device_planes (GstJ2kDec * self, guint8 * base, sci_cuda_j2kdec_plane * p)
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (vi); c++) {
     guint plane = GST_VIDEO_INFO_COMP_PLANE (vi, c);
 
-    p[c].data = base + GST_VIDEO_INFO_PLANE_OFFSET (vi, plane) +
-        GST_VIDEO_INFO_COMP_POFFSET (vi, c);
-    p[c].row_stride = GST_VIDEO_INFO_PLANE_STRIDE (vi, plane);
-    p[c].pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (vi, c);
-    p[c].bytes = bytes;
+    planes[c].data = data[plane] + GST_VIDEO_INFO_COMP_POFFSET (vi, c);
+    planes[c].row_stride = stride[plane];
+    planes[c].pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (vi, c);
+    planes[c].bytes = bytes;
   }
 }
 
@@ -145,7 +235,10 @@ static void
 flight_clear (GstJ2kDecFlight * f)
 {
   if (f->out) {
-    gst_buffer_unmap (f->out, &f->map);
+    if (f->dev.kind)
+      dev_unmap (f->out, &f->dev);
+    else
+      gst_buffer_unmap (f->out, &f->host);
     gst_clear_buffer (&f->out);
   }
   f->frame = NULL;
@@ -166,7 +259,7 @@ finish_oldest (GstJ2kDec * self)
   if (gst_sci_cuda_push (cuda)) {
     rc = sci_cuda_j2kdec_finish (self->cuda_dec, f->ticket);
     if (!rc && f->staging) {
-      rc = gst_sci_cuda_copy (cuda, f->map.data, f->staging,
+      rc = gst_sci_cuda_copy (cuda, f->host.data, f->staging,
           GST_VIDEO_INFO_SIZE (&self->out_info));
       if (!rc)
         rc = gst_sci_cuda_sync (cuda);
@@ -308,16 +401,18 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
 
   idx = (self->flight_head + self->flight_count) % GST_J2K_DEC_MAX_FLIGHT;
   f = &self->flight[idx];
+  f->staging = NULL;
   device = b->out_cuda_memory;
-  f->out = acquire_output (self, device);
+  f->out = device ? acquire_device_output (self) : acquire_host_output (self);
   if (!f->out) {
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
   }
-  if (!gst_buffer_map (f->out, &f->map,
-          GST_MAP_WRITE | (device ? GST_MAP_CUDA : 0))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
-        (NULL));
+  if (device ? !dev_map (self, f->out, &f->dev) : !gst_buffer_map (f->out,
+          &f->host, GST_MAP_WRITE)) {
+    if (!device)
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
+          (NULL));
     gst_clear_buffer (&f->out);
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
@@ -327,15 +422,27 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
     return cuda_failed (self, frame, "context push", 0);
   }
   rc = 0;
-  f->staging = NULL;
-  if (!device)
+  if (device) {
+    device_planes (self, f->dev.data, f->dev.stride, planes);
+  } else {
+    /* staging laid out as out_info, as the host buffer */
+    guint8 *data[GST_VIDEO_MAX_PLANES];
+    guint p;
+
     f->staging = gst_sci_cuda_staging (cuda, idx,
         GST_VIDEO_INFO_SIZE (&self->out_info), &rc);
-  if (!rc) {
-    device_planes (self, device ? f->map.data : f->staging, planes);
+    if (!f->staging && !rc)
+      rc = cudaErrorMemoryAllocation;
+    for (p = 0; f->staging && p < GST_VIDEO_INFO_N_PLANES (&self->out_info);
+        p++)
+      data[p] = (guint8 *) f->staging +
+          GST_VIDEO_INFO_PLANE_OFFSET (&self->out_info, p);
+    if (f->staging)
+      device_planes (self, data, self->out_info.stride, planes);
+  }
+  if (!rc)
     rc = sci_cuda_j2kdec_submit (self->cuda_dec, planes, cuda->stream,
         &f->ticket);
-  }
   if (rc > 0 && rc < SCI_CUDA_J2KDEC_ERR_DECODE)
     cudaGetLastError ();
   gst_sci_cuda_pop ();
