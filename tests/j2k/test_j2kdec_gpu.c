@@ -188,6 +188,43 @@ GST_START_TEST (test_lossless_cuda)
 
 GST_END_TEST;
 
+/* CUDA-memory frames of the formats GstCudaMemory holds are what
+ * nvcodec's elements expect: cudadownload gives them back exact. */
+GST_START_TEST (test_cudadownload)
+{
+  const gchar *fmts[] = { "I420", "Y42B", "Y444", "I420_10LE", "Y444_16LE",
+    "RGB"
+  };
+  GstElementFactory *f = gst_element_factory_find ("cudadownload");
+  guint i;
+
+  if (!f) {
+    GST_WARNING ("no cudadownload: skipped");
+    return;
+  }
+  gst_object_unref (f);
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    GstVideoInfo info;
+    GstBuffer *in, *coded, *out;
+    GstCaps *cc = NULL, *oc = NULL;
+    Posted p;
+
+    coded = random_coded ("htj2kenc backend=cpu reversible=true", fmts[i],
+        99, 57, 40 + i, &info, &in, &cc);
+    out = decode_one ("j2kdec backend=cuda ! " CUDA_OUT " ! cudadownload ! "
+        "video/x-raw", coded, cc, &oc, &p);
+    fail_unless (out != NULL && p.errors == 0, "%s: nothing", fmts[i]);
+    fail_unless (max_diff (&info, in, out, oc) == 0, "%s: not exact", fmts[i]);
+    gst_caps_unref (cc);
+    gst_caps_unref (oc);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_buffer_unref (coded);
+  }
+}
+
+GST_END_TEST;
+
 /* The CUDA backend gives the CPU backend's frames: lossy, reduce,
  * max-layers, damaged. */
 GST_START_TEST (test_same_as_cpu)
@@ -313,6 +350,7 @@ gpu_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_lossless_cuda);
+  tcase_add_test (tc, test_cudadownload);
   tcase_add_test (tc, test_same_as_cpu);
   tcase_add_test (tc, test_frames_in_flight);
   return s;
