@@ -971,6 +971,64 @@ GST_START_TEST (test_caps_from_frames)
 
 GST_END_TEST;
 
+/* Frames leave in order with their timestamps; after an error the input
+ * is dropped until a flush, and decoding then goes on. */
+GST_START_TEST (test_timestamps_and_flush)
+{
+  GstCaps *caps = NULL;
+  GstBuffer *coded = coded_frame ("I420", 48, 32, 9, &caps);
+  GstHarness *h = gst_harness_new_parse (DEC);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *bad, *out;
+  Posted p = { 0 };
+  guint k;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  for (k = 0; k < 4; k++) {
+    GstBuffer *b = gst_buffer_copy (coded);
+
+    GST_BUFFER_PTS (b) = k * 40 * GST_MSECOND;
+    GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  for (k = 0; k < 4; k++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 40 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 40 * GST_MSECOND);
+    gst_buffer_unref (out);
+  }
+  /* a broken main header: an error, and the next frame is dropped */
+  bad = patched (coded, 4, 0x01);
+  fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_ERROR);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (coded)),
+      GST_FLOW_ERROR);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  collect (bus, &p);
+  fail_unless_equals_int (p.errors, 1);
+  posted_clear (&p);
+  /* a flush, and frames decode again */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (coded)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  collect (bus, &p);
+  fail_unless_equals_int (p.errors, 0);
+  posted_clear (&p);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gst_buffer_unref (coded);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_properties)
 {
   GstElement *e = gst_element_factory_make ("j2kdec", NULL);
@@ -1031,6 +1089,7 @@ j2kdec_suite (void)
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_mutations);
   tcase_add_test (tc, test_caps_from_frames);
+  tcase_add_test (tc, test_timestamps_and_flush);
   return s;
 }
 
