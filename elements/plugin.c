@@ -10,6 +10,7 @@
 #include "j2k/gsthtj2kenc.h"
 #include "j2k/gsthtj2kparse.h"
 #include "j2k/gstebcotcm.h"
+#include "j2k/gstj2kdec.h"
 #include "dpcm/gstdpcmenc.h"
 #include "dpcm/gstdpcmdec.h"
 #include "spp/gstsppfilter.h"
@@ -42,6 +43,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (htj2kenc, plugin);
   ret |= GST_ELEMENT_REGISTER (htj2kparse, plugin);
   ret |= GST_ELEMENT_REGISTER (ebcotcm, plugin);
+  ret |= GST_ELEMENT_REGISTER (j2kdec, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);

@@ -1,10 +1,11 @@
 /*
  * The main job, second part: videotestsrc frames through the JPEG 2000
  * encoders (htj2kenc: HT code-blocks; ebcotcm: Part 1 EBCOT code-blocks
- * with PCRD rate control and quality layers) and OpenJPEG's decoder
- * (openjpegdec), each decoded frame compared with the frame that went in:
- * lossless (reversible=true) cases must come back exact, lossy ones above
- * a PSNR floor.  The first codestream of each case is written to a
+ * with PCRD rate control and quality layers) and two decoders of every
+ * codestream, the plugin's j2kdec (same backend as the encoder) and, as
+ * the independent check, OpenJPEG's openjpegdec; each decoded frame is
+ * compared with the frame that went in: lossless (reversible=true) cases
+ * must come back exact from both, lossy ones above a PSNR floor.  The first codestream of each case is written to a
  * directory and, where opj_decompress and ojph_expand are on PATH, decoded
  * by them too (their exit status is checked; ojph_expand decodes HT
  * code-blocks only).
@@ -26,6 +27,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
+#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
 #include "exampleutil.h"
@@ -201,8 +203,34 @@ typedef struct
   guint done;                   /* frames compared */
   guint max_err;
   gdouble psnr;
+  /* the same of j2kdec's frames */
+  guint j2k_max_err;
+  gdouble j2k_psnr;
   Stats st;
 } Result;
+
+/* The frame j2kdec decoded, compared with the input `ref` (of `info`). */
+static gboolean
+compare_j2kdec (GstElement * sink, const GstVideoInfo * info, GstSample * ref,
+    gdouble * sq, guint64 * n, guint * e, gchar ** error)
+{
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+      60 * GST_SECOND);
+  gchar *why = NULL;
+  gboolean ok;
+
+  if (!s) {
+    *error = g_strdup ("j2kdec: no frame");
+    return FALSE;
+  }
+  ok = frameutil_compare_decoded (info, gst_sample_get_buffer (ref),
+      gst_sample_get_buffer (s), gst_sample_get_caps (s), sq, n, e, &why) >= 0;
+  if (!ok)
+    *error = g_strdup_printf ("j2kdec: %s", why);
+  g_free (why);
+  gst_sample_unref (s);
+  return ok;
+}
 
 static gboolean
 run_case (const Case * c, guint frames, const gchar * backend,
@@ -210,8 +238,9 @@ run_case (const Case * c, guint frames, const gchar * backend,
 {
   ExamplePipeline p;
   gchar *desc, *dwt;
-  guint64 peak = 255, n_total = 0;
-  gdouble sq_total = 0;
+  guint64 peak = 255, n_total = 0, j2k_n = 0;
+  gdouble sq_total = 0, j2k_sq = 0;
+  GstElement *j2k;
   gboolean ok = TRUE;
 
   /* cudadwt, where a case has it, runs on the same backend */
@@ -220,17 +249,19 @@ run_case (const Case * c, guint frames, const gchar * backend,
   desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t "
       "t. ! queue ! appsink name=ref sync=false "
-      "t. ! queue name=qe ! %s %s %s name=enc backend=%s %s ! "
-      "queue ! openjpegdec ! appsink name=out sync=false",
+      "t. ! queue name=qe ! %s %s %s name=enc backend=%s %s ! tee name=c "
+      "c. ! queue ! openjpegdec ! appsink name=out sync=false "
+      "c. ! queue ! j2kdec backend=%s ! appsink name=j2k sync=false",
       frames, c->pattern, c->format, c->width, c->height,
       cuda_memory ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
-      dwt, c->element, backend, c->props);
+      dwt, c->element, backend, c->props, backend);
   g_free (dwt);
   memset (r, 0, sizeof (*r));
   ok = example_pipeline_init (&p, desc, error);
   g_free (desc);
   if (!ok)
     return FALSE;
+  j2k = gst_bin_get_by_name (GST_BIN (p.pipe), "j2k");
   add_probe (p.pipe, "qe", "src", probe_in, &r->st);
   add_probe (p.pipe, "enc", "src", probe_out, &r->st);
   g_mutex_lock (&log_lock);
@@ -263,7 +294,14 @@ run_case (const Case * c, guint frames, const gchar * backend,
       sq_total += sq;
       n_total += n;
       r->max_err = MAX (r->max_err, e);
-      r->done++;
+      if (compare_j2kdec (j2k, &info, a, &sq, &n, &e, error)) {
+        j2k_sq += sq;
+        j2k_n += n;
+        r->j2k_max_err = MAX (r->j2k_max_err, e);
+        r->done++;
+      } else {
+        ok = FALSE;
+      }
     }
     g_free (why);
     gst_sample_unref (a);
@@ -272,8 +310,10 @@ run_case (const Case * c, guint frames, const gchar * backend,
 
   if (*error)
     ok = FALSE;
+  gst_object_unref (j2k);
   example_pipeline_clear (&p);
   r->psnr = example_psnr (peak, sq_total, n_total);
+  r->j2k_psnr = example_psnr (peak, j2k_sq, j2k_n);
   return ok && r->done == frames;
 }
 
@@ -414,6 +454,12 @@ main (int argc, char **argv)
     return 2;
   }
   gst_object_unref (dec);
+  dec = gst_element_factory_find ("j2kdec");
+  if (!dec) {
+    g_printerr ("j2kdec not found: set GST_PLUGIN_PATH to the build dir\n");
+    return 2;
+  }
+  gst_object_unref (dec);
   dec = gst_element_factory_find ("openjpegdec");
   if (!dec) {
     g_printerr ("openjpegdec not found: install gstreamer1.0-plugins-bad "
@@ -433,17 +479,17 @@ main (int argc, char **argv)
   else
     dir = g_dir_make_tmp ("htj2k-roundtrip-XXXXXX", NULL);
 
-  g_print ("videotestsrc ! htj2kenc|ebcotcm ! openjpegdec, each frame "
-      "compared with its input; backend=%s\n\n", backend);
-  g_print ("%-8s %-33s %-18s %6s %11s %6s %7s %-13s %-8s %-4s %s\n", "element",
-      "case", "coding", "frames", "bytes/frame", "bpp", "enc fps", "result",
-      "backend", "opj", "ojph");
+  g_print ("videotestsrc ! htj2kenc|ebcotcm ! openjpegdec and ! j2kdec, each "
+      "frame compared with its input; backend=%s\n\n", backend);
+  g_print ("%-8s %-33s %-18s %6s %11s %6s %7s %-13s %-13s %-8s %-4s %s\n",
+      "element", "case", "coding", "frames", "bytes/frame", "bpp", "enc fps",
+      "openjpegdec", "j2kdec", "backend", "opj", "ojph");
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     const Case *c = &cases[i];
     guint n = c->frames ? MIN ((guint) frames, c->frames) : (guint) frames;
     gboolean cuda_memory =
         example_takes_cuda_memory (upload, GST_PAD_SRC, c->format);
-    gchar *error = NULL, *label, *result, *used;
+    gchar *error = NULL, *label, *result, *used, *j2k;
     const gchar *opj = "-", *ojph = "-";
     gboolean ok, failed = FALSE;
     gdouble bytes, bpp, fps;
@@ -463,16 +509,22 @@ main (int argc, char **argv)
     g_mutex_unlock (&log_lock);
     label = g_strdup_printf ("%s %dx%d %s", c->format, c->width, c->height,
         c->pattern);
+    j2k = NULL;
     if (!ok) {
       result = g_strdup_printf ("FAILED (%s)", error ? error : "no output");
       failed = TRUE;
     } else if (c->lossless) {
-      failed = r.max_err != 0;
-      result = failed ? g_strdup_printf ("NOT EXACT (max err %u)",
+      failed = r.max_err != 0 || r.j2k_max_err != 0;
+      result = r.max_err ? g_strdup_printf ("NOT EXACT (max err %u)",
           r.max_err) : g_strdup ("exact");
+      j2k = r.j2k_max_err ? g_strdup_printf ("NOT EXACT (max err %u)",
+          r.j2k_max_err) : g_strdup ("exact");
     } else {
-      failed = r.psnr < c->min_psnr;
-      result = g_strdup_printf ("PSNR %.1f dB%s", r.psnr, failed ? " LOW" : "");
+      failed = r.psnr < c->min_psnr || r.j2k_psnr < c->min_psnr;
+      result = g_strdup_printf ("PSNR %.1f dB%s", r.psnr,
+          r.psnr < c->min_psnr ? " LOW" : "");
+      j2k = g_strdup_printf ("PSNR %.1f dB%s", r.j2k_psnr,
+          r.j2k_psnr < c->min_psnr ? " LOW" : "");
     }
     if (ok && c->max_bpp > 0 && bpp > c->max_bpp) {
       g_free (result);
@@ -481,22 +533,25 @@ main (int argc, char **argv)
     }
     if (ok)
       check_external (c, r.st.first, dir, &opj, &ojph, &failed);
-    g_print ("%-8s %-33s %-18s %6u %11.0f %6.3f %7.2f %-13s %-8s %-4s %s\n",
-        c->element, label, c->coding, r.done, bytes, bpp, fps, result, used,
-        opj, ojph);
+    g_print ("%-8s %-33s %-18s %6u %11.0f %6.3f %7.2f %-13s %-13s %-8s %-4s "
+        "%s\n", c->element, label, c->coding, r.done, bytes, bpp, fps, result,
+        j2k ? j2k : "-", used, opj, ojph);
     all_ok &= !failed;
     if (r.st.first)
       g_bytes_unref (r.st.first);
     g_free (label);
     g_free (result);
     g_free (used);
+    g_free (j2k);
     g_free (error);
   }
   g_print ("\nbpp: codestream bits per pixel; enc fps: frames per second of "
       "wall-clock time in the\nencoding elements, after the first frame; "
-      "backend: the one the encoder ran (/cudamem:\nframes uploaded by "
-      "cudaupload); opj, ojph: opj_decompress and ojph_expand on the\n"
-      "first codestream, kept in %s\n\n", dir);
+      "openjpegdec, j2kdec: the two decoders'\nframes against the input; "
+      "backend: the one the encoder ran (/cudamem: frames\nuploaded by "
+      "cudaupload; j2kdec has the same backend setting); opj, ojph:\n"
+      "opj_decompress and ojph_expand on the first codestream, kept in\n%s\n\n",
+      dir);
   g_print ("%s\n", all_ok ? "every case ran; every lossless frame came back "
       "exact, every lossy one above its PSNR floor" :
       "FAILURE: a case failed, a lossless frame was not exact, a lossy one "

@@ -1,5 +1,5 @@
 /*
- * Base class of the plugin's decoders (dpcmdec, and the coming JPEG 2000
+ * Base class of the plugin's decoders (dpcmdec, and the JPEG 2000
  * decoder): a GstVideoDecoder with the backend of gstscibackend.h.  Sink
  * caps that GstVideoDecoder cannot parse as video (application/x-dpcm)
  * stay with the subclass, which sets its output from each frame's

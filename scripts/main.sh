@@ -1,8 +1,9 @@
 #!/bin/sh
 # The main job: install, build, and run videotestsrc frames through
 # cudadwt ! cudaidwt, checking that every 5/3 frame comes back exact, then
-# through htj2kenc ! openjpegdec and ebcotcm ! openjpegdec (JPEG 2000 Part
-# 15 and Part 1), checking that every lossless frame comes back exact and
+# through htj2kenc and ebcotcm (JPEG 2000 Part 15 and Part 1), each
+# codestream decoded by j2kdec and by openjpegdec (the independent check),
+# checking that every lossless frame comes back exact from both and
 # every lossy one above its PSNR floor; then synthetic shot
 # gathers through seismicenc ! seismicdec, each above its SNR floor, and,
 # where ../shared/data holds it, the F3 SEG-Y file through segysrc ..

@@ -252,7 +252,7 @@ typedef struct
   const gchar *format;          /* video/x-raw input */
   gboolean jph;
   const gchar *colorspace, *sampling;   /* typefound */
-  const gchar *out_format;      /* what decodebin gives (openjpegdec) */
+  const gchar *out_format;      /* what decodebin gives (j2kdec) */
 } J2kCase;
 
 static const J2kCase j2k_cases[] = {

@@ -1,0 +1,384 @@
+/*
+ * j2kdec on the CUDA backend (suite gpu; exits 77 without a usable
+ * device): lossless round trips from htj2kenc and ebcotcm exact in system
+ * memory and in CUDA memory, the same frames as the CPU backend (reduce,
+ * max-layers and damaged frames too), frames in flight leaving in order
+ * with a change of size between them.
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "tests/common/frameutil.h"
+#include "j2kutil.h"
+
+#define CUDA_OUT "video/x-raw(memory:CUDAMemory)"
+
+typedef struct
+{
+  guint warnings, errors;
+} Posted;
+
+static void
+collect (GstBus * bus, Posted * p)
+{
+  GstMessage *m;
+
+  while ((m = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      p->errors++;
+    else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
+      p->warnings++;
+    gst_message_unref (m);
+  }
+}
+
+/* The caps in effect for each buffer that reaches the harness. */
+static GstPadProbeReturn
+note_caps (GstPad * pad, GstPadProbeInfo * info, gpointer list)
+{
+  GList **l = list;
+
+  *l = g_list_append (*l, gst_pad_get_current_caps (pad));
+  return GST_PAD_PROBE_OK;
+}
+
+/* Coded buffers through `desc`, then EOS: the decoded buffers in order and
+ * the caps of each (*caps, may be NULL). */
+static GList *
+decode_all (const gchar * desc, GList * coded, GstCaps * coded_caps,
+    GList ** caps, Posted * p)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  GList *out = NULL, *noted = NULL, *l;
+  GstBuffer *b;
+
+  memset (p, 0, sizeof *p);
+  gst_element_set_bus (h->element, bus);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER, note_caps,
+      &noted, NULL);
+  gst_harness_set_src_caps (h, gst_caps_ref (coded_caps));
+  for (l = coded; l; l = l->next)
+    if (gst_harness_push (h, gst_buffer_ref (l->data)) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (h, gst_event_new_eos ());
+  while ((b = gst_harness_try_pull (h)))
+    out = g_list_append (out, b);
+  fail_unless_equals_int (g_list_length (noted), g_list_length (out));
+  if (caps)
+    *caps = noted;
+  else
+    g_list_free_full (noted, (GDestroyNotify) gst_caps_unref);
+  collect (bus, p);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static GstBuffer *
+decode_one (const gchar * desc, GstBuffer * coded, GstCaps * coded_caps,
+    GstCaps ** caps, Posted * p)
+{
+  GList *in = g_list_append (NULL, coded), *cl = NULL;
+  GList *out = decode_all (desc, in, coded_caps, &cl, p);
+  GstBuffer *b = out ? out->data : NULL;
+
+  fail_unless (g_list_length (out) <= 1);
+  if (caps)
+    *caps = cl ? gst_caps_ref (cl->data) : NULL;
+  g_list_free_full (cl, (GDestroyNotify) gst_caps_unref);
+  g_list_free (out);
+  g_list_free (in);
+  return b;
+}
+
+/* The samples of `out` (caps `caps`, host-mappable: system memory or our
+ * device buffers) against `in` of `info`. */
+static guint
+max_diff (const GstVideoInfo * info, GstBuffer * in, GstBuffer * out,
+    GstCaps * caps)
+{
+  GstVideoInfo oi;
+  GstVideoFrame a, b;
+  guint d;
+
+  fail_unless (gst_video_info_from_caps (&oi, caps));
+  fail_unless (GST_VIDEO_INFO_FORMAT (&oi) == GST_VIDEO_INFO_FORMAT (info)
+      && oi.width == info->width && oi.height == info->height);
+  fail_unless (gst_video_frame_map (&a, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, &oi, out, GST_MAP_READ));
+  d = frameutil_max_diff (&a, &b, NULL, NULL);
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+  return d;
+}
+
+static GstBuffer *
+random_coded (const gchar * enc, const gchar * format, gint w, gint h,
+    guint64 seed, GstVideoInfo * info, GstBuffer ** in, GstCaps ** coded_caps)
+{
+  GstCaps *caps = frameutil_video_caps (format, w, h);
+  GstBuffer *coded;
+
+  fail_unless (gst_video_info_from_caps (info, caps));
+  *in = frameutil_random_buffer (info, &seed);
+  coded = j2kutil_encode (enc, *in, caps, coded_caps);
+  gst_caps_unref (caps);
+  return coded;
+}
+
+static const gchar *const formats[] = {
+  "GRAY8", "GRAY16_LE", "I420", "I420_10LE", "Y42B", "I422_12LE", "Y444",
+  "Y444_12LE", "Y444_16LE", "RGB", "GBR_10LE", "GBR_12LE",
+};
+
+/* Exact in system and in CUDA memory, from both encoders. */
+GST_START_TEST (test_lossless_cuda)
+{
+  const gchar *encs[] = { "htj2kenc backend=cpu reversible=true",
+    "ebcotcm backend=cpu reversible=true"
+  };
+  const gchar *decs[] = { "j2kdec backend=cuda",
+    "j2kdec backend=cuda ! " CUDA_OUT
+  };
+  const gint sizes[][2] = { {67, 45}, {256, 130} };
+  guint e, f, d, s;
+
+  for (e = 0; e < G_N_ELEMENTS (encs); e++)
+    for (f = 0; f < G_N_ELEMENTS (formats); f++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        for (d = 0; d < G_N_ELEMENTS (decs); d++) {
+          GstVideoInfo info;
+          GstBuffer *in, *out, *coded;
+          GstCaps *cc = NULL, *oc = NULL;
+          Posted p;
+
+          coded = random_coded (encs[e], formats[f], sizes[s][0],
+              sizes[s][1], 11 * f + s, &info, &in, &cc);
+          out = decode_one (decs[d], coded, cc, &oc, &p);
+          fail_unless (out != NULL && p.errors == 0 && p.warnings == 0,
+              "%s ! %s, %s: nothing or a message", encs[e], decs[d],
+              formats[f]);
+          if (d == 1) {
+            GstCapsFeatures *feat = gst_caps_get_features (oc, 0);
+
+            fail_unless (gst_caps_features_contains (feat,
+                    GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+            fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out,
+                        0)), "%s: not CUDA memory", formats[f]);
+          }
+          fail_unless (max_diff (&info, in, out, oc) == 0,
+              "%s ! %s, %s %dx%d: not exact", encs[e], decs[d], formats[f],
+              sizes[s][0], sizes[s][1]);
+          gst_caps_unref (cc);
+          gst_caps_unref (oc);
+          gst_buffer_unref (in);
+          gst_buffer_unref (out);
+          gst_buffer_unref (coded);
+        }
+}
+
+GST_END_TEST;
+
+/* CUDA-memory frames of the formats GstCudaMemory holds are what
+ * nvcodec's elements expect: cudadownload gives them back exact. */
+GST_START_TEST (test_cudadownload)
+{
+  const gchar *fmts[] = { "I420", "Y42B", "Y444", "I420_10LE", "Y444_16LE",
+    "RGB"
+  };
+  GstElementFactory *f = gst_element_factory_find ("cudadownload");
+  guint i;
+
+  if (!f) {
+    GST_WARNING ("no cudadownload: skipped");
+    return;
+  }
+  gst_object_unref (f);
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    GstVideoInfo info;
+    GstBuffer *in, *coded, *out;
+    GstCaps *cc = NULL, *oc = NULL;
+    Posted p;
+
+    coded = random_coded ("htj2kenc backend=cpu reversible=true", fmts[i],
+        99, 57, 40 + i, &info, &in, &cc);
+    out = decode_one ("j2kdec backend=cuda ! " CUDA_OUT " ! cudadownload ! "
+        "video/x-raw", coded, cc, &oc, &p);
+    fail_unless (out != NULL && p.errors == 0, "%s: nothing", fmts[i]);
+    fail_unless (max_diff (&info, in, out, oc) == 0, "%s: not exact", fmts[i]);
+    gst_caps_unref (cc);
+    gst_caps_unref (oc);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_buffer_unref (coded);
+  }
+}
+
+GST_END_TEST;
+
+/* The CUDA backend gives the CPU backend's frames: lossy, reduce,
+ * max-layers, damaged. */
+GST_START_TEST (test_same_as_cpu)
+{
+  const gchar *opts[] = { "", "reduce=1", "max-layers=1", "reduce=2" };
+  guint o, f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f += 3)
+    for (o = 0; o < G_N_ELEMENTS (opts); o++) {
+      GstVideoInfo info;
+      GstBuffer *in, *coded, *a, *b;
+      GstCaps *cc = NULL, *ca = NULL, *cb = NULL;
+      gchar *da = g_strdup_printf ("j2kdec backend=cpu %s", opts[o]);
+      gchar *db = g_strdup_printf ("j2kdec backend=cuda %s", opts[o]);
+      Posted p;
+
+      coded = random_coded ("ebcotcm backend=cpu reversible=false "
+          "bitrate=3 layers=2", formats[f], 83, 61, f, &info, &in, &cc);
+      a = decode_one (da, coded, cc, &ca, &p);
+      b = decode_one (db, coded, cc, &cb, &p);
+      fail_unless (a && b);
+      fail_unless (gst_caps_is_equal (ca, cb));
+      fail_unless (j2kutil_same_bytes (a, b), "%s %s: the frames differ",
+          formats[f], opts[o]);
+      gst_caps_unref (cc);
+      gst_caps_unref (ca);
+      gst_caps_unref (cb);
+      gst_buffer_unref (in);
+      gst_buffer_unref (coded);
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+      g_free (da);
+      g_free (db);
+    }
+  /* truncated: the same frame and warning, or both an error */
+  {
+    GstVideoInfo info;
+    GstBuffer *in, *coded;
+    GstCaps *cc = NULL;
+    gsize size, cut;
+
+    coded = random_coded ("htj2kenc backend=cpu reversible=true", "I420", 64,
+        48, 5, &info, &in, &cc);
+    size = gst_buffer_get_size (coded);
+    for (cut = size / 4; cut < size; cut += size / 9) {
+      GstBuffer *t = gst_buffer_copy_region (coded, GST_BUFFER_COPY_ALL, 0,
+          cut);
+      Posted pa, pb;
+      GstBuffer *a = decode_one ("j2kdec backend=cpu", t, cc, NULL, &pa);
+      GstBuffer *b = decode_one ("j2kdec backend=cuda", t, cc, NULL, &pb);
+
+      fail_unless ((a == NULL) == (b == NULL));
+      fail_unless (pa.warnings == pb.warnings && pa.errors == pb.errors,
+          "cut at %" G_GSIZE_FORMAT ": %u/%u warnings, %u/%u errors", cut,
+          pa.warnings, pb.warnings, pa.errors, pb.errors);
+      if (a)
+        fail_unless (j2kutil_same_bytes (a, b));
+      gst_clear_buffer (&a);
+      gst_clear_buffer (&b);
+      gst_buffer_unref (t);
+    }
+    gst_caps_unref (cc);
+    gst_buffer_unref (in);
+    gst_buffer_unref (coded);
+  }
+}
+
+GST_END_TEST;
+
+/* Frames in flight leave in order, exact, with their own caps across a
+ * change of size, in both memories. */
+GST_START_TEST (test_frames_in_flight)
+{
+  const gchar *decs[] = {
+    "j2kdec backend=cuda frames-in-flight=3",
+    "j2kdec backend=cuda frames-in-flight=4 ! " CUDA_OUT,
+    "j2kdec backend=cuda frames-in-flight=1",
+  };
+  GstVideoInfo info[7];
+  GstBuffer *in[7];
+  GList *coded = NULL;
+  GstCaps *cc = NULL;
+  guint i, d;
+
+  for (i = 0; i < 7; i++) {
+    GstCaps *c = NULL;
+    gint w = i < 4 ? 96 : 40;
+
+    coded = g_list_append (coded, random_coded ("htj2kenc backend=cpu "
+            "reversible=true", "I420", w, w / 2 + 1, 300 + i, &info[i], &in[i],
+            &c));
+    if (!cc)
+      cc = c;
+    else
+      gst_caps_unref (c);
+  }
+  for (d = 0; d < G_N_ELEMENTS (decs); d++) {
+    GList *caps = NULL, *out, *o, *c;
+    Posted p;
+
+    out = decode_all (decs[d], coded, cc, &caps, &p);
+    fail_unless_equals_int (g_list_length (out), 7);
+    for (i = 0, o = out, c = caps; o; i++, o = o->next, c = c->next)
+      fail_unless (max_diff (&info[i], in[i], o->data, c->data) == 0,
+          "%s: frame %u", decs[d], i);
+    g_list_free_full (out, (GDestroyNotify) gst_buffer_unref);
+    g_list_free_full (caps, (GDestroyNotify) gst_caps_unref);
+  }
+  for (i = 0; i < 7; i++)
+    gst_buffer_unref (in[i]);
+  g_list_free_full (coded, (GDestroyNotify) gst_buffer_unref);
+  gst_caps_unref (cc);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpu_suite (void)
+{
+  Suite *s = suite_create ("scicodec-j2kdec-gpu");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_lossless_cuda);
+  tcase_add_test (tc, test_cudadownload);
+  tcase_add_test (tc, test_same_as_cpu);
+  tcase_add_test (tc, test_frames_in_flight);
+  return s;
+}
+
+/* In a child: a CUDA runtime initialised before check forks its tests is
+ * unusable in them. */
+static gboolean
+have_cuda_device (void)
+{
+  int status = 0;
+  pid_t pid = fork ();
+
+  if (pid == 0) {
+    int n = 0;
+    _exit (cudaGetDeviceCount (&n) == cudaSuccess && n > 0 ? 0 : 1);
+  }
+  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+      && WEXITSTATUS (status) == 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (!have_cuda_device ()) {
+    g_print ("no usable CUDA device: skipped\n");
+    return 77;
+  }
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (gpu_suite (), "scicodec-j2kdec-gpu", __FILE__);
+}
