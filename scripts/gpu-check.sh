@@ -16,7 +16,7 @@ step() { # name, time limit, command...
   timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1
   echo "== $name: rc $?"; tail -n "${TAIL:-3}" "$OUT/$name.txt"
 }
-step tests 240 meson test -C "$B" --no-rebuild --suite gpu --print-errorlogs
+step tests 420 meson test -C "$B" --no-rebuild --suite gpu --print-errorlogs
 cp "$B/meson-logs/testlog.txt" "$OUT/testlog.txt" 2>/dev/null
 step memcheck 150 compute-sanitizer --tool memcheck --leak-check full \
   --error-exitcode 9 "$B/tests/parity-dwt" --quick --seed 5
