@@ -769,13 +769,22 @@ gst_sci_backend_coded_allocator (GstSciBackendState * b,
 
 #if HAVE_CUDA
 /* Whether GStreamer 1.22 can allocate GstCudaMemory for frames of
- * `format`: its allocator knows these formats only and aborts
+ * `info`: its allocator knows these formats only and aborts
  * (g_assert_not_reached) on any other, GRAY8 and GRAY16_LE included, so
  * no GstCudaBufferPool may be configured, or proposed, for the rest. */
 static gboolean
-cuda_memory_allocates (GstVideoFormat format)
+cuda_memory_allocates (const GstVideoInfo * info)
 {
-  switch (format) {
+  guint p;
+
+  /* GStreamer 1.22's GstCudaMemory starts the second chroma plane of a
+   * 4:2:0 frame of odd height a row too early (height / 2 rows after the
+   * first, which has height / 2 + 1): the planes would overlap. */
+  if (GST_VIDEO_INFO_HEIGHT (info) % 2)
+    for (p = 1; p < GST_VIDEO_INFO_N_COMPONENTS (info); p++)
+      if (GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, p))
+        return FALSE;
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
     case GST_VIDEO_FORMAT_I420:
     case GST_VIDEO_FORMAT_YV12:
     case GST_VIDEO_FORMAT_I420_10LE:
@@ -825,8 +834,8 @@ gst_sci_backend_propose_allocation (GstSciBackendState * b, GstQuery * query)
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 #if HAVE_CUDA
   if (gst_sci_caps_features_is_cuda (gst_caps_get_features (caps, 0))
-      && b->cuda.context && cuda_memory_allocates (GST_VIDEO_INFO_FORMAT
-          (&info)) && gst_query_get_n_allocation_pools (query) == 0) {
+      && b->cuda.context && cuda_memory_allocates (&info)
+      && gst_query_get_n_allocation_pools (query) == 0) {
     GstBufferPool *pool = gst_cuda_buffer_pool_new (b->cuda.context);
     GstStructure *config = gst_buffer_pool_get_config (pool);
 
@@ -866,7 +875,7 @@ gst_sci_backend_decide_device_pool (GstSciBackendState * b, GstQuery * query,
 
     if (!gst_video_info_from_caps (&info, outcaps))
       return FALSE;
-    video_pool = cuda_memory_allocates (GST_VIDEO_INFO_FORMAT (&info));
+    video_pool = cuda_memory_allocates (&info);
     payload = info.size;
   }
   if (video_pool) {

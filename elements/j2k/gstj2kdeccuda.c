@@ -109,14 +109,18 @@ acquire_device_output (GstJ2kDec * self)
   }
   if (buf && !gst_buffer_get_video_meta (buf)) {
     GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+    const GstVideoInfo *layout = vi;
 
-    /* a GstCudaMemory of the format says its layout itself */
-    if (!gst_is_cuda_memory (mem) || GST_VIDEO_INFO_FORMAT
-        (&GST_CUDA_MEMORY_CAST (mem)->info) != GST_VIDEO_INFO_FORMAT (vi))
-      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-          GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
-          GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi),
-          vi->offset, vi->stride);
+    /* A GstCudaMemory of the format has its own (pitched) layout, which
+     * nvcodec's elements read from the memory but a host mapping only
+     * from a video meta: the meta says it for both. */
+    if (gst_is_cuda_memory (mem) && GST_VIDEO_INFO_FORMAT
+        (&GST_CUDA_MEMORY_CAST (mem)->info) == GST_VIDEO_INFO_FORMAT (vi))
+      layout = &GST_CUDA_MEMORY_CAST (mem)->info;
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (vi), GST_VIDEO_INFO_WIDTH (vi),
+        GST_VIDEO_INFO_HEIGHT (vi), GST_VIDEO_INFO_N_PLANES (vi),
+        (gsize *) layout->offset, (gint *) layout->stride);
   }
   return buf;
 }

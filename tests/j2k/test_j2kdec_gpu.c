@@ -18,6 +18,9 @@
 #include "tests/common/frameutil.h"
 #include "j2kutil.h"
 
+/* caps are followed by an element in these lines: gst_harness_new_parse
+ * wraps a line in a bin whose closing parenthesis the caps lexer would
+ * take as part of caps at the end */
 #define CUDA_OUT "video/x-raw(memory:CUDAMemory)"
 
 typedef struct
@@ -121,6 +124,24 @@ max_diff (const GstVideoInfo * info, GstBuffer * in, GstBuffer * out,
   return d;
 }
 
+/* Whether frames a and b (caps `caps`) hold the same samples: row
+ * padding is not compared (its bytes are undefined). */
+static gboolean
+same_samples (GstCaps * caps, GstBuffer * a, GstBuffer * b)
+{
+  GstVideoInfo vi;
+  GstVideoFrame fa, fb;
+  guint d;
+
+  fail_unless (gst_video_info_from_caps (&vi, caps));
+  fail_unless (gst_video_frame_map (&fa, &vi, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &vi, b, GST_MAP_READ));
+  d = frameutil_max_diff (&fa, &fb, NULL, NULL);
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return d == 0;
+}
+
 static GstBuffer *
 random_coded (const gchar * enc, const gchar * format, gint w, gint h,
     guint64 seed, GstVideoInfo * info, GstBuffer ** in, GstCaps ** coded_caps)
@@ -147,7 +168,7 @@ GST_START_TEST (test_lossless_cuda)
     "ebcotcm backend=cpu reversible=true"
   };
   const gchar *decs[] = { "j2kdec backend=cuda",
-    "j2kdec backend=cuda ! " CUDA_OUT
+    "j2kdec backend=cuda ! " CUDA_OUT " ! identity"
   };
   const gint sizes[][2] = { {67, 45}, {256, 130} };
   guint e, f, d, s;
@@ -209,10 +230,13 @@ GST_START_TEST (test_cudadownload)
     GstCaps *cc = NULL, *oc = NULL;
     Posted p;
 
+    /* an even height: GstCudaMemory (1.22) cannot lay out 4:2:0 of an
+     * odd one, which j2kdec then gives in flat device memory with a video
+     * meta that nvcodec's elements do not read */
     coded = random_coded ("htj2kenc backend=cpu reversible=true", fmts[i],
-        99, 57, 40 + i, &info, &in, &cc);
+        99, 58, 40 + i, &info, &in, &cc);
     out = decode_one ("j2kdec backend=cuda ! " CUDA_OUT " ! cudadownload ! "
-        "video/x-raw", coded, cc, &oc, &p);
+        "video/x-raw ! identity", coded, cc, &oc, &p);
     fail_unless (out != NULL && p.errors == 0, "%s: nothing", fmts[i]);
     fail_unless (max_diff (&info, in, out, oc) == 0, "%s: not exact", fmts[i]);
     gst_caps_unref (cc);
@@ -247,7 +271,7 @@ GST_START_TEST (test_same_as_cpu)
       b = decode_one (db, coded, cc, &cb, &p);
       fail_unless (a && b);
       fail_unless (gst_caps_is_equal (ca, cb));
-      fail_unless (j2kutil_same_bytes (a, b), "%s %s: the frames differ",
+      fail_unless (same_samples (ca, a, b), "%s %s: the frames differ",
           formats[f], opts[o]);
       gst_caps_unref (cc);
       gst_caps_unref (ca);
@@ -273,15 +297,18 @@ GST_START_TEST (test_same_as_cpu)
       GstBuffer *t = gst_buffer_copy_region (coded, GST_BUFFER_COPY_ALL, 0,
           cut);
       Posted pa, pb;
-      GstBuffer *a = decode_one ("j2kdec backend=cpu", t, cc, NULL, &pa);
-      GstBuffer *b = decode_one ("j2kdec backend=cuda", t, cc, NULL, &pb);
+      GstCaps *ca = NULL, *cb = NULL;
+      GstBuffer *a = decode_one ("j2kdec backend=cpu", t, cc, &ca, &pa);
+      GstBuffer *b = decode_one ("j2kdec backend=cuda", t, cc, &cb, &pb);
 
       fail_unless ((a == NULL) == (b == NULL));
       fail_unless (pa.warnings == pb.warnings && pa.errors == pb.errors,
           "cut at %" G_GSIZE_FORMAT ": %u/%u warnings, %u/%u errors", cut,
           pa.warnings, pb.warnings, pa.errors, pb.errors);
       if (a)
-        fail_unless (j2kutil_same_bytes (a, b));
+        fail_unless (same_samples (ca, a, b));
+      gst_clear_caps (&ca);
+      gst_clear_caps (&cb);
       gst_clear_buffer (&a);
       gst_clear_buffer (&b);
       gst_buffer_unref (t);
@@ -300,7 +327,7 @@ GST_START_TEST (test_frames_in_flight)
 {
   const gchar *decs[] = {
     "j2kdec backend=cuda frames-in-flight=3",
-    "j2kdec backend=cuda frames-in-flight=4 ! " CUDA_OUT,
+    "j2kdec backend=cuda frames-in-flight=4 ! " CUDA_OUT " ! identity",
     "j2kdec backend=cuda frames-in-flight=1",
   };
   GstVideoInfo info[7];
