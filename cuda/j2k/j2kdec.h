@@ -113,9 +113,10 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
                            void *stream);
 
 /* For benchmarks and tests.  blocks_per_warp: code-blocks a warp decodes,
- * one a lane (1..32; 32 by default; other values: unchanged): the lanes of
- * a warp take different branches through their blocks, so fewer blocks a
- * warp diverge less but leave lanes idle.  ebcot_on_host: 1 decodes
+ * one a lane (1..32; 1 by default; other values: unchanged): the lanes of
+ * a warp take different branches through their blocks, so more blocks a
+ * warp leave fewer lanes idle but diverge more, which costs more (measured
+ * in docs/j2k-decoder.md).  ebcot_on_host: 1 decodes
  * frames with EBCOT blocks on the SCI_CUDA_J2KDEC_HOST_BLOCKS path, 0 on
  * the device (the default), -1 leaves it. */
 void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
