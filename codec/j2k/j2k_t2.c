@@ -326,22 +326,21 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
                         if (!sci_tagtree_decode(&b, inc_lo, inc_v, pb->cw, pb->ch, x, y,
                                        (int32_t)l + 1))
                             continue;
-                        /* first inclusion: zero bit-planes (B.10.5) */
-                        int32_t z = 0;
-                        while (!sci_tagtree_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
-                                          z + 1)) {
-                            if (b.over || ++z > 74) {
-                                if (!b.over)
-                                    sci_j2k_warn(t2->st, hoff, "tile %u: more "
-                                                 "than 74 zero bit-planes: the "
-                                                 "tile's packets stop here",
-                                                 tile->index);
-                                ret = 1;
-                                break;
-                            }
-                        }
-                        if (ret)
+                        /* first inclusion: zero bit-planes (B.10.5).  One
+                         * call with the highest threshold reads the same
+                         * bits as one a threshold, 1, 2, ..., z + 1: a node
+                         * reads nothing until its parent is known. */
+                        if (!sci_tagtree_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
+                                                75)) {
+                            if (!b.over)
+                                sci_j2k_warn(t2->st, hoff, "tile %u: more "
+                                             "than 74 zero bit-planes: the "
+                                             "tile's packets stop here",
+                                             tile->index);
+                            ret = 1;
                             break;
+                        }
+                        int32_t z = zb_v[(size_t)y * pb->cw + x];
                         cb->included = 1;
                         cb->zbp = (uint8_t)z;
                         cb->lblock = 3;
