@@ -17,10 +17,10 @@
 # Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-j2kdec: logs),
 # WORK (/tmp/bench-j2kdec-work: pictures and codestreams),
 # NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench and its library),
-# THREADS (16), RUNS (50), BPW (1,4,32: HT code-blocks a warp to try),
+# THREADS (16), RUNS (50),
 # PARITY (1: run the gpu parity test first, and compute-sanitizer's
-# memcheck on its --quick run; 0: skip them), BENCH (1: the benchmark;
-# 0: stop after the parity checks).
+# memcheck and racecheck on its --quick run; 0: skip them), BENCH (1: the
+# benchmark; 0: stop after the parity checks).
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
@@ -30,7 +30,6 @@ WORK=${WORK:-/tmp/bench-j2kdec-work}
 NV=${NVJ2K:-.anchors/nvj2k}
 THREADS=${THREADS:-16}
 RUNS=${RUNS:-50}
-BPW=${BPW:-1,4,32}
 mkdir -p "$OUT" "$WORK"
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -46,6 +45,11 @@ if [ "${PARITY:-1}" = 1 ]; then
       "$B/tests/parity-j2k-dec" --quick --data tests/j2k/data > "$OUT/memcheck.txt" 2>&1
     echo "memcheck exit status: $? (0 clean, 9 errors, 124 timed out: $OUT/memcheck.txt)"
     tail -3 "$OUT/memcheck.txt"
+    echo "== compute-sanitizer racecheck parity-j2k-dec --quick"
+    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
+      "$B/tests/parity-j2k-dec" --quick --data tests/j2k/data > "$OUT/racecheck.txt" 2>&1
+    echo "racecheck exit status: $? (0 clean, 9 errors, 124 timed out: $OUT/racecheck.txt)"
+    tail -3 "$OUT/racecheck.txt"
   fi
 fi
 
@@ -66,7 +70,7 @@ with open(sys.argv[1], "wb") as f:
 PY
 [ -n "$img" ] || echo "no scikit-image: the synthetic picture instead"
 
-args=(--runs "$RUNS" --threads "$THREADS" --workdir "$WORK" --bpw "$BPW")
+args=(--runs "$RUNS" --threads "$THREADS" --workdir "$WORK")
 if [ -x "$NV/nvj2k-bench" ]; then
   export LD_LIBRARY_PATH=$PWD/$NV${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   args+=(--nvj2k "$NV/nvj2k-bench")

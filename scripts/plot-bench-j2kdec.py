@@ -19,10 +19,10 @@ streams = [("ht-lossless", "HT lossless"), ("ht-1bpp", "HT 1 bpp"),
            ("p1-lossless", "Part 1 lossless")]
 fps = {}
 for key, _ in streams:
-    # the GPU table: the fastest code-blocks-a-warp row, best of 1..3 in
-    # flight, and nvJPEG2000 on the same stream
+    # the GPU table: the device path's row, best of 1..3 in flight, and
+    # nvJPEG2000 on the same stream
     best, nv = 0.0, None
-    for m in re.finditer(r"^\| %s bpw=\d+ \| [0-9.]+ \| [0-9.]+ \| "
+    for m in re.finditer(r"^\| %s \| [0-9.]+ \| [0-9.]+ \| "
                          r"([0-9.]+) / ([0-9.]+) / ([0-9.]+) \| [0-9.]+ \| "
                          r"\w+ \| ([0-9.]+) \|" % key, text, re.M):
         best = max(best, *(float(m.group(i)) for i in (1, 2, 3)))

@@ -19,11 +19,10 @@
  *
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
  *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
- *                [--bpw N,N,...] [--size W H] [image.ppm]
+ *                [--size W H] [image.ppm]
  *
- * --bpw: code-blocks a warp to try (sci_cuda_j2kdec_tune), each gets a
- * row; the default is 32.  Part 1 gets one more row, its blocks decoded on
- * the host's threads (the host-blocks path).
+ * Part 1 gets a second GPU row, its blocks decoded on the host's threads
+ * (the host-blocks path, sci_cuda_j2kdec_tune).
  */
 #include <math.h>
 #include <pthread.h>
@@ -247,7 +246,7 @@ typedef struct {
     char label[96];
     int kind;
     double ms1, fps1, fps2, fps3, host_ms;
-    double stage[5];
+    double stage[8]; /* the device's 5, then the host's 3 */
     const char *check;
 } gpu_row;
 
@@ -257,7 +256,6 @@ int main(int argc, char **argv) {
     const char *workdir = "/tmp/bench-j2kdec", *img = NULL;
     const char *nv = getenv("NVJ2K_BENCH"), *opj = getenv("OPJ_DECOMPRESS"),
                *ojph = getenv("OJPH_EXPAND"), *grk = getenv("GRK_DECOMPRESS");
-    int bpw[8] = {32}, nbpw = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -278,19 +276,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
             W = (uint32_t)atoi(argv[++i]);
             H = (uint32_t)atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--bpw") && i + 1 < argc) {
-            nbpw = 0;
-            for (char *s = argv[++i]; *s && nbpw < 8; s++) {
-                bpw[nbpw++] = (int)strtol(s, &s, 10);
-                if (!*s)
-                    break;
-            }
         } else if (argv[i][0] != '-')
             img = argv[i];
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--threads N] "
                     "[--workdir DIR] [--nvj2k PATH] [--opj PATH] [--ojph PATH] "
-                    "[--grk PATH] [--bpw N,...] [--size W H] [image.ppm]\n", argv[0]);
+                    "[--grk PATH] [--size W H] [image.ppm]\n", argv[0]);
             return 2;
         }
     }
@@ -385,21 +376,18 @@ int main(int argc, char **argv) {
             }
             cpun[k] = n * kcpu / ((bench_now_ms() - t0) / 1000.0);
         }
-        /* each blocks-a-warp setting; Part 1 also with its blocks on the
-         * host's threads (the host-blocks path) */
-        int nb = nbpw + p1;
-        for (int b = 0; b < nb; b++) {
-            int host_blocks = b == nbpw;
+        /* Part 1 also with its blocks on the host's threads (the
+         * host-blocks path) */
+        for (int b = 0; b < 1 + p1; b++) {
+            int host_blocks = b == 1;
             gpu_row *r = &rows[nrows++];
             r->kind = k;
             snprintf(r->label, sizeof r->label, "%s", kinds[k].name);
             if (host_blocks)
                 snprintf(r->label, sizeof r->label, "%s host blocks", kinds[k].name);
-            else if (nbpw > 1)
-                snprintf(r->label, sizeof r->label, "%s bpw=%d", kinds[k].name, bpw[b]);
             sci_cuda_j2kdec *g;
             CKW(sci_cuda_j2kdec_create(&g, 3, threads));
-            sci_cuda_j2kdec_tune(g, host_blocks ? -1 : bpw[b], host_blocks);
+            sci_cuda_j2kdec_tune(g, host_blocks);
             /* warm-up and the check */
             CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
             CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
@@ -443,19 +431,20 @@ int main(int argc, char **argv) {
             /* stages, from CUDA events, on frames of their own */
             CKW(sci_cuda_j2kdec_profile(g, 1));
             {
-                double sm[5][16];
+                double sm[8][16];
                 int np = 0;
                 for (int i = 0; i < 12; i++) {
                     CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
-                    float ms[5];
+                    float ms[8];
                     sci_cuda_j2kdec_stage_ms(g, ms);
+                    sci_cuda_j2kdec_host_ms(g, ms + 5);
                     if (ms[0] < 0)
                         break;
-                    for (int q = 0; q < 5; q++)
+                    for (int q = 0; q < 8; q++)
                         sm[q][np] = ms[q];
                     np++;
                 }
-                for (int q = 0; q < 5; q++)
+                for (int q = 0; q < 8; q++)
                     r->stage[q] = np ? bench_median(sm[q], np) : -1;
             }
             printf("%s: path %d, %s, %.3f ms one at a time (host %.3f ms), "
@@ -508,13 +497,14 @@ int main(int argc, char **argv) {
                rows[r].label, len[k] * 8.0 / (double)npix, rows[r].ms1, rows[r].fps1,
                rows[r].fps2, rows[r].fps3, rows[r].host_ms, rows[r].check, nvs, ratio);
     }
-    printf("\n## GPU stages, ms (CUDA events, median of 12 frames one at a time; "
-           "host paths: n/a)\n\n");
+    printf("\n## Stages, ms (median of 12 frames one at a time; device: CUDA "
+           "events; host: its clock in submit; host paths: n/a)\n\n");
     printf("| stream | upload + clear | gather | HT blocks | EBCOT blocks | "
-           "inverse DWT + output |\n|---|---|---|---|---|---|\n");
+           "inverse DWT + output | host: tier-2 + buffers | host: tables | "
+           "host: pinned copy |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int r = 0; r < nrows; r++) {
         printf("| %s |", rows[r].label);
-        for (int q = 0; q < 5; q++)
+        for (int q = 0; q < 8; q++)
             if (rows[r].stage[q] >= 0)
                 printf(" %.3f |", rows[r].stage[q]);
             else

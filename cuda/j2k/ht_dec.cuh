@@ -1,20 +1,18 @@
 /*
- * The HT block decoder of codec/j2k/ht_dec.c as device code (cuda/j2k/j2kdec.cu
- * runs it, one thread a code-block), with the dequantization of
- * sci_j2k_block_decode (codec/j2k/j2k_dec.c) fused: the block's words are
- * decoded straight into its place in the coefficient plane, as
- * sign-magnitude, and turned into int32 (5/3) or float (9/7) coefficients
- * there.  Same streams, same reads past the ends, same damage checks and
- * the same partial output as the C reference, so the planes are equal bit
- * for bit (tests/j2k/parity_j2k_dec.c).
+ * The parts of the HT block decoder of codec/j2k/ht_dec.c that run on one
+ * lane, as device code (cuda/j2k/ht_dec_warp.cuh decodes the cleanup pass
+ * with a warp around them): the MEL and VLC readers, the SigProp and MagRef
+ * passes, and the dequantization of sci_j2k_block_decode
+ * (codec/j2k/j2k_dec.c), fused: the block's words are decoded straight into
+ * its place in the coefficient plane, as sign-magnitude, and turned into
+ * int32 (5/3) or float (9/7) coefficients there.  Same streams, same reads
+ * past the ends, same damage checks and the same partial output as the C
+ * reference, so the planes are equal bit for bit
+ * (tests/j2k/parity_j2k_dec.c).
  *
- * What differs from the C code is where the state lives, so that a thread
- * needs no large local arrays: the exponents of the line above are
- * recomputed from the magnitudes already written to the plane (a magnitude
- * mu << p has exponent bitlen(2 mu - 1)), and the SigProp pass marks the
- * samples it makes significant with bit 30 of their word (magnitudes have at
- * most 30 bits, 0..29) instead of a significance array; the mark is cleared
- * after the MagRef pass.
+ * The refinement passes keep no significance array: the SigProp pass marks
+ * the samples it makes significant with bit 30 of their word (magnitudes
+ * have at most 30 bits, 0..29); the mark is cleared after the MagRef pass.
  *
  * Built for the host too (SCI_J2KDEC_EMU: tests/j2k/j2kdec_emu.cpp).
  */
@@ -39,42 +37,6 @@
 namespace sci_htd {
 
 #define SCI_HTD_NO_LIMIT UINT64_MAX
-
-struct ms_reader {
-    const uint8_t *d;
-    size_t pos, end;
-    uint64_t acc;
-    unsigned bits;
-    int last_ff;
-    uint64_t in, out, limit;
-};
-
-SCI_HTD void ms_fill(ms_reader *r) {
-    while (r->bits <= 56) {
-        unsigned b = 0xFF;
-        if (r->pos < r->end)
-            b = r->d[r->pos];
-        else if (r->pos == r->end + 1 && r->limit == SCI_HTD_NO_LIMIT)
-            r->limit = r->in;
-        if (r->pos <= r->end + 1)
-            r->pos++;
-        unsigned n = r->last_ff ? 7 : 8;
-        r->acc |= (uint64_t)(b & ((1u << n) - 1)) << r->bits;
-        r->bits += n;
-        r->in += n;
-        r->last_ff = b == 0xFF;
-    }
-}
-
-SCI_HTD uint32_t ms_get(ms_reader *r, unsigned n) {
-    if (r->bits < n)
-        ms_fill(r);
-    uint32_t v = (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
-    r->acc >>= n;
-    r->bits -= n;
-    r->out += n;
-    return v;
-}
 
 SCI_HTD unsigned cup_byte(const uint8_t *d, size_t lcup, size_t pos) {
     if (pos + 1 == lcup)
@@ -238,147 +200,6 @@ SCI_HTD unsigned exponent(uint32_t mu) {
 #endif
 }
 
-SCI_HTD void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
-                       unsigned h) {
-    for (unsigned y = y0; y < h; y++)
-        for (unsigned x = 0; x < w; x++)
-            out[(size_t)y * stride + x] = 0;
-}
-
-/* Exponent of the sample of the line-pair above at column x (0 outside
- * the block, or in the first line-pair). */
-SCI_HTD unsigned e_above(const uint32_t *out, size_t stride, unsigned w,
-                         unsigned y0, unsigned p, int x) {
-    if (y0 == 0 || x < 0 || x >= (int)w)
-        return 0;
-    return exponent((out[(size_t)(y0 - 1) * stride + x] & 0x7FFFFFFFu) >> p);
-}
-
-SCI_HTD_NOINLINE int cleanup_pass(const uint16_t *lut2, const uint8_t *cup,
-                                  size_t lcup, unsigned w, unsigned h,
-                                  unsigned p, unsigned kb, uint32_t *out,
-                                  size_t stride) {
-    if (lcup < 2)
-        return SCI_HT_DEC_ESCUP;
-    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
-    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
-        return SCI_HT_DEC_ESCUP;
-    size_t pcup = lcup - scup;
-
-    ms_reader ms = {cup, 0, pcup, 0, 0, 0, 0, 0, SCI_HTD_NO_LIMIT};
-    mel_reader mel = {cup, pcup, lcup, 0, 0, 0, 0, 0, 0, 0};
-    vlc_reader vlc;
-    vlc_init(&vlc, cup, lcup, pcup);
-
-    unsigned qw = (w + 1) / 2, qh = (h + 1) / 2;
-    for (unsigned qy = 0; qy < qh; qy++) {
-        const uint16_t *lut = lut2 + (qy != 0 ? 1024 : 0);
-        unsigned y0 = 2 * qy;
-        unsigned left_rho = 0;
-        for (unsigned qx = 0; qx < qw; qx += 2) {
-            unsigned nq = qx + 1 < qw ? 2 : 1;
-            unsigned rho[2] = {0, 0}, uoff[2] = {0, 0}, ek[2] = {0, 0},
-                     e1[2] = {0, 0}, u[2] = {0, 0};
-            /* exponents above columns 2 qx - 1 .. 2 qx + 4 (both quads) */
-            unsigned ea[6] = {0, 0, 0, 0, 0, 0};
-            if (qy > 0)
-                for (int k = 0; k < 2 + 2 * (int)nq; k++)
-                    ea[k] = e_above(out, stride, w, y0, p, 2 * (int)qx - 1 + k);
-            for (unsigned i = 0; i < nq; i++) {
-                const unsigned *e4 = ea + 2 * i; /* columns x0 - 1 .. x0 + 2 */
-                unsigned cq;
-                if (qy == 0)
-                    cq = ((left_rho | left_rho >> 1) & 1) |
-                         (left_rho >> 2 & 1) << 1 | (left_rho >> 3 & 1) << 2;
-                else
-                    cq = (unsigned)((e4[0] | e4[1]) != 0) |
-                         ((left_rho >> 2 | left_rho >> 3) & 1) << 1 |
-                         (unsigned)((e4[2] | e4[3]) != 0) << 2;
-                if (cq == 0 && !mel_get(&mel)) {
-                    left_rho = 0;
-                    continue;
-                }
-                unsigned e = lut[cq << 7 | vlc_peek(&vlc, 7)];
-                vlc_skip(&vlc, e >> 13);
-                rho[i] = e & 15;
-                uoff[i] = e >> 4 & 1;
-                ek[i] = e >> 5 & 15;
-                e1[i] = e >> 9 & 15;
-                left_rho = rho[i];
-            }
-
-            if (qy == 0 && uoff[0] && uoff[1] && mel_get(&mel)) {
-                unsigned p0 = uvlc_prefix(&vlc), p1 = uvlc_prefix(&vlc);
-                unsigned s0 = uvlc_suffix(&vlc, p0), s1 = uvlc_suffix(&vlc, p1);
-                u[0] = 2 + p0 + s0 + uvlc_ext(&vlc, p0, s0);
-                u[1] = 2 + p1 + s1 + uvlc_ext(&vlc, p1, s1);
-            } else if (uoff[0] && uoff[1]) {
-                unsigned p0 = uvlc_prefix(&vlc);
-                if (qy == 0 && p0 > 2) {
-                    u[1] = 1 + vlc_get(&vlc, 1);
-                    unsigned s0 = uvlc_suffix(&vlc, p0);
-                    u[0] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
-                } else {
-                    unsigned p1 = uvlc_prefix(&vlc);
-                    unsigned s0 = uvlc_suffix(&vlc, p0), s1 = uvlc_suffix(&vlc, p1);
-                    u[0] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
-                    u[1] = p1 + s1 + uvlc_ext(&vlc, p1, s1);
-                }
-            } else if (uoff[0] || uoff[1]) {
-                unsigned i = uoff[1];
-                unsigned p0 = uvlc_prefix(&vlc), s0 = uvlc_suffix(&vlc, p0);
-                u[i] = p0 + s0 + uvlc_ext(&vlc, p0, s0);
-            }
-
-            for (unsigned i = 0; i < nq; i++) {
-                unsigned r = rho[i];
-                int x0 = 2 * (int)(qx + i);
-                if (!r)
-                    continue;
-                unsigned kappa = 1;
-                if (qy > 0 && (r & (r - 1))) {
-                    const unsigned *e4 = ea + 2 * i;
-                    unsigned e = e4[0];
-                    for (int d = 1; d < 4; d++)
-                        if (e4[d] > e)
-                            e = e4[d];
-                    kappa = e > 2 ? e - 1 : 1;
-                }
-                unsigned big_u = u[i] + kappa;
-                if (big_u > kb + 1) {
-                    zero_rows(out, stride, w, y0, h);
-                    return SCI_HT_DEC_EMAG;
-                }
-                for (unsigned n = 0; n < 4; n++) {
-                    if (!(r >> n & 1))
-                        continue;
-                    unsigned m = big_u - (ek[i] >> n & 1);
-                    uint32_t v = ms_get(&ms, m) | (uint32_t)(e1[i] >> n & 1) << m;
-                    uint32_t mu = (v >> 1) + 1;
-                    if (mu >> kb) {
-                        zero_rows(out, stride, w, y0, h);
-                        return SCI_HT_DEC_EMAG;
-                    }
-                    unsigned x = (unsigned)x0 + (n >> 1), y = y0 + (n & 1);
-                    if (x >= w || y >= h)
-                        continue;
-                    out[(size_t)y * stride + x] = mu << p | (v & 1) << 31;
-                }
-            }
-
-            int err = mel.over ? SCI_HT_DEC_EMEL
-                      : vlc.out > vlc.limit ? SCI_HT_DEC_EVLC
-                      : ms.out > ms.limit ? SCI_HT_DEC_EMAGSGN
-                                          : SCI_HT_DEC_OK;
-            if (err) {
-                zero_rows(out, stride, w, y0, h);
-                return err;
-            }
-        }
-    }
-    return SCI_HT_DEC_OK;
-}
-
 struct sp_reader {
     const uint8_t *d;
     size_t pos, end;
@@ -489,25 +310,6 @@ SCI_HTD_NOINLINE void refinement_passes(const uint8_t *ref, size_t lref,
             out[(size_t)y * stride + x] &= ~SCI_HTD_NEW;
 }
 
-/* One HT block, checked on the host as sci_j2k_block_decode does (its
- * sizes, M_b <= 30, zbp < M_b, passes 1..3 and >= 2 only with p >= 1), into
- * out, whose words must be zero (the caller clears the whole plane):
- * returns SCI_HT_DEC_OK or the C decoder's damage code. */
-SCI_HTD int decode_block(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
-                         const uint8_t *ref, size_t lref, unsigned w,
-                         unsigned h, unsigned mb, unsigned zbp,
-                         unsigned passes, unsigned style, uint32_t *out,
-                         size_t stride) {
-    unsigned p = mb - 1 - zbp;
-    int st = cleanup_pass(lut2, cup, lcup, w, h, p, mb - p, out, stride);
-    if (st != SCI_HT_DEC_OK)
-        return st;
-    if (passes >= 2)
-        refinement_passes(ref, lref, w, h, p, passes,
-                          (style & SCI_HT_STYLE_VCAUSAL) != 0, out, stride);
-    return SCI_HT_DEC_OK;
-}
-
 /* sci_j2k_block_decode's reconstruction of the decoded words in place:
  * the lowest plane each sample is known to, the ROI shift (H.1), the
  * half-interval offset, then int32 (reversible) or float (Delta_b, in
@@ -533,11 +335,12 @@ SCI_HTD uint32_t dequant_word(uint32_t m, int neg, unsigned lo, unsigned roi,
     return u;
 }
 
+/* columns x0, x0 + dx, ... of every row (a lane's share of the block) */
 SCI_HTD void dequantize(uint32_t *out, size_t stride, unsigned w, unsigned h,
                         unsigned p, unsigned passes, unsigned roi, int rev,
-                        double step) {
+                        double step, unsigned x0, unsigned dx) {
     for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++) {
+        for (unsigned x = x0; x < w; x += dx) {
             uint32_t *a = &out[(size_t)y * stride + x];
             uint32_t v = *a;
             uint32_t m = v & SCI_HTD_MAG;

@@ -6,13 +6,16 @@
  * the codestream, the block table and the piece table go into one pinned
  * buffer and to the device in one copy.  Device: a gather kernel lays each
  * block's pieces end to end in an arena (a block of a layered stream has one
- * piece a layer), the HT kernel decodes a block per thread into the
- * coefficient planes and dequantizes it there (ht_dec.cuh), and
- * sci_cuda_wt_inverse_dec runs the inverse DWT, whose last level writes the
- * samples with the colour transform, the DC shift and the clamp.
+ * piece a layer), the block kernels decode a block a warp into the
+ * coefficient planes and dequantize it there (HT: ht_dec_warp.cuh, the
+ * cleanup pass 32 wide; EBCOT: t1_dec.cuh, the MQ decoding on one lane),
+ * heaviest blocks first, and sci_cuda_wt_inverse_dec runs the inverse DWT,
+ * whose last level writes the samples with the colour transform, the DC
+ * shift and the clamp.
  *
  * Built with SCI_J2KDEC_EMU, the kernels become host loops over the same
- * device functions (tests/j2k/j2kdec_emu.cpp).
+ * device functions, a warp's lanes the coroutines of cuda/common/warp_emu.h
+ * (tests/j2k/j2kdec_emu.cpp).
  */
 #include <cuda_runtime.h>
 
@@ -20,10 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "j2kdec.h"
 #include "dwt.h"
-#include "ht_dec.cuh"
+#include "ht_dec_warp.cuh"
 #include "t1_dec.cuh"
 #include "codec/common/parallel.h"
 #include "codec/j2k/ht_dec.h"
@@ -31,12 +35,8 @@
 
 #define MAX_SLOTS 8
 
-#if defined(__CUDACC__)
-#define SCI_T1D_BOTH __device__
-#else
-#define SCI_T1D_BOTH static
-#endif
-#define HT_NT 128       /* threads a CUDA block of the HT kernel */
+#define BLK_NT 128      /* threads a CUDA block of the block kernels */
+#define SORT_BUCKETS 4096
 #define GATHER_NT 128
 
 /* A code-block for the block kernels, checked on the host. */
@@ -81,50 +81,74 @@ gather_kernel(const uint8_t *cs, const jd_ref *refs, size_t n, uint8_t *arena) {
 }
 #endif
 
-SCI_HTD void ht_one(const jd_block &b, const uint8_t *arena,
-                    const uint16_t *lut, uint32_t *coef, int *status,
-                    unsigned i) {
-    uint32_t *out = coef + b.coef;
-    const uint8_t *cup = arena + b.data;
-    int r = sci_htd::decode_block(lut, cup, b.lcup, cup + b.lcup, b.lref, b.w,
-                                  b.h, b.mb, b.zbp, b.passes, b.style, out,
-                                  b.stride);
-    if (r != SCI_HT_DEC_OK) {
+/* A damaged block: counted, and the first one's index kept. */
+SCI_HTW void note_damage(int *status, unsigned i) {
 #if defined(__CUDA_ARCH__)
-        atomicAdd(&status[0], 1);
-        atomicMin(&status[1], (int)i);
+    atomicAdd(&status[0], 1);
+    atomicMin(&status[1], (int)i);
 #else
-        status[0]++;
-        if ((int)i < status[1])
-            status[1] = (int)i;
+    status[0]++;
+    if ((int)i < status[1])
+        status[1] = (int)i;
 #endif
-    }
-    sci_htd::dequantize(out, b.stride, b.w, b.h, b.mb - 1u - b.zbp, b.passes,
-                        b.roi, b.rev, b.step);
 }
 
-SCI_T1D_BOTH void t1_one(const jd_block &b, const uint8_t *arena,
-                         const uint32_t *plen, uint16_t *flags,
-                         uint32_t *coef, int *status, unsigned i) {
+/* One HT block by one warp: the cleanup pass 32 wide (ht_dec_warp.cuh),
+ * the refinement passes on lane 0, the dequantization 32 wide. */
+SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
+                     const uint16_t *lut, uint32_t *coef, int *status,
+                     unsigned i, uint32_t *sm, unsigned qwmax, unsigned lane) {
     uint32_t *out = coef + b.coef;
-    uint16_t *fl = flags + b.flags;
-    int r = sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w,
-                                  b.h, b.band, b.mb, b.zbp, b.passes, b.style,
-                                  fl, out, b.stride);
-    if (r) {
-#if defined(__CUDA_ARCH__)
-        atomicAdd(&status[0], 1);
-        atomicMin(&status[1], (int)i);
-#else
-        status[0]++;
-        if ((int)i < status[1])
-            status[1] = (int)i;
-#endif
+    const uint8_t *cup = arena + b.data;
+    unsigned p = b.mb - 1u - b.zbp;
+    int r = sci_htw::cleanup(lut, cup, b.lcup, b.w, b.h, p, b.mb - p, out,
+                             b.stride, sm, qwmax, lane);
+    if (r == SCI_HT_DEC_OK && b.passes >= 2) {
+        if (lane == 0)
+            sci_htd::refinement_passes(cup + b.lcup, b.lref, b.w, b.h, p,
+                                       b.passes,
+                                       (b.style & SCI_HT_STYLE_VCAUSAL) != 0,
+                                       out, b.stride);
+        sci_htw::w_sync();
     }
+    if (r != SCI_HT_DEC_OK && lane == 0)
+        note_damage(status, i);
+    sci_htd::dequantize(out, b.stride, b.w, b.h, p, b.passes, b.roi, b.rev,
+                        b.step, lane, 32);
+}
+
+/* A warp's shared memory for an EBCOT block: the MQ context states and
+ * the context tables of sci_t1d::decode_block. */
+struct t1_smem {
+    uint8_t cx[SCI_T1_NCTX];
+    uint8_t zl[256], sl[256];
+};
+
+/* One EBCOT block by one warp: MQ decoding is sequential, so lane 0
+ * decodes, and the warp clears its flags, builds its tables and
+ * dequantizes. */
+SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
+                     const uint32_t *plen, uint32_t *flags, uint32_t *coef,
+                     int *status, unsigned i, t1_smem *sm, unsigned lane) {
+    uint32_t *out = coef + b.coef;
+    uint32_t *fl = flags + b.flags;
     size_t W = (size_t)b.w + 2;
+    for (size_t k = lane; k < W * (b.h + 2u); k += 32)
+        fl[k] = 0;
+    for (unsigned k = lane; k < 256; k += 32) {
+        sm->zl[k] = (uint8_t)sci_t1d::zc_entry(b.band, k);
+        sm->sl[k] = (uint8_t)sci_t1d::sc_entry(k);
+    }
+    sci_htw::w_sync();
+    if (lane == 0 &&
+        sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
+                              b.band, b.mb, b.zbp, b.passes, b.style, fl, out,
+                              b.stride, sm->cx, sm->zl, sm->sl))
+        note_damage(status, i);
+    sci_htw::w_sync();
     for (unsigned y = 0; y < b.h; y++)
-        for (unsigned x = 0; x < b.w; x++) {
-            unsigned f = fl[(y + 1) * W + x + 1];
+        for (unsigned x = lane; x < b.w; x += 32) {
+            uint32_t f = fl[(y + 1) * W + x + 1];
             uint32_t *a = &out[(size_t)y * b.stride + x];
             *a = (f & SCI_T1D_SIG)
                  ? sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
@@ -134,49 +158,53 @@ SCI_T1D_BOTH void t1_one(const jd_block &b, const uint8_t *arena,
         }
 }
 
-/* bpw code-blocks a warp, on its first bpw lanes: the threads of a warp
- * take different branches through their blocks' data, so fewer blocks a
- * warp diverge less but leave lanes idle (sci_cuda_j2kdec_tune). */
+/* A code-block a warp, BLK_NT / 32 a CUDA block. */
 #if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
-__global__ void __launch_bounds__(HT_NT)
-ht_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
+__global__ void __launch_bounds__(BLK_NT)
+ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
           const uint16_t *lut, uint32_t *coef, int *status) {
-    unsigned lane = threadIdx.x & 31;
-    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    size_t i = warp * bpw + lane;
-    if (lane < (unsigned)bpw && i < n)
-        ht_one(blk[i], arena, lut, coef, status, (unsigned)i);
+    extern __shared__ uint32_t ht_smem[];
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (i < n)
+        ht_warp(blk[i], arena, lut, coef, status, (unsigned)i,
+                ht_smem + (threadIdx.x >> 5) * sci_htw::smem_words(qwmax),
+                qwmax, threadIdx.x & 31);
+}
+
+__global__ void __launch_bounds__(BLK_NT)
+t1_kernel(const jd_block *blk, size_t n, const uint8_t *arena,
+          const uint32_t *plen, uint32_t *flags, uint32_t *coef, int *status) {
+    __shared__ t1_smem sm[BLK_NT / 32];
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (i < n)
+        t1_warp(blk[i], arena, plen, flags, coef, status, (unsigned)i,
+                &sm[threadIdx.x >> 5], threadIdx.x & 31);
 }
 #endif
 
-#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
-__global__ void __launch_bounds__(HT_NT)
-t1_kernel(const jd_block *blk, size_t n, int bpw, const uint8_t *arena,
-          const uint32_t *plen, uint16_t *flags, uint32_t *coef, int *status) {
-    unsigned lane = threadIdx.x & 31;
-    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    size_t i = warp * bpw + lane;
-    if (lane < (unsigned)bpw && i < n)
-        t1_one(blk[i], arena, plen, flags, coef, status, (unsigned)i);
+#ifndef SCI_J2KDEC_EMU
+static unsigned block_grid(size_t n) {
+    return (unsigned)((n * 32 + BLK_NT - 1) / BLK_NT);
 }
 #endif
 
-static cudaError_t launch_t1(const jd_block *blk, size_t n, int bpw,
+static cudaError_t launch_t1(const jd_block *blk, size_t n,
                              const uint8_t *arena, const uint32_t *plen,
-                             uint16_t *flags, void *coef, int *status,
+                             uint32_t *flags, void *coef, int *status,
                              cudaStream_t s) {
     if (!n)
         return cudaSuccess;
 #ifdef SCI_J2KDEC_EMU
     (void)s;
-    (void)bpw;
+    t1_smem sm;
     for (size_t i = 0; i < n; i++)
-        t1_one(blk[i], arena, plen, flags, (uint32_t *)coef, status, (unsigned)i);
+        warp_emu_run([&](unsigned lane) {
+            t1_warp(blk[i], arena, plen, flags, (uint32_t *)coef, status,
+                    (unsigned)i, &sm, lane);
+        });
     return cudaSuccess;
 #else
-    size_t warps = (n + bpw - 1) / bpw;
-    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
-    t1_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, plen, flags,
+    t1_kernel<<<block_grid(n), BLK_NT, 0, s>>>(blk, n, arena, plen, flags,
                                                (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
@@ -198,22 +226,31 @@ static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
 #endif
 }
 
-static cudaError_t launch_ht(const jd_block *blk, size_t n, int bpw,
+/* qwmax: the most quads a row of any of the blocks (their shared memory) */
+static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
                              const uint8_t *arena, const uint16_t *lut,
                              void *coef, int *status, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
+    size_t words = sci_htw::smem_words(qwmax);
 #ifdef SCI_J2KDEC_EMU
     (void)s;
-    (void)bpw;
-    for (size_t i = 0; i < n; i++)
-        ht_one(blk[i], arena, lut, (uint32_t *)coef, status, (unsigned)i);
+    uint32_t *sm = (uint32_t *)malloc(words * 4);
+    if (!sm)
+        return cudaErrorMemoryAllocation;
+    for (size_t i = 0; i < n; i++) {
+        /* garbage in, so that a read of a word no lane wrote shows */
+        memset(sm, 0x5a, words * 4);
+        warp_emu_run([&](unsigned lane) {
+            ht_warp(blk[i], arena, lut, (uint32_t *)coef, status, (unsigned)i,
+                    sm, qwmax, lane);
+        });
+    }
+    free(sm);
     return cudaSuccess;
 #else
-    size_t warps = (n + bpw - 1) / bpw;
-    size_t grid = (warps * 32 + HT_NT - 1) / HT_NT;
-    ht_kernel<<<(unsigned)grid, HT_NT, 0, s>>>(blk, n, bpw, arena, lut,
-                                               (uint32_t *)coef, status);
+    ht_kernel<<<block_grid(n), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
+        blk, n, qwmax, arena, lut, (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
 }
@@ -248,7 +285,6 @@ struct sci_cuda_j2kdec {
     int parsed;
     sci_j2k_info info;
     sci_cuda_j2kdec_path_t path;
-    int bpw;                /* HT code-blocks a warp */
     /* device */
     uint16_t *d_lut;
     uint8_t *d_up, *d_arena;
@@ -258,6 +294,10 @@ struct sci_cuda_j2kdec {
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
     int profile;
     float stage_ms[5];
+    float host_ms[3];       /* the last device-path submit's host stages */
+    jd_block *sort_tmp;     /* sort_heavier's */
+    size_t sort_cap;
+    size_t sort_at[SORT_BUCKETS];
     void *d_coef;
     size_t coef_cap;
     int *d_status;          /* one pair a slot */
@@ -327,11 +367,10 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
     if (!d)
         return cudaErrorMemoryAllocation;
     d->nslots = slots;
-    /* one block a warp: on the H100 the 4K frames of bench-j2kdec decode
-     * 1.2-9x faster than with 4 or 32 (docs/j2k-decoder.md) */
-    d->bpw = 1;
     for (int k = 0; k < 5; k++)
         d->stage_ms[k] = -1;
+    for (int k = 0; k < 3; k++)
+        d->host_ms[k] = -1;
     d->dec = sci_j2k_dec_new();
     d->pool = sci_pool_new(threads);
     d->nthreads = sci_pool_threads(d->pool);
@@ -397,6 +436,7 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         for (unsigned i = 0; i < d->nthreads; i++)
             sci_j2k_block_scratch_free(d->scratch[i]);
     free(d->scratch);
+    free(d->sort_tmp);
     sci_pool_free(d->pool);
     sci_j2k_dec_free(d->dec);
     free(d);
@@ -565,6 +605,7 @@ struct tables {
     uint32_t *plen;
     size_t nht, neb, nref, nplen;
     uint64_t nflags;         /* flag words of the EBCOT blocks */
+    unsigned qwmax;          /* the most quads a row of the HT blocks */
 };
 
 /* Counts what the tables of tb need at most. */
@@ -620,6 +661,8 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
             return;
         }
         o.data = b->off + b->cup;
+        if ((w + 1) / 2 > t->qwmax)
+            t->qwmax = (w + 1) / 2;
         o.lcup = b->lcup;
         o.lref = b->lref;
     } else {
@@ -701,23 +744,52 @@ static void copy_fn(void *v, size_t begin, size_t end, unsigned worker) {
     }
 }
 
-/* Heaviest blocks first, so that the blocks of a warp cost about the same
- * and the long ones do not start last. */
-static int heavier_ht(const void *a, const void *b) {
-    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
-    uint64_t wx = (uint64_t)x->lcup + x->lref, wy = (uint64_t)y->lcup + y->lref;
-    return wx < wy ? 1 : wx > wy ? -1 : 0;
+/* Heaviest blocks first, so that the long ones do not start last: a
+ * counting sort on their bytes (16-byte steps, at most SORT_BUCKETS - 1 of
+ * them), stable, in linear time (a comparison sort of a 4K frame's 6000
+ * blocks took half a millisecond of the host's time a frame). */
+
+static unsigned weight_bucket(const jd_block &b, int ht) {
+    uint64_t w = ht ? (uint64_t)b.lcup + b.lref : (uint64_t)b.lcup;
+    w >>= 4;
+    return w >= SORT_BUCKETS ? 0 : SORT_BUCKETS - 1 - (unsigned)w;
 }
 
-static int heavier_ebcot(const void *a, const void *b) {
-    const jd_block *x = (const jd_block *)a, *y = (const jd_block *)b;
-    uint64_t wx = (uint64_t)x->lcup * 8 + x->passes, wy = (uint64_t)y->lcup * 8 + y->passes;
-    return wx < wy ? 1 : wx > wy ? -1 : 0;
+static int sort_heavier(sci_cuda_j2kdec *d, jd_block *blk, size_t n, int ht) {
+    if (n < 2)
+        return 0;
+    if (n > d->sort_cap) {
+        jd_block *t = (jd_block *)realloc(d->sort_tmp, n * sizeof *t);
+        if (!t)
+            return -1;
+        d->sort_tmp = t;
+        d->sort_cap = n;
+    }
+    size_t *at = d->sort_at;
+    memset(at, 0, SORT_BUCKETS * sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        at[weight_bucket(blk[i], ht)]++;
+    size_t sum = 0;
+    for (unsigned k = 0; k < SORT_BUCKETS; k++) {
+        size_t c = at[k];
+        at[k] = sum;
+        sum += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        d->sort_tmp[at[weight_bucket(blk[i], ht)]++] = blk[i];
+    memcpy(blk, d->sort_tmp, n * sizeof *blk);
+    return 0;
 }
 
 static void mark(const sci_cuda_j2kdec *d, slot *s, int k, cudaStream_t st) {
     if (d->profile)
         cudaEventRecord(s->ev[k], st);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 static size_t align16(size_t n) {
@@ -760,6 +832,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     }
     /* the slot's last frame may still be reading its pinned buffer */
     cudaEventSynchronize(s->done);
+    double h0 = now_ms();
     d->parsed = 0;
     s->nht = 0;
     sci_j2k_decode_params prm = {0, 0};
@@ -851,22 +924,29 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         tables t;
         memset(&t, 0, sizeof t);
         if (!e) {
+            double h1 = now_ms();
             copy_ctx cc = {s->h_up, d->data, d->len};
             sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
                          (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
+            double h2 = now_ms();
             t.blk = (jd_block *)(s->h_up + cs_bytes);
             t.ref = (jd_ref *)(s->h_up + cs_bytes + blk_bytes);
             t.plen = (uint32_t *)(s->h_up + cs_bytes + blk_bytes + ref_bytes);
             for (int ht = 1; ht >= 0; ht--)
                 for (size_t i = 0; i < tb.nblocks; i++)
                     add_block(d, &tb, &g, i, ht, &t);
-            qsort(t.blk, t.nht, sizeof *t.blk, heavier_ht);
-            qsort(t.blk + t.nht, t.neb, sizeof *t.blk, heavier_ebcot);
+            if (sort_heavier(d, t.blk, t.nht, 1) ||
+                sort_heavier(d, t.blk + t.nht, t.neb, 0))
+                e = cudaErrorMemoryAllocation;
+            d->host_ms[0] = (float)(h1 - h0);
+            d->host_ms[1] = (float)(now_ms() - h2);
+            d->host_ms[2] = (float)(h2 - h1);
             total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
-            e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 2 + 16);
+            if (!e)
+                e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 4 + 16);
         }
         mark(d, s, 0, st);
         if (!e)
@@ -883,13 +963,13 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                               t.nref, d->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
-            e = launch_ht(dblk, t.nht, d->bpw, d->d_arena, d->d_lut, d->d_coef,
+            e = launch_ht(dblk, t.nht, t.qwmax, d->d_arena, d->d_lut, d->d_coef,
                           d_status, st);
         mark(d, s, 3, st);
         if (!e)
-            e = launch_t1(dblk + t.nht, t.neb, d->bpw, d->d_arena,
+            e = launch_t1(dblk + t.nht, t.neb, d->d_arena,
                           (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
-                          (uint16_t *)d->d_flags, d->d_coef, d_status, st);
+                          (uint32_t *)d->d_flags, d->d_coef, d_status, st);
         mark(d, s, 4, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */
@@ -986,12 +1066,8 @@ extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
     return r;
 }
 
-extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
-                                     int ebcot_on_host) {
-    if (blocks_per_warp >= 1 && blocks_per_warp <= 32)
-        d->bpw = blocks_per_warp;
-    if (ebcot_on_host >= 0)
-        d->ebcot_host = ebcot_on_host != 0;
+extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host) {
+    d->ebcot_host = ebcot_on_host != 0;
 }
 
 extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
@@ -1006,6 +1082,11 @@ extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
     }
     d->profile = on != 0;
     return 0;
+}
+
+extern "C" void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]) {
+    for (int k = 0; k < 3; k++)
+        ms[k] = d->host_ms[k];
 }
 
 extern "C" void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]) {

@@ -9,7 +9,7 @@
  * codestream, a table of the code-blocks and of their byte pieces into one
  * pinned buffer and copies it to the device: the only host-to-device copy.
  * On the device: the pieces are gathered, the code-blocks decoded, one
- * thread each, with the dequantization fused, straight into the wavelet
+ * warp each, with the dequantization fused, straight into the wavelet
  * planes (int32 for 5/3, float for 9/7, in the layout of
  * codec/j2k/wavelet_frame.h): HT blocks (cleanup, SigProp, MagRef) and
  * EBCOT (Part 1) blocks (MQ decoding, every code-block style); the inverse
@@ -112,15 +112,10 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
                            size_t len, const sci_cuda_j2kdec_plane *planes,
                            void *stream);
 
-/* For benchmarks and tests.  blocks_per_warp: code-blocks a warp decodes,
- * one a lane (1..32; 1 by default; other values: unchanged): the lanes of
- * a warp take different branches through their blocks, so more blocks a
- * warp leave fewer lanes idle but diverge more, which costs more (measured
- * in docs/j2k-decoder.md).  ebcot_on_host: 1 decodes
- * frames with EBCOT blocks on the SCI_CUDA_J2KDEC_HOST_BLOCKS path, 0 on
- * the device (the default), -1 leaves it. */
-void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
-                          int ebcot_on_host);
+/* For benchmarks and tests: ebcot_on_host 1 decodes frames with EBCOT
+ * blocks on the SCI_CUDA_J2KDEC_HOST_BLOCKS path, 0 on the device (the
+ * default). */
+void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host);
 
 /* Stage times of device-path frames (CUDA events, for benchmarks): after
  * profile(d, 1), stage_ms gives the last finished frame's milliseconds of
@@ -129,6 +124,10 @@ void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int blocks_per_warp,
  * for a frame on a host path or not profiled. */
 int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on);
 void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]);
+/* Host milliseconds of the last device-path submit (-1 before one):
+ * [0] tier-2 (sci_j2k_dec_tile_blocks) and the buffers, [1] the block
+ * and piece tables, [2] the codestream into pinned memory. */
+void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]);
 
 /* The path of the last submit. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);

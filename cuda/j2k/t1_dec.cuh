@@ -8,8 +8,9 @@
  *
  * State: the magnitude bits go straight into the block's place in the
  * coefficient plane (as in ht_dec.cuh); the flags (significance, sign,
- * refinement, visited, and the lowest decoded plane in bits 8..12) live
- * in a (w + 2) x (h + 2) array in device scratch, one a block.  The zero
+ * refinement, visited, the neighbours' significance and signs, and the
+ * lowest decoded plane) live in a (w + 2) x (h + 2) array of words in
+ * device scratch, one a block.  The zero
  * coding labels and the pass rules come from codec/j2k/t1_rules.h, shared
  * with the C coders and cuda/j2k/t1.cu.
  *
@@ -26,7 +27,7 @@
 
 #if defined(__CUDACC__)
 #define SCI_T1D __device__ __forceinline__
-#define SCI_T1D_NOINLINE __device__ __noinline__
+#define SCI_T1D_NOINLINE __device__ __forceinline__
 #define SCI_T1D_TABLE __constant__
 #else
 #define SCI_T1D inline
@@ -70,7 +71,8 @@ struct mq_dec {
     unsigned ct, b;
     size_t bp, len;
     const uint8_t *buf;
-    uint8_t cx[SCI_T1_NCTX];
+    uint8_t *cx;    /* the context states: in shared memory on the device,
+                     * so that the rest of the state stays in registers */
 };
 
 SCI_T1D unsigned byte_at(const mq_dec *d, size_t i) {
@@ -184,107 +186,135 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
     return r->c >> --r->ct & 1;
 }
 
-/* flags, as in codec/j2k/t1_ctx.h, plus the lowest decoded plane */
+/* A sample's flags: its own state, as in codec/j2k/t1_ctx.h, the
+ * significance of its eight neighbours and the signs of the four that the
+ * sign context reads (set when a neighbour becomes significant, so that a
+ * context is a table lookup on one word, not eight loads), and the lowest
+ * decoded plane. */
 #define SCI_T1D_SIG 1u
 #define SCI_T1D_REF 2u
 #define SCI_T1D_VIS 4u
 #define SCI_T1D_NEG 8u
-#define SCI_T1D_LOW_SHIFT 8
+#define SCI_T1D_NB_SHIFT 4     /* NW N NE W E SW S SE: bits 4..11 */
+#define SCI_T1D_NW (1u << 4)
+#define SCI_T1D_N (1u << 5)
+#define SCI_T1D_NE (1u << 6)
+#define SCI_T1D_W (1u << 7)
+#define SCI_T1D_E (1u << 8)
+#define SCI_T1D_SW (1u << 9)
+#define SCI_T1D_S (1u << 10)
+#define SCI_T1D_SE (1u << 11)
+#define SCI_T1D_NEG_SHIFT 12   /* negative N W E S: bits 12..15 */
+#define SCI_T1D_LOW_SHIFT 16
+
+/* The zero coding labels of a band by neighbour mask (bits NW N NE W E SW
+ * S SE from 0), and the sign contexts by sig4 | neg4 << 4 (N W E S from 0
+ * in each): (context - SCI_T1_CX_SC) | xor bit << 4.  Built by a warp in
+ * its shared memory. */
+SCI_T1D unsigned zc_entry(unsigned band, unsigned m) {
+    unsigned h = (m >> 3 & 1) + (m >> 4 & 1), v = (m >> 1 & 1) + (m >> 6 & 1);
+    unsigned dg = (m & 1) + (m >> 2 & 1) + (m >> 5 & 1) + (m >> 7 & 1);
+    return t1_zc_label(band, h, v, dg);
+}
+
+SCI_T1D unsigned sc_entry(unsigned k) {
+    int c[4];
+    for (unsigned i = 0; i < 4; i++)
+        c[i] = !(k >> i & 1) ? 0 : (k >> (4 + i) & 1) ? -1 : 1;
+    int h = c[1] + c[2], v = c[0] + c[3];
+    h = h > 1 ? 1 : h < -1 ? -1 : h;
+    v = v > 1 ? 1 : v < -1 ? -1 : v;
+    unsigned xr = 0;
+    if (h < 0 || (h == 0 && v < 0)) {
+        h = -h;
+        v = -v;
+        xr = 1;
+    }
+    return (unsigned)((h ? 3 : 0) + v) | xr << 4;
+}
 
 struct dec {
     mq_dec mq;
     raw_dec raw;
     int israw;
     unsigned w, h, band, style;
-    uint16_t *f;      /* flag of sample (0, 0); rows W apart */
+    uint32_t *f;      /* flag of sample (0, 0); rows W apart */
     size_t W;
     uint32_t *mag;    /* the coefficient plane at the block */
     size_t stride;
+    const uint8_t *zl, *sl; /* the tables above */
 };
 
 SCI_T1D unsigned get(dec *d, unsigned cx) {
     return d->israw ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
 }
 
-SCI_T1D unsigned sig(const uint16_t *f) {
-    return *f & SCI_T1D_SIG;
-}
-
-SCI_T1D unsigned any_sig(const uint16_t *f, size_t W, int below) {
-    unsigned s = sig(f - W - 1) | sig(f - W) | sig(f - W + 1) | sig(f - 1) |
-                 sig(f + 1);
-    if (below)
-        s |= sig(f + W - 1) | sig(f + W) | sig(f + W + 1);
-    return s;
-}
-
-SCI_T1D unsigned zc_ctx(const uint16_t *f, size_t W, unsigned band, int below) {
-    unsigned h = sig(f - 1) + sig(f + 1);
-    unsigned v = sig(f - W);
-    unsigned dg = sig(f - W - 1) + sig(f - W + 1);
-    if (below) {
-        v += sig(f + W);
-        dg += sig(f + W - 1) + sig(f + W + 1);
-    }
-    return SCI_T1_CX_ZC + t1_zc_label(band, h, v, dg);
-}
-
-SCI_T1D int contrib(const uint16_t *f) {
-    if (!(*f & SCI_T1D_SIG))
-        return 0;
-    return *f & SCI_T1D_NEG ? -1 : 1;
-}
-
-SCI_T1D int clamp1(int x) {
-    return x > 1 ? 1 : x < -1 ? -1 : x;
-}
-
-SCI_T1D unsigned sc_ctx(const uint16_t *f, size_t W, int below, unsigned *xr) {
-    int h = clamp1(contrib(f - 1) + contrib(f + 1));
-    int v = contrib(f - W) + (below ? contrib(f + W) : 0);
-    v = clamp1(v);
-    *xr = 0;
-    if (h < 0 || (h == 0 && v < 0)) {
-        h = -h;
-        v = -v;
-        *xr = 1;
-    }
-    return (unsigned)(SCI_T1_CX_SC + (h ? 3 : 0) + v);
-}
-
-SCI_T1D unsigned mr_ctx(const uint16_t *f, size_t W, int below) {
-    if (*f & SCI_T1D_REF)
-        return SCI_T1_CX_MR + 2;
-    return SCI_T1_CX_MR + (any_sig(f, W, below) ? 1 : 0);
-}
-
 SCI_T1D int below_row(unsigned style, unsigned y) {
     return !(style & SCI_T1_VCAUSAL) || (y & 3) != 3;
 }
 
-SCI_T1D int run_eligible(const uint16_t *col, size_t W, unsigned style,
+/* the neighbours a sample's contexts see (the row below only if below) */
+SCI_T1D unsigned nb_mask(uint32_t f, int below) {
+    return f >> SCI_T1D_NB_SHIFT & (below ? 0xFFu : 0x1Fu);
+}
+
+SCI_T1D unsigned zc_ctx(const dec *d, uint32_t f, int below) {
+    return SCI_T1_CX_ZC + d->zl[nb_mask(f, below)];
+}
+
+SCI_T1D unsigned sc_ctx(const dec *d, uint32_t f, int below, unsigned *xr) {
+    unsigned sig4 = (f >> 5 & 1) | (f >> 7 & 3) << 1 | (f >> 10 & 1) << 3;
+    unsigned neg4 = f >> SCI_T1D_NEG_SHIFT & 15;
+    if (!below) {
+        sig4 &= 7;
+        neg4 &= 7;
+    }
+    unsigned e = d->sl[sig4 | neg4 << 4];
+    *xr = e >> 4;
+    return SCI_T1_CX_SC + (e & 15);
+}
+
+SCI_T1D unsigned mr_ctx(uint32_t f, int below) {
+    if (f & SCI_T1D_REF)
+        return SCI_T1_CX_MR + 2;
+    return SCI_T1_CX_MR + (nb_mask(f, below) ? 1 : 0);
+}
+
+SCI_T1D int run_eligible(const uint32_t *col, size_t W, unsigned style,
                          unsigned y0, unsigned y1) {
     if (y1 - y0 != 4)
         return 0;
     for (unsigned k = 0; k < 4; k++) {
-        const uint16_t *f = col + k * W;
-        if ((*f & (SCI_T1D_SIG | SCI_T1D_VIS)) ||
-            any_sig(f, W, below_row(style, y0 + k)))
+        uint32_t f = col[k * W];
+        if ((f & (SCI_T1D_SIG | SCI_T1D_VIS)) ||
+            nb_mask(f, below_row(style, y0 + k)))
             return 0;
     }
     return 1;
 }
 
-SCI_T1D void set_low(uint16_t *f, unsigned p) {
-    *f = (uint16_t)((*f & 0xFFu) | p << SCI_T1D_LOW_SHIFT);
+SCI_T1D void set_low(uint32_t *f, unsigned p) {
+    *f = (*f & ((1u << SCI_T1D_LOW_SHIFT) - 1)) | p << SCI_T1D_LOW_SHIFT;
 }
 
-SCI_T1D void get_sign(dec *d, uint16_t *f, unsigned x, unsigned y, unsigned p) {
+/* The sample at f became significant: its neighbours learn it. */
+SCI_T1D void tell_neighbours(uint32_t *f, size_t W, unsigned neg) {
+    f[-(ptrdiff_t)W - 1] |= SCI_T1D_SE;
+    f[-(ptrdiff_t)W] |= SCI_T1D_S | neg << (SCI_T1D_NEG_SHIFT + 3);
+    f[-(ptrdiff_t)W + 1] |= SCI_T1D_SW;
+    f[-1] |= SCI_T1D_E | neg << (SCI_T1D_NEG_SHIFT + 2);
+    f[1] |= SCI_T1D_W | neg << (SCI_T1D_NEG_SHIFT + 1);
+    f[W - 1] |= SCI_T1D_NE;
+    f[W] |= SCI_T1D_N | neg << SCI_T1D_NEG_SHIFT;
+    f[W + 1] |= SCI_T1D_NW;
+}
+
+SCI_T1D void get_sign(dec *d, uint32_t *f, unsigned x, unsigned y, unsigned p) {
     unsigned xr;
-    unsigned cx = sc_ctx(f, d->W, below_row(d->style, y), &xr);
-    if (get(d, cx) ^ (d->israw ? 0u : xr))
-        *f |= SCI_T1D_NEG;
-    *f |= SCI_T1D_SIG;
+    unsigned cx = sc_ctx(d, *f, below_row(d->style, y), &xr);
+    unsigned neg = get(d, cx) ^ (d->israw ? 0u : xr);
+    *f |= SCI_T1D_SIG | (neg ? SCI_T1D_NEG : 0u);
+    tell_neighbours(f, d->W, neg);
     d->mag[(size_t)y * d->stride + x] |= 1u << p;
     set_low(f, p);
 }
@@ -295,14 +325,13 @@ SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++)
             for (unsigned y = y0; y < y1; y++) {
-                uint16_t *f = d->f + y * d->W + x;
-                if (*f & SCI_T1D_SIG)
-                    continue;
-                unsigned cx = zc_ctx(f, d->W, d->band, below_row(d->style, y));
-                if (cx == SCI_T1_CX_ZC)
+                uint32_t *f = d->f + y * d->W + x;
+                int below = below_row(d->style, y);
+                /* insignificant with a significant neighbour */
+                if ((*f & SCI_T1D_SIG) || !nb_mask(*f, below))
                     continue;
                 *f |= SCI_T1D_VIS;
-                if (get(d, cx))
+                if (get(d, zc_ctx(d, *f, below)))
                     get_sign(d, f, x, y, p);
             }
     }
@@ -314,10 +343,10 @@ SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++)
             for (unsigned y = y0; y < y1; y++) {
-                uint16_t *f = d->f + y * d->W + x;
+                uint32_t *f = d->f + y * d->W + x;
                 if ((*f & (SCI_T1D_SIG | SCI_T1D_VIS)) != SCI_T1D_SIG)
                     continue;
-                unsigned cx = mr_ctx(f, d->W, below_row(d->style, y));
+                unsigned cx = mr_ctx(*f, below_row(d->style, y));
                 d->mag[(size_t)y * d->stride + x] |= get(d, cx) << p;
                 set_low(f, p);
                 *f |= SCI_T1D_REF;
@@ -331,7 +360,7 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
-            uint16_t *col = d->f + y0 * W + x;
+            uint32_t *col = d->f + y0 * W + x;
             unsigned y = y0;
             if (run_eligible(col, W, style, y0, y1)) {
                 if (!get(d, SCI_T1_CX_RL))
@@ -342,17 +371,19 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                 y = y0 + r + 1;
             }
             for (; y < y1; y++) {
-                uint16_t *f = d->f + y * W + x;
+                uint32_t *f = d->f + y * W + x;
                 if (*f & (SCI_T1D_SIG | SCI_T1D_VIS))
                     continue;
-                if (get(d, zc_ctx(f, W, d->band, below_row(style, y))))
+                if (get(d, zc_ctx(d, *f, below_row(style, y))))
                     get_sign(d, f, x, y, p);
             }
+            /* the column is done, and no pass reads a neighbour's mark:
+             * clear them here rather than in a sweep of the block (a
+             * column that took the run-length path has none) */
+            for (unsigned k = y0; k < y1; k++)
+                col[(k - y0) * W] &= ~SCI_T1D_VIS;
         }
     }
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++)
-            d->f[y * W + x] &= (uint16_t)~SCI_T1D_VIS;
     if (style & SCI_T1_SEGSYM) {
         unsigned s = get(d, SCI_T1_CX_UNI) << 3;
         s |= get(d, SCI_T1_CX_UNI) << 2;
@@ -380,12 +411,15 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * in[0..len) with pass_len the cumulative ends: the magnitude bits into
  * mag (rows `stride` words apart, zero before: the caller clears the whole
  * plane), the flags (sign, significance, lowest plane) into
- * fl[(w + 2) x (h + 2)].
+ * fl[(w + 2) x (h + 2)], zero before, with the context states in cx and
+ * the band's tables in zl[256] (zc_entry) and sl[256] (sc_entry).
  * Returns 0, or 1 when a segmentation symbol was wrong. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
-                         uint16_t *fl, uint32_t *mag, size_t stride) {
+                         uint32_t *fl, uint32_t *mag, size_t stride,
+                         uint8_t cx[SCI_T1_NCTX], const uint8_t *zl,
+                         const uint8_t *sl) {
     unsigned top = nbp - 1 - zbp;
     dec d;
     d.w = w;
@@ -395,9 +429,10 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.W = w + 2;
     d.mag = mag;
     d.stride = stride;
-    for (size_t i = 0; i < (size_t)(w + 2) * (h + 2); i++)
-        fl[i] = 0;
     d.f = fl + d.W + 1;
+    d.zl = zl;
+    d.sl = sl;
+    d.mq.cx = cx;
     init_states(d.mq.cx);
     unsigned all = 3 * top + 1;
     d.israw = 0;

@@ -377,11 +377,11 @@ static void test_encoded(sci_cuda_j2kdec *g) {
             compare(g, cs, len, label, &o);
             if (e->path == P1DEV) {
                 /* the same on the host-blocks path */
-                sci_cuda_j2kdec_tune(g, -1, 1);
+                sci_cuda_j2kdec_tune(g, 1);
                 run_opts oh = {HB, 0, 1};
                 snprintf(label, sizeof label, "%s %ux%u host blocks", e->label, w, h);
                 compare(g, cs, len, label, &oh);
-                sci_cuda_j2kdec_tune(g, -1, 0);
+                sci_cuda_j2kdec_tune(g, 0);
             }
             if (e->nc == 3 && e->depth == 8 && e->dx[1] == 1) {
                 run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5};
