@@ -18,6 +18,8 @@ text = open(sys.argv[1]).read()
 streams = [("ht-lossless", "HT lossless"), ("ht-1bpp", "HT 1 bpp"),
            ("p1-lossless", "Part 1 lossless")]
 fps = {}
+# the CPU table comes after its heading (the stage table has rows alike)
+cpu_text = text[text.index("## CPU decode"):]
 for key, _ in streams:
     # the GPU table: the device path's row, best of 1..3 in flight, and
     # nvJPEG2000 on the same stream
@@ -31,7 +33,7 @@ for key, _ in streams:
     fps[("nvJPEG2000, GPU", key)] = nv
     # the CPU table: seconds a frame, except ours on 16 threads (frames/s)
     m = re.search(r"^\| %s \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.n/a]+) \| "
-                  r"([0-9.n/a]+) \| ([0-9.n/a]+) \|" % key, text, re.M)
+                  r"([0-9.n/a]+) \| ([0-9.n/a]+) \|" % key, cpu_text, re.M)
     cpu = m.groups()
     fps[("ours, CPU 16 threads", key)] = float(cpu[1])
     for name, v in (("opj_decompress, 16 threads", cpu[2]),
@@ -51,7 +53,8 @@ for k, (key, label) in enumerate(streams):
             ys.append(i + (k - 1) * width)
             vals.append(fps[(w, key)])
     bars = ax.barh(ys, vals, height=width, label=label, log=True)
-    ax.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
+    ax.bar_label(bars, labels=["%.0f" % v if v >= 100 else "%.3g" % v
+                               for v in vals], fontsize=7, padding=2)
 ax.set_yticks(range(len(who)))
 ax.set_yticklabels(who)
 ax.invert_yaxis()
