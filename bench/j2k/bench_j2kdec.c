@@ -10,12 +10,13 @@
  * (parse, tier-2, the upload, the kernels), one frame at a time (median
  * wall time of --runs frames) and with 2 and 3 frames in flight (frames/s
  * over --runs frames); the GPU output is checked against the C reference.
- * CPU: sci_j2k_dec_decode on one thread (median s/frame) and on --threads
- * threads, a frame each (frames/s).  Anchors, when their paths are given:
- * nvj2k-bench (../shared/anchors: nvJPEG2000 decoding the same files into
- * device memory), opj_decompress and grk_decompress with --threads threads
- * and ojph_expand (single-threaded), whole processes writing a PPM (median
- * of 3).  The table comes last.
+ * CPU: sci_j2k_dec_decode on one thread (median s/frame), on --threads
+ * threads a frame each (frames/s), and one frame on a pool of --threads
+ * threads (sci_j2k_dec_set_pool; median s/frame).  Anchors, when their
+ * paths are given: nvj2k-bench (../shared/anchors: nvJPEG2000 decoding the
+ * same files into device memory), opj_decompress and grk_decompress with
+ * --threads threads and ojph_expand (single-threaded), whole processes
+ * writing a PPM (median of 3).  The table comes last.
  *
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
  *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
@@ -177,8 +178,10 @@ typedef struct {
     int fail;
 } cpu_job;
 
-static int cpu_decode(const uint8_t *cs, size_t len, uint16_t *out) {
+static int cpu_decode(const uint8_t *cs, size_t len, uint16_t *out,
+                      sci_pool *pool) {
     sci_j2k_dec *d = sci_j2k_dec_new();
+    sci_j2k_dec_set_pool(d, pool);
     sci_j2k_info info;
     sci_j2k_plane pl[3];
     for (int c = 0; c < 3; c++) {
@@ -197,7 +200,7 @@ static int cpu_decode(const uint8_t *cs, size_t len, uint16_t *out) {
 static void *cpu_thread(void *v) {
     cpu_job *j = v;
     for (int i = 0; i < j->frames; i++)
-        j->fail |= cpu_decode(j->cs, j->len, j->out) != 0;
+        j->fail |= cpu_decode(j->cs, j->len, j->out, NULL) != 0;
     return NULL;
 }
 
@@ -340,10 +343,11 @@ int main(int argc, char **argv) {
 
     gpu_row rows[NKINDS * 9];
     int nrows = 0;
-    double cpu1[NKINDS], cpun[NKINDS];
+    double cpu1[NKINDS], cpun[NKINDS], cpup[NKINDS];
+    sci_pool *cpu_pool = sci_pool_new(threads);
     for (int k = 0; k < NKINDS; k++) {
         /* the C reference: the oracle, then its speed */
-        if (cpu_decode(cs[k], len[k], ref)) {
+        if (cpu_decode(cs[k], len[k], ref, NULL)) {
             fprintf(stderr, "%s: the C reference fails\n", kinds[k].name);
             return 1;
         }
@@ -353,10 +357,22 @@ int main(int argc, char **argv) {
         int kcpu = p1 ? 1 : cpu_runs, kruns = p1 ? (runs / 10 > 5 ? runs / 10 : 5) : runs;
         for (int i = 0; i < kcpu; i++) {
             double t0 = bench_now_ms();
-            cpu_decode(cs[k], len[k], got);
+            cpu_decode(cs[k], len[k], got, NULL);
             t[i] = (bench_now_ms() - t0) / 1000.0;
         }
         cpu1[k] = bench_median(t, kcpu);
+        /* one frame on the pool's threads (sci_j2k_dec_set_pool) */
+        for (int i = 0; i < kcpu; i++) {
+            double t0 = bench_now_ms();
+            if (cpu_decode(cs[k], len[k], got, cpu_pool) ||
+                memcmp(got, ref, frame_bytes)) {
+                fprintf(stderr, "%s: the C reference on %u threads differs\n",
+                        kinds[k].name, threads);
+                return 1;
+            }
+            t[i] = (bench_now_ms() - t0) / 1000.0;
+        }
+        cpup[k] = bench_median(t, kcpu);
         {
             pthread_t th[256];
             cpu_job jobs[256];
@@ -513,9 +529,9 @@ int main(int argc, char **argv) {
     }
     printf("\n## CPU decode, s/frame (whole process for the anchors, writing a PPM)\n\n");
     printf("| stream | ours 1 thread | ours %u threads (frames/s) | opj_decompress "
-           "%u threads | ojph_expand | grk_decompress %u threads |\n", threads,
-           threads, threads);
-    printf("|---|---|---|---|---|---|\n");
+           "%u threads | ojph_expand | grk_decompress %u threads | ours, a "
+           "frame on %u threads |\n", threads, threads, threads, threads);
+    printf("|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < NKINDS; k++) {
         char a[3][32];
         double v[3] = {opjs[k], ojphs[k], grks[k]};
@@ -524,8 +540,8 @@ int main(int argc, char **argv) {
                 snprintf(a[i], sizeof a[i], "%.3f", v[i]);
             else
                 snprintf(a[i], sizeof a[i], "n/a");
-        printf("| %s | %.3f | %.2f | %s | %s | %s |\n", kinds[k].name, cpu1[k],
-               cpun[k], a[0], a[1], a[2]);
+        printf("| %s | %.3f | %.2f | %s | %s | %s | %.3f |\n", kinds[k].name,
+               cpu1[k], cpun[k], a[0], a[1], a[2], cpup[k]);
     }
     for (int k = 0; k < NKINDS; k++)
         free(cs[k]);
@@ -534,6 +550,7 @@ int main(int argc, char **argv) {
     free(ref);
     free(got);
     free(t);
+    sci_pool_free(cpu_pool);
     CK(cudaFree(dframe));
     CK(cudaStreamDestroy(st));
     return 0;

@@ -49,6 +49,13 @@ struct sci_j2k_dec {
     uint16_t *seg_pass;
     size_t seg_cap;
     sci_j2k_block_scratch *scratch;
+    /* sci_j2k_dec_set_pool: the threads, a scratch each, and what each
+     * block of a tile returned */
+    sci_pool *pool;
+    sci_j2k_block_scratch **wscratch;
+    unsigned nwscratch;
+    int8_t *block_res;
+    size_t block_res_cap;
     void **planes;       /* per component: int32_t or float */
     size_t *plane_cap;
     /* refs mode (sci_j2k_dec_set_refs) */
@@ -111,6 +118,10 @@ void sci_j2k_dec_free(sci_j2k_dec *d) {
     free(d->refs);
     free(d->ref_first);
     sci_j2k_block_scratch_free(d->scratch);
+    for (unsigned i = 0; i < d->nwscratch; i++)
+        sci_j2k_block_scratch_free(d->wscratch[i]);
+    free(d->wscratch);
+    free(d->block_res);
     sci_j2k_cs_free(&d->cs);
     free(d);
 }
@@ -777,6 +788,108 @@ static void put_samples(sci_j2k_dec *d, const sci_j2k_tcomp_info *ti,
     }
 }
 
+/* ---- a tile on the decoder's threads ---------------------------------------- */
+
+void sci_j2k_dec_set_pool(sci_j2k_dec *d, sci_pool *pool) {
+    d->pool = pool;
+}
+
+typedef struct {
+    sci_j2k_dec *d;
+    const sci_j2k_tile_blocks *tb;
+    int nomem;
+} block_job;
+
+static void blocks_fn(void *ctx, size_t begin, size_t end, unsigned worker) {
+    block_job *j = ctx;
+    sci_j2k_dec *d = j->d;
+    const sci_j2k_tile_blocks *tb = j->tb;
+    sci_j2k_block_scratch *s = d->wscratch[worker];
+    for (size_t i = begin; i < end; i++) {
+        unsigned c = tb->bands[tb->blocks[i].band].comp;
+        d->block_res[i] = 0;
+        if (tb->bands[tb->blocks[i].band].res > tb->comps[c].top)
+            continue;
+        int r = sci_j2k_block_decode(tb, i, s, d->planes[c], tb->comps[c].w,
+                                     NULL);
+        if (r < 0)
+            j->nomem = 1;
+        d->block_res[i] = (int8_t)(r != 0);
+    }
+}
+
+/* The tile's code-blocks into the planes: on the pool's threads when there
+ * is one, then the blocks that had something to say decoded again here,
+ * in order, to say it (the same warnings, in the same order, as one
+ * thread gives; those blocks are rare, and decode to the same words). */
+static int decode_blocks(sci_j2k_dec *d, const sci_j2k_tile_blocks *tb) {
+    unsigned nw = d->pool ? sci_pool_threads(d->pool) : 1;
+    if (nw < 2 || tb->nblocks < 2) {
+        for (size_t i = 0; i < tb->nblocks; i++) {
+            unsigned c = tb->bands[tb->blocks[i].band].comp;
+            if (tb->bands[tb->blocks[i].band].res > tb->comps[c].top)
+                continue;
+            if (sci_j2k_block_decode(tb, i, d->scratch, d->planes[c],
+                                     tb->comps[c].w, &d->st) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (d->nwscratch < nw) {
+        sci_j2k_block_scratch **w = realloc(d->wscratch, nw * sizeof *w);
+        if (!w)
+            return -1;
+        d->wscratch = w;
+        for (; d->nwscratch < nw; d->nwscratch++)
+            if (!(w[d->nwscratch] = sci_j2k_block_scratch_new()))
+                return -1;
+    }
+    if (grow((void **)&d->block_res, &d->block_res_cap, tb->nblocks, 1))
+        return -1;
+    block_job j = {d, tb, 0};
+    sci_pool_for(d->pool, tb->nblocks, 4, blocks_fn, &j);
+    if (j.nomem)
+        return -1;
+    for (size_t i = 0; i < tb->nblocks; i++)
+        if (d->block_res[i]) {
+            unsigned c = tb->bands[tb->blocks[i].band].comp;
+            if (sci_j2k_block_decode(tb, i, d->scratch, d->planes[c],
+                                     tb->comps[c].w, &d->st) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+typedef struct {
+    sci_j2k_dec *d;
+    const sci_j2k_tile_blocks *tb;
+    const sci_j2k_decode_params *p;
+    const sci_j2k_plane *planes;
+    int nomem;
+} comp_job;
+
+static void idwt_fn(void *ctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    comp_job *j = ctx;
+    for (size_t c = begin; c < end; c++) {
+        const sci_j2k_tcomp_info *ti = &j->tb->comps[c];
+        int e = ti->reversible ?
+                sci_j2k_idwt53(j->d->planes[c], ti->w,
+                               (const uint32_t (*)[4])ti->rect, ti->top) :
+                sci_j2k_idwt97(j->d->planes[c], ti->w,
+                               (const uint32_t (*)[4])ti->rect, ti->top);
+        if (e)
+            j->nomem = 1;
+    }
+}
+
+static void put_fn(void *ctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    comp_job *j = ctx;
+    for (size_t c = begin; c < end; c++)
+        put_samples(j->d, &j->tb->comps[c], (unsigned)c, j->p, &j->planes[c]);
+}
+
 static int decode_tile(sci_j2k_dec *d, unsigned t,
                        const sci_j2k_decode_params *p,
                        const sci_j2k_plane *planes) {
@@ -793,25 +906,12 @@ static int decode_tile(sci_j2k_dec *d, unsigned t,
             return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
         memset(d->planes[c], 0, (n ? n : 1) * 4);
     }
-    for (size_t i = 0; i < tb.nblocks; i++) {
-        unsigned c = tb.bands[tb.blocks[i].band].comp;
-        if (tb.bands[tb.blocks[i].band].res > tb.comps[c].top)
-            continue;
-        r = sci_j2k_block_decode(&tb, i, d->scratch, d->planes[c],
-                                 tb.comps[c].w, st);
-        if (r < 0)
-            return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
-    }
-    for (unsigned c = 0; c < nc; c++) {
-        const sci_j2k_tcomp_info *ti = &tb.comps[c];
-        int e = ti->reversible ?
-                sci_j2k_idwt53(d->planes[c], ti->w,
-                               (const uint32_t (*)[4])ti->rect, ti->top) :
-                sci_j2k_idwt97(d->planes[c], ti->w,
-                               (const uint32_t (*)[4])ti->rect, ti->top);
-        if (e)
-            return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
-    }
+    if (decode_blocks(d, &tb))
+        return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
+    comp_job cj = {d, &tb, p, planes, 0};
+    sci_pool_for(sci_pool_if(d->pool, nc > 1), nc, 1, idwt_fn, &cj);
+    if (cj.nomem)
+        return sci_j2k_fail(st, SCI_J2K_ENOMEM, 0, "out of memory");
     if (tb.mct) {
         int ok = nc >= 3;
         for (unsigned c = 1; ok && c < 3; c++)
@@ -824,13 +924,12 @@ static int decode_tile(sci_j2k_dec *d, unsigned t,
         } else {
             size_t n = (size_t)tb.comps[0].w * tb.comps[0].h;
             if (tb.comps[0].reversible)
-                sci_rct_inverse(NULL, d->planes[0], d->planes[1], d->planes[2], n);
+                sci_rct_inverse(d->pool, d->planes[0], d->planes[1], d->planes[2], n);
             else
-                sci_ict_inverse(NULL, d->planes[0], d->planes[1], d->planes[2], n);
+                sci_ict_inverse(d->pool, d->planes[0], d->planes[1], d->planes[2], n);
         }
     }
-    for (unsigned c = 0; c < nc; c++)
-        put_samples(d, &tb.comps[c], c, p, &planes[c]);
+    sci_pool_for(sci_pool_if(d->pool, nc > 1), nc, 1, put_fn, &cj);
     return 0;
 }
 

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/common/parallel.h"
 #include "j2k_stream.h"
 
 #ifdef __cplusplus
@@ -118,6 +119,12 @@ int sci_j2k_dec_parse(sci_j2k_dec *d, const uint8_t *data, size_t len,
 /* Component c at a reduction (after a successful parse). */
 int sci_j2k_dec_comp_info(const sci_j2k_dec *d, unsigned c, unsigned reduce,
                           sci_j2k_comp_info *ci);
+
+/* Decodes the code-blocks, the components' inverse DWT, the colour
+ * transform and the output of later sci_j2k_dec_decode calls on pool's
+ * threads (NULL, the default: on the calling thread).  The pool must
+ * outlive those calls.  Samples and warnings are the same either way. */
+void sci_j2k_dec_set_pool(sci_j2k_dec *d, sci_pool *pool);
 
 /* Decodes the parsed codestream into planes[components].  Returns
  * SCI_J2K_OK (sci_j2k_dec_warnings may be nonzero: damage was worked

@@ -86,6 +86,8 @@ gst_j2k_dec_cpu_decode (GstJ2kDec * self, const sci_j2k_decode_params * p,
       at += (gsize) GST_VIDEO_INFO_COMP_WIDTH (vi, c) *
           GST_VIDEO_INFO_COMP_HEIGHT (vi, c) * bytes;
     }
+  sci_j2k_dec_set_pool (self->dec,
+      gst_sci_backend_pool (&GST_SCI_VIDEO_DECODER (self)->backend));
   rc = sci_j2k_dec_decode (self->dec, p, planes);
   if (rc != SCI_J2K_OK) {
     gst_j2k_dec_post_error (self, rc, sci_j2k_dec_error (self->dec),

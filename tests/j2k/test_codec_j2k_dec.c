@@ -1699,6 +1699,108 @@ bench (void)
   }
 }
 
+/* ---- on a thread pool ------------------------------------------------- */
+
+typedef struct
+{
+  unsigned n;
+  char log[4096];
+} warn_log;
+
+static void
+log_warning (void *user, size_t offset, const char *msg)
+{
+  warn_log *l = user;
+  l->n++;
+  size_t at = strlen (l->log);
+  snprintf (l->log + at, sizeof l->log - at, "%zu:%s|", offset, msg);
+}
+
+/* Decodes into 16-bit planes of w x h, on pool (or not); the warnings into
+ * log.  Returns sci_j2k_dec_decode's result. */
+static int
+decode_with_pool (const uint8_t * cs, size_t len, sci_pool * pool,
+    unsigned nc, unsigned w, unsigned h, uint16_t * out, warn_log * log)
+{
+  sci_j2k_dec *d = sci_j2k_dec_new ();
+  memset (log, 0, sizeof *log);
+  sci_j2k_dec_set_warning_func (d, log_warning, log);
+  sci_j2k_dec_set_pool (d, pool);
+  sci_j2k_info info;
+  int r = sci_j2k_dec_parse (d, cs, len, &info);
+  sci_j2k_plane pl[4];
+  for (unsigned c = 0; c < nc; c++) {
+    pl[c].data = out + (size_t) c * w * h;
+    pl[c].stride = w;
+    pl[c].bytes = 2;
+  }
+  sci_j2k_decode_params p = { 0, 0 };
+  if (r == 0)
+    r = sci_j2k_dec_decode (d, &p, pl);
+  sci_j2k_dec_free (d);
+  return r;
+}
+
+/* sci_j2k_dec_set_pool: the same samples and the same warnings, in the
+ * same order, on 1 and on 4 threads, for HT and Part 1 streams, 5/3 and
+ * 9/7, whole and damaged (Part 1 with segmentation symbols, so that its
+ * damage shows). */
+static void
+test_threads (void)
+{
+  if (!wanted ("threads"))
+    return;
+  static const own_case cases[] = {
+    {"threads HT 5/3", 257, 131, 3, 12, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4,
+        SCI_CT_RCT, SCI_J2K_CODER_HT, 5, 5, SCI_J2K_LRCP, 1, 0x00},
+    {"threads HT 9/7", 200, 97, 3, 10, {1, 1, 1}, {1, 1, 1}, SCI_DWT_97, 3,
+        SCI_CT_ICT, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL, 1, 0x00},
+    {"threads Part 1 5/3", 150, 121, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53,
+        3, SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 2,
+        SCI_T1_SEGSYM},
+  };
+  sci_pool *pool = sci_pool_new (4);
+  check (pool != NULL && sci_pool_threads (pool) == 4, "a pool of 4 threads");
+  for (size_t i = 0; pool && i < sizeof cases / sizeof cases[0]; i++) {
+    const own_case *k = &cases[i];
+    unsigned w[3] = { k->w, k->w, k->w }, h[3] = { k->h, k->h, k->h };
+    j2kt_image src;
+    make_image (&src, 3, w, h, k->depth, 0, 300 + i);
+    size_t len;
+    uint8_t *cs = own_encode (k, &src, &len);
+    check (cs != NULL, k->label);
+    if (!cs) {
+      j2kt_image_free (&src);
+      continue;
+    }
+    size_t n = (size_t) 3 * k->w * k->h;
+    uint16_t *a = malloc (n * 2), *b = malloc (n * 2);
+    static warn_log la, lb;
+    /* whole, then with bytes flipped past the main header: every 97th
+     * from the middle on, so that many blocks are damaged */
+    for (int dmg = 0; dmg < 2; dmg++) {
+      if (dmg)
+        for (size_t j = len / 2; j + 2 < len; j += 97)
+          cs[j] ^= 0x5A;
+      memset (a, 0xEE, n * 2);
+      memset (b, 0x11, n * 2);
+      int ra = decode_with_pool (cs, len, NULL, 3, k->w, k->h, a, &la);
+      int rb = decode_with_pool (cs, len, pool, 3, k->w, k->h, b, &lb);
+      char what[512];
+      snprintf (what, sizeof what, "%s%s: 1 thread %d (%u warnings), 4 "
+          "threads %d (%u warnings): same samples and warnings", k->label,
+          dmg ? ", damaged" : "", ra, la.n, rb, lb.n);
+      check (ra == rb && !memcmp (a, b, n * 2) && la.n == lb.n &&
+          !strcmp (la.log, lb.log) && (dmg ? la.n > 0 : la.n == 0), what);
+    }
+    free (a);
+    free (b);
+    free (cs);
+    j2kt_image_free (&src);
+  }
+  sci_pool_free (pool);
+}
+
 static int
 have_tool (const char *name)
 {
@@ -1746,6 +1848,7 @@ main (int argc, char **argv)
   test_files ();
   test_damage ();
   test_refs_mode ();
+  test_threads ();
 
   printf ("%u passed, %u failed\n", check_passed, check_failed);
   if (check_failed || keep)
