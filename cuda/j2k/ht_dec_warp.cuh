@@ -30,37 +30,13 @@
 #ifndef SCI_CUDA_HT_DEC_WARP_CUH
 #define SCI_CUDA_HT_DEC_WARP_CUH
 
+#include "dec_warp.cuh"
 #include "ht_dec.cuh"
-
-#if !defined(__CUDACC__) || defined(SCI_J2KDEC_EMU)
-#include "cuda/common/warp_emu.h"
-#endif
 
 namespace sci_htw {
 
-#if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
-#define SCI_HTW __device__ __forceinline__
-#define SCI_HTW_FULL 0xffffffffu
-SCI_HTW uint32_t w_shfl(uint32_t v, int src) { return __shfl_sync(SCI_HTW_FULL, v, src); }
-SCI_HTW uint32_t w_up(uint32_t v, int d) { return __shfl_up_sync(SCI_HTW_FULL, v, d); }
-SCI_HTW uint32_t w_ballot(int p) { return __ballot_sync(SCI_HTW_FULL, p); }
-SCI_HTW void w_sync(void) { __syncwarp(); }
-SCI_HTW void w_or(uint32_t *a, uint32_t v) { atomicOr(a, v); }
-SCI_HTW unsigned w_popc(uint32_t v) { return (unsigned)__popc(v); }
-#else
-#define SCI_HTW static inline
-SCI_HTW uint32_t w_shfl(uint32_t v, int src) {
-    return (uint32_t)warp_emu_xchg(v, (unsigned)src);
-}
-SCI_HTW uint32_t w_up(uint32_t v, int d) {
-    int l = (int)warp_emu_lane();
-    return (uint32_t)warp_emu_xchg(v, (unsigned)(l >= d ? l - d : l));
-}
-SCI_HTW uint32_t w_ballot(int p) { return warp_emu_ballot(p); }
-SCI_HTW void w_sync(void) { warp_emu_sync(); }
-SCI_HTW void w_or(uint32_t *a, uint32_t v) { *a |= v; }
-SCI_HTW unsigned w_popc(uint32_t v) { return (unsigned)__builtin_popcount(v); }
-#endif
+using namespace sci_dw;
+#define SCI_HTW SCI_DW
 
 /* Words of unstuffed MagSgn bits: a chunk of 32 quads needs up to
  * 32 x 4 x 31 bits, a loading round overshoots by up to 255, and the
@@ -70,15 +46,6 @@ SCI_HTW unsigned w_popc(uint32_t v) { return (unsigned)__builtin_popcount(v); }
 /* Shared memory a warp needs for blocks up to 2 qw samples wide. */
 SCI_HTD size_t smem_words(unsigned qw) {
     return SCI_HTW_WIN + 2u * qw + (2u * (2u * qw + 4u) + 3u) / 4u;
-}
-
-SCI_HTW uint32_t w_scan(uint32_t v, unsigned lane) {
-    for (int d = 1; d < 32; d <<= 1) {
-        uint32_t t = w_up(v, d);
-        if ((int)lane >= d)
-            v += t;
-    }
-    return v;
 }
 
 /* The MagSgn stream, unstuffed into win: bit k of win is bit base + k of

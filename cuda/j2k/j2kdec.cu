@@ -109,7 +109,7 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
                                        b.passes,
                                        (b.style & SCI_HT_STYLE_VCAUSAL) != 0,
                                        out, b.stride);
-        sci_htw::w_sync();
+        sci_dw::w_sync();
     }
     if (r != SCI_HT_DEC_OK && lane == 0)
         note_damage(status, i);
@@ -117,16 +117,17 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
                         b.step, lane, 32);
 }
 
-/* A warp's shared memory for an EBCOT block: the MQ context states and
- * the context tables of sci_t1d::decode_block. */
+/* A warp's shared memory for an EBCOT block: the visit map, the MQ
+ * context states and the context tables of sci_t1d::decode_block. */
 struct t1_smem {
+    uint32_t bm[SCI_T1D_MAP_WORDS];
     uint8_t cx[SCI_T1_NCTX];
     uint8_t zl[256], sl[256];
 };
 
 /* One EBCOT block by one warp: MQ decoding is sequential, so lane 0
- * decodes, and the warp clears its flags, builds its tables and
- * dequantizes. */
+ * decodes, and the warp clears its flags, builds its tables and the
+ * passes' visit maps, and dequantizes. */
 SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
                      const uint32_t *plen, uint32_t *flags, uint32_t *coef,
                      int *status, unsigned i, t1_smem *sm, unsigned lane) {
@@ -139,13 +140,13 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
         sm->zl[k] = (uint8_t)sci_t1d::zc_entry(b.band, k);
         sm->sl[k] = (uint8_t)sci_t1d::sc_entry(k);
     }
-    sci_htw::w_sync();
-    if (lane == 0 &&
-        sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
+    sci_dw::w_sync();
+    if (sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
                               b.band, b.mb, b.zbp, b.passes, b.style, fl, out,
-                              b.stride, sm->cx, sm->zl, sm->sl))
+                              b.stride, sm->cx, sm->zl, sm->sl, sm->bm, lane) &&
+        lane == 0)
         note_damage(status, i);
-    sci_htw::w_sync();
+    sci_dw::w_sync();
     for (unsigned y = 0; y < b.h; y++)
         for (unsigned x = lane; x < b.w; x += 32) {
             uint32_t f = fl[(y + 1) * W + x + 1];

@@ -1,18 +1,19 @@
 /*
  * The EBCOT (Part 1) block decoder of codec/j2k/t1_dec.c and the MQ and raw
- * decoders of codec/j2k/mq.c as device code: one thread decodes one
- * code-block (MQ decoding is sequential within a block; blocks are
- * independent, so the parallelism is across blocks), every pass of every
- * code-block style, with the C decoder's segments, fills past the ends and
- * segmentation-symbol check, so that the result is the same bit for bit.
+ * decoders of codec/j2k/mq.c as device code, a warp a code-block: MQ
+ * decoding is sequential within a block, so lane 0 decodes every pass of
+ * every code-block style, with the C decoder's segments, fills past the
+ * ends and segmentation-symbol check, so that the result is the same bit
+ * for bit; before each pass the warp marks, 32 samples a ballot, the
+ * samples the pass may visit, so that lane 0 skips the others.
  *
  * State: the magnitude bits go straight into the block's place in the
  * coefficient plane (as in ht_dec.cuh); the flags (significance, sign,
  * refinement, visited, the neighbours' significance and signs, and the
  * lowest decoded plane) live in a (w + 2) x (h + 2) array of words in
- * device scratch, one a block.  The zero
- * coding labels and the pass rules come from codec/j2k/t1_rules.h, shared
- * with the C coders and cuda/j2k/t1.cu.
+ * device scratch, one a block.  The zero coding labels and the pass rules
+ * come from codec/j2k/t1_rules.h, shared with the C coders and
+ * cuda/j2k/t1.cu.
  *
  * Built for the host too (SCI_J2KDEC_EMU: tests/j2k/j2kdec_emu.cpp).
  */
@@ -24,6 +25,7 @@
 
 #include "codec/j2k/t1.h"
 #include "codec/j2k/t1_rules.h"
+#include "dec_warp.cuh"
 
 #if defined(__CUDACC__)
 #define SCI_T1D __device__ __forceinline__
@@ -243,7 +245,33 @@ struct dec {
     uint32_t *mag;    /* the coefficient plane at the block */
     size_t stride;
     const uint8_t *zl, *sl; /* the tables above */
+    /* the samples a pass visits, a bit each in scan order: stripe s in
+     * words [s sw, (s + 1) sw), column x's four at bits 4 x .. 4 x + 3 */
+    uint32_t *bm;
+    unsigned sw;
+    int mark_new;     /* the SigProp pass: new significance adds visits */
 };
+
+/* The most words of a block's visit map: 4 w h / 32 with a stripe's
+ * words rounded up (w, h <= 1024 and w h <= 4096: 256 stripes of one
+ * word when h = 1024). */
+#define SCI_T1D_MAP_WORDS 256
+
+SCI_T1D unsigned lowest_bit(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+    return (unsigned)__ffs((int)v) - 1;
+#else
+    return (unsigned)__builtin_ctz(v);
+#endif
+}
+
+/* (x, y), if in the block, will be visited by this pass. */
+SCI_T1D void mark_visit(dec *d, int x, int y) {
+    if (x < 0 || y < 0 || x >= (int)d->w || y >= (int)d->h)
+        return;
+    unsigned pos = (unsigned)x * 4 + ((unsigned)y & 3);
+    d->bm[((unsigned)y >> 2) * d->sw + (pos >> 5)] |= 1u << (pos & 31);
+}
 
 SCI_T1D unsigned get(dec *d, unsigned cx) {
     return d->israw ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
@@ -315,37 +343,57 @@ SCI_T1D void get_sign(dec *d, uint32_t *f, unsigned x, unsigned y, unsigned p) {
     unsigned neg = get(d, cx) ^ (d->israw ? 0u : xr);
     *f |= SCI_T1D_SIG | (neg ? SCI_T1D_NEG : 0u);
     tell_neighbours(f, d->W, neg);
+    if (d->mark_new) {
+        /* the neighbours after it in scan order may now be visited */
+        int xi = (int)x, yi = (int)y;
+        mark_visit(d, xi, yi + 1);
+        mark_visit(d, xi - 1, yi + 1);
+        mark_visit(d, xi + 1, yi - 1);
+        mark_visit(d, xi + 1, yi);
+        mark_visit(d, xi + 1, yi + 1);
+    }
     d->mag[(size_t)y * d->stride + x] |= 1u << p;
     set_low(f, p);
 }
 
+/* The passes run on lane 0 over the samples of the visit map that the
+ * warp built before (build_map): a superset of those the pass codes,
+ * each checked again when visited. */
 SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
-    unsigned w = d->w, h = d->h;
+    unsigned h = d->h;
+    d->mark_new = 1;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
-        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
-        for (unsigned x = 0; x < w; x++)
-            for (unsigned y = y0; y < y1; y++) {
+        uint32_t *row = d->bm + (y0 >> 2) * d->sw;
+        for (unsigned j = 0; j < d->sw; j++) {
+            uint32_t word = row[j];
+            while (word) {
+                unsigned b = lowest_bit(word);
+                unsigned pos = j * 32 + b, x = pos >> 2, y = y0 + (pos & 3);
                 uint32_t *f = d->f + y * d->W + x;
                 int below = below_row(d->style, y);
                 /* insignificant with a significant neighbour */
-                if ((*f & SCI_T1D_SIG) || !nb_mask(*f, below))
-                    continue;
-                *f |= SCI_T1D_VIS;
-                if (get(d, zc_ctx(d, *f, below)))
-                    get_sign(d, f, x, y, p);
+                if (!(*f & SCI_T1D_SIG) && nb_mask(*f, below)) {
+                    *f |= SCI_T1D_VIS;
+                    if (get(d, zc_ctx(d, *f, below)))
+                        get_sign(d, f, x, y, p);
+                }
+                /* a new significance may have marked more of this word */
+                word = b == 31 ? 0 : row[j] & (~0u << (b + 1));
             }
+        }
     }
+    d->mark_new = 0;
 }
 
 SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
-    unsigned w = d->w, h = d->h;
+    unsigned h = d->h;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
-        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
-        for (unsigned x = 0; x < w; x++)
-            for (unsigned y = y0; y < y1; y++) {
+        const uint32_t *row = d->bm + (y0 >> 2) * d->sw;
+        for (unsigned j = 0; j < d->sw; j++)
+            for (uint32_t word = row[j]; word; word &= word - 1) {
+                unsigned pos = j * 32 + lowest_bit(word);
+                unsigned x = pos >> 2, y = y0 + (pos & 3);
                 uint32_t *f = d->f + y * d->W + x;
-                if ((*f & (SCI_T1D_SIG | SCI_T1D_VIS)) != SCI_T1D_SIG)
-                    continue;
                 unsigned cx = mr_ctx(*f, below_row(d->style, y));
                 d->mag[(size_t)y * d->stride + x] |= get(d, cx) << p;
                 set_low(f, p);
@@ -354,34 +402,38 @@ SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
     }
 }
 
+/* The columns with a sample neither significant nor visited, in order;
+ * the others have nothing to code.  The visited marks are cleared by the
+ * warp afterwards. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
-    unsigned w = d->w, h = d->h, style = d->style;
+    unsigned h = d->h, style = d->style;
     size_t W = d->W;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
-        for (unsigned x = 0; x < w; x++) {
-            uint32_t *col = d->f + y0 * W + x;
-            unsigned y = y0;
-            if (run_eligible(col, W, style, y0, y1)) {
-                if (!get(d, SCI_T1_CX_RL))
-                    continue;
-                unsigned r = get(d, SCI_T1_CX_UNI) << 1;
-                r |= get(d, SCI_T1_CX_UNI);
-                get_sign(d, col + r * W, x, y0 + r, p);
-                y = y0 + r + 1;
+        const uint32_t *row = d->bm + (y0 >> 2) * d->sw;
+        for (unsigned j = 0; j < d->sw; j++) {
+            for (uint32_t word = row[j]; word;) {
+                unsigned b = lowest_bit(word) & ~3u;
+                word &= ~(0xFu << b);
+                unsigned x = (j * 32 + b) >> 2;
+                uint32_t *col = d->f + y0 * W + x;
+                unsigned y = y0;
+                if (run_eligible(col, W, style, y0, y1)) {
+                    if (!get(d, SCI_T1_CX_RL))
+                        continue;
+                    unsigned r = get(d, SCI_T1_CX_UNI) << 1;
+                    r |= get(d, SCI_T1_CX_UNI);
+                    get_sign(d, col + r * W, x, y0 + r, p);
+                    y = y0 + r + 1;
+                }
+                for (; y < y1; y++) {
+                    uint32_t *f = d->f + y * W + x;
+                    if (*f & (SCI_T1D_SIG | SCI_T1D_VIS))
+                        continue;
+                    if (get(d, zc_ctx(d, *f, below_row(style, y))))
+                        get_sign(d, f, x, y, p);
+                }
             }
-            for (; y < y1; y++) {
-                uint32_t *f = d->f + y * W + x;
-                if (*f & (SCI_T1D_SIG | SCI_T1D_VIS))
-                    continue;
-                if (get(d, zc_ctx(d, *f, below_row(style, y))))
-                    get_sign(d, f, x, y, p);
-            }
-            /* the column is done, and no pass reads a neighbour's mark:
-             * clear them here rather than in a sweep of the block (a
-             * column that took the run-length path has none) */
-            for (unsigned k = y0; k < y1; k++)
-                col[(k - y0) * W] &= ~SCI_T1D_VIS;
         }
     }
     if (style & SCI_T1_SEGSYM) {
@@ -392,6 +444,27 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
         return s != 0xA;
     }
     return 0;
+}
+
+/* The warp: the visit map of a pass of kind 0 (SigProp: insignificant
+ * with a significant neighbour), 1 (MagRef: significant, not visited) or
+ * 2 (cleanup: neither), 32 samples a ballot. */
+SCI_T1D void build_map(dec *d, unsigned kind, unsigned lane) {
+    for (unsigned y0 = 0; y0 < d->h; y0 += 4)
+        for (unsigned j = 0; j < d->sw; j++) {
+            unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
+            int in = 0;
+            if (x < d->w && y < d->h) {
+                uint32_t f = d->f[y * d->W + x];
+                in = kind == 0 ? !(f & SCI_T1D_SIG) &&
+                                 nb_mask(f, below_row(d->style, y)) != 0
+                   : kind == 1 ? (f & (SCI_T1D_SIG | SCI_T1D_VIS)) == SCI_T1D_SIG
+                               : !(f & (SCI_T1D_SIG | SCI_T1D_VIS));
+            }
+            uint32_t word = sci_dw::w_ballot(in);
+            if (lane == 0)
+                d->bm[(y0 >> 2) * d->sw + j] = word;
+        }
 }
 
 SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
@@ -411,15 +484,18 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * in[0..len) with pass_len the cumulative ends: the magnitude bits into
  * mag (rows `stride` words apart, zero before: the caller clears the whole
  * plane), the flags (sign, significance, lowest plane) into
- * fl[(w + 2) x (h + 2)], zero before, with the context states in cx and
- * the band's tables in zl[256] (zc_entry) and sl[256] (sc_entry).
- * Returns 0, or 1 when a segmentation symbol was wrong. */
+ * fl[(w + 2) x (h + 2)], zero before, with the context states in cx, the
+ * band's tables in zl[256] (zc_entry) and sl[256] (sc_entry) and the visit
+ * map in bm[SCI_T1D_MAP_WORDS], all three shared by the warp, whose lanes
+ * all call it: lane 0 decodes, the warp builds the visit maps and clears
+ * the visited marks.  Returns 0, or 1 when a segmentation symbol was
+ * wrong, on every lane. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
                          uint32_t *fl, uint32_t *mag, size_t stride,
                          uint8_t cx[SCI_T1_NCTX], const uint8_t *zl,
-                         const uint8_t *sl) {
+                         const uint8_t *sl, uint32_t *bm, unsigned lane) {
     unsigned top = nbp - 1 - zbp;
     dec d;
     d.w = w;
@@ -432,37 +508,53 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.f = fl + d.W + 1;
     d.zl = zl;
     d.sl = sl;
+    d.bm = bm;
+    d.sw = (w + 7) / 8;
+    d.mark_new = 0;
     d.mq.cx = cx;
-    init_states(d.mq.cx);
     unsigned all = 3 * top + 1;
     d.israw = 0;
-    mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
+    if (lane == 0) {
+        init_states(d.mq.cx);
+        mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
+    }
     int bad = 0;
     unsigned n = 0;
     for (int pl = (int)top; pl >= 0 && n < passes; pl--) {
         for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3 && n < passes;
              kind++) {
-            if (kind == 0)
-                sig_pass(&d, (unsigned)pl);
-            else if (kind == 1)
-                ref_pass(&d, (unsigned)pl);
-            else
-                bad |= cleanup_pass(&d, (unsigned)pl);
-            if (t1_pass_term(style, n, all) && n + 1 < passes) {
-                size_t s = pass_len[n] < len ? pass_len[n] : len;
-                size_t e = seg_end(style, all, passes, n + 1, s, pass_len, len);
-                d.israw = t1_pass_raw(style, n + 1);
-                if (d.israw)
-                    raw_init(&d.raw, in + s, e - s);
+            build_map(&d, kind, lane);
+            sci_dw::w_sync();
+            if (lane == 0) {
+                if (kind == 0)
+                    sig_pass(&d, (unsigned)pl);
+                else if (kind == 1)
+                    ref_pass(&d, (unsigned)pl);
                 else
-                    mq_restart(&d.mq, in + s, e - s);
+                    bad |= cleanup_pass(&d, (unsigned)pl);
+                if (t1_pass_term(style, n, all) && n + 1 < passes) {
+                    size_t s = pass_len[n] < len ? pass_len[n] : len;
+                    size_t e = seg_end(style, all, passes, n + 1, s, pass_len, len);
+                    d.israw = t1_pass_raw(style, n + 1);
+                    if (d.israw)
+                        raw_init(&d.raw, in + s, e - s);
+                    else
+                        mq_restart(&d.mq, in + s, e - s);
+                }
+                if (style & SCI_T1_RESET)
+                    init_states(d.mq.cx);
             }
-            if (style & SCI_T1_RESET)
-                init_states(d.mq.cx);
+            sci_dw::w_sync();
+            if (kind == 2) {
+                for (unsigned y = 0; y < h; y++)
+                    for (unsigned x = lane; x < w; x += 32)
+                        d.f[y * d.W + x] &= ~SCI_T1D_VIS;
+                sci_dw::w_sync();
+            }
             n++;
         }
     }
-    return bad;
+    return (int)sci_dw::w_shfl((uint32_t)bad, 0);
 }
 
 } /* namespace sci_t1d */
