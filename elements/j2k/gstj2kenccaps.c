@@ -1,7 +1,10 @@
 /*
  * The caps of htj2kenc and ebcotcm: raw video or application/x-wavelet in,
  * image/x-jpc or image/x-jph out, with GStreamer's jpeg2000 fields
- * (num-components, colorspace, sampling) from the video format.
+ * (num-components, colorspace, sampling) from the video format, and on
+ * image/x-jpc those that mpegtsmux needs to carry it (H.222.0 Annex S):
+ * alignment (a codestream a buffer), profile (the codestream's Rsiz) and
+ * the input's colorimetry.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,12 +24,15 @@
   "colorspace = (string) { sRGB, sYUV, GRAY }, " \
   "sampling = (string) { RGB, YCbCr-4:4:4, YCbCr-4:2:2, YCbCr-4:2:0, " \
   "GRAYSCALE }, framerate = (fraction) [ 0/1, MAX ]"
-#define SRC_CAPS JPC_MEDIA_TYPE ", " CODED_FIELDS "; " \
+/* Rsiz: 0 for Part 1 (no restriction), bit 14 for Part 15 (HTJ2K) */
+#define JPC_FIELDS \
+  "alignment = (string) frame, profile = (int) { 0, 16384 }"
+#define SRC_CAPS JPC_MEDIA_TYPE ", " CODED_FIELDS ", " JPC_FIELDS "; " \
   JPH_MEDIA_TYPE ", " CODED_FIELDS
 
 /* Fields the coded caps take over from the input unchanged. */
 static const gchar *const passthrough_fields[] = {
-  "width", "height", "framerate", "pixel-aspect-ratio",
+  "width", "height", "framerate", "pixel-aspect-ratio", "colorimetry",
 };
 
 /* What the jpeg2000 caps of GStreamer (gstjpeg2000sampling.h) say about
@@ -75,11 +81,31 @@ sampling_from_format (GstVideoFormat format, J2kSampling * out)
   return TRUE;
 }
 
+/* Input caps without colorimetry stand for the format's default (as
+ * GstVideoInfo reads them), which the coded caps then say: mpegtsmux
+ * refuses JPEG 2000 without it. */
+static void
+default_colorimetry (GstStructure * out, GstVideoFormat format)
+{
+  GstVideoInfo vinfo;
+  gint w, h;
+  gchar *c;
+
+  if (!gst_structure_get_int (out, "width", &w)
+      || !gst_structure_get_int (out, "height", &h)
+      || !gst_video_info_set_format (&vinfo, format, w, h))
+    return;
+  c = gst_video_colorimetry_to_string (&vinfo.colorimetry);
+  if (c)
+    gst_structure_set (out, "colorimetry", G_TYPE_STRING, c, NULL);
+  g_free (c);
+}
+
 /* The coded structure for input structure `in` whose format (or
  * video-format) is `format`, or NULL when we cannot code it. */
 static GstStructure *
 coded_structure (const GstStructure * in, const gchar * media_type,
-    const gchar * format)
+    const gchar * format, sci_j2k_coder coder)
 {
   GstStructure *out;
   J2kSampling si;
@@ -94,6 +120,11 @@ coded_structure (const GstStructure * in, const gchar * media_type,
     gst_structure_set (out, "num-components", G_TYPE_INT, si.components,
         "colorspace", G_TYPE_STRING, si.colorspace,
         "sampling", G_TYPE_STRING, si.sampling, NULL);
+  if (format && !gst_structure_has_field (out, "colorimetry"))
+    default_colorimetry (out, gst_video_format_from_string (format));
+  if (g_str_equal (media_type, JPC_MEDIA_TYPE))
+    gst_structure_set (out, "alignment", G_TYPE_STRING, "frame",
+        "profile", G_TYPE_INT, coder == SCI_J2K_CODER_HT ? 0x4000 : 0, NULL);
   return out;
 }
 
@@ -151,6 +182,7 @@ gst_sci_j2k_enc_transform_caps (GstSciVideoEncoder * base,
     GstPadDirection direction, GstCaps * caps)
 {
   GstSciJ2kEnc *self = GST_SCI_J2K_ENC (base);
+  sci_j2k_coder coder = GST_SCI_J2K_ENC_GET_CLASS (self)->coder;
   GstCaps *result = gst_caps_new_empty ();
   const gchar *media_type;
   guint i, k;
@@ -169,7 +201,8 @@ gst_sci_j2k_enc_transform_caps (GstSciVideoEncoder * base,
       GstStructure *out;
 
       if (fmt && G_VALUE_HOLDS_STRING (fmt)) {
-        out = coded_structure (in, media_type, g_value_get_string (fmt));
+        out = coded_structure (in, media_type, g_value_get_string (fmt),
+            coder);
         if (out)
           result = gst_caps_merge_structure (result, out);
       } else if (fmt && GST_VALUE_HOLDS_LIST (fmt)) {
@@ -178,13 +211,14 @@ gst_sci_j2k_enc_transform_caps (GstSciVideoEncoder * base,
 
           if (!G_VALUE_HOLDS_STRING (f))
             continue;
-          out = coded_structure (in, media_type, g_value_get_string (f));
+          out = coded_structure (in, media_type, g_value_get_string (f),
+              coder);
           if (out)
             result = gst_caps_merge_structure (result, out);
         }
       } else {
         result = gst_caps_merge_structure (result,
-            coded_structure (in, media_type, NULL));
+            coded_structure (in, media_type, NULL, coder));
       }
     } else {
       GValue formats = G_VALUE_INIT;
@@ -257,5 +291,5 @@ GstCaps *
 gst_sci_j2k_enc_src_template_caps (sci_j2k_coder coder)
 {
   return gst_caps_from_string (coder == SCI_J2K_CODER_HT ? SRC_CAPS :
-      JPC_MEDIA_TYPE ", " CODED_FIELDS);
+      JPC_MEDIA_TYPE ", " CODED_FIELDS ", " JPC_FIELDS);
 }

@@ -154,7 +154,19 @@ GST_START_TEST (test_caps)
     GstStructure *ht = j2kutil_coded_structure ("htj2kenc", c->format, 35, 21);
 
     j2kutil_assert_jpc_structure (s, c, 35, 21);
-    /* exactly what htj2kenc says of the same input */
+    /* exactly what htj2kenc says of the same input, but for the profile
+     * (Rsiz): 0, Part 1, where htj2kenc's says Part 15 */
+    fail_unless (gst_structure_has_field_typed (s, "profile", G_TYPE_INT));
+    fail_unless (gst_structure_has_field_typed (ht, "profile", G_TYPE_INT));
+    {
+      gint p = -1, q = -1;
+
+      gst_structure_get_int (s, "profile", &p);
+      gst_structure_get_int (ht, "profile", &q);
+      fail_unless (p == 0 && q == 0x4000, "profiles %d and %d", p, q);
+    }
+    gst_structure_remove_field (s, "profile");
+    gst_structure_remove_field (ht, "profile");
     if (!gst_structure_is_equal (s, ht))
       fail ("%s: %s but htj2kenc gives %s", c->format,
           gst_structure_to_string (s), gst_structure_to_string (ht));
