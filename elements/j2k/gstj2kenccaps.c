@@ -201,8 +201,7 @@ gst_sci_j2k_enc_transform_caps (GstSciVideoEncoder * base,
       GstStructure *out;
 
       if (fmt && G_VALUE_HOLDS_STRING (fmt)) {
-        out = coded_structure (in, media_type, g_value_get_string (fmt),
-            coder);
+        out = coded_structure (in, media_type, g_value_get_string (fmt), coder);
         if (out)
           result = gst_caps_merge_structure (result, out);
       } else if (fmt && GST_VALUE_HOLDS_LIST (fmt)) {
@@ -211,8 +210,7 @@ gst_sci_j2k_enc_transform_caps (GstSciVideoEncoder * base,
 
           if (!G_VALUE_HOLDS_STRING (f))
             continue;
-          out = coded_structure (in, media_type, g_value_get_string (f),
-              coder);
+          out = coded_structure (in, media_type, g_value_get_string (f), coder);
           if (out)
             result = gst_caps_merge_structure (result, out);
         }
