@@ -14,6 +14,12 @@
  * same value of that trace-header field (one gather per shot with
  * `gather-key=ffid`); the caps' `traces` follows each gather.
  *
+ * Gathers are timestamped one after the other from 0, each lasting
+ * `gather-duration`, by default the record length (samples x sample
+ * interval): so that a live chain can pace them (a sink with sync=true, or
+ * `clocksync`), a shot a record length.  Their offsets are trace numbers
+ * (offset: the first trace, offset-end: one past the last).
+ *
  * Sample formats 1 (IBM float), 2 (int32), 3 (int16), 5 (IEEE float),
  * 6 (IEEE double), 7 (int24), 8 (int8), 9 (int64), 10 (uint32),
  * 11 (uint16), 12 (uint64), 15 (uint24) and 16 (uint8) are read; the byte
@@ -50,6 +56,7 @@ enum
   PROP_GATHER_TRACES,
   PROP_GATHER_KEY,
   PROP_BLOCKSIZE,
+  PROP_GATHER_DURATION,
 };
 
 #define DEFAULT_GATHER_TRACES 96
@@ -197,6 +204,7 @@ clear_file (GstSegySrc * self)
   GST_OBJECT_UNLOCK (self);
   self->caps_traces = 0;
   self->next = 0;
+  self->time = 0;
   self->split_warned = FALSE;
 }
 
@@ -392,6 +400,21 @@ gst_segy_src_is_seekable (GstBaseSrc * src)
   return FALSE;
 }
 
+/* What a gather stands for: the property, else the record length
+ * (samples x the sample interval of the caps, in microseconds). */
+static GstClockTime
+gather_duration (GstSegySrc * self)
+{
+  guint64 d;
+
+  GST_OBJECT_LOCK (self);
+  d = self->gather_duration;
+  GST_OBJECT_UNLOCK (self);
+  if (!d)
+    d = (guint64) self->layout.bin.samples * self->interval * GST_USECOND;
+  return d;
+}
+
 static GstFlowReturn
 gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** out)
@@ -465,8 +488,13 @@ gst_segy_src_create (GstBaseSrc * src, guint64 offset, guint size,
     self->caps_traces = n;
   }
   self->next = first + n;
-  GST_LOG_OBJECT (self, "gather of %u traces from trace %" G_GUINT64_FORMAT,
-      n, first);
+  GST_BUFFER_PTS (buf) = self->time;
+  GST_BUFFER_DURATION (buf) = gather_duration (self);
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  self->time += GST_BUFFER_DURATION (buf);
+  GST_LOG_OBJECT (self, "gather of %u traces from trace %" G_GUINT64_FORMAT
+      " at %" GST_TIME_FORMAT, n, first, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   *out = buf;
   return GST_FLOW_OK;
 
@@ -506,6 +534,9 @@ gst_segy_src_set_property (GObject * object, guint prop_id,
     case PROP_GATHER_KEY:
       self->gather_key = g_value_get_enum (value);
       break;
+    case PROP_GATHER_DURATION:
+      self->gather_duration = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -532,6 +563,9 @@ gst_segy_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BLOCKSIZE:
       g_value_set_uint (value, 0);
+      break;
+    case PROP_GATHER_DURATION:
+      g_value_set_uint64 (value, self->gather_duration);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -584,6 +618,13 @@ gst_segy_src_class_init (GstSegySrcClass * klass)
           "consecutive traces with the same value is one gather, whatever "
           "its length; none: gather-traces traces a gather",
           GST_TYPE_SEGY_GATHER_KEY, DEFAULT_GATHER_KEY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_GATHER_DURATION,
+      g_param_spec_uint64 ("gather-duration", "Gather duration",
+          "Time each gather stands for, in nanoseconds: the gathers are "
+          "timestamped one after the other from 0 (0: the record length, "
+          "samples x sample interval)", 0, G_MAXUINT64, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /* GstBaseSrc's blocksize (bytes a buffer) means nothing here and cannot

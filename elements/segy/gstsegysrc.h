@@ -18,6 +18,7 @@ struct _GstSegySrc
   gchar *location;
   guint gather_traces;
   gint gather_key;              /* GstSegyGatherKey */
+  guint64 gather_duration;      /* ns; 0: the record length */
 
   /* from start (): the file and its layout */
   gchar *path;
@@ -32,6 +33,7 @@ struct _GstSegySrc
   gboolean split_warned;
   GBytes *file_header;
   guint64 next;                 /* the next trace to read */
+  GstClockTime time;            /* the next gather's timestamp */
   guint8 *raw;                  /* the bytes of a gather, as stored */
   gsize raw_size;
   GstCaps *caps;

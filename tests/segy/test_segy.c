@@ -1167,6 +1167,58 @@ GST_START_TEST (test_gather_keys)
 
 GST_END_TEST;
 
+/* Gathers are timestamped one after the other from 0: a record length
+ * each (samples x sample interval), or gather-duration; their offsets are
+ * trace numbers. */
+GST_START_TEST (test_timestamps)
+{
+  gchar *path = data_file ("shot-gather.sgy"), *err = NULL;
+  const guint n_traces[] = { 10, 12, 13, 26 };
+  guint pass, i;
+
+  if (!path)
+    return;
+  for (pass = 0; pass < 2; pass++) {
+    GstElement *pipeline = gst_pipeline_new (NULL);
+    GstElement *src = make_src (path, 0, "ffid");
+    GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+    /* not `first`: gst-check's equality macros declare their own */
+    guint64 trace = 0;
+    GstClockTime d;
+    Gathers g;
+
+    gathers_init (&g);
+    if (pass)
+      g_object_set (src, "gather-duration", (guint64) GST_SECOND / 3, NULL);
+    g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, NULL);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &g);
+    gst_bin_add_many (GST_BIN (pipeline), src, sink, NULL);
+    fail_unless (gst_element_link (src, sink));
+    fail_unless (run (pipeline, &err, NULL), "%s", err);
+    gst_object_unref (pipeline);
+    fail_unless_equals_int (g.bufs->len, 4);
+    d = pass ? GST_SECOND / 3 :
+        (GstClockTime) caps_int (g_ptr_array_index (g.caps, 0), "samples") *
+        caps_int (g_ptr_array_index (g.caps, 0), "sample-interval") *
+        GST_USECOND;
+    fail_unless (d > 0);
+    for (i = 0; i < 4; i++) {
+      GstBuffer *b = g_ptr_array_index (g.bufs, i);
+
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * d);
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (b), d);
+      fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), trace);
+      fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (b),
+          trace + n_traces[i]);
+      trace += n_traces[i];
+    }
+    gathers_clear (&g);
+  }
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* ---- every sample format, written from a meta ---- */
 
 #define SYN_SAMPLES 13
@@ -2655,6 +2707,7 @@ segy_suite (void)
   tcase_add_test (tc, test_f3_formats);
   tcase_add_test (tc, test_round_trip_files);
   tcase_add_test (tc, test_gather_keys);
+  tcase_add_test (tc, test_timestamps);
   tcase_add_test (tc, test_write_formats);
   tcase_add_test (tc, test_write_no_meta);
   tcase_add_test (tc, test_write_mixed);
