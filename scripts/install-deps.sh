@@ -13,6 +13,8 @@
 # the bench prints n/a for a missing one (zstd is required by the codec).
 # time (GNU time): scripts/live-chain.sh's CPU times.
 # xz-utils: conformance-j2k-dec's reference images are xz-compressed.
+# iproute2, python3: two-hosts runs a sender and a receiver in two network
+# namespaces (ip netns) and compares their frames in Python.
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -26,6 +28,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   gstreamer1.0-plugins-bad \
   openjph-tools libopenjp2-tools grokj2k-tools libcfitsio-dev libgdal-dev \
   libcharls-dev liblzma-dev libzstd-dev libbz2-dev libsegyio-dev libzfp-dev \
-  time xz-utils >/dev/null
+  time xz-utils iproute2 python3 >/dev/null
 # fitsverify: test-fits checks fitsenc's files with it (skipped without it).
 $SUDO apt-get install -y -qq --no-install-recommends fitsverify >/dev/null
