@@ -13,6 +13,11 @@
 #              -> rtpj2kdepay -> jpeg2000parse -> j2kdec
 #   j2k-ts     Y444_12LE -> htj2kenc (lossless) -> mpegtsmux -> UDP ->
 #              tsdemux -> jpeg2000parse -> j2kdec
+#   segy-rtp   real field records (../shared/data/seismic/shot-gather.sgy,
+#              a gather a shot, paced by segysrc's timestamps) -> seismicenc
+#              -> rtpgstpay -> UDP -> rtpgstdepay -> seismicdec -> segysink:
+#              every gather arrives, the file and trace headers exact
+#              (skipped without the data)
 #   dpcm-loss  dpcm-rtp with 10 % of the RTP packets dropped before the
 #              link (identity drop-probability: the kernel's netem is not
 #              in every container): the frames that arrive are exact, the
@@ -86,6 +91,42 @@ PY
   [ $? = 0 ] || { fail=1; cat "$W/$name.recv.log"; }
 }
 
+# The SEG-Y chain: the same size and the same headers, byte for byte (the
+# samples are coded lossily; test-seismic-elements holds their SNR).
+segy_case() {
+  data=${SCI_TEST_DATA_DIR:-$(dirname "$0")/../../../shared/data}
+  f=$data/seismic/shot-gather.sgy
+  [ -f "$f" ] || { echo "skipped segy-rtp: no $f"; return; }
+  rm -f "$W/segy.rx.sgy"
+  ip netns exec "$B" gst-launch-1.0 -q -e $RTP_GST ! \
+    rtpjitterbuffer latency=200 ! rtpgstdepay ! seismicdec backend=cpu ! \
+    segysink location="$W/segy.rx.sgy" > "$W/segy.recv.log" 2>&1 &
+  rpid=$!
+  sleep 1
+  ip netns exec "$A" gst-launch-1.0 -q segysrc location="$f" gather-key=ffid \
+    ! seismicenc backend=cpu ! rtpgstpay ! udpsink host=10.77.0.2 port=5004 \
+    sync=true > "$W/segy.send.log" 2>&1 ||
+    { echo "FAIL segy-rtp: the sender"; cat "$W/segy.send.log"; fail=1; }
+  sleep 1
+  kill -INT $rpid 2>/dev/null
+  wait $rpid
+  python3 - "$f" "$W/segy.rx.sgy" <<'PY'
+import struct, sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+ns, fmt = struct.unpack(">H", a[3220:3222])[0], struct.unpack(">H", a[3224:3226])[0]
+bps = {1: 4, 2: 4, 3: 2, 5: 4, 8: 1}[fmt]
+tl = 240 + ns * bps
+n = (len(a) - 3600) // tl
+ok = len(a) == len(b) and a[:3600] == b[:3600] and all(
+    a[3600 + i * tl:3600 + i * tl + 240] == b[3600 + i * tl:3600 + i * tl + 240]
+    for i in range(n))
+print("%s segy-rtp: %d traces in %d bytes received, file and trace headers "
+      "exact" % ("ok" if ok else "FAIL", n, len(b)))
+sys.exit(0 if ok else 1)
+PY
+  [ $? = 0 ] || { fail=1; cat "$W/segy.recv.log"; }
+}
+
 RTP_GST="udpsrc port=5004 caps=application/x-rtp,media=application,clock-rate=90000,encoding-name=X-GST"
 run_case dpcm-rtp \
   "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=GRAY16_LE,width=160,height=120,framerate=50/1" \
@@ -102,6 +143,7 @@ run_case j2k-ts \
   "htj2kenc backend=cpu reversible=true ! mpegtsmux" \
   "udpsrc port=5004 ! tsdemux ! jpeg2000parse ! j2kdec backend=cpu" \
   "video/x-raw,format=Y444_12LE" 0
+segy_case
 run_case dpcm-loss \
   "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=GRAY16_LE,width=160,height=120,framerate=50/1" \
   "dpcmenc backend=cpu ! rtpgstpay" \
