@@ -368,6 +368,140 @@ verify_hdu (GstFitsDec * self, fitsfile * f, gint hdu, gboolean header_only,
   return TRUE;
 }
 
+/* The integer value of a fixed-format card, or -1. */
+static gint64
+card_value (const guint8 * card)
+{
+  gchar v[71];
+  gchar *end;
+  gint64 n;
+
+  if (card[8] != '=')
+    return -1;
+  memcpy (v, card + 10, 70);
+  v[70] = '\0';
+  n = g_ascii_strtoll (v, &end, 10);
+  return end == v ? -1 : n;
+}
+
+static gboolean
+card_named (const guint8 * card, const gchar * key)
+{
+  gsize n = strlen (key);
+
+  return memcmp (card, key, n) == 0 && (n == 8 || card[n] == ' ');
+}
+
+/* FITS 4.4.1: each header opens with its mandatory cards in order
+ * (SIMPLE or XTENSION, BITPIX, NAXIS, NAXIS1..NAXISn, and PCOUNT, GCOUNT
+ * in an extension), and cfitsio refuses one that does not: IDL has
+ * written files with NAXISn after other cards.  Returns a copy of the
+ * file with those cards moved into place, the others in their order, or
+ * NULL when every header is in order (or one cannot be read this way:
+ * cfitsio then says why).  The headers keep their size, so the data stay
+ * where they were, and the checksums too (sums of 4-byte words, and a
+ * card is 20 of them).  *hdus: the HDUs whose cards moved. */
+static guint8 *
+mandatory_in_order (const guint8 * data, gsize size, guint * hdus)
+{
+  guint8 *copy = NULL;
+  guint64 off = 0;
+  guint hdu;
+
+  *hdus = 0;
+  for (hdu = 0; off + 2880 <= size; hdu++) {
+    const guint8 *h = data + off;
+    guint64 ncards = 0, e, k, nelem = 1, bytes;
+    gint64 bitpix = 0, naxis = -1, pcount = 0, gcount = 1;
+    gint64 at[1 + 2 + 999 + 2]; /* card0, BITPIX, NAXIS, NAXISn, P/GCOUNT */
+    guint nwant, i;
+    gboolean ordered = TRUE;
+
+    /* the END card */
+    for (e = 0; off + (e + 1) * 80 <= size; e++)
+      if (card_named (h + e * 80, "END"))
+        break;
+    if (off + (e + 1) * 80 > size)
+      break;
+    ncards = e;
+    for (k = 0; k < ncards; k++) {
+      const guint8 *c = h + k * 80;
+
+      if (card_named (c, "BITPIX"))
+        bitpix = card_value (c);
+      else if (card_named (c, "NAXIS"))
+        naxis = card_value (c);
+      else if (card_named (c, "PCOUNT"))
+        pcount = card_value (c);
+      else if (card_named (c, "GCOUNT"))
+        gcount = card_value (c);
+    }
+    if (naxis < 0 || naxis > 999 || !bitpix || pcount < 0 || gcount < 0)
+      break;
+    nwant = 3 + (guint) naxis + (hdu ? 2 : 0);
+    for (i = 0; i < nwant; i++)
+      at[i] = -1;
+    at[0] = 0;
+    for (k = 1; k < ncards; k++) {
+      const guint8 *c = h + k * 80;
+      gint64 n;
+
+      if (card_named (c, "BITPIX"))
+        at[1] = (gint64) k;
+      else if (card_named (c, "NAXIS"))
+        at[2] = (gint64) k;
+      else if (memcmp (c, "NAXIS", 5) == 0 && c[5] >= '1' && c[5] <= '9'
+          && (n = g_ascii_strtoll ((const gchar *) c + 5, NULL, 10)) >= 1
+          && n <= naxis && at[2 + n] < 0) {
+        at[2 + n] = (gint64) k;
+        nelem *= (guint64) MAX (card_value (c), 0);
+      } else if (hdu && card_named (c, "PCOUNT"))
+        at[3 + naxis] = (gint64) k;
+      else if (hdu && card_named (c, "GCOUNT"))
+        at[4 + naxis] = (gint64) k;
+    }
+    for (i = 0; i < nwant; i++) {
+      if (at[i] < 0)
+        goto done;
+      ordered = ordered && at[i] == (gint64) i;
+    }
+    if (!ordered) {
+      guint8 *cards, *dst;
+
+      if (!copy)
+        copy = g_memdup2 (data, size);
+      cards = g_memdup2 (h, ncards * 80);
+      dst = copy + off;
+      for (i = 0; i < nwant; i++)
+        memcpy (dst + i * 80, cards + at[i] * 80, 80);
+      for (k = 0, i = nwant; k < ncards; k++) {
+        guint j;
+        gboolean moved = FALSE;
+
+        for (j = 0; j < nwant && !moved; j++)
+          moved = at[j] == (gint64) k;
+        if (!moved)
+          memcpy (dst + (i++) * 80, cards + k * 80, 80);
+      }
+      g_free (cards);
+      (*hdus)++;
+    }
+    /* the next HDU: the header's blocks, then the data's */
+    if (naxis == 0)
+      nelem = 0;
+    bytes = (guint64) ABS (bitpix) / 8 * (guint64) gcount *
+        ((guint64) pcount + nelem);
+    off += ((ncards + 1) * 80 + 2879) / 2880 * 2880 + (bytes + 2879) / 2880 *
+        2880;
+  }
+done:
+  if (copy && !*hdus) {
+    g_free (copy);
+    copy = NULL;
+  }
+  return copy;
+}
+
 /* Decodes one whole FITS file, pushing its image(s). */
 GstFlowReturn
 gst_fits_dec_decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
@@ -382,6 +516,8 @@ gst_fits_dec_decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
   gboolean all, verify, found = FALSE, primary_checked = FALSE;
   gchar *primary = NULL, *why = NULL;
   const gchar *title = "Cannot decode the FITS file";
+  guint8 *reordered = NULL;
+  guint moved;
 
   GST_OBJECT_LOCK (self);
   want_hdu = self->hdu;
@@ -397,6 +533,16 @@ gst_fits_dec_decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
   size = map.size;
   GST_DEBUG_OBJECT (self, "decoding a file of %" G_GSIZE_FORMAT " bytes",
       map.size);
+  reordered = mandatory_in_order (map.data, map.size, &moved);
+  if (reordered) {
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("The FITS file's mandatory keywords are out of order: reordered"),
+        ("%u HDU%s with NAXISn (or BITPIX, NAXIS, PCOUNT, GCOUNT) not in "
+            "the order FITS 4.4.1 requires (IDL writes such files): the "
+            "cards were moved into place, the data read as they are",
+            moved, moved == 1 ? "" : "s"));
+    ptr = reordered;
+  }
   if (fits_open_memfile (&f, "fitsdec.fits", READONLY, &ptr, &size, 0, NULL,
           &status) || fits_get_num_hdus (f, &nhdus, &status)) {
     why = fits_message (status);
@@ -471,6 +617,7 @@ gst_fits_dec_decode_file (GstFitsDec * self, GstBuffer * file, GstClockTime pts)
   fits_close_file (f, &status);
   fits_clear_errmsg ();
   gst_buffer_unmap (file, &map);
+  g_free (reordered);
   g_free (primary);
   return ret;
 
@@ -485,6 +632,7 @@ fail:
   }
   fits_clear_errmsg ();
   gst_buffer_unmap (file, &map);
+  g_free (reordered);
   return GST_FLOW_ERROR;
 }
 

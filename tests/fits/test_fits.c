@@ -770,6 +770,78 @@ GST_START_TEST (test_damaged_card_warning)
 
 GST_END_TEST;
 
+/* A header whose NAXISn cards come after others (as IDL writes them, the
+ * real TRACE frame among them) decodes, with a warning; the data are read
+ * as they are. */
+GST_START_TEST (test_card_order)
+{
+  const gint w = 5, h = 3;
+  guint8 *file = g_malloc0 (2 * 2880);
+  guint16 expect[15];
+  GPtrArray *bufs, *caps;
+  TestRun d;
+  gchar *warn, *path;
+  const gchar *dir = g_getenv ("SCI_TEST_DATA_DIR");
+  gint i;
+
+  memset (file, ' ', 2880);
+  memcpy (file + 0 * 80, "SIMPLE  =                    T", 30);
+  memcpy (file + 1 * 80, "BITPIX  =                   16", 30);
+  memcpy (file + 2 * 80, "NAXIS   =                    2", 30);
+  memcpy (file + 3 * 80, "DATE    = '98/05/19, 22:21:43.000'", 34);
+  memcpy (file + 4 * 80, "NAXIS1  =                    5", 30);
+  memcpy (file + 5 * 80, "NAXIS2  =                    3", 30);
+  memcpy (file + 6 * 80, "END", 3);
+  for (i = 0; i < w * h; i++) {
+    gint16 v = (gint16) (i * 1000 - 7000);
+
+    file[2880 + 2 * i] = (guint8) ((guint16) v >> 8);
+    file[2880 + 2 * i + 1] = (guint8) v;
+    expect[i] = (guint16) (v + 32768);
+  }
+  d = test_run_new ("fitsdec", "image/fits");
+  caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+  bufs = decode (&d, file, 2 * 2880, 0, caps, NULL);
+  fail_unless_equals_int (bufs->len, 1);
+  check_frame (bufs->pdata[0], caps->pdata[0], "GRAY16_LE", w, h, expect);
+  warn = test_run_warning (&d);
+  fail_unless (warn != NULL && strstr (warn, "out of order"), "%s", warn);
+  fail_unless (test_run_error (&d) == NULL);
+  g_free (warn);
+  g_ptr_array_unref (bufs);
+  g_ptr_array_unref (caps);
+  test_run_free (&d);
+  g_free (file);
+
+  /* the real one: TRACE 171 A, 1024 x 1024, NAXISn after DATE and more */
+  path = g_build_filename (dir ? dir : "../shared/data", "frames16",
+      "trace_171_19980519T222143_1024.fits", NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    gchar *data;
+    gsize len;
+
+    fail_unless (g_file_get_contents (path, &data, &len, NULL));
+    d = test_run_new ("fitsdec", "image/fits");
+    caps = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_caps_unref);
+    bufs = decode (&d, data, len, 0, caps, NULL);
+    fail_unless_equals_int (bufs->len, 1);
+    fail_unless_equals_int (gst_buffer_get_size (bufs->pdata[0]),
+        1024 * 1024 * 2);
+    warn = test_run_warning (&d);
+    fail_unless (warn != NULL && strstr (warn, "out of order"), "%s", warn);
+    g_free (warn);
+    g_ptr_array_unref (bufs);
+    g_ptr_array_unref (caps);
+    test_run_free (&d);
+    g_free (data);
+  } else {
+    g_print ("%s absent: its check skipped\n", path);
+  }
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A zero-length file is an error, whether it comes as an empty buffer
  * (multifilesrc) or as nothing before EOS (filesrc). */
 GST_START_TEST (test_empty_input)
@@ -1605,6 +1677,7 @@ fits_suite (void)
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_fuzz);
   tcase_add_test (tc, test_damaged_card_warning);
+  tcase_add_test (tc, test_card_order);
   tcase_add_test (tc, test_empty_input);
   tcase_add_test (tc, test_ranks);
   tcase_add_test (tc, test_bitpix_round_trip);
