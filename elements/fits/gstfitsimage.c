@@ -384,6 +384,20 @@ card_value (const guint8 * card)
   return end == v ? -1 : n;
 }
 
+/* n of a card NAXISn (1..999, as its key spells it), or 0. */
+static gint64
+axis_number (const guint8 * card)
+{
+  gint64 n = 0;
+  gint i;
+
+  for (i = 5; i < 8 && card[i] >= '0' && card[i] <= '9'; i++)
+    n = n * 10 + (card[i] - '0');
+  if (i == 5 || (i < 8 && card[i] != ' '))
+    return 0;
+  return n;
+}
+
 static gboolean
 card_named (const guint8 * card, const gchar * key)
 {
@@ -450,11 +464,14 @@ mandatory_in_order (const guint8 * data, gsize size, guint * hdus)
         at[1] = (gint64) k;
       else if (card_named (c, "NAXIS"))
         at[2] = (gint64) k;
-      else if (memcmp (c, "NAXIS", 5) == 0 && c[5] >= '1' && c[5] <= '9'
-          && (n = g_ascii_strtoll ((const gchar *) c + 5, NULL, 10)) >= 1
+      else if (memcmp (c, "NAXIS", 5) == 0 && (n = axis_number (c)) >= 1
           && n <= naxis && at[2 + n] < 0) {
+        gint64 v = card_value (c);
+
         at[2 + n] = (gint64) k;
-        nelem *= (guint64) MAX (card_value (c), 0);
+        /* bounded by the file's size, so that the offsets cannot wrap */
+        nelem = v <= 0 ? 0 : MIN (nelem * (guint64) MIN (v, (gint64) size),
+            (guint64) size);
       } else if (hdu && card_named (c, "PCOUNT"))
         at[3 + naxis] = (gint64) k;
       else if (hdu && card_named (c, "GCOUNT"))
@@ -489,8 +506,12 @@ mandatory_in_order (const guint8 * data, gsize size, guint * hdus)
     /* the next HDU: the header's blocks, then the data's */
     if (naxis == 0)
       nelem = 0;
+    if (ABS (bitpix) > 64 || gcount > (gint64) size || pcount > (gint64) size)
+      break;
     bytes = (guint64) ABS (bitpix) / 8 * (guint64) gcount *
         ((guint64) pcount + nelem);
+    if (bytes > size)
+      break;
     off += ((ncards + 1) * 80 + 2879) / 2880 * 2880 + (bytes + 2879) / 2880 *
         2880;
   }
