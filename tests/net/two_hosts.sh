@@ -22,6 +22,9 @@
 #              frames that arrive are exact and in order; srtsink closes
 #              at EOS with the last frames unsent, so some may miss at the
 #              end (docs/streaming.md); skipped without the srt elements
+#   fits-rtp   a real FITS frame (../shared/data/frames16, TRACE 171 A)
+#              -> fitsdec -> dpcmenc -> RTP -> dpcmdec -> fitsenc: its data
+#              unit back exact (skipped without the data)
 #   dpcm-loss  dpcm-rtp with 10 % of the RTP packets dropped before the
 #              link (identity drop-probability: the kernel's netem is not
 #              in every container): the frames that arrive are exact, the
@@ -136,6 +139,53 @@ PY
   [ $? = 0 ] || { fail=1; cat "$W/segy.recv.log"; }
 }
 
+# A real FITS frame (TRACE 171 A, 1024 x 1024, 16-bit) through fitsdec,
+# dpcmenc, RTP, dpcmdec and fitsenc: its data unit back exact.
+fits_case() {
+  data=${SCI_TEST_DATA_DIR:-$(dirname "$0")/../../../shared/data}
+  f=$data/frames16/trace_171_19980519T222143_1024.fits
+  [ -f "$f" ] || { echo "skipped fits-rtp: no $f"; return; }
+  rm -f "$W/fits.rx.fits"
+  # a frame of about 1.3 MB leaves in one burst of RTP packets: the
+  # receiver's socket buffer must hold it
+  ip netns exec "$B" sysctl -q -w net.core.rmem_max=33554432 2>/dev/null
+  ip netns exec "$B" gst-launch-1.0 -q -e $RTP_GST buffer-size=33554432 ! \
+    rtpjitterbuffer latency=200 ! rtpgstdepay ! dpcmdec backend=cpu ! \
+    fitsenc ! filesink location="$W/fits.rx.fits" > "$W/fits.recv.log" 2>&1 &
+  rpid=$!
+  sleep 1
+  ip netns exec "$A" gst-launch-1.0 -q filesrc location="$f" blocksize=4194304 \
+    ! fitsdec ! dpcmenc backend=cpu ! rtpgstpay ! udpsink host=10.77.0.2 \
+    port=5004 > "$W/fits.send.log" 2>&1 ||
+    { echo "FAIL fits-rtp: the sender"; cat "$W/fits.send.log"; fail=1; }
+  sleep 1
+  kill -INT $rpid 2>/dev/null
+  wait $rpid
+  python3 - "$f" "$W/fits.rx.fits" <<'PY'
+import sys
+def data_unit(path):
+    b = open(path, "rb").read()
+    i, kv = 0, {}
+    while i + 80 <= len(b) and not b[i:i + 80].startswith(b"END "):
+        c = b[i:i + 80].decode("ascii", "replace")
+        if c[8:10] == "= ":
+            kv[c[:8].strip()] = c[10:].split("/")[0].strip()
+        i += 80
+    start = (i // 2880 + 1) * 2880
+    n = int(kv["NAXIS1"]) * int(kv["NAXIS2"]) * abs(int(kv["BITPIX"])) // 8
+    return kv["BITPIX"], b[start:start + n]
+try:
+    a, b = data_unit(sys.argv[1]), data_unit(sys.argv[2])
+    ok = a == b
+except (OSError, KeyError, ValueError):
+    ok = False
+print("%s fits-rtp: the FITS data unit %s" % ("ok" if ok else "FAIL",
+      "came back exact" if ok else "differs or is missing"))
+sys.exit(0 if ok else 1)
+PY
+  [ $? = 0 ] || { fail=1; cat "$W/fits.recv.log"; }
+}
+
 RTP_GST="udpsrc port=5004 caps=application/x-rtp,media=application,clock-rate=90000,encoding-name=X-GST"
 run_case dpcm-rtp \
   "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=GRAY16_LE,width=160,height=120,framerate=50/1" \
@@ -153,6 +203,7 @@ run_case j2k-ts \
   "udpsrc port=5004 ! tsdemux ! jpeg2000parse ! j2kdec backend=cpu" \
   "video/x-raw,format=Y444_12LE" 0
 segy_case
+fits_case
 if gst-inspect-1.0 srtsink >/dev/null 2>&1; then
   run_case j2k-srt \
     "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=Y444_12LE,width=160,height=120,framerate=50/1" \
