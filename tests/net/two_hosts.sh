@@ -148,7 +148,8 @@ fits_case() {
   rm -f "$W/fits.rx.fits"
   # a frame of about 1.3 MB leaves in one burst of RTP packets: the
   # receiver's socket buffer must hold it
-  ip netns exec "$B" sysctl -q -w net.core.rmem_max=33554432 2>/dev/null
+  ip netns exec "$B" sh -c 'echo 33554432 > /proc/sys/net/core/rmem_max' \
+    2>/dev/null
   ip netns exec "$B" gst-launch-1.0 -q -e $RTP_GST buffer-size=33554432 ! \
     rtpjitterbuffer latency=200 ! rtpgstdepay ! dpcmdec backend=cpu ! \
     fitsenc ! filesink location="$W/fits.rx.fits" > "$W/fits.recv.log" 2>&1 &
