@@ -390,3 +390,94 @@ j2kutil_run_pipeline (const gchar * desc)
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pipe);
 }
+
+void
+j2kutil_posted_clear (J2kPosted * p)
+{
+  g_free (p->error);
+  g_free (p->warning);
+  memset (p, 0, sizeof *p);
+}
+
+void
+j2kutil_collect (GstBus * bus, J2kPosted * p)
+{
+  GstMessage *m;
+
+  while ((m = gst_bus_pop (bus))) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, &dbg);
+      if (!p->errors++)
+        p->error = g_strdup (err->message);
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, &dbg);
+      if (!p->warnings++)
+        p->warning = g_strdup (err->message);
+    }
+    g_clear_error (&err);
+    g_free (dbg);
+    gst_message_unref (m);
+  }
+}
+
+static GstPadProbeReturn
+note_caps (GstPad * pad, GstPadProbeInfo * info, gpointer list)
+{
+  GList **l = list;
+
+  *l = g_list_append (*l, gst_pad_get_current_caps (pad));
+  return GST_PAD_PROBE_OK;
+}
+
+GList *
+j2kutil_decode_all (const gchar * desc, GList * coded, GstCaps * coded_caps,
+    GList ** caps, J2kPosted * p)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  GList *out = NULL, *noted = NULL, *l;
+  GstBuffer *b;
+
+  memset (p, 0, sizeof *p);
+  gst_element_set_bus (h->element, bus);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER, note_caps,
+      &noted, NULL);
+  gst_harness_set_src_caps (h, gst_caps_ref (coded_caps));
+  for (l = coded; l; l = l->next)
+    if (gst_harness_push (h, gst_buffer_ref (l->data)) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (h, gst_event_new_eos ());
+  while ((b = gst_harness_try_pull (h)))
+    out = g_list_append (out, b);
+  fail_unless_equals_int (g_list_length (noted), g_list_length (out));
+  if (caps)
+    *caps = noted;
+  else
+    g_list_free_full (noted, (GDestroyNotify) gst_caps_unref);
+  j2kutil_collect (bus, p);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return out;
+}
+
+GstBuffer *
+j2kutil_decode_one (const gchar * desc, GstBuffer * coded,
+    GstCaps * coded_caps, GstCaps ** caps, J2kPosted * p)
+{
+  GList *in = g_list_append (NULL, coded), *cl = NULL;
+  GList *out = j2kutil_decode_all (desc, in, coded_caps, &cl, p);
+  GstBuffer *b = out ? out->data : NULL;
+
+  fail_unless (g_list_length (out) <= 1, "%s: %u frames out of one", desc,
+      g_list_length (out));
+  if (caps)
+    *caps = cl ? gst_caps_ref (cl->data) : NULL;
+  g_list_free_full (cl, (GDestroyNotify) gst_caps_unref);
+  g_list_free (out);
+  g_list_free (in);
+  return b;
+}

@@ -61,6 +61,32 @@ GstBuffer *j2kutil_encode (const gchar * pipeline, GstBuffer * in,
 GstBuffer *j2kutil_decode (GstBuffer * coded, GstCaps * coded_caps,
     GstCaps ** out_caps, const gchar * what);
 
+/* What a decoder run posted: counts, and the first error's and warning's
+ * texts (j2kutil_posted_clear frees them). */
+typedef struct
+{
+  guint warnings, errors;
+  gchar *error;
+  gchar *warning;
+} J2kPosted;
+
+void j2kutil_posted_clear (J2kPosted * p);
+
+/* Counts (and keeps the first texts of) the errors and warnings on `bus`,
+ * popping them. */
+void j2kutil_collect (GstBus * bus, J2kPosted * p);
+
+/* Coded buffers through `desc` (a decoder, with caps `coded_caps`), then
+ * EOS: the decoded buffers in order, the caps in effect for each (*caps,
+ * may be NULL), what was posted in *p. */
+GList *j2kutil_decode_all (const gchar * desc, GList * coded,
+    GstCaps * coded_caps, GList ** caps, J2kPosted * p);
+
+/* One coded frame through `desc`: its one output (NULL when none) and its
+ * caps (*caps, may be NULL). */
+GstBuffer *j2kutil_decode_one (const gchar * desc, GstBuffer * coded,
+    GstCaps * coded_caps, GstCaps ** caps, J2kPosted * p);
+
 /* Codes `in` (of `info`, caps `caps`) with `pipeline` and decodes it with
  * openjpegdec: the coded bytes (*size, may be NULL), the PSNR in dB over
  * every component (peak of component 0's depth; 99 when lossless), and

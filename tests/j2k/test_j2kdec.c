@@ -21,91 +21,6 @@
 #define DEC "j2kdec backend=cpu"
 
 /* What a decode run posted. */
-typedef struct
-{
-  guint warnings, errors;
-  gchar *error;                 /* the first error's text */
-  gchar *warning;
-} Posted;
-
-static void
-posted_clear (Posted * p)
-{
-  g_free (p->error);
-  g_free (p->warning);
-  memset (p, 0, sizeof *p);
-}
-
-static void
-collect (GstBus * bus, Posted * p)
-{
-  GstMessage *m;
-
-  while ((m = gst_bus_pop (bus))) {
-    GError *err = NULL;
-    gchar *dbg = NULL;
-
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-      gst_message_parse_error (m, &err, &dbg);
-      if (!p->errors++)
-        p->error = g_strdup (err->message);
-    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
-      gst_message_parse_warning (m, &err, &dbg);
-      if (!p->warnings++)
-        p->warning = g_strdup (err->message);
-    }
-    g_clear_error (&err);
-    g_free (dbg);
-    gst_message_unref (m);
-  }
-}
-
-/* Coded buffers through `desc` (a decoder, with caps `caps`), then EOS:
- * the decoded buffers in order (*out_caps: the last caps, may be NULL),
- * what was posted in *p. */
-static GList *
-decode_all (const gchar * desc, GList * coded, GstCaps * caps,
-    GstCaps ** out_caps, Posted * p)
-{
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstBus *bus = gst_bus_new ();
-  GList *out = NULL, *l;
-  GstBuffer *b;
-
-  memset (p, 0, sizeof *p);
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps (h, gst_caps_ref (caps));
-  for (l = coded; l; l = l->next)
-    if (gst_harness_push (h, gst_buffer_ref (l->data)) != GST_FLOW_OK)
-      break;
-  gst_harness_push_event (h, gst_event_new_eos ());
-  while ((b = gst_harness_try_pull (h)))
-    out = g_list_append (out, b);
-  if (out_caps)
-    *out_caps = out ? gst_pad_get_current_caps (h->sinkpad) : NULL;
-  collect (bus, p);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
-  return out;
-}
-
-/* One coded frame through `desc`: its one output (NULL when none). */
-static GstBuffer *
-decode_one (const gchar * desc, GstBuffer * coded, GstCaps * caps,
-    GstCaps ** out_caps, Posted * p)
-{
-  GList *in = g_list_append (NULL, coded);
-  GList *out = decode_all (desc, in, caps, out_caps, p);
-  GstBuffer *b = out ? out->data : NULL;
-
-  fail_unless (g_list_length (out) <= 1, "%s: %u frames out of one", desc,
-      g_list_length (out));
-  g_list_free (out);
-  g_list_free (in);
-  return b;
-}
-
 /* Largest difference between `in` (of `info`) and the decoded `out`,
  * whose caps must be `info`'s format and size. */
 static guint
@@ -156,20 +71,20 @@ check_lossless (const gchar * enc, const gchar * dec, const gchar * format,
   GstCaps *caps, *coded_caps = NULL, *out_caps = NULL;
   GstBuffer *in, *coded, *out;
   gchar *what = g_strdup_printf ("%s ! %s, %s %dx%d", enc, dec, format, w, h);
-  Posted p;
+  J2kPosted p;
 
   video_info (&info, format, w, h);
   caps = gst_video_info_to_caps (&info);
   in = frameutil_random_buffer (&info, &seed);
   coded = j2kutil_encode (enc, in, caps, &coded_caps);
-  out = decode_one (dec, coded, coded_caps, &out_caps, &p);
+  out = j2kutil_decode_one (dec, coded, coded_caps, &out_caps, &p);
   fail_unless (out != NULL, "%s: nothing decoded (%s)", what,
       p.error ? p.error : "no error");
   fail_unless (p.errors == 0 && p.warnings == 0, "%s: %s", what,
       p.error ? p.error : p.warning);
   fail_unless (max_diff (&info, in, out, out_caps, what) == 0,
       "%s: not exact", what);
-  posted_clear (&p);
+  j2kutil_posted_clear (&p);
   gst_caps_unref (out_caps);
   gst_caps_unref (coded_caps);
   gst_caps_unref (caps);
@@ -652,20 +567,20 @@ GST_START_TEST (test_openjpegdec_agrees)
       GstBuffer *in, *coded, *out, *opj;
       guint64 seed = 500 + f;
       gchar *why = NULL;
-      Posted p;
+      J2kPosted p;
 
       video_info (&info, formats[f], 50, 36);
       caps = gst_video_info_to_caps (&info);
       in = frameutil_random_buffer (&info, &seed);
       coded = j2kutil_encode (encs[e], in, caps, &coded_caps);
-      out = decode_one (DEC, coded, coded_caps, &out_caps, &p);
+      out = j2kutil_decode_one (DEC, coded, coded_caps, &out_caps, &p);
       fail_unless (out != NULL);
       opj = j2kutil_decode (coded, coded_caps, &opj_caps, formats[f]);
       /* j2kdec's frame is of the input's format: compared as the input */
       fail_unless (frameutil_compare_decoded (&info, out, opj, opj_caps,
               NULL, NULL, NULL, &why) == 0, "%s %s: %s", encs[e], formats[f],
           why ? why : "");
-      posted_clear (&p);
+      j2kutil_posted_clear (&p);
       gst_caps_unref (caps);
       gst_caps_unref (coded_caps);
       gst_caps_unref (out_caps);
@@ -745,7 +660,7 @@ GST_START_TEST (test_reduce_and_layers)
     guint64 seed = 900 + f;
     sci_j2k_decode_params p = { 0, 0 };
     guint r, l;
-    Posted ps;
+    J2kPosted ps;
 
     video_info (&info, formats[f], 77, 51);
     caps = gst_video_info_to_caps (&info);
@@ -756,7 +671,7 @@ GST_START_TEST (test_reduce_and_layers)
       gchar *dec = g_strdup_printf (DEC " reduce=%u", r);
       GstVideoInfo oi;
 
-      out = decode_one (dec, coded, coded_caps, &out_caps, &ps);
+      out = j2kutil_decode_one (dec, coded, coded_caps, &out_caps, &ps);
       fail_unless (out != NULL, "%s: %s", dec, ps.error);
       gst_video_info_from_caps (&oi, out_caps);
       /* ceil(77 / 2^r) x ceil(51 / 2^r); beyond the 3 levels: as 3 */
@@ -766,7 +681,7 @@ GST_START_TEST (test_reduce_and_layers)
           >> MIN (r, 3));
       p.reduce = MIN (r, 3);
       check_against_reference (coded, out, out_caps, &p, dec);
-      posted_clear (&ps);
+      j2kutil_posted_clear (&ps);
       gst_caps_unref (out_caps);
       gst_buffer_unref (out);
       g_free (dec);
@@ -775,7 +690,7 @@ GST_START_TEST (test_reduce_and_layers)
     for (l = 1; l <= 3; l++) {
       gchar *dec = g_strdup_printf (DEC " max-layers=%u", l);
 
-      out = decode_one (dec, coded, coded_caps, &out_caps, &ps);
+      out = j2kutil_decode_one (dec, coded, coded_caps, &out_caps, &ps);
       fail_unless (out != NULL, "%s: %s", dec, ps.error);
       p.max_layers = l;
       check_against_reference (coded, out, out_caps, &p, dec);
@@ -785,7 +700,7 @@ GST_START_TEST (test_reduce_and_layers)
             "%s: exact with %u of 3 layers", dec, l);
       else
         fail_unless (max_diff (&info, in, out, out_caps, dec) == 0, "%s", dec);
-      posted_clear (&ps);
+      j2kutil_posted_clear (&ps);
       gst_caps_unref (out_caps);
       gst_buffer_unref (out);
       g_free (dec);
@@ -866,14 +781,15 @@ GST_START_TEST (test_refusals)
   cases[3].caps = yuv_caps;
   cases[3].says = "subsampled";
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    Posted p;
-    GstBuffer *out = decode_one (DEC, cases[i].in, cases[i].caps, NULL, &p);
+    J2kPosted p;
+    GstBuffer *out =
+        j2kutil_decode_one (DEC, cases[i].in, cases[i].caps, NULL, &p);
 
     fail_unless (out == NULL, "case %u: decoded", i);
     fail_unless (p.errors >= 1, "case %u: no error", i);
     fail_unless (strstr (p.error, cases[i].says) != NULL,
         "case %u: \"%s\" does not say %s", i, p.error, cases[i].says);
-    posted_clear (&p);
+    j2kutil_posted_clear (&p);
     gst_buffer_unref (cases[i].in);
   }
   gst_buffer_unref (gray);
@@ -892,12 +808,12 @@ GST_START_TEST (test_truncated)
   GstBuffer *coded = coded_frame ("I420", 64, 48, 3, &caps);
   gsize size = gst_buffer_get_size (coded), cut;
   guint frames = 0, errors = 0, warned = 0;
-  Posted p;
+  J2kPosted p;
   GstBuffer *b, *out;
 
   for (cut = 2; cut < size; cut += 1 + cut / 8) {
     b = gst_buffer_copy_region (coded, GST_BUFFER_COPY_ALL, 0, cut);
-    out = decode_one (DEC, b, caps, NULL, &p);
+    out = j2kutil_decode_one (DEC, b, caps, NULL, &p);
     if (out) {
       frames++;
       /* what the codestream lacks is said */
@@ -910,7 +826,7 @@ GST_START_TEST (test_truncated)
       fail_unless (p.errors == 1 && strstr (p.error, "byte") != NULL,
           "cut at %" G_GSIZE_FORMAT ": %s", cut, p.error ? p.error : "none");
     }
-    posted_clear (&p);
+    j2kutil_posted_clear (&p);
     gst_buffer_unref (b);
   }
   GST_INFO ("%u frames with a warning, %u errors", frames, errors);
@@ -918,10 +834,10 @@ GST_START_TEST (test_truncated)
 
   /* Lsiz broken */
   b = patched (coded, 4, 0x01);
-  out = decode_one (DEC, b, caps, NULL, &p);
+  out = j2kutil_decode_one (DEC, b, caps, NULL, &p);
   fail_unless (out == NULL && p.errors == 1);
   fail_unless (strstr (p.error, "at byte") != NULL, "%s", p.error);
-  posted_clear (&p);
+  j2kutil_posted_clear (&p);
   gst_buffer_unref (b);
   gst_buffer_unref (coded);
   gst_caps_unref (caps);
@@ -959,7 +875,7 @@ GST_START_TEST (test_mutations)
     gsize size = gst_buffer_get_size (b);
     GstMapInfo map;
     GstBuffer *out;
-    Posted p;
+    J2kPosted p;
 
     gst_buffer_map (b, &map, GST_MAP_WRITE);
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -971,7 +887,7 @@ GST_START_TEST (test_mutations)
     gst_buffer_unmap (b, &map);
     if (i % 5 == 4)
       gst_buffer_resize (b, 0, 1 + (state >> 40) % size);
-    out = decode_one (DEC, b, caps[k], NULL, &p);
+    out = j2kutil_decode_one (DEC, b, caps[k], NULL, &p);
     if (out) {
       frames++;
       gst_buffer_unref (out);
@@ -979,7 +895,7 @@ GST_START_TEST (test_mutations)
       errors++;
       fail_unless (p.errors == 1, "mutation %u: no frame and no error", i);
     }
-    posted_clear (&p);
+    j2kutil_posted_clear (&p);
     gst_buffer_unref (b);
   }
   GST_INFO ("%u frames, %u errors", frames, errors);
@@ -1075,7 +991,7 @@ GST_START_TEST (test_timestamps_and_flush)
   GstHarness *h = gst_harness_new_parse (DEC);
   GstBus *bus = gst_bus_new ();
   GstBuffer *bad, *out;
-  Posted p = { 0 };
+  J2kPosted p = { 0 };
   guint k;
 
   gst_element_set_bus (h->element, bus);
@@ -1100,9 +1016,9 @@ GST_START_TEST (test_timestamps_and_flush)
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (coded)),
       GST_FLOW_ERROR);
   fail_unless (gst_harness_try_pull (h) == NULL);
-  collect (bus, &p);
+  j2kutil_collect (bus, &p);
   fail_unless_equals_int (p.errors, 1);
-  posted_clear (&p);
+  j2kutil_posted_clear (&p);
   /* a flush, and frames decode again */
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
@@ -1112,9 +1028,9 @@ GST_START_TEST (test_timestamps_and_flush)
   out = gst_harness_pull (h);
   fail_unless (out != NULL);
   gst_buffer_unref (out);
-  collect (bus, &p);
+  j2kutil_collect (bus, &p);
   fail_unless_equals_int (p.errors, 0);
-  posted_clear (&p);
+  j2kutil_posted_clear (&p);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);

@@ -23,86 +23,6 @@
  * take as part of caps at the end */
 #define CUDA_OUT "video/x-raw(memory:CUDAMemory)"
 
-typedef struct
-{
-  guint warnings, errors;
-} Posted;
-
-static void
-collect (GstBus * bus, Posted * p)
-{
-  GstMessage *m;
-
-  while ((m = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
-      p->errors++;
-    else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
-      p->warnings++;
-    gst_message_unref (m);
-  }
-}
-
-/* The caps in effect for each buffer that reaches the harness. */
-static GstPadProbeReturn
-note_caps (GstPad * pad, GstPadProbeInfo * info, gpointer list)
-{
-  GList **l = list;
-
-  *l = g_list_append (*l, gst_pad_get_current_caps (pad));
-  return GST_PAD_PROBE_OK;
-}
-
-/* Coded buffers through `desc`, then EOS: the decoded buffers in order and
- * the caps of each (*caps, may be NULL). */
-static GList *
-decode_all (const gchar * desc, GList * coded, GstCaps * coded_caps,
-    GList ** caps, Posted * p)
-{
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstBus *bus = gst_bus_new ();
-  GList *out = NULL, *noted = NULL, *l;
-  GstBuffer *b;
-
-  memset (p, 0, sizeof *p);
-  gst_element_set_bus (h->element, bus);
-  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER, note_caps,
-      &noted, NULL);
-  gst_harness_set_src_caps (h, gst_caps_ref (coded_caps));
-  for (l = coded; l; l = l->next)
-    if (gst_harness_push (h, gst_buffer_ref (l->data)) != GST_FLOW_OK)
-      break;
-  gst_harness_push_event (h, gst_event_new_eos ());
-  while ((b = gst_harness_try_pull (h)))
-    out = g_list_append (out, b);
-  fail_unless_equals_int (g_list_length (noted), g_list_length (out));
-  if (caps)
-    *caps = noted;
-  else
-    g_list_free_full (noted, (GDestroyNotify) gst_caps_unref);
-  collect (bus, p);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
-  return out;
-}
-
-static GstBuffer *
-decode_one (const gchar * desc, GstBuffer * coded, GstCaps * coded_caps,
-    GstCaps ** caps, Posted * p)
-{
-  GList *in = g_list_append (NULL, coded), *cl = NULL;
-  GList *out = decode_all (desc, in, coded_caps, &cl, p);
-  GstBuffer *b = out ? out->data : NULL;
-
-  fail_unless (g_list_length (out) <= 1);
-  if (caps)
-    *caps = cl ? gst_caps_ref (cl->data) : NULL;
-  g_list_free_full (cl, (GDestroyNotify) gst_caps_unref);
-  g_list_free (out);
-  g_list_free (in);
-  return b;
-}
-
 /* The samples of `out` (caps `caps`, host-mappable: system memory or our
  * device buffers) against `in` of `info`. */
 static guint
@@ -180,14 +100,15 @@ GST_START_TEST (test_lossless_cuda)
           GstVideoInfo info;
           GstBuffer *in, *out, *coded;
           GstCaps *cc = NULL, *oc = NULL;
-          Posted p;
+          J2kPosted p;
 
           coded = random_coded (encs[e], formats[f], sizes[s][0],
               sizes[s][1], 11 * f + s, &info, &in, &cc);
-          out = decode_one (decs[d], coded, cc, &oc, &p);
+          out = j2kutil_decode_one (decs[d], coded, cc, &oc, &p);
           fail_unless (out != NULL && p.errors == 0 && p.warnings == 0,
               "%s ! %s, %s: nothing or a message", encs[e], decs[d],
               formats[f]);
+          j2kutil_posted_clear (&p);
           if (d == 1) {
             GstCapsFeatures *feat = gst_caps_get_features (oc, 0);
 
@@ -228,16 +149,18 @@ GST_START_TEST (test_cudadownload)
     GstVideoInfo info;
     GstBuffer *in, *coded, *out;
     GstCaps *cc = NULL, *oc = NULL;
-    Posted p;
+    J2kPosted p;
 
     /* an even height: GstCudaMemory (1.22) cannot lay out 4:2:0 of an
      * odd one, which j2kdec then gives in flat device memory with a video
      * meta that nvcodec's elements do not read */
     coded = random_coded ("htj2kenc backend=cpu reversible=true", fmts[i],
         99, 58, 40 + i, &info, &in, &cc);
-    out = decode_one ("j2kdec backend=cuda ! " CUDA_OUT " ! cudadownload ! "
-        "video/x-raw ! identity", coded, cc, &oc, &p);
+    out =
+        j2kutil_decode_one ("j2kdec backend=cuda ! " CUDA_OUT
+        " ! cudadownload ! " "video/x-raw ! identity", coded, cc, &oc, &p);
     fail_unless (out != NULL && p.errors == 0, "%s: nothing", fmts[i]);
+    j2kutil_posted_clear (&p);
     fail_unless (max_diff (&info, in, out, oc) == 0, "%s: not exact", fmts[i]);
     gst_caps_unref (cc);
     gst_caps_unref (oc);
@@ -263,12 +186,14 @@ GST_START_TEST (test_same_as_cpu)
       GstCaps *cc = NULL, *ca = NULL, *cb = NULL;
       gchar *da = g_strdup_printf ("j2kdec backend=cpu %s", opts[o]);
       gchar *db = g_strdup_printf ("j2kdec backend=cuda %s", opts[o]);
-      Posted p;
+      J2kPosted p;
 
       coded = random_coded ("ebcotcm backend=cpu reversible=false "
           "bitrate=3 layers=2", formats[f], 83, 61, f, &info, &in, &cc);
-      a = decode_one (da, coded, cc, &ca, &p);
-      b = decode_one (db, coded, cc, &cb, &p);
+      a = j2kutil_decode_one (da, coded, cc, &ca, &p);
+      j2kutil_posted_clear (&p);
+      b = j2kutil_decode_one (db, coded, cc, &cb, &p);
+      j2kutil_posted_clear (&p);
       fail_unless (a && b);
       fail_unless (gst_caps_is_equal (ca, cb));
       fail_unless (same_samples (ca, a, b), "%s %s: the frames differ",
@@ -296,15 +221,18 @@ GST_START_TEST (test_same_as_cpu)
     for (cut = size / 4; cut < size; cut += size / 9) {
       GstBuffer *t = gst_buffer_copy_region (coded, GST_BUFFER_COPY_ALL, 0,
           cut);
-      Posted pa, pb;
+      J2kPosted pa, pb;
       GstCaps *ca = NULL, *cb = NULL;
-      GstBuffer *a = decode_one ("j2kdec backend=cpu", t, cc, &ca, &pa);
-      GstBuffer *b = decode_one ("j2kdec backend=cuda", t, cc, &cb, &pb);
+      GstBuffer *a = j2kutil_decode_one ("j2kdec backend=cpu", t, cc, &ca, &pa);
+      GstBuffer *b =
+          j2kutil_decode_one ("j2kdec backend=cuda", t, cc, &cb, &pb);
 
       fail_unless ((a == NULL) == (b == NULL));
       fail_unless (pa.warnings == pb.warnings && pa.errors == pb.errors,
           "cut at %" G_GSIZE_FORMAT ": %u/%u warnings, %u/%u errors", cut,
           pa.warnings, pb.warnings, pa.errors, pb.errors);
+      j2kutil_posted_clear (&pa);
+      j2kutil_posted_clear (&pb);
       if (a)
         fail_unless (same_samples (ca, a, b));
       gst_clear_caps (&ca);
@@ -350,9 +278,10 @@ GST_START_TEST (test_frames_in_flight)
   }
   for (d = 0; d < G_N_ELEMENTS (decs); d++) {
     GList *caps = NULL, *out, *o, *c;
-    Posted p;
+    J2kPosted p;
 
-    out = decode_all (decs[d], coded, cc, &caps, &p);
+    out = j2kutil_decode_all (decs[d], coded, cc, &caps, &p);
+    j2kutil_posted_clear (&p);
     fail_unless_equals_int (g_list_length (out), 7);
     for (i = 0, o = out, c = caps; o; i++, o = o->next, c = c->next)
       fail_unless (max_diff (&info[i], in[i], o->data, c->data) == 0,
