@@ -1,13 +1,15 @@
 /*
  * Exit-on-error checks for the CUDA test and benchmark programs: CK for
  * CUDA runtime calls, CKW for the project's cuda/ API (error codes that
- * sci_cuda_error_string names).
+ * sci_cuda_error_string names); whether a device is there.
  */
 #ifndef SCI_TESTS_CUDACHECK_H
 #define SCI_TESTS_CUDACHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -42,5 +44,20 @@
             return 77;                                                      \
         }                                                                   \
     } while (0)
+
+/* Whether a CUDA device is usable, asked in a child process: GstCheck
+ * forks every test from main(), and a CUDA runtime initialised before a
+ * fork is unusable after it. */
+static inline int cuda_device_usable_in_child(void) {
+    int status = 0;
+    pid_t pid = fork();
+
+    if (pid == 0) {
+        int n = 0;
+        _exit(cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? 0 : 1);
+    }
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
 
 #endif

@@ -23,11 +23,10 @@
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <glib/gstdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "frameutil.h"
+#include "tests/common/cudacheck.h"
 #include "codec/dpcm/dpcm.h"
 #include "codec/spp/spp.h"
 #include "codec/seismic/seismic.h"
@@ -2680,26 +2679,10 @@ gpu_suite (void)
   return s;
 }
 
-/* Whether a CUDA device is usable, asked in a child process: CUDA does not
- * survive fork(), and check forks every test from this process. */
-static gboolean
-have_cuda_device (void)
-{
-  int status = 0;
-  pid_t pid = fork ();
-
-  if (pid == 0) {
-    int n = 0;
-    _exit (cudaGetDeviceCount (&n) == cudaSuccess && n > 0 ? 0 : 1);
-  }
-  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
-      && WEXITSTATUS (status) == 0;
-}
-
 int
 main (int argc, char **argv)
 {
-  if (!have_cuda_device ()) {
+  if (!cuda_device_usable_in_child ()) {
     g_print ("no usable CUDA device: skipped\n");
     return 77;
   }

@@ -9,11 +9,11 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
+
+#include "tests/common/cudacheck.h"
 
 #include "tests/common/frameutil.h"
 #include "j2kutil.h"
@@ -312,26 +312,10 @@ gpu_suite (void)
   return s;
 }
 
-/* In a child: a CUDA runtime initialised before check forks its tests is
- * unusable in them. */
-static gboolean
-have_cuda_device (void)
-{
-  int status = 0;
-  pid_t pid = fork ();
-
-  if (pid == 0) {
-    int n = 0;
-    _exit (cudaGetDeviceCount (&n) == cudaSuccess && n > 0 ? 0 : 1);
-  }
-  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
-      && WEXITSTATUS (status) == 0;
-}
-
 int
 main (int argc, char **argv)
 {
-  if (!have_cuda_device ()) {
+  if (!cuda_device_usable_in_child ()) {
     g_print ("no usable CUDA device: skipped\n");
     return 77;
   }

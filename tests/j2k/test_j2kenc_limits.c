@@ -16,11 +16,9 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #if HAVE_CUDA
-#include <cuda_runtime_api.h>
+#include "tests/common/cudacheck.h"
 #endif
 
 #include "codec/j2k/htj2k.h"
@@ -378,21 +376,12 @@ GST_START_TEST (test_gpu_same_bytes)
 
 GST_END_TEST;
 
-/* Whether a CUDA device is usable, asked in a child process (CUDA does not
- * survive the fork of every check test). */
+/* Whether a CUDA device is usable (asked in a child: cudacheck.h). */
 static gboolean
 have_cuda_device (void)
 {
 #if HAVE_CUDA
-  int status = 0;
-  pid_t pid = fork ();
-
-  if (pid == 0) {
-    int n = 0;
-    _exit (cudaGetDeviceCount (&n) == cudaSuccess && n > 0 ? 0 : 1);
-  }
-  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
-      && WEXITSTATUS (status) == 0;
+  return cuda_device_usable_in_child ();
 #else
   return FALSE;
 #endif
