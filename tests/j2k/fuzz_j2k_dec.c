@@ -3,14 +3,10 @@
  * and box parser and the whole decode (tier-2, EBCOT and HT blocks, inverse
  * DWT, colour transform).
  *
- * As a libFuzzer target (LLVMFuzzerTestOneInput), built with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
- *     -DSCI_FUZZ_LIBFUZZER -I. tests/j2k/fuzz_j2k_dec.c codec/j2k/*.c \
- *     codec/common/parallel.c -lm -lpthread -o fuzz-j2k-dec
- *   ./fuzz-j2k-dec -max_total_time=1800 -rss_limit_mb=2048 CORPUS
- *
- * (a corpus: --write-seeds DIR below, plus tests/j2k/data/streams).  Each
+ * As a libFuzzer target (LLVMFuzzerTestOneInput), built with clang and
+ * -DSCI_FUZZ_LIBFUZZER from this file and the codec/j2k sources (the
+ * commands are in docs/fuzzing.md; a corpus: --write-seeds DIR below,
+ * plus tests/j2k/data/streams).  Each
  * input is parsed; when its image is small enough (at most 2^14 samples
  * over all components on the canvas; 2^22 in the replay) it is decoded in
  * full, and once more

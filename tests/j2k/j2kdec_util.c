@@ -292,3 +292,68 @@ j2kt_psnr (const j2kt_image * a, const j2kt_image * b)
     return 99.0;
   return 10 * log10 ((double) cnt / se);
 }
+
+void *
+j2kt_forward (const sci_wt_geometry * g, const j2kt_image * im)
+{
+  unsigned bps = sci_wt_sample_bytes (g);
+  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
+  uint8_t *bufs[SCI_WT_MAX_COMPONENTS];
+  for (unsigned c = 0; c < g->components; c++) {
+    size_t n = (size_t) im->w[c] * im->h[c];
+    bufs[c] = malloc (n * bps + 1);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t u = (uint32_t) im->s[c][i];
+      if (bps == 1) {
+        bufs[c][i] = (uint8_t) u;
+      } else {
+        bufs[c][2 * i] = (uint8_t) u;
+        bufs[c][2 * i + 1] = (uint8_t) (u >> 8);
+      }
+    }
+    pl[c].data = bufs[c];
+    pl[c].row_stride = (ptrdiff_t) im->w[c] * bps;
+    pl[c].pixel_stride = bps;
+  }
+  void *coeffs = malloc (sci_wt_coeff_count (g) * 4);
+  if (sci_wt_forward (NULL, g, pl, coeffs)) {
+    free (coeffs);
+    coeffs = NULL;
+  }
+  for (unsigned c = 0; c < g->components; c++)
+    free (bufs[c]);
+  return coeffs;
+}
+
+/* The next number of a PNM header, after blanks and # comments. */
+static int
+pnm_number (const uint8_t * d, size_t n, size_t *pos, unsigned *v)
+{
+  while (*pos < n && (d[*pos] == ' ' || d[*pos] == '\n' || d[*pos] == '\r' ||
+          d[*pos] == '\t' || d[*pos] == '#')) {
+    if (d[*pos] == '#')
+      while (*pos < n && d[*pos] != '\n')
+        (*pos)++;
+    else
+      (*pos)++;
+  }
+  if (*pos >= n || d[*pos] < '0' || d[*pos] > '9')
+    return -1;
+  *v = 0;
+  while (*pos < n && d[*pos] >= '0' && d[*pos] <= '9' && *v < 100000000)
+    *v = *v * 10 + (unsigned) (d[(*pos)++] - '0');
+  return 0;
+}
+
+int
+j2kt_pnm_header (const uint8_t * d, size_t n, unsigned *w, unsigned *h,
+    unsigned *maxv, size_t *body)
+{
+  size_t pos = 2;
+  if (n < 2 || d[0] != 'P' || (d[1] != '5' && d[1] != '6') ||
+      pnm_number (d, n, &pos, w) || pnm_number (d, n, &pos, h) ||
+      pnm_number (d, n, &pos, maxv) || pos >= n)
+    return -1;
+  *body = pos + 1;
+  return 0;
+}

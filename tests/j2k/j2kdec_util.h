@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/j2k/wavelet_frame.h"
+
 #define J2KT_MAX_COMP 4
 
 typedef struct
@@ -57,5 +59,15 @@ long j2kt_peak_diff (const j2kt_image * a, const j2kt_image * b, int c,
 
 /* PSNR of b against a over all components, peak (2^depth - 1) of each. */
 double j2kt_psnr (const j2kt_image * a, const j2kt_image * b);
+
+/* The forward DWT of `im` (unsigned samples of g's depth) under g: the
+ * coefficient planes (malloc'ed), or NULL. */
+void *j2kt_forward (const sci_wt_geometry * g, const j2kt_image * im);
+
+/* A binary PNM header (P5 or P6: width, height, maxval, blanks and #
+ * comments between them) at the start of d[0..n): 0 and where the samples
+ * begin (*body), or -1. */
+int j2kt_pnm_header (const uint8_t * d, size_t n, unsigned *w, unsigned *h,
+    unsigned *maxv, size_t *body);
 
 #endif

@@ -99,36 +99,6 @@ geometry (const ref_case * k, sci_wt_geometry * g)
   g->ct = k->ct;
 }
 
-static void *
-forward (const sci_wt_geometry * g, const j2kt_image * im)
-{
-  unsigned bps = sci_wt_sample_bytes (g);
-  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
-  uint8_t *bufs[SCI_WT_MAX_COMPONENTS];
-  for (unsigned c = 0; c < g->components; c++) {
-    size_t n = (size_t) im->w[c] * im->h[c];
-    bufs[c] = malloc (n * bps + 1);
-    for (size_t i = 0; i < n; i++) {
-      uint32_t u = (uint32_t) im->s[c][i];
-      if (bps == 1)
-        bufs[c][i] = (uint8_t) u;
-      else
-        bufs[c][2 * i] = (uint8_t) u, bufs[c][2 * i + 1] = (uint8_t) (u >> 8);
-    }
-    pl[c].data = bufs[c];
-    pl[c].row_stride = (ptrdiff_t) im->w[c] * bps;
-    pl[c].pixel_stride = bps;
-  }
-  void *coeffs = malloc (sci_wt_coeff_count (g) * 4);
-  if (sci_wt_forward (NULL, g, pl, coeffs)) {
-    free (coeffs);
-    coeffs = NULL;
-  }
-  for (unsigned c = 0; c < g->components; c++)
-    free (bufs[c]);
-  return coeffs;
-}
-
 static void
 params (const ref_case * k, sci_htj2k_refinement ref, sci_htj2k_params * p)
 {
@@ -235,26 +205,6 @@ index1_cost (const sci_wt_geometry * g, const sci_htj2k_params * p,
 
 /* ---- the external decoders --------------------------------------------- */
 
-/* The next number of a PNM header. */
-static int
-pnm_num (const uint8_t * d, size_t n, size_t *pos, unsigned *v)
-{
-  while (*pos < n && (d[*pos] == ' ' || d[*pos] == '\n' || d[*pos] == '\r' ||
-          d[*pos] == '\t' || d[*pos] == '#')) {
-    if (d[*pos] == '#')
-      while (*pos < n && d[*pos] != '\n')
-        (*pos)++;
-    else
-      (*pos)++;
-  }
-  if (*pos >= n || d[*pos] < '0' || d[*pos] > '9')
-    return -1;
-  *v = 0;
-  while (*pos < n && d[*pos] >= '0' && d[*pos] <= '9')
-    *v = *v * 10 + (unsigned) (d[(*pos)++] - '0');
-  return 0;
-}
-
 /* ojph_expand's output: .pgm (gray), .ppm (ICT), .yuv (planar, 16-bit
  * little-endian above 8 bits); PNM above 8 bits is big-endian. */
 static int
@@ -277,13 +227,10 @@ decode_ojph (const char *cs_path, const ref_case * k, j2kt_image * im)
   int pnm = strcmp (ext, "yuv") != 0;
   if (pnm) {
     unsigned pw, ph;
-    if (n < 2 || d[0] != 'P' || pnm_num (d, n, (pos = 2, &pos), &pw) ||
-        pnm_num (d, n, &pos, &ph) || pnm_num (d, n, &pos, &maxv) ||
-        pw != w || ph != h) {
+    if (j2kt_pnm_header (d, n, &pw, &ph, &maxv, &pos) || pw != w || ph != h) {
       free (d);
       return -1;
     }
-    pos++;
     bps = maxv > 255 ? 2 : 1;
   }
   if (n < pos + npx * k->nc * bps) {
@@ -333,7 +280,7 @@ run_case (const ref_case * k, int have_ojph, int have_opj)
   geometry (k, &g);
   j2kt_image src;
   make_image (k, 1000 + (uint64_t) (k - cases), &src);
-  void *coeffs = forward (&g, &src);
+  void *coeffs = j2kt_forward (&g, &src);
   char msg[512];
   snprintf (msg, sizeof msg, "%s: forward transform", k->name);
   check (coeffs != NULL, msg);
@@ -493,7 +440,7 @@ test_rate (void)
   geometry (&k, &g);
   j2kt_image src;
   make_image (&k, 77, &src);
-  void *coeffs = forward (&g, &src);
+  void *coeffs = j2kt_forward (&g, &src);
   static const double rates[] = { 0.5, 1.0, 2.0, 3.0 };
   double worst_off[3] = { 0, 0, 0 };
   for (size_t ri = 0; ri < sizeof rates / sizeof *rates; ri++) {

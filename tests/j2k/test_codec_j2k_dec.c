@@ -408,28 +408,9 @@ own_encode (const own_case * k, const j2kt_image * im, size_t *len)
   g.ct = k->ct;
   if (sci_wt_geometry_check (&g))
     return NULL;
-  unsigned bps = sci_wt_sample_bytes (&g);
-  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
-  uint8_t *bufs[SCI_WT_MAX_COMPONENTS];
-  for (unsigned c = 0; c < k->nc; c++) {
-    size_t n = (size_t) im->w[c] * im->h[c];
-    bufs[c] = malloc (n * bps + 1);
-    for (size_t i = 0; i < n; i++) {
-      uint32_t u = (uint32_t) im->s[c][i];
-      if (bps == 1)
-        bufs[c][i] = (uint8_t) u;
-      else {
-        bufs[c][2 * i] = (uint8_t) u;
-        bufs[c][2 * i + 1] = (uint8_t) (u >> 8);
-      }
-    }
-    pl[c].data = bufs[c];
-    pl[c].row_stride = (ptrdiff_t) im->w[c] * bps;
-    pl[c].pixel_stride = bps;
-  }
-  void *coeffs = malloc (sci_wt_coeff_count (&g) * 4);
+  void *coeffs = j2kt_forward (&g, im);
   uint8_t *out = NULL;
-  if (sci_wt_forward (NULL, &g, pl, coeffs) == 0) {
+  if (coeffs) {
     sci_htj2k_params p;
     sci_htj2k_params_default (&p);
     p.coder = k->coder;
@@ -454,8 +435,6 @@ own_encode (const own_case * k, const j2kt_image * im, size_t *len)
     }
   }
   free (coeffs);
-  for (unsigned c = 0; c < k->nc; c++)
-    free (bufs[c]);
   return out;
 }
 
@@ -678,15 +657,13 @@ decode_ojph_pgm (const char *cs, j2kt_image * im)
   snprintf (out, sizeof out, "%s/ojph_expand.pgm", tmp);
   if (j2kt_run (NULL, 60, "ojph_expand -i %s -o %s", cs, out))
     return -1;
-  size_t n;
+  size_t n, at;
   uint8_t *b = j2kt_slurp (out, &n);
   unsigned w, h, maxv;
-  int at = 0;
-  if (!b || sscanf ((const char *) b, "P5 %u %u %u%n", &w, &h, &maxv, &at) != 3) {
+  if (!b || j2kt_pnm_header (b, n, &w, &h, &maxv, &at) || b[1] != '5') {
     free (b);
     return -1;
   }
-  at++;
   unsigned bytes = maxv > 255 ? 2 : 1;
   if ((size_t) at + (size_t) w * h * bytes > n) {
     free (b);
