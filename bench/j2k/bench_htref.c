@@ -277,31 +277,27 @@ int main(int argc, char **argv) {
     }
     sci_pool *pool = sci_pool_new(0);
     char path[4096];
+    /* the real frames: ENVI band-sequential (w x h given) or FITS (w 0) */
+    static const struct {
+        const char *name, *file;
+        uint32_t w, h;
+    } real[] = {
+        {"TREx blueline frame 0", "aurora/trex_blueline_gill_20220308_0600-first20.bsq", 320, 270},
+        {"TREx near-infrared frame 0", "aurora/trex_nir_gill_20220307_0600-first20.bsq", 256, 256},
+        {"TRACE 171 A", "frames16/trace_171_19980519T222143_1024.fits", 0, 0},
+    };
     picture p;
-    memset(&p, 0, sizeof p);
-    p.name = "TREx blueline frame 0";
-    snprintf(path, sizeof path, "%s/aurora/trex_blueline_gill_20220308_0600-first20.bsq", dir);
-    if (load_bsq(&p, path, 320, 270) == 0)
-        run_picture(&p, rates, nrates, pool);
-    else
-        printf("%s: not found (%s)\n", p.name, path);
-    free(p.pl[0]);
-    memset(&p, 0, sizeof p);
-    p.name = "TREx near-infrared frame 0";
-    snprintf(path, sizeof path, "%s/aurora/trex_nir_gill_20220307_0600-first20.bsq", dir);
-    if (load_bsq(&p, path, 256, 256) == 0)
-        run_picture(&p, rates, nrates, pool);
-    else
-        printf("%s: not found (%s)\n", p.name, path);
-    free(p.pl[0]);
-    memset(&p, 0, sizeof p);
-    p.name = "TRACE 171 A";
-    snprintf(path, sizeof path, "%s/frames16/trace_171_19980519T222143_1024.fits", dir);
-    if (load_fits16(&p, path) == 0)
-        run_picture(&p, rates, nrates, pool);
-    else
-        printf("%s: not found (%s)\n", p.name, path);
-    free(p.pl[0]);
+    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+        memset(&p, 0, sizeof p);
+        p.name = real[i].name;
+        snprintf(path, sizeof path, "%s/%s", dir, real[i].file);
+        if ((real[i].w ? load_bsq(&p, path, real[i].w, real[i].h)
+                       : load_fits16(&p, path)) == 0)
+            run_picture(&p, rates, nrates, pool);
+        else
+            printf("%s: not found (%s)\n", p.name, path);
+        free(p.pl[0]);
+    }
     if (!no4k) {
         memset(&p, 0, sizeof p);
         p.name = "bench-htj2k picture";
