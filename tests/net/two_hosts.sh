@@ -56,6 +56,21 @@ ip -n "$A" link set vA up
 ip -n "$B" link set vB up
 
 fail=0
+# relay NAME RECEIVER SENDER: the receiver pipeline in B (with -e, and not
+# -q, so that its log keeps its warnings and errors), a second later the
+# sender pipeline in A; the receiver is stopped (SIGINT: an EOS) a second
+# after the sender ends.  Logs: $W/NAME.recv.log, $W/NAME.send.log.
+relay() {
+  ip netns exec "$B" gst-launch-1.0 -e $2 > "$W/$1.recv.log" 2>&1 &
+  rpid=$!
+  sleep 1
+  ip netns exec "$A" gst-launch-1.0 -q $3 > "$W/$1.send.log" 2>&1 ||
+    { echo "FAIL $1: the sender"; cat "$W/$1.send.log"; fail=1; }
+  sleep 1
+  kill -INT $rpid 2>/dev/null
+  wait $rpid
+}
+
 # case name, source (caps included), sender chain, receiver chain, output
 # caps, drop probability (or "tail": frames may be missing at the end
 # only; a probability followed by "+partial": frames cut short may also
@@ -67,22 +82,13 @@ run_case() {
   rm -f "$W/$name.ref" "$W/$name.rx"
   gst-launch-1.0 -q $src ! filesink location="$W/$name.ref" || {
     echo "FAIL $name: the reference frames"; fail=1; return; }
-  # not -q: the log keeps the receiver's warnings and errors
-  ip netns exec "$B" gst-launch-1.0 -e $recv ! $outcaps ! \
-    filesink location="$W/$name.rx" > "$W/$name.recv.log" 2>&1 &
-  rpid=$!
-  sleep 1
   dropper=""
   case $drop in
     0|tail) ;;
     *) dropper="! identity drop-probability=${drop%+partial}";;
   esac
-  ip netns exec "$A" gst-launch-1.0 -q $src ! $send $dropper ! \
-    $sink > "$W/$name.send.log" 2>&1 ||
-    { echo "FAIL $name: the sender"; cat "$W/$name.send.log"; fail=1; }
-  sleep 1
-  kill -INT $rpid 2>/dev/null
-  wait $rpid
+  relay "$name" "$recv ! $outcaps ! filesink location=$W/$name.rx" \
+    "$src ! $send $dropper ! $sink"
   python3 - "$W/$name.ref" "$W/$name.rx" "$FRAMES" "$name" "$drop" \
     "$W/$name.recv.log" <<'PY'
 import sys
@@ -131,18 +137,10 @@ segy_case() {
   f=$data/seismic/shot-gather.sgy
   [ -f "$f" ] || { echo "skipped segy-rtp: no $f"; return; }
   rm -f "$W/segy.rx.sgy"
-  ip netns exec "$B" gst-launch-1.0 -q -e $RTP_GST ! \
-    rtpjitterbuffer latency=200 ! rtpgstdepay ! seismicdec backend=cpu ! \
-    segysink location="$W/segy.rx.sgy" > "$W/segy.recv.log" 2>&1 &
-  rpid=$!
-  sleep 1
-  ip netns exec "$A" gst-launch-1.0 -q segysrc location="$f" gather-key=ffid \
-    ! seismicenc backend=cpu ! rtpgstpay ! udpsink host=10.77.0.2 port=5004 \
-    sync=true > "$W/segy.send.log" 2>&1 ||
-    { echo "FAIL segy-rtp: the sender"; cat "$W/segy.send.log"; fail=1; }
-  sleep 1
-  kill -INT $rpid 2>/dev/null
-  wait $rpid
+  relay segy "$RTP_GST ! rtpjitterbuffer latency=200 ! rtpgstdepay ! \
+    seismicdec backend=cpu ! segysink location=$W/segy.rx.sgy" \
+    "segysrc location=$f gather-key=ffid ! seismicenc backend=cpu ! \
+    rtpgstpay ! udpsink host=10.77.0.2 port=5004 sync=true"
   python3 - "$f" "$W/segy.rx.sgy" <<'PY'
 import struct, sys
 a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
@@ -171,18 +169,11 @@ fits_case() {
   # receiver's socket buffer must hold it
   ip netns exec "$B" sh -c 'echo 33554432 > /proc/sys/net/core/rmem_max' \
     2>/dev/null
-  ip netns exec "$B" gst-launch-1.0 -q -e $RTP_GST buffer-size=33554432 ! \
-    rtpjitterbuffer latency=200 ! rtpgstdepay ! dpcmdec backend=cpu ! \
-    fitsenc ! filesink location="$W/fits.rx.fits" > "$W/fits.recv.log" 2>&1 &
-  rpid=$!
-  sleep 1
-  ip netns exec "$A" gst-launch-1.0 -q filesrc location="$f" blocksize=4194304 \
-    ! fitsdec ! dpcmenc backend=cpu ! rtpgstpay ! udpsink host=10.77.0.2 \
-    port=5004 > "$W/fits.send.log" 2>&1 ||
-    { echo "FAIL fits-rtp: the sender"; cat "$W/fits.send.log"; fail=1; }
-  sleep 1
-  kill -INT $rpid 2>/dev/null
-  wait $rpid
+  relay fits "$RTP_GST buffer-size=33554432 ! rtpjitterbuffer latency=200 ! \
+    rtpgstdepay ! dpcmdec backend=cpu ! fitsenc ! \
+    filesink location=$W/fits.rx.fits" \
+    "filesrc location=$f blocksize=4194304 ! fitsdec ! dpcmenc backend=cpu ! \
+    rtpgstpay ! udpsink host=10.77.0.2 port=5004"
   python3 - "$f" "$W/fits.rx.fits" <<'PY'
 import sys
 def data_unit(path):
