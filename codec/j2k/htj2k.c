@@ -34,6 +34,7 @@ void sci_htj2k_params_default(sci_htj2k_params *p) {
     p->cb_style = 0;
     p->jph = 0;
     p->refinement = SCI_HTJ2K_REF_NONE;
+    p->plt = 0;
 }
 
 const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p) {
@@ -92,7 +93,9 @@ const char *sci_htj2k_check(const sci_wt_geometry *g, const sci_htj2k_params *p)
                              5 + 2.0 * (3 * g->levels + 1) + 14 + 2 +
                              (double)g->components * (g->levels + 1) *
                                  p->layers +
-                             (p->jph ? 85 : 0);
+                             (p->jph ? 85 : 0) +
+                             (p->plt ? 5.0 + (double)g->components *
+                                           (g->levels + 1) * p->layers : 0);
         if (p->bitrate * pixels / 8 < 1.05 * floor_bytes)
             return "bitrate too low: the codestream's headers alone need more";
         if (p->bitrate * pixels > raw && !part1)
@@ -324,6 +327,11 @@ done:
 
 /* --- construction -------------------------------------------------------- */
 
+/* Packets of the tile: one a component, resolution and layer. */
+static size_t plt_count(const sci_htj2k_enc *e) {
+    return (size_t)e->npackets * e->p.layers;
+}
+
 sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
                                  const sci_htj2k_params *p, sci_pool *pool) {
     if (sci_htj2k_check(g, p))
@@ -388,6 +396,8 @@ sci_htj2k_enc *sci_htj2k_enc_new(const sci_wt_geometry *g,
     e->slot_off = calloc(e->nblocks ? e->nblocks : 1, sizeof(size_t));
     if (!e->arena || !e->len || !e->slot_off)
         goto fail;
+    if (p->plt && !(e->plen = calloc(plt_count(e), sizeof(uint32_t))))
+        goto fail;
     for (size_t i = 0; i < e->nblocks; i++)
         e->slot_off[i] = e->blocks[i].slot;
     if (e->coder->init(e) < 0)
@@ -411,6 +421,7 @@ void sci_htj2k_enc_free(sci_htj2k_enc *e) {
     free(e->arena);
     free(e->len);
     free(e->slot_off);
+    free(e->plen);
     free(e);
 }
 
@@ -427,14 +438,27 @@ int sci_htj2k_block_quantize(const sci_htj2k_enc *e, size_t i,
 
 /* --- codestream and file ------------------------------------------------- */
 
+/* PLT segments for the packets that write_packets will write for these
+ * lengths, which a counting pass of the coder measures first: the
+ * lengths go before the packets, and the real pass then places headers
+ * and bodies (spans) after them. */
+static int write_plt(sci_htj2k_enc *e, const long *len, out_buf *o) {
+    out_buf c = {NULL, 0, 0};
+    if (e->coder->write_packets(e, len, &c, 0, NULL, NULL, e->plen) < 0)
+        return -1;
+    return sci_j2k_write_plt(o, e->plen, plt_count(e));
+}
+
 static size_t write_codestream(sci_htj2k_enc *e, const long *len, out_buf *o,
                                size_t base, sci_htj2k_span *spans, size_t *nspans) {
     write_main_header(e, o);
     size_t sot = o->len;
     /* tile 0, part 0 of 1, Psot filled in below */
     size_t psot_at = sci_j2k_write_sot(o, 0, 0, 0, 1);
+    if (e->p.plt && write_plt(e, len, o) < 0)
+        return 0;
     sci_j2k_write_marker(o, J2K_SOD);
-    int bad = e->coder->write_packets(e, len, o, base, spans, nspans);
+    int bad = e->coder->write_packets(e, len, o, base, spans, nspans, NULL);
     if (bad < 0 || (o->p && o->len > o->cap))
         return 0;
     size_t psot = o->len - sot;
@@ -469,19 +493,41 @@ static size_t write_all(sci_htj2k_enc *e, const long *len, uint8_t *out,
     return o.len + n;
 }
 
-/* Bytes of everything but the packets: main header, SOT, SOD, EOC. */
+/* Bytes of everything but the packets that Part 1 rate allocation
+ * counts: main header, SOT, SOD, EOC, and under a bitrate target the
+ * least PLT can take (one byte a packet), sci_j2k_part1_write adding
+ * what the chosen packets' lengths take beyond it.  Without a target
+ * PLT is left out, so that the layers split the packets' bytes as they
+ * do without PLT. */
 static size_t frame_overhead(const sci_htj2k_enc *e) {
     out_buf o = {NULL, 0, 0};
     write_main_header(e, &o);
-    return o.len + 12 + 2 + 2; /* SOT, SOD, EOC */
+    size_t plt = e->p.plt && e->p.bitrate > 0 ? 5 + plt_count(e) : 0;
+    return o.len + 12 + 2 + 2 + plt; /* SOT, SOD, EOC */
 }
 
 size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
                            const uint8_t *bytes, const size_t *off,
                            uint8_t *out, size_t cap) {
+    size_t overhead = frame_overhead(e);
     if (!e->coder->allocate ||
-        e->coder->allocate(e, blk, bytes, off, frame_overhead(e)) < 0)
+        e->coder->allocate(e, blk, bytes, off, overhead) < 0)
         return 0;
+    if (e->p.plt && e->p.bitrate > 0) {
+        /* PLT entries of more than a byte: allocate again with them
+         * counted, a few times at most (fewer bytes, shorter lengths) */
+        double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
+        for (int it = 0; it < 4; it++) {
+            size_t n = write_all(e, NULL, NULL, 0, NULL, NULL);
+            if (!n)
+                return 0;
+            if ((double)n <= target)
+                break;
+            overhead += (size_t)ceil((double)n - target);
+            if (e->coder->allocate(e, blk, bytes, off, overhead) < 0)
+                return 0;
+        }
+    }
     return write_all(e, NULL, out, cap, NULL, NULL);
 }
 
@@ -519,6 +565,10 @@ size_t sci_htj2k_write(sci_htj2k_enc *e, const long *len, const uint8_t *bytes,
 size_t sci_htj2k_max_bytes(const sci_htj2k_enc *e) {
     /* headers, plus per code-block its bytes and a generous header share */
     size_t n = 1024 + 3 * e->nbands * 2 + e->arena_size;
+    if (e->p.plt) { /* 5 bytes a length at most, 5 a segment */
+        size_t iplt = 5 * plt_count(e);
+        n += iplt + 5 * (iplt / SCI_J2K_PLT_MAX_IPLT + 1);
+    }
     return n + e->coder->packet_overhead_bound(e);
 }
 
@@ -634,7 +684,8 @@ static long code_cpu(void *ctx, long *len) {
 static size_t ref_fit(sci_htj2k_enc *e, double target) {
     size_t total = write_all(e, e->len, NULL, 0, NULL, NULL);
     out_buf o = {NULL, 0, 0};
-    if (!total || e->coder->write_packets(e, e->len, &o, 0, NULL, NULL) < 0)
+    if (!total ||
+        e->coder->write_packets(e, e->len, &o, 0, NULL, NULL, NULL) < 0)
         return 0;
     double budget = target - (double)(total - o.len);
     if (budget > 0 && e->coder->fit_rate(e, (size_t)budget) < 0)

@@ -101,6 +101,14 @@ typedef struct {
      * block API below (sci_htj2k_write and friends) codes cleanup-only
      * blocks and refuses an encoder with refinement. */
     sci_htj2k_refinement refinement;
+    /* Nonzero: PLT marker segments (ISO/IEC 15444-1 A.7.3) in the
+     * tile-part header list every packet's length (header and body) in
+     * codestream order, so that a reader (an RTP payloader) finds packet
+     * boundaries without decoding packet headers.  0 by default, which
+     * writes the same bytes as before the field existed.  Without a
+     * bitrate target the packets are the same either way; with one the
+     * PLT bytes count against it. */
+    int plt;
 } sci_htj2k_params;
 
 void sci_htj2k_params_default(sci_htj2k_params *p);

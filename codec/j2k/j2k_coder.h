@@ -41,10 +41,12 @@ typedef struct j2k_block_coder {
     /* The tile's packets in progression order, after SOD.  len[i]: block
      * i's coded bytes (HT); with spans, HT writes only the headers and
      * says where each packet's bodies go (offsets from out - base, as
-     * sci_htj2k_write_frame).  -1 when a packet cannot be written. */
+     * sci_htj2k_write_frame).  plen (may be NULL): each packet's bytes,
+     * header and body, in stream order (npackets * layers of them).  -1
+     * when a packet cannot be written. */
     int (*write_packets)(sci_htj2k_enc *e, const long *len, out_buf *o,
                          size_t base, sci_htj2k_span *spans,
-                         size_t *nspans);
+                         size_t *nspans, uint32_t *plen);
     /* Bound on the coded bytes of block k (its room in the arena). */
     size_t (*block_bytes_bound)(const sci_htj2k_enc *e, const block *k);
     /* Bound on the packets' bytes beyond the blocks' own. */

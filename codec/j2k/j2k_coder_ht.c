@@ -370,7 +370,8 @@ static size_t packet_header_ref(sci_htj2k_enc *e, const packet *k,
 /* Writes every packet's header, leaving room for its bodies; the bodies
  * of each packet with any go to spans (offsets relative to out - base). */
 static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
-                         size_t base, sci_htj2k_span *spans, size_t *nspans) {
+                         size_t base, sci_htj2k_span *spans, size_t *nspans,
+                         uint32_t *plen) {
     unsigned C = e->g.components, R = e->g.levels + 1;
     int comp_major = e->p.progression == SCI_J2K_PCRL ||
                      e->p.progression == SCI_J2K_CPRL;
@@ -379,7 +380,7 @@ static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
         for (unsigned b = 0; b < (comp_major ? R : C); b++) {
             unsigned c = comp_major ? a : b, r = comp_major ? b : a;
             const packet *k = &e->packets[c * R + r];
-            size_t body;
+            size_t body, at = o->len;
             if (o->p && o->len <= o->cap && o->cap - o->len >= e->hdr_cap) {
                 size_t n = e->htref ?
                            packet_header_ref(e, k, len, o->p + o->len, &body) :
@@ -405,6 +406,11 @@ static int write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
                 }
                 ns++;
                 o->len += body;
+            }
+            if (plen) {
+                if ((uint64_t)(o->len - at) > 0xFFFFFFFFu)
+                    return -1;
+                *plen++ = (uint32_t)(o->len - at);
             }
         }
     if (nspans)
@@ -477,7 +483,7 @@ static size_t ht_block_bytes_bound(const sci_htj2k_enc *e, const block *k) {
 /* The packets' bytes (headers and bodies) for the lengths in e->len. */
 static size_t packets_bytes(sci_htj2k_enc *e) {
     out_buf o = {NULL, 0, 0};
-    if (write_packets(e, e->len, &o, 0, NULL, NULL) < 0)
+    if (write_packets(e, e->len, &o, 0, NULL, NULL, NULL) < 0)
         return SIZE_MAX;
     return o.len;
 }

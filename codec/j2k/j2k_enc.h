@@ -67,6 +67,7 @@ struct sci_htj2k_enc {
     unsigned npackets;
     packet packets[MAX_PACKETS];  /* index c * (levels + 1) + r */
     sci_htj2k_span spans[MAX_PACKETS];
+    uint32_t *plen;             /* params plt: each packet's bytes */
     size_t comp_offset[SCI_WT_MAX_COMPONENTS];
     double last_qstep;
     /* rate control: the step and log-log slope the last frame ended on

@@ -198,6 +198,43 @@ size_t sci_j2k_write_sot(sci_j2k_out *o, unsigned tile, uint32_t psot,
     return at;
 }
 
+/* Bytes of one Iplt entry: 7 bits a byte. */
+static unsigned iplt_bytes(uint32_t len) {
+    unsigned n = 1;
+    while (n < 5 && len >> (7 * n))
+        n++;
+    return n;
+}
+
+/* The end of the PLT segment whose first length is len[i]. */
+static size_t plt_end(const uint32_t *len, size_t n, size_t i, size_t *iplt) {
+    /* a length never straddles two segments: decoders (OpenJPEG among
+     * them) refuse one that does */
+    size_t end = i, b = 0;
+    while (end < n && b + iplt_bytes(len[end]) <= SCI_J2K_PLT_MAX_IPLT)
+        b += iplt_bytes(len[end++]);
+    *iplt = b;
+    return end;
+}
+
+int sci_j2k_write_plt(sci_j2k_out *o, const uint32_t *len, size_t n) {
+    size_t iplt, segs = 0;
+    for (size_t i = 0; i < n; segs++)
+        i = plt_end(len, n, i, &iplt);
+    if (segs > 256)
+        return -1;
+    for (size_t i = 0, z = 0; i < n; z++) {
+        size_t end = plt_end(len, n, i, &iplt);
+        sci_j2k_put16(o, J2K_PLT);
+        sci_j2k_put16(o, (unsigned)(3 + iplt));
+        sci_j2k_put8(o, (unsigned)z);
+        for (; i < end; i++)
+            for (unsigned b = iplt_bytes(len[i]); b-- > 0;)
+                sci_j2k_put8(o, (len[i] >> (7 * b) & 0x7F) | (b ? 0x80 : 0));
+    }
+    return 0;
+}
+
 /* Box types (ISO/IEC 15444-1 Annex I, 15444-15 Annex D). */
 #define BOX_JP 0x6A502020u   /* 'jP  ' */
 #define BOX_FTYP 0x66747970u /* 'ftyp' */

@@ -90,6 +90,16 @@ void sci_j2k_write_main_header(sci_j2k_out *o, const sci_j2k_siz *siz,
  * codestream); returns where Psot is, for sci_j2k_patch32. */
 size_t sci_j2k_write_sot(sci_j2k_out *o, unsigned tile, uint32_t psot,
                          unsigned tpsot, unsigned tnsot);
+/* Iplt bytes one PLT segment holds: Lplt (16 bits) counts itself, Zplt
+ * and them. */
+#define SCI_J2K_PLT_MAX_IPLT (65535u - 3u)
+
+/* PLT segments (A.7.3) listing the n packet lengths len[] (header and
+ * body each) in codestream order: as many segments as it takes, Zplt
+ * counting from 0, no length split between two.  -1 when more than 256
+ * segments would be needed (nothing is then written). */
+int sci_j2k_write_plt(sci_j2k_out *o, const uint32_t *len, size_t n);
+
 /* A marker without a segment: SOC, SOD, EOC, EPH. */
 static inline void sci_j2k_write_marker(sci_j2k_out *o, unsigned marker) {
     sci_j2k_put16(o, marker);

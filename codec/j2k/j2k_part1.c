@@ -371,7 +371,7 @@ static void copy_bodies(void *arg, size_t b, size_t end, unsigned wk) {
 /* Every layer's packets in progression order, at the chosen truncation. */
 static int p1_write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
                             size_t base, sci_htj2k_span *spans,
-                            size_t *nspans) {
+                            size_t *nspans, uint32_t *plen) {
     (void)len, (void)base, (void)spans; /* the bodies are written here */
     if (nspans)
         *nspans = 0;
@@ -402,8 +402,14 @@ static int p1_write_packets(sci_htj2k_enc *e, const long *len, out_buf *o,
             for (unsigned c = 0; c < dims[order[2]]; c++) {
                 idx[order[0]] = a, idx[order[1]] = b, idx[order[2]] = c;
                 const packet *pk = &e->packets[idx[2] * R + idx[1]];
+                size_t at = o->len;
                 if (write_packet(e, idx[0], pk, o) < 0)
                     return -1;
+                if (plen) {
+                    if ((uint64_t)(o->len - at) > 0xFFFFFFFFu)
+                        return -1;
+                    *plen++ = (uint32_t)(o->len - at);
+                }
             }
     size_t body = 0;
     for (size_t j = 0; j < p->ncopies; j++)

@@ -86,6 +86,7 @@ make_encoder (GstSciJ2kEnc * self, gboolean jph)
   p.qstep = self->qstep;
   p.progression = self->progression;
   p.bitrate = bitrate;
+  p.plt = self->plt;
   if (coder == SCI_J2K_CODER_PART1) {
     p.layers = self->layers;
     p.cb_style = self->cb_style;
@@ -196,14 +197,15 @@ make_encoder (GstSciJ2kEnc * self, gboolean jph)
         "the GPU, the blocks are coded on the CPU from its coefficients");
   GST_INFO_OBJECT (self, "%s%s %ux%u, %u components, depth %u: %s, %u levels,"
       " colour transform %s, code-blocks %ux%u, progression %u, %u layers, "
-      "style 0x%02x, refinement %u, %s%s, up to %" G_GSIZE_FORMAT " bytes "
+      "style 0x%02x, refinement %u, %s%s%s, up to %" G_GSIZE_FORMAT " bytes "
       "a frame (buffers of %" G_GSIZE_FORMAT "), %s backend, %s memory in",
       self->wavelet_in ? "coefficients of " : "",
       gst_video_format_to_string (winfo.video_format), g->width, g->height,
       g->components, g->depth, gst_wavelet_filter_to_string (g->filter),
       g->levels, gst_wavelet_colour_to_string (g->ct), bw, bh,
       (guint) p.progression, p.layers, p.cb_style, (guint) p.refinement,
-      p.jph ? "JPH" : "codestream", reversible ? ", lossless" : "",
+      p.jph ? "JPH" : "codestream", p.plt ? " with PLT" : "",
+      reversible ? ", lossless" : "",
       self->max_bytes, self->pool_bytes, base->use_cuda ? "CUDA" : "CPU",
       base->in_cuda_memory ? "CUDA" : "system");
   return TRUE;

@@ -94,6 +94,7 @@ struct _GstSciJ2kEnc
   guint layers;                 /* ebcotcm */
   guint cb_style;
   guint frames_in_flight;       /* ebcotcm */
+  gboolean plt;
   /* a property changed since the encoder was configured */
   gboolean dirty;
 

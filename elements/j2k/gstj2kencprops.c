@@ -29,6 +29,7 @@ enum
   PROP_CODE_BLOCK_STYLE,
   PROP_FRAMES_IN_FLIGHT,
   PROP_REFINEMENT,
+  PROP_PLT,
 };
 
 #define DEFAULT_REVERSIBLE FALSE
@@ -43,6 +44,7 @@ enum
 #define DEFAULT_CODE_BLOCK_STYLE 0
 #define DEFAULT_FRAMES_IN_FLIGHT 2
 #define DEFAULT_REFINEMENT SCI_HTJ2K_REF_NONE
+#define DEFAULT_PLT FALSE
 
 #define MAX_BITRATE 64.0
 
@@ -172,6 +174,9 @@ gst_sci_j2k_enc_set_property (GObject * object, guint prop_id,
     case PROP_REFINEMENT:
       self->refinement = g_value_get_enum (value);
       break;
+    case PROP_PLT:
+      self->plt = g_value_get_boolean (value);
+      break;
     case PROP_LAYERS:
       self->layers = g_value_get_uint (value);
       break;
@@ -229,6 +234,9 @@ gst_sci_j2k_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_REFINEMENT:
       g_value_set_enum (value, self->refinement);
+      break;
+    case PROP_PLT:
+      g_value_set_boolean (value, self->plt);
       break;
     case PROP_LAYERS:
       g_value_set_uint (value, self->layers);
@@ -292,6 +300,12 @@ gst_sci_j2k_enc_install_properties (GObjectClass * gobject_class)
           " ICT when the input has 3 full-size components (RGB), none = code"
           " components independently", GST_TYPE_SCI_J2K_COLOUR, DEFAULT_COLOUR,
           flags));
+  g_object_class_install_property (gobject_class, PROP_PLT,
+      g_param_spec_boolean ("plt", "PLT markers",
+          "Write PLT marker segments (each packet's length) in the "
+          "tile-part header, so that RTP payloaders can split and repair at "
+          "packet boundaries.  About a byte or two a packet; with bitrate "
+          "they count against the target", DEFAULT_PLT, flags));
   gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_PROGRESSION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SCI_J2K_COLOUR, 0);
 }
@@ -378,4 +392,5 @@ gst_sci_j2k_enc_init_properties (GstSciJ2kEnc * self)
   self->cb_style = DEFAULT_CODE_BLOCK_STYLE;
   self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   self->refinement = DEFAULT_REFINEMENT;
+  self->plt = DEFAULT_PLT;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tests/common/frameutil.h"
+#include "j2kplt.h"
 
 const J2kCapsCase j2kutil_caps_cases[] = {
   {"GRAY8", "GRAY", "GRAYSCALE", 1},
@@ -148,6 +149,48 @@ j2kutil_assert_same_coding (const gchar * pipeline_a,
 
   j2kutil_assert_coded_as (a, pipeline_b, in, caps, what);
   gst_buffer_unref (a);
+}
+
+void
+j2kutil_check_plt (const gchar * pipeline, const gchar * format, gint w,
+    gint h, guint64 seed)
+{
+  GstCaps *caps = frameutil_video_caps (format, w, h);
+  gchar *with = g_strdup_printf ("%s plt=true", pipeline);
+  GstVideoInfo info;
+  GstBuffer *in, *a, *b;
+  GstMapInfo ma, mb;
+  j2kt_plt t, t0;
+  const gchar *why = "";
+  uint8_t *strip;
+  size_t n;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = j2kutil_random_frame (&info, seed);
+  a = j2kutil_encode (with, in, caps, NULL);
+  b = j2kutil_encode (pipeline, in, caps, NULL);
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless (j2kt_plt_parse (ma.data, ma.size, &t, &why) == 0,
+      "%s, %s %dx%d: %s", with, format, w, h, why);
+  fail_unless (t.segs >= 1 && t.n > 0, "%s, %s %dx%d: no PLT", with, format,
+      w, h);
+  fail_unless (j2kt_plt_parse (mb.data, mb.size, &t0, &why) == 0 &&
+      t0.segs == 0, "%s, %s %dx%d: PLT without plt", pipeline, format, w, h);
+  strip = j2kt_plt_strip (ma.data, ma.size, &t, &n);
+  fail_unless (strip && n == mb.size && memcmp (strip, mb.data, n) == 0,
+      "%s, %s %dx%d: without its PLT not what %s makes", with, format, w, h,
+      pipeline);
+  free (strip);
+  j2kt_plt_free (&t);
+  j2kt_plt_free (&t0);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_free (with);
 }
 
 /* Zeroed: no byte (padding included) is left uninitialised, and a frame

@@ -125,6 +125,14 @@ GstBuffer *j2kutil_synthetic_frame (const GstVideoInfo * info,
 void j2kutil_check_lossless (const gchar * pipeline, const gchar * format,
     gint w, gint h, guint64 seed, J2kFrameFunc extra);
 
+/* `pipeline` (an encoder and its properties) with plt=true codes a random
+ * w x h frame of `format` into a codestream whose PLT segments list
+ * packet lengths that tile its tile-part, and which without them is what
+ * `pipeline` alone makes (so no bitrate in it); without plt there is no
+ * PLT. */
+void j2kutil_check_plt (const gchar * pipeline, const gchar * format, gint w,
+    gint h, guint64 seed);
+
 /* The output caps of one random frame of `format` through `pipeline`. */
 GstStructure *j2kutil_coded_structure (const gchar * pipeline,
     const gchar * format, gint w, gint h);

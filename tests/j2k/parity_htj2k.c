@@ -3,7 +3,8 @@
  * of dav1d's checkasm: wavelet coefficients of random frames (sci_wt_forward
  * on noise, natural-looking and sparse images) of awkward sizes, 1, 3 and 4
  * components, subsampling, levels 0..6, code-blocks from 4x4 to 64x64 and
- * rectangular, both filters, bitrate targets on and off, coded by
+ * rectangular, both filters, bitrate targets on and off, PLT segments in
+ * every other case (their offsets shift every packet body), coded by
  * sci_htj2k_encode and by sci_cuda_ht_encode (coefficients uploaded with
  * cudaMemcpy); the codestreams must be identical.  Each handle codes a
  * second frame (the coefficients negated), so reuse is covered too.  On a
@@ -209,14 +210,16 @@ static int run_case(const tcase *t, int idx) {
     p.bitrate = t->bitrate;
     p.progression = (sci_j2k_progression)(rng() % 5);
     p.jph = (int)(rng() & 1);
+    p.plt = idx % 2;
 
     char name[160];
-    snprintf(name, sizeof(name), "#%d %ux%u c%u d%u %u %s %s L%u cb%ux%u%s%s",
+    snprintf(name, sizeof(name), "#%d %ux%u c%u d%u %u %s %s L%u cb%ux%u%s%s%s",
              idx, t->w, t->h, t->comps, t->depth, t->sub,
              t->filter == F53 ? "5/3" : "9/7",
              t->ct == RCT ? "RCT" : t->ct == ICT ? "ICT" : "-", t->levels,
              1u << t->cbw, 1u << t->cbh, t->bitrate > 0 ? " rate" : "",
-             t->content == NOISE ? " noise" : t->content == SPARSE ? " sparse" : "");
+             t->content == NOISE ? " noise" : t->content == SPARSE ? " sparse" : "",
+             p.plt ? " plt" : "");
     const char *why = sci_htj2k_check(&g, &p);
     if (why) {
         printf("FAIL %s: not codable: %s\n", name, why);

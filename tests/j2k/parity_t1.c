@@ -19,7 +19,7 @@
  *     filters, 0..5 levels, several block sizes and styles, through
  *     sci_cuda_t1_create: each block against sci_htj2k_block_quantize +
  *     sci_t1_encode, and the whole codestream of sci_cuda_t1_encode
- *     against sci_htj2k_encode's;
+ *     against sci_htj2k_encode's (every other frame with PLT);
  *   - a 5/3 coefficient beyond its band's range: SCI_CUDA_T1_ERR_BLOCK,
  *     and the handle still works;
  *   - codeword slots capped so that blocks fall back to the host coder;
@@ -594,11 +594,12 @@ static void run_frame(const fcase *t, int idx) {
     sci_wt_geometry g;
     sci_htj2k_params p;
     setup_frame(t, &g, &p);
+    p.plt = idx % 2;
     char name[120];
     snprintf(name, sizeof name, "frame #%d %ux%u c%u d%u %s L%u cb%ux%u style 0x%02x "
-             "layers %u", idx, t->w, t->h, t->comps, t->depth,
+             "layers %u%s", idx, t->w, t->h, t->comps, t->depth,
              t->filter == F53 ? "5/3" : "9/7", t->levels, 1u << t->cbw, 1u << t->cbh,
-             t->style, t->layers);
+             t->style, t->layers, p.plt ? " plt" : "");
     const char *why = sci_htj2k_check(&g, &p);
     if (why) {
         printf("FAIL %s: not codable: %s\n", name, why);

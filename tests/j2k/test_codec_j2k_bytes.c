@@ -20,6 +20,13 @@
  * sci_htj2k_search_rate or sci_j2k_part1_write; each must equal the
  * encoder's own bytes.  A cap one byte short must give 0.
  *
+ * Each case is coded once more with PLT segments (params plt): their
+ * lengths must tile the tile-part's data to its EOC, the backends' route
+ * must give the same bytes, a cap one byte short 0, and without a bitrate
+ * target the stream with its PLT segments taken out must be the table's
+ * stream (with one, Part 1 must still meet the target where it did
+ * without PLT).  The table's streams themselves have no PLT.
+ *
  *   test-codec-j2k-bytes --table FILE    compare (FILE: j2k_bytes.md5)
  *   test-codec-j2k-bytes --print         print the table
  *
@@ -40,6 +47,7 @@
 #include "codec/j2k/t1.h"
 #include "codec/j2k/wavelet_frame.h"
 #include "tests/common/testutil.h"
+#include "j2kplt.h"
 
 typedef struct {
     uint32_t w, h;
@@ -372,6 +380,95 @@ done:
     return ret;
 }
 
+/* ---- PLT ------------------------------------------------------------------ */
+
+/* Case t coded without and with PLT (see the top); the checks are named
+ * after `line`. */
+static void check_plt(const tcase *t, const char *line) {
+    sci_wt_geometry g;
+    sci_htj2k_params p;
+    char what[1200];
+    geometry(t, &g);
+    params(t, &p);
+    if (sci_htj2k_check(&g, &p))
+        return;
+    p.plt = 1;
+    if (sci_htj2k_check(&g, &p)) {
+        /* PLT's bytes can only push a bitrate below the headers */
+        snprintf(what, sizeof what, "%.600s: plt refused only for a bitrate",
+                 line);
+        check(t->bitrate > 0, what);
+        return;
+    }
+    void *coeffs = coefficients(t, &g);
+    sci_pool *pool = t->threads ? test_pool() : NULL;
+    sci_htj2k_params p0 = p;
+    p0.plt = 0;
+    sci_htj2k_enc *e = coeffs ? sci_htj2k_enc_new(&g, &p, pool) : NULL;
+    sci_htj2k_enc *e0 = coeffs ? sci_htj2k_enc_new(&g, &p0, pool) : NULL;
+    sci_htj2k_enc *e2 = coeffs ? sci_htj2k_enc_new(&g, &p, pool) : NULL;
+    snprintf(what, sizeof what, "%.600s: plt: encoders made", line);
+    check(e && e0 && e2, what);
+    if (!e || !e0 || !e2)
+        goto done;
+    size_t max = sci_htj2k_max_bytes(e), max0 = sci_htj2k_max_bytes(e0);
+    uint8_t *out = malloc(max), *out0 = malloc(max0);
+    size_t len = out ? sci_htj2k_encode(e, coeffs, out, max) : 0;
+    size_t len0 = out0 ? sci_htj2k_encode(e0, coeffs, out0, max0) : 0;
+    snprintf(what, sizeof what, "%.600s: plt: codes (%zu bytes, %zu without)",
+             line, len, len0);
+    check(len && len0, what);
+    if (!len || !len0)
+        goto free_out;
+    j2kt_plt pt, pt0;
+    const char *why = "", *why0 = "";
+    int r = j2kt_plt_parse(out, len, &pt, &why);
+    int r0 = j2kt_plt_parse(out0, len0, &pt0, &why0);
+    size_t want = sci_htj2k_packet_count(e) * t->layers;
+    snprintf(what, sizeof what, "%.600s: plt: %zu packet lengths in %u "
+             "segments tile the tile-part to its EOC (%s; %zu packets)", line,
+             pt.n, pt.segs, r ? why : "ok", want);
+    check(r == 0 && pt.segs >= 1 && pt.n == want, what);
+    snprintf(what, sizeof what, "%.600s: without plt no PLT (%s)", line,
+             r0 ? why0 : "ok");
+    check(r0 == 0 && pt0.segs == 0, what);
+    /* the backends' route and a short cap */
+    size_t l1 = 0, l2 = 0;
+    uint8_t *ext = external(t, e2, coeffs, max, &l1, &l2);
+    snprintf(what, sizeof what, "%.600s: plt: the backends' route gives the same "
+             "bytes", line);
+    check(ext && l1 == len && l2 == len && !memcmp(ext, out, len), what);
+    free(ext);
+    uint8_t *small = malloc(len);
+    snprintf(what, sizeof what, "%.600s: plt: a cap one byte short gives 0", line);
+    check(small && sci_htj2k_encode(e, coeffs, small, len - 1) == 0, what);
+    free(small);
+    if (r == 0 && t->bitrate <= 0) {
+        size_t m = 0;
+        uint8_t *s = j2kt_plt_strip(out, len, &pt, &m);
+        snprintf(what, sizeof what, "%.600s: plt: without its PLT segments the "
+                 "stream is the one without plt (%zu bytes, %zu)", line, m,
+                 len0);
+        check(s && m == len0 && !memcmp(s, out0, m), what);
+        free(s);
+    } else if (t->part1) {
+        double target = t->bitrate * (double)t->w * t->h / 8;
+        snprintf(what, sizeof what, "%.600s: plt: %zu bytes meet the target of "
+                 "%.0f as %zu bytes without plt do", line, len, target, len0);
+        check((double)len0 > target || (double)len <= target, what);
+    }
+    j2kt_plt_free(&pt);
+    j2kt_plt_free(&pt0);
+free_out:
+    free(out);
+    free(out0);
+done:
+    sci_htj2k_enc_free(e);
+    sci_htj2k_enc_free(e0);
+    sci_htj2k_enc_free(e2);
+    free(coeffs);
+}
+
 /* ---- the matrix ----------------------------------------------------------- */
 
 static tcase *cases;
@@ -614,6 +711,8 @@ int main(int argc, char **argv) {
             snprintf(what, sizeof what, "case %zu: %s: a cap one byte short "
                      "gives 0", i + 1, line);
             check(r.short_ok, what);
+            snprintf(what, sizeof what, "case %zu: %s", i + 1, line);
+            check_plt(&cases[i], what);
         }
     }
     if (f) {

@@ -9,6 +9,12 @@
  *     code-block style, layers, progressions, subsampling, depths 1..16):
  *     every lossless codestream decodes to the source bit for bit; fewer
  *     layers and lower resolutions decode as opj_decompress -l / -r does;
+ *   - their PLT segments (params plt): the lengths tile the tile-part, the
+ *     stream decodes as the one without PLT (with ours, opj_decompress and
+ *     ojph_expand), and any packet of the last layer, found by its PLT
+ *     length and replaced by an empty packet (as an RTP depayloader
+ *     repairs a loss), leaves the other components and the lower
+ *     resolutions as they were;
  *   - codestreams of opj_compress, grk_compress and ojph_compress (tiles,
  *     tile offsets and image offsets, user precincts, every progression,
  *     POC, layers, SOP/EPH, PLT/TLM, tile-parts, every code-block style,
@@ -41,8 +47,10 @@
 #include "codec/j2k/t2_bits.h"
 #include "codec/j2k/j2k_dec.h"
 #include "codec/j2k/j2k_idwt.h"
+#include "codec/j2k/j2k_markers.h"
 #include "codec/j2k/wavelet_frame.h"
 #include "j2kdec_util.h"
+#include "j2kplt.h"
 #include "tests/common/testutil.h"
 
 /* The case tables leave their trailing fields to default to zero. */
@@ -387,6 +395,7 @@ typedef struct
   sci_j2k_progression prog;
   unsigned layers, style;
   int jph;
+  int plt;
 } own_case;
 
 /* Codes im (unsigned samples) with our encoder; the codestream is malloc'ed. */
@@ -420,6 +429,7 @@ own_encode (const own_case * k, const j2kt_image * im, size_t *len)
     p.layers = k->layers ? k->layers : 1;
     p.cb_style = k->style;
     p.jph = k->jph;
+    p.plt = k->plt;
     if (!sci_htj2k_check (&g, &p)) {
       sci_htj2k_enc *e = sci_htj2k_enc_new (&g, &p, NULL);
       if (e) {
@@ -681,6 +691,266 @@ decode_ojph_pgm (const char *cs, j2kt_image * im)
         b[at + 2 * i + 1];
   free (b);
   return 0;
+}
+
+/* ---- PLT ----------------------------------------------------------------- */
+
+/* The (layer, resolution, component) of each packet in stream order: with
+ * one precinct a resolution, every progression is a nest of layer,
+ * resolution and component loops (PCRL and CPRL alike). */
+static void
+packet_order (sci_j2k_progression prog, unsigned L, unsigned R, unsigned C,
+    unsigned (*lrc)[3])
+{
+  unsigned dims[3] = { L, R, C }, ord[3], idx[3], n = 0;
+  switch (prog) {
+    case SCI_J2K_LRCP:
+      ord[0] = 0, ord[1] = 1, ord[2] = 2;
+      break;
+    case SCI_J2K_RLCP:
+      ord[0] = 1, ord[1] = 0, ord[2] = 2;
+      break;
+    case SCI_J2K_RPCL:
+      ord[0] = 1, ord[1] = 2, ord[2] = 0;
+      break;
+    default:
+      ord[0] = 2, ord[1] = 1, ord[2] = 0;
+      break;
+  }
+  for (idx[ord[0]] = 0; idx[ord[0]] < dims[ord[0]]; idx[ord[0]]++)
+    for (idx[ord[1]] = 0; idx[ord[1]] < dims[ord[1]]; idx[ord[1]]++)
+      for (idx[ord[2]] = 0; idx[ord[2]] < dims[ord[2]]; idx[ord[2]]++, n++) {
+        lrc[n][0] = idx[0];
+        lrc[n][1] = idx[1];
+        lrc[n][2] = idx[2];
+      }
+}
+
+/* The codestream cs (PLT read into t) with packet `which` replaced by an
+ * empty one (a single zero byte: no block included), its PLT entry, Psot
+ * and the codestream box following (malloc'ed, *n its length). */
+static uint8_t *
+empty_packet (const uint8_t * cs, size_t len, const j2kt_plt * t,
+    size_t which, size_t *n)
+{
+  uint32_t *plen = malloc (t->n * sizeof *plen);
+  memcpy (plen, t->len, t->n * sizeof *plen);
+  plen[which] = 1;
+  size_t at = t->data;
+  for (size_t i = 0; i < which; i++)
+    at += t->len[i];
+  size_t last = t->plt_at[t->segs - 1];
+  size_t hdr_end = last + 2 + j2kt_be16 (cs + last + 2);
+  uint8_t *o = malloc (len + 16);
+  sci_j2k_out w = { o, 0, len + 16 };
+  sci_j2k_put_bytes (&w, cs, t->plt_at[0]);
+  sci_j2k_write_plt (&w, plen, t->n);
+  sci_j2k_put_bytes (&w, cs + hdr_end, at - hdr_end);
+  sci_j2k_put8 (&w, 0);
+  at += t->len[which];
+  sci_j2k_put_bytes (&w, cs + at, len - at);
+  size_t d = len - w.len;
+  sci_j2k_patch32 (&w, t->sot + 6, t->psot - (uint32_t) d);
+  if (t->box)
+    sci_j2k_patch32 (&w, t->box, j2kt_be32 (cs + t->box) - (uint32_t) d);
+  free (plen);
+  *n = w.len;
+  return o;
+}
+
+static void
+test_plt (void)
+{
+  if (!wanted ("plt"))
+    return;
+  static const own_case cases[] = {
+    {"plt-ht-gray-rpcl", 37, 29, 1, 8, {1}, {1}, SCI_DWT_53, 3, SCI_CT_NONE,
+        SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL},
+    {"plt-ht-3comp-lrcp", 45, 31, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 3,
+        SCI_CT_NONE, SCI_J2K_CODER_HT, 4, 5, SCI_J2K_LRCP},
+    {"plt-ht-rct-cprl", 33, 41, 3, 10, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4,
+        SCI_CT_RCT, SCI_J2K_CODER_HT, 3, 3, SCI_J2K_CPRL},
+    {"plt-ht-97-pcrl", 51, 23, 1, 12, {1}, {1}, SCI_DWT_97, 3, SCI_CT_NONE,
+        SCI_J2K_CODER_HT, 4, 4, SCI_J2K_PCRL},
+    {"plt-ht-jph-rlcp", 29, 19, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 2,
+        SCI_CT_RCT, SCI_J2K_CODER_HT, 3, 3, SCI_J2K_RLCP, 1, 0, 1},
+    {"plt-p1-gray-rlcp", 39, 27, 1, 8, {1}, {1}, SCI_DWT_53, 3, SCI_CT_NONE,
+        SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_RLCP},
+    {"plt-p1-3comp-l3-lrcp", 43, 35, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53,
+        3, SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 3},
+    {"plt-p1-rct-l4-rpcl", 47, 33, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4,
+        SCI_CT_RCT, SCI_J2K_CODER_PART1, 3, 4, SCI_J2K_RPCL, 4, 0x05},
+    {"plt-p1-97-l5-cprl", 31, 45, 1, 10, {1}, {1}, SCI_DWT_97, 3,
+        SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_CPRL, 5},
+    {"plt-p1-422-l2-pcrl", 35, 21, 3, 8, {1, 2, 2}, {1, 1, 1}, SCI_DWT_53, 2,
+        SCI_CT_NONE, SCI_J2K_CODER_PART1, 3, 3, SCI_J2K_PCRL, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    own_case k = cases[i];
+    if (!wanted (k.label))
+      continue;
+    char what[600], err[300], path[600];
+    unsigned w[4], h[4], L = k.layers ? k.layers : 1, R = k.levels + 1;
+    int sub = 0, lossless = k.filter == SCI_DWT_53;
+    for (unsigned c = 0; c < k.nc; c++) {
+      w[c] = (k.w + k.dx[c] - 1) / k.dx[c];
+      h[c] = (k.h + k.dy[c] - 1) / k.dy[c];
+      sub |= k.dx[c] != 1 || k.dy[c] != 1;
+    }
+    j2kt_image src, off_im, on_im;
+    make_image (&src, k.nc, w, h, k.depth, 0, 300 + i);
+    size_t len0 = 0, len = 0;
+    uint8_t *cs0 = own_encode (&k, &src, &len0);
+    k.plt = 1;
+    uint8_t *cs = own_encode (&k, &src, &len);
+    snprintf (what, sizeof what, "%s: coded with and without plt", k.label);
+    check (cs && cs0, what);
+    if (!cs || !cs0) {
+      free (cs);
+      free (cs0);
+      j2kt_image_free (&src);
+      continue;
+    }
+
+    /* the lengths tile the tile-part; none without plt */
+    j2kt_plt t, t0;
+    const char *why = "", *why0 = "";
+    int rp = j2kt_plt_parse (cs, len, &t, &why);
+    int rp0 = j2kt_plt_parse (cs0, len0, &t0, &why0);
+    size_t np = (size_t) L * R * k.nc;
+    snprintf (what, sizeof what, "%s: %zu PLT lengths (of %zu packets) walk "
+        "from SOD to EOC (%s)", k.label, t.n, np, rp ? why : "ok");
+    check (rp == 0 && t.segs >= 1 && t.n == np, what);
+    snprintf (what, sizeof what, "%s: without plt no PLT (%s)", k.label,
+        rp0 ? why0 : "ok");
+    check (rp0 == 0 && t0.segs == 0, what);
+    j2kt_plt_free (&t0);
+    if (rp || t.n != np) {
+      j2kt_plt_free (&t);
+      free (cs);
+      free (cs0);
+      j2kt_image_free (&src);
+      continue;
+    }
+
+    /* the same image from ours with and without PLT */
+    unsigned warnings = 0;
+    int r0 = j2kt_decode_ours (cs0, len0, 0, 0, &off_im, NULL, err,
+        sizeof err);
+    int r = j2kt_decode_ours (cs, len, 0, 0, &on_im, &warnings, err,
+        sizeof err);
+    long d = r == 0 && r0 == 0 ? j2kt_peak_diff (&off_im, &on_im, -1,
+        NULL) : -2;
+    snprintf (what, sizeof what, "%s: decodes as without PLT (%d %d, %u "
+        "warnings: peak difference %ld; %s)", k.label, r0, r, warnings, d, err);
+    check (d == 0 && warnings == 0, what);
+    if (lossless) {
+      d = r == 0 ? j2kt_peak_diff (&src, &on_im, -1, NULL) : -2;
+      snprintf (what, sizeof what, "%s: lossless (peak difference %ld)",
+          k.label, d);
+      check (d == 0, what);
+    }
+
+    /* the external decoders read it alike */
+    if (have_opj && !k.jph && r == 0) {
+      j2kt_image ref;
+      snprintf (path, sizeof path, "%s/%s.j2k", tmp, k.label);
+      j2kt_write_file (path, cs, len);
+      int ro = j2kt_decode_opj (tmp, path, k.nc, sub, 0, 0, &ref);
+      d = ro == 0 ? j2kt_peak_diff (&ref, &on_im, -1, NULL) : -2;
+      snprintf (what, sizeof what, "%s: opj_decompress decodes it as ours "
+          "(%d: peak difference %ld)", k.label, ro, d);
+      check (d >= 0 && d <= (lossless ? 0 : 1), what);
+      j2kt_image_free (&ref);
+    }
+    if (have_ojph && k.coder == SCI_J2K_CODER_HT && r == 0) {
+      snprintf (path, sizeof path, "%s/%s.%s", tmp, k.label,
+          k.jph ? "jph" : "j2c");
+      j2kt_write_file (path, cs, len);
+      if (k.nc == 1) {
+        j2kt_image ref;
+        int ro = decode_ojph_pgm (path, &ref);
+        d = ro == 0 ? j2kt_peak_diff (&ref, &on_im, -1, NULL) : -2;
+        snprintf (what, sizeof what, "%s: ojph_expand decodes it as ours "
+            "(%d: peak difference %ld)", k.label, ro, d);
+        check (d >= 0 && d <= (lossless ? 0 : 1), what);
+        j2kt_image_free (&ref);
+      } else {
+        int ro = j2kt_run (NULL, 60, "ojph_expand -i %s -o %s/%s.ppm", path,
+            tmp, k.label);
+        snprintf (what, sizeof what, "%s: ojph_expand decodes it (%d)",
+            k.label, ro);
+        check (ro == 0, what);
+      }
+    }
+
+    /* any packet of the last layer emptied: the other components (no
+     * colour transform) and the resolutions below the packet's stay */
+    unsigned (*lrc)[3] = malloc (np * sizeof *lrc);
+    packet_order (k.prog, L, R, k.nc, lrc);
+    unsigned emptied = 0, kept = 0;
+    for (size_t p = 0; p < np && r == 0; p++) {
+      if (lrc[p][0] != L - 1)
+        continue;
+      size_t n;
+      uint8_t *mod = empty_packet (cs, len, &t, p, &n);
+      j2kt_plt tm;
+      int rm = j2kt_plt_parse (mod, n, &tm, &why);
+      j2kt_plt_free (&tm);
+      j2kt_image im;
+      unsigned wm = 0;
+      int ri = rm == 0 ? j2kt_decode_ours (mod, n, 0, 0, &im, &wm, err,
+          sizeof err) : -1;
+      snprintf (what, sizeof what, "%s: packet %zu (layer %u, resolution %u,"
+          " component %u) emptied: decodes (%d %d, %u warnings; %s)", k.label,
+          p, lrc[p][0], lrc[p][1], lrc[p][2], rm, ri, wm, err);
+      check (ri == 0 && wm == 0, what);
+      if (ri == 0 && k.ct == SCI_CT_NONE) {
+        for (unsigned c = 0; c < k.nc; c++) {
+          if (c == lrc[p][2])
+            continue;
+          d = j2kt_peak_diff (&im, &on_im, (int) c, NULL);
+          long dc = 0;
+          for (size_t s = 0; s < (size_t) im.w[c] * im.h[c]; s++)
+            dc |= im.s[c][s] != on_im.s[c][s];
+          snprintf (what, sizeof what, "%s: packet %zu emptied: component %u "
+              "unchanged", k.label, p, c);
+          check (d >= 0 && dc == 0, what);
+        }
+        kept++;
+      }
+      if (ri == 0)
+        j2kt_image_free (&im);
+      unsigned red = R - lrc[p][1];
+      if (lrc[p][1] > 0) {
+        j2kt_image a, b;
+        int ra = j2kt_decode_ours (mod, n, red, 0, &a, NULL, err, sizeof err);
+        int rb = j2kt_decode_ours (cs, len, red, 0, &b, NULL, err, sizeof err);
+        d = ra == 0 && rb == 0 ? j2kt_peak_diff (&a, &b, -1, NULL) : -2;
+        snprintf (what, sizeof what, "%s: packet %zu emptied: reduce %u as "
+            "before (%d %d: peak difference %ld)", k.label, p, red, ra, rb, d);
+        check (d == 0, what);
+        if (ra == 0)
+          j2kt_image_free (&a);
+        if (rb == 0)
+          j2kt_image_free (&b);
+      }
+      emptied++;
+      free (mod);
+    }
+    printf ("%-28s %6zu bytes, %zu of PLT in %u segment(s), %u packets "
+        "emptied\n", k.label, len, t.plt_bytes, t.segs, emptied);
+    (void) kept;
+    free (lrc);
+    if (r == 0)
+      j2kt_image_free (&on_im);
+    if (r0 == 0)
+      j2kt_image_free (&off_im);
+    j2kt_plt_free (&t);
+    free (cs);
+    free (cs0);
+    j2kt_image_free (&src);
+  }
 }
 
 static void
@@ -1819,6 +2089,7 @@ main (int argc, char **argv)
 
   test_idwt ();
   test_own_encoders ();
+  test_plt ();
   test_external ();
   test_roi ();
   test_ht_sets ();

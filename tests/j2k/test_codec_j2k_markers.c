@@ -15,7 +15,11 @@
  *     sci_j2k_cs_parse reads from a coded frame equals the sci_j2k_siz,
  *     sci_j2k_tcp, Pcap and Ccap15 the encoder holds, and the layout a
  *     decoder makes of it (sci_j2k_tile_layout) has the encoder's bands,
- *     code-blocks, positions and M_b.
+ *     code-blocks, positions and M_b;
+ *   - PLT segments (sci_j2k_write_plt): the 7-bit groups of A.7.3 at
+ *     every group boundary, lists long enough to take several segments
+ *     (each filled as far as whole lengths go, Zplt counting up, no length
+ *     split), counting equal to writing, and 257 segments refused.
  *
  *   test-codec-j2k-markers [--seed N]
  */
@@ -386,6 +390,149 @@ done:
     sci_htj2k_enc_free(e);
 }
 
+/* ---- PLT ------------------------------------------------------------------ */
+
+/* Reads the PLT segments of b[0..n) back into len (room for cap);
+ * returns the lengths read, or -1 (says why) when the segments are not
+ * as the writer must make them. */
+static long read_plt(const uint8_t *b, size_t n, uint32_t *len, size_t cap,
+                     const char **why) {
+    size_t at = 0, k = 0;
+    for (unsigned z = 0; at < n; z++) {
+        if (at + 5 > n || (b[at] << 8 | b[at + 1]) != 0xFF58) {
+            *why = "no PLT marker";
+            return -1;
+        }
+        size_t l = (size_t)b[at + 2] << 8 | b[at + 3];
+        if (l < 4 || at + 2 + l > n || b[at + 4] != z) {
+            *why = "Lplt or Zplt";
+            return -1;
+        }
+        uint64_t v = 0;
+        int open = 0;
+        for (size_t i = at + 5; i < at + 2 + l; i++) {
+            v = v << 7 | (b[i] & 0x7F);
+            open = b[i] >> 7;
+            if (!open) {
+                if (k == cap || v > 0xFFFFFFFFu) {
+                    *why = "too many lengths, or one too long";
+                    return -1;
+                }
+                len[k++] = (uint32_t)v;
+                v = 0;
+            }
+        }
+        if (open) {
+            *why = "a length split across segments";
+            return -1;
+        }
+        at += 2 + l;
+    }
+    return (long)k;
+}
+
+static unsigned group_bytes(uint32_t v) {
+    unsigned n = 1;
+    while (n < 5 && v >> (7 * n))
+        n++;
+    return n;
+}
+
+static void test_plt_writer(void) {
+    /* the groups at their boundaries, most significant first */
+    static const struct {
+        uint32_t v;
+        uint8_t b[5];
+        unsigned n;
+    } fixed[] = {
+        {0, {0x00}, 1},
+        {1, {0x01}, 1},
+        {127, {0x7F}, 1},
+        {128, {0x81, 0x00}, 2},
+        {300, {0x82, 0x2C}, 2},
+        {16383, {0xFF, 0x7F}, 2},
+        {16384, {0x81, 0x80, 0x00}, 3},
+        {2097151, {0xFF, 0xFF, 0x7F}, 3},
+        {2097152, {0x81, 0x80, 0x80, 0x00}, 4},
+        {268435455, {0xFF, 0xFF, 0xFF, 0x7F}, 4},
+        {268435456, {0x81, 0x80, 0x80, 0x80, 0x00}, 5},
+        {0xFFFFFFFFu, {0x8F, 0xFF, 0xFF, 0xFF, 0x7F}, 5},
+    };
+    char what[200];
+    for (unsigned i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        uint8_t b[16];
+        sci_j2k_out o = {b, 0, sizeof b};
+        int r = sci_j2k_write_plt(&o, &fixed[i].v, 1);
+        snprintf(what, sizeof what, "PLT of one length %lu: FF58, Lplt %u, "
+                 "Zplt 0, its %u bytes", (unsigned long)fixed[i].v,
+                 3 + fixed[i].n, fixed[i].n);
+        check(r == 0 && o.len == 5 + fixed[i].n && b[0] == 0xFF &&
+              b[1] == 0x58 && b[2] == 0 && b[3] == 3 + fixed[i].n &&
+              b[4] == 0 && !memcmp(b + 5, fixed[i].b, fixed[i].n), what);
+    }
+    /* lists of up to several segments; lengths of every group count */
+    static const size_t counts[] = {0, 1, 2, 1000, 21844, 21845, 40000,
+                                    70000};
+    for (unsigned t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+        size_t n = counts[t];
+        uint32_t *len = malloc((n + 1) * sizeof *len);
+        uint32_t *back = malloc((n + 1) * sizeof *back);
+        size_t iplt = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned bits = 1 + rnd(32);
+            len[i] = bits == 32 ? (uint32_t)rng() :
+                     (uint32_t)rng() & ((1u << bits) - 1);
+            /* three bytes each: 21844 fill one segment exactly */
+            if (n == 21844 || n == 21845)
+                len[i] = 16384 + (uint32_t)rnd(16384);
+            iplt += group_bytes(len[i]);
+        }
+        /* as many segments as filling each with whole lengths takes */
+        size_t segs = 0, room = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned g = group_bytes(len[i]);
+            if (!segs || room < g) {
+                segs++;
+                room = SCI_J2K_PLT_MAX_IPLT;
+            }
+            room -= g;
+        }
+        sci_j2k_out c = {NULL, 0, 0};
+        int rc = sci_j2k_write_plt(&c, len, n);
+        size_t cap = iplt + 5 * segs + 1;
+        uint8_t *b = malloc(cap);
+        sci_j2k_out o = {b, 0, cap};
+        int r = sci_j2k_write_plt(&o, len, n);
+        const char *why = "";
+        long k = r == 0 ? read_plt(b, o.len, back, n, &why) : -1;
+        snprintf(what, sizeof what, "PLT of %zu lengths: %zu segments, %zu "
+                 "bytes (wrote %zu, counted %zu), read back (%s)", n, segs,
+                 iplt + 5 * segs, o.len, c.len, k < 0 ? why : "ok");
+        check(r == 0 && rc == 0 && o.len == iplt + 5 * segs &&
+              c.len == o.len && k == (long)n &&
+              (!n || !memcmp(back, len, n * sizeof *len)), what);
+        free(b);
+        free(len);
+        free(back);
+    }
+    /* 256 segments of five-byte lengths are the most */
+    size_t per = SCI_J2K_PLT_MAX_IPLT / 5, n = 256 * per + 1;
+    uint32_t *len = malloc(n * sizeof *len);
+    for (size_t i = 0; i < n; i++)
+        len[i] = 0xFFFFFFFFu;
+    sci_j2k_out c = {NULL, 0, 0};
+    int r = sci_j2k_write_plt(&c, len, n - 1);
+    snprintf(what, sizeof what, "PLT of %zu five-byte lengths: 256 segments",
+             n - 1);
+    check(r == 0 && c.len == 256 * (5 + 5 * per), what);
+    c.len = 0;
+    r = sci_j2k_write_plt(&c, len, n);
+    snprintf(what, sizeof what, "PLT of %zu five-byte lengths: refused, "
+             "nothing written", n);
+    check(r < 0 && c.len == 0, what);
+    free(len);
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -436,6 +583,7 @@ int main(int argc, char **argv) {
             goto again;
         encoder_round_trip(&k, 100 + i);
     }
+    test_plt_writer();
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -380,6 +380,44 @@ GST_START_TEST (test_codestream_header)
 
 GST_END_TEST;
 
+/* plt reaches the encoder: PLT segments whose lengths tile the tile-part,
+ * in a codestream that is otherwise the one without (layers and all), and
+ * openjpegdec decodes it; with bitrate the target, PLT included, is still
+ * met from below within 10 %. */
+GST_START_TEST (test_plt)
+{
+  const gint w = 256, h = 192;
+  GstCaps *caps = frameutil_video_caps ("RGB", w, h);
+  GstVideoInfo info;
+  GstBuffer *in;
+  gdouble psnr;
+  gsize size;
+  guint i;
+
+  j2kutil_check_plt ("ebcotcm", "GRAY8", 37, 29, 1);
+  j2kutil_check_plt ("ebcotcm layers=3 progression=rlcp", "RGB", 45, 31, 2);
+  j2kutil_check_plt ("ebcotcm reversible=true layers=4 progression=pcrl "
+      "code-block-style=bypass", "Y444", 33, 21, 3);
+  J2KUTIL_REQUIRE_OPENJPEGDEC ();
+  j2kutil_check_lossless ("ebcotcm reversible=true layers=2 plt=true ! "
+      "openjpegdec", "RGB", 33, 17, 4, NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  in = natural_buffer (&info, 1100);
+  for (i = 1; i <= 8; i *= 8) {
+    gchar *p = g_strdup_printf ("ebcotcm bitrate=0.5 layers=%u plt=true", i);
+    gdouble want = 0.5 * w * h / 8;
+
+    j2kutil_code_and_measure (p, &info, caps, in, &size, &psnr);
+    fail_unless (size <= want && size >= 0.9 * want, "%s: %" G_GSIZE_FORMAT
+        " bytes for a target of %.0f", p, size, want);
+    g_free (p);
+  }
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* bitrate is met from below (headers included) within 10 %, and more
  * bytes give a better picture; with reversible=true too, and with layers. */
 GST_START_TEST (test_bitrate)
@@ -878,6 +916,7 @@ ebcotcm_suite (void)
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_codestream_header);
   tcase_add_test (tc, test_bitrate);
+  tcase_add_test (tc, test_plt);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_backend);
   tcase_add_test (tc, test_wavelet_input_matches_raw);

@@ -411,6 +411,23 @@ GST_START_TEST (test_codestream_params)
 
 GST_END_TEST;
 
+/* plt reaches the encoder: PLT segments whose lengths tile the tile-part,
+ * in a codestream (or JPH file) that is otherwise the one without, and
+ * openjpegdec decodes every sample back. */
+GST_START_TEST (test_plt)
+{
+  j2kutil_check_plt ("htj2kenc", "GRAY8", 37, 29, 1);
+  j2kutil_check_plt ("htj2kenc reversible=true progression=lrcp", "RGB", 45,
+      31, 2);
+  j2kutil_check_plt ("htj2kenc jph=true levels=2 progression=cprl", "I420",
+      33, 21, 3);
+  if (j2kutil_have_openjpegdec ())
+    j2kutil_check_lossless ("htj2kenc reversible=true plt=true ! openjpegdec",
+        "RGB", 33, 17, 4, NULL);
+}
+
+GST_END_TEST;
+
 /* bitrate reaches the encoder: the frame is near the asked size, and a
  * smaller one at a lower rate. */
 GST_START_TEST (test_bitrate)
@@ -679,6 +696,7 @@ htj2kenc_suite (void)
   tcase_add_test (tc, test_wavelet_input_matches_raw);
   tcase_add_test (tc, test_jph_and_codestream);
   tcase_add_test (tc, test_codestream_params);
+  tcase_add_test (tc, test_plt);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_refinement);
   tcase_add_test (tc, test_property_change);
