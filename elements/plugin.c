@@ -11,6 +11,8 @@
 #include "j2k/gsthtj2kparse.h"
 #include "j2k/gstebcotcm.h"
 #include "j2k/gstj2kdec.h"
+#include "rtp/gstrtpj2ksclpay.h"
+#include "rtp/gstrtpj2kscldepay.h"
 #include "dpcm/gstdpcmenc.h"
 #include "dpcm/gstdpcmdec.h"
 #include "spp/gstsppfilter.h"
@@ -44,6 +46,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (htj2kparse, plugin);
   ret |= GST_ELEMENT_REGISTER (ebcotcm, plugin);
   ret |= GST_ELEMENT_REGISTER (j2kdec, plugin);
+  ret |= GST_ELEMENT_REGISTER (rtpj2ksclpay, plugin);
+  ret |= GST_ELEMENT_REGISTER (rtpj2kscldepay, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmenc, plugin);
   ret |= GST_ELEMENT_REGISTER (dpcmdec, plugin);
   ret |= gst_dpcm_type_find_register (plugin);

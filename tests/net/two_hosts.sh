@@ -32,6 +32,14 @@
 #              link (identity drop-probability: the kernel's netem is not
 #              in every container): the frames that arrive are exact, the
 #              others are missing, never half-decoded.
+#   j2k-scl    Y444_12LE -> htj2kenc (lossless, PLT) -> rtpj2ksclpay (RFC
+#              9828) -> UDP -> rtpjitterbuffer -> rtpj2kscldepay -> j2kdec
+#   j2k-scl-loss  j2k-scl through netsim (gst-plugins-bad: 3 % of the
+#              packets dropped, each delayed 0 to 10 ms at random, so that
+#              they arrive reordered): rtpjitterbuffer puts them back in
+#              order; the frames that arrive are exact, or repaired by
+#              rtpj2kscldepay with its warning (the lost J2K packets
+#              emptied), never an error.
 # UDP carries no EOS: a receiver runs with gst-launch -e and is stopped
 # (SIGINT, then EOS) a second after its sender ends.
 set -u
@@ -56,17 +64,36 @@ ip -n "$A" link set vA up
 ip -n "$B" link set vB up
 
 fail=0
-# relay NAME RECEIVER SENDER: the receiver pipeline in B (with -e, and not
-# -q, so that its log keeps its warnings and errors), a second later the
-# sender pipeline in A; the receiver is stopped (SIGINT: an EOS) a second
-# after the sender ends.  Logs: $W/NAME.recv.log, $W/NAME.send.log.
+# relay NAME RECEIVER SENDER: the receiver pipeline in B, a second later
+# the sender pipeline in A.  With NETSTREAM (examples/netstream: meson
+# gives it), each end counts its frames and the receiver reports the
+# latency query's answer, and ends itself (an EOS) two seconds after its
+# last frame; else gst-launch-1.0 -e (not -q, so that the log keeps the
+# warnings and errors), stopped by SIGINT (an EOS) a second after the
+# sender ends.  A receiver still running 8 s after its sender is stopped
+# so.  Logs: $W/NAME.recv.log, $W/NAME.send.log.
 relay() {
-  ip netns exec "$B" gst-launch-1.0 -e $2 > "$W/$1.recv.log" 2>&1 &
+  if [ -n "${NETSTREAM:-}" ]; then
+    ip netns exec "$B" "$NETSTREAM" --idle 2 $2 > "$W/$1.recv.log" 2>&1 &
+  else
+    ip netns exec "$B" gst-launch-1.0 -e $2 > "$W/$1.recv.log" 2>&1 &
+  fi
   rpid=$!
   sleep 1
-  ip netns exec "$A" gst-launch-1.0 -q $3 > "$W/$1.send.log" 2>&1 ||
-    { echo "FAIL $1: the sender"; cat "$W/$1.send.log"; fail=1; }
-  sleep 1
+  if [ -n "${NETSTREAM:-}" ]; then
+    ip netns exec "$A" "$NETSTREAM" $3 > "$W/$1.send.log" 2>&1
+  else
+    ip netns exec "$A" gst-launch-1.0 -q $3 > "$W/$1.send.log" 2>&1
+  fi || { echo "FAIL $1: the sender"; cat "$W/$1.send.log"; fail=1; }
+  if [ -n "${NETSTREAM:-}" ]; then
+    t=0
+    while kill -0 $rpid 2>/dev/null && [ $t -lt 16 ]; do
+      sleep 0.5
+      t=$((t + 1))
+    done
+  else
+    sleep 1
+  fi
   kill -INT $rpid 2>/dev/null
   wait $rpid
 }
@@ -83,26 +110,36 @@ run_case() {
   gst-launch-1.0 -q $src ! filesink location="$W/$name.ref" || {
     echo "FAIL $name: the reference frames"; fail=1; return; }
   dropper=""
+  p=${drop%+partial}
   case $drop in
     0|tail) ;;
-    *) dropper="! identity drop-probability=${drop%+partial}";;
+    netsim:*) dropper="! netsim drop-probability=${p#netsim:} \
+      delay-distribution=uniform min-delay=0 max-delay=10";;
+    *) dropper="! identity drop-probability=$p";;
   esac
   relay "$name" "$recv ! $outcaps ! filesink location=$W/$name.rx" \
-    "$src ! $send $dropper ! $sink"
+    "$src ! identity name=count ! $send $dropper ! $sink"
   python3 - "$W/$name.ref" "$W/$name.rx" "$FRAMES" "$name" "$drop" \
-    "$W/$name.recv.log" <<'PY'
-import sys
+    "$W/$name.recv.log" "$W/$name.send.log" <<'PY'
+import re, sys
 ref, rx, n, name, drop = open(sys.argv[1], "rb").read(), \
     open(sys.argv[2], "rb").read(), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 log = open(sys.argv[6], errors="replace").read()
+slog = open(sys.argv[7], errors="replace").read()
+# netstream's counts at both ends and the receiver's latency query
+sent = re.findall(r"^frames: (\d+)$", slog, re.M)
+counted = re.findall(r"^frames: (\d+)$", log, re.M)
+latency = re.findall(r"^latency: (.*)$", log, re.M)
 fb = len(ref) // n
 frames = [ref[i * fb:(i + 1) * fb] for i in range(n)]
 got = [rx[i * fb:(i + 1) * fb] for i in range(len(rx) // fb)]
 ok = len(rx) % fb == 0 and "ERROR" not in log
 # every frame that arrived is one sent, in order; with +partial, those
-# that are not are at most as many as the decoder's damage warnings
+# that are not are at most as many as the decoder's damage warnings and
+# the RFC 9828 depayloader's repair warnings
 partial, damaged, at = drop.endswith("+partial"), 0, 0
-warned = log.count("decoded what is intact")
+warned = log.count("decoded what is intact") + \
+    log.count("lost packets in transit and was")
 for g in got:
     k = at
     while k < n and frames[k] != g:
@@ -114,6 +151,8 @@ for g in got:
     else:
         ok = False
 ok = ok and damaged <= warned
+if sent or counted:
+    ok = ok and sent == [str(n)] and counted == [str(len(got))]
 exact = len(got) - damaged
 if drop == "0":
     ok = ok and len(got) == n
@@ -123,8 +162,13 @@ elif drop == "tail":
 else:
     ok = ok and 0 < exact < n
 print("%s %s: %d of %d frames received, %d exact, %d cut short (%d damage "
-      "warnings)" % ("ok" if ok else "FAIL", name, len(got), n, exact,
-                     damaged, warned))
+      "warnings)%s" % ("ok" if ok else "FAIL", name, len(got), n, exact,
+                       damaged, warned,
+                       "; counted: %s sent, %s received; receiver latency: %s"
+                       % (sent[0] if sent else "?",
+                          counted[0] if counted else "?",
+                          latency[0] if latency else "?")
+                       if sent or counted else ""))
 sys.exit(0 if ok else 1)
 PY
   [ $? = 0 ] || { fail=1; cat "$W/$name.recv.log"; }
@@ -232,6 +276,21 @@ run_case j2k-loss \
   "htj2kenc backend=cpu reversible=true ! rtpj2kpay mtu=600" \
   "udpsrc port=5004 caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=JPEG2000,sampling=YCbCr-4:2:0 ! rtpjitterbuffer latency=200 ! rtpj2kdepay ! jpeg2000parse ! j2kdec backend=cpu" \
   "video/x-raw,format=I420" 0.1+partial
+SCL_CAPS="application/x-rtp,media=video,clock-rate=90000,encoding-name=JPEG2000-SCL"
+run_case j2k-scl \
+  "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=Y444_12LE,width=160,height=120,framerate=50/1" \
+  "htj2kenc backend=cpu reversible=true plt=true ! rtpj2ksclpay" \
+  "udpsrc port=5004 caps=$SCL_CAPS ! rtpjitterbuffer latency=200 ! rtpj2kscldepay ! j2kdec backend=cpu" \
+  "video/x-raw,format=Y444_12LE" 0
+if gst-inspect-1.0 netsim >/dev/null 2>&1; then
+  run_case j2k-scl-loss \
+    "videotestsrc num-buffers=$FRAMES pattern=smpte ! video/x-raw,format=Y444_12LE,width=160,height=120,framerate=50/1" \
+    "htj2kenc backend=cpu reversible=true plt=true ! rtpj2ksclpay" \
+    "udpsrc port=5004 caps=$SCL_CAPS ! rtpjitterbuffer latency=200 ! rtpj2kscldepay ! j2kdec backend=cpu" \
+    "video/x-raw,format=Y444_12LE" netsim:0.03+partial
+else
+  echo "skipped j2k-scl-loss: no netsim"
+fi
 run_case dpcm-loss \
   "videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=GRAY16_LE,width=160,height=120,framerate=50/1" \
   "dpcmenc backend=cpu ! rtpgstpay" \
