@@ -103,7 +103,7 @@ struct Bench {
     /* options */
     const char *enc, *pay, *depay, *dec, *rtp_caps, *format, *csv;
     int width, height, fps_n, fps_d, frames, warmup, mtu, port, distinct;
-    int sock_buf, drain_ms, prime_s, no_fail;
+    int sock_buf, drain_ms, prime_s, no_fail, own_memory, pooled;
 
     guint n;          /* frames in all: 1 priming + warm-up + counted */
     GstClockTime period;
@@ -425,6 +425,50 @@ static void poll_buses(Bench *b) {
     drain_bus(b, b->rbus, "receiver");
 }
 
+/* The distinct frames moved into buffers of the pool ENC proposes (an
+ * allocation query, as an upstream element makes): with the CUDA backend
+ * page-locked memory, which uploads at the bus's speed where pageable
+ * memory goes through the driver's bounce buffers.  The copies are made
+ * once, before the stream: a capture driver writes into such buffers.
+ * Returns whether the pool was used. */
+static int frames_into_pool(Bench *b) {
+    GstPad *src = gst_element_get_static_pad(b->appsrc, "src");
+    GstCaps *caps = gst_pad_get_current_caps(src);
+    GstQuery *q = caps ? gst_query_new_allocation(caps, TRUE) : NULL;
+    GstBufferPool *pool = NULL;
+    int used = 0;
+    if (q && gst_pad_peer_query(src, q) && gst_query_get_n_allocation_pools(q) > 0)
+        gst_query_parse_nth_allocation_pool(q, 0, &pool, NULL, NULL, NULL);
+    if (pool && gst_buffer_pool_set_active(pool, TRUE)) {
+        GstVideoInfo vi;
+        gst_video_info_from_caps(&vi, caps);
+        used = 1;
+        for (int k = 0; k < b->distinct && used; k++) {
+            GstBuffer *nb = NULL;
+            GstVideoFrame from, to;
+            if (gst_buffer_pool_acquire_buffer(pool, &nb, NULL) != GST_FLOW_OK) {
+                used = 0;
+                break;
+            }
+            gst_video_frame_map(&from, &vi, b->pics[k], GST_MAP_READ);
+            gst_video_frame_map(&to, &vi, nb, GST_MAP_WRITE);
+            gst_video_frame_copy(&to, &from);
+            gst_video_frame_unmap(&to);
+            gst_video_frame_unmap(&from);
+            gst_buffer_unref(b->pics[k]);
+            b->pics[k] = nb; /* back to the pool when the bench frees it */
+        }
+    }
+    if (pool)
+        gst_object_unref(pool);
+    if (q)
+        gst_query_unref(q);
+    if (caps)
+        gst_caps_unref(caps);
+    gst_object_unref(src);
+    return used;
+}
+
 /* Frame i of the stream: PTS the sender's running time at `when`. */
 static void push_frame(Bench *b, guint i, gint64 when) {
     GstBuffer *buf = gst_buffer_copy(b->pics[i % (guint)b->distinct]); /* shares memory */
@@ -592,6 +636,9 @@ static int report(Bench *b, const char *sdesc, const char *rdesc, int rcvbuf) {
     printf("sender:   %s\nreceiver: %s\n", sdesc, rdesc);
     printf("receive socket buffer %d bytes (the kernel's figure, twice what it "
            "lets queue), asked %d\n", rcvbuf, b->sock_buf);
+    printf("frames pushed from %s\n", b->pooled ?
+           "the pool ENC proposed (page-locked with the CUDA backend)" :
+           "the bench's own pageable memory");
     printf("%d counted frames after 1 priming and %d warm-up frames\n\n", b->frames,
            b->warmup);
 
@@ -673,6 +720,9 @@ static void usage(const char *argv0) {
         "  --width N --height N (3840 x 2160)  --fps N[/D] (60)\n"
         "  --frames N     counted frames (600)   --warmup N  frames not counted (60)\n"
         "  --distinct N   distinct frames, cycled (8)\n"
+        "  --own-memory   push frames from the bench's own (pageable) memory, not\n"
+        "                 from the pool ENC proposes (page-locked on CUDA), which a\n"
+        "                 capture driver would write into\n"
         "  --mtu N        RTP packet size of the default payloader (60000: on loopback,\n"
         "                 whose MTU is 64 KiB, large datagrams keep the packet rate\n"
         "                 sane; 1400 is what a real link with a 1500-byte MTU takes)\n"
@@ -739,6 +789,8 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--backend") && v) {
             backend = v;
             i++;
+        } else if (!strcmp(a, "--own-memory")) {
+            b->own_memory = 1;
         } else if (!strcmp(a, "--lossless")) {
             enc_extra = " reversible=true";
         } else if (!strcmp(a, "--bpp") && v) {
@@ -892,6 +944,9 @@ int main(int argc, char **argv) {
         goto stop;
     fprintf(stderr, "primed in %.3f s; pushing %u frames at %d/%d frames/s\n",
             (now_ns() - t0) / 1e9, b->n - 1, b->fps_n, b->fps_d);
+    b->pooled = !b->own_memory && frames_into_pool(b);
+    fprintf(stderr, "frames pushed from %s\n", b->pooled ?
+            "the pool ENC proposed" : "the bench's own memory");
 
     th = g_thread_new("pusher", pusher, b);
     for (;;) {
