@@ -441,10 +441,28 @@ gst_sci_cuda_blob_pool_new (GstCudaContext * context)
 
 /* ---- page-locked host memory ---- */
 
+/* Blocks kept for reuse when their memory is freed: cudaHostAlloc and
+ * cudaFreeHost of a large block take milliseconds (cudaFreeHost also
+ * waits for the device), and a buffer pool frees and allocates again
+ * every buffer that comes back with its memory shared or replaced, as an
+ * RTP payloader's packets share a coded frame's (a 62 MB block a 4K frame
+ * cost htj2kenc about 20 ms). */
+#define HOST_CACHE_BLOCKS 4
+
+typedef struct
+{
+  GstCudaContext *context;
+  gpointer data;
+  gsize size;
+  GstAllocator *owner;          /* while in use: the allocator, for its cache */
+} HostBlock;
+
 typedef struct
 {
   GstAllocator parent;
   GstCudaContext *context;
+  GMutex lock;
+  HostBlock *cache[HOST_CACHE_BLOCKS];
 } GstSciCudaHostAllocator;
 
 typedef struct
@@ -456,17 +474,9 @@ static GType gst_sci_cuda_host_allocator_get_type (void);
 G_DEFINE_TYPE (GstSciCudaHostAllocator, gst_sci_cuda_host_allocator,
     GST_TYPE_ALLOCATOR);
 
-typedef struct
-{
-  GstCudaContext *context;
-  gpointer data;
-} HostBlock;
-
 static void
-host_block_free (gpointer user_data)
+host_block_release (HostBlock * b)
 {
-  HostBlock *b = user_data;
-
   if (gst_cuda_context_push (b->context)) {
     cudaFreeHost (b->data);
     gst_cuda_context_pop (NULL);
@@ -478,6 +488,45 @@ host_block_free (gpointer user_data)
   g_free (b);
 }
 
+/* A block's memory was freed: into its allocator's cache if there is
+ * room, else back to CUDA. */
+static void
+host_block_free (gpointer user_data)
+{
+  HostBlock *b = user_data;
+  GstSciCudaHostAllocator *self = (GstSciCudaHostAllocator *) b->owner;
+  gboolean kept = FALSE;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < HOST_CACHE_BLOCKS && !kept; i++)
+    if (!self->cache[i]) {
+      self->cache[i] = b;
+      kept = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+  b->owner = NULL;
+  if (!kept)
+    host_block_release (b);
+  /* may finalize the allocator, which releases its cache */
+  gst_object_unref (self);
+}
+
+/* A cached block of `size` bytes, or NULL. */
+static HostBlock *
+host_cache_take (GstSciCudaHostAllocator * self, gsize size)
+{
+  HostBlock *b = NULL;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < HOST_CACHE_BLOCKS && !b; i++)
+    if (self->cache[i] && self->cache[i]->size == size) {
+      b = self->cache[i];
+      self->cache[i] = NULL;
+    }
+  g_mutex_unlock (&self->lock);
+  return b;
+}
+
 /* The memory is GstMemory of the system allocator wrapping the pinned
  * block (gst_memory_new_wrapped): maps, shares and copies as any. */
 static GstMemory *
@@ -485,28 +534,34 @@ host_allocator_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
   GstSciCudaHostAllocator *self = (GstSciCudaHostAllocator *) allocator;
-  gsize maxsize = size + params->prefix + params->padding;
-  void *data = NULL;
-  cudaError_t err = cudaErrorDeviceUninitialized;
-  HostBlock *b;
+  gsize maxsize = MAX (size + params->prefix + params->padding, 1);
+  HostBlock *b = host_cache_take (self, maxsize);
 
-  /* cudaHostAlloc aligns to pages, more than any params->align */
-  if (gst_cuda_context_push (self->context)) {
-    err = cudaHostAlloc (&data, MAX (maxsize, 1), cudaHostAllocPortable);
-    if (err != cudaSuccess)
-      cudaGetLastError ();
-    gst_cuda_context_pop (NULL);
+  if (!b) {
+    void *data = NULL;
+    cudaError_t err = cudaErrorDeviceUninitialized;
+
+    /* cudaHostAlloc aligns to pages, more than any params->align */
+    if (gst_cuda_context_push (self->context)) {
+      err = cudaHostAlloc (&data, maxsize, cudaHostAllocPortable);
+      if (err != cudaSuccess)
+        cudaGetLastError ();
+      gst_cuda_context_pop (NULL);
+    }
+    if (err != cudaSuccess) {
+      GST_WARNING_OBJECT (self, "no %" G_GSIZE_FORMAT " bytes of pinned "
+          "memory (%s): pageable memory instead", maxsize,
+          cudaGetErrorString (err));
+      return gst_allocator_alloc (NULL, size, params);
+    }
+    b = g_new (HostBlock, 1);
+    b->context = gst_object_ref (self->context);
+    b->data = data;
+    b->size = maxsize;
   }
-  if (err != cudaSuccess) {
-    GST_WARNING_OBJECT (self, "no %" G_GSIZE_FORMAT " bytes of pinned memory "
-        "(%s): pageable memory instead", maxsize, cudaGetErrorString (err));
-    return gst_allocator_alloc (NULL, size, params);
-  }
-  b = g_new (HostBlock, 1);
-  b->context = gst_object_ref (self->context);
-  b->data = data;
-  return gst_memory_new_wrapped (params->flags, data, maxsize, params->prefix,
-      size, b, host_block_free);
+  b->owner = gst_object_ref (allocator);
+  return gst_memory_new_wrapped (params->flags, b->data, maxsize,
+      params->prefix, size, b, host_block_free);
 }
 
 static void
@@ -521,6 +576,10 @@ host_allocator_finalize (GObject * object)
 {
   GstSciCudaHostAllocator *self = (GstSciCudaHostAllocator *) object;
 
+  for (guint i = 0; i < HOST_CACHE_BLOCKS; i++)
+    if (self->cache[i])
+      host_block_release (self->cache[i]);
+  g_mutex_clear (&self->lock);
   gst_clear_object (&self->context);
   G_OBJECT_CLASS (gst_sci_cuda_host_allocator_parent_class)->finalize (object);
 }
@@ -539,6 +598,7 @@ gst_sci_cuda_host_allocator_class_init (GstSciCudaHostAllocatorClass * klass)
 static void
 gst_sci_cuda_host_allocator_init (GstSciCudaHostAllocator * self)
 {
+  g_mutex_init (&self->lock);
   GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
