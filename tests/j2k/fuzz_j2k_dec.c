@@ -142,56 +142,17 @@ make_seed (seed * s, unsigned w, unsigned h, unsigned nc, unsigned depth,
       SCI_CT_ICT) : SCI_CT_NONE;
   if (sci_wt_geometry_check (&g))
     return -1;
-  unsigned bps = sci_wt_sample_bytes (&g);
-  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
-  uint8_t *buf[SCI_WT_MAX_COMPONENTS];
-  uint32_t max = (1u << depth) - 1;
-  for (unsigned c = 0; c < nc; c++) {
-    unsigned cw = sci_wt_comp_width (&g, c), ch = sci_wt_comp_height (&g, c);
-    buf[c] = malloc ((size_t) cw * ch * bps);
-    for (unsigned y = 0; y < ch; y++)
-      for (unsigned x = 0; x < cw; x++) {
-        uint32_t v = (uint32_t) ((x * 37 + y * 11 + c * 50) % (max + 1));
-        if (rng () % 8 == 0)
-          v = (uint32_t) (rng () % (max + 1));
-        size_t i = (size_t) y * cw + x;
-        if (bps == 1)
-          buf[c][i] = (uint8_t) v;
-        else {
-          buf[c][2 * i] = (uint8_t) v;
-          buf[c][2 * i + 1] = (uint8_t) (v >> 8);
-        }
-      }
-    pl[c].data = buf[c];
-    pl[c].row_stride = (ptrdiff_t) cw *bps;
-    pl[c].pixel_stride = bps;
-  }
-  void *coeffs = malloc (sci_wt_coeff_count (&g) * 4);
-  int r = -1;
-  if (sci_wt_forward (NULL, &g, pl, coeffs) == 0) {
-    sci_htj2k_params p;
-    sci_htj2k_params_default (&p);
-    p.coder = coder;
-    p.cb_w_log2 = 4;
-    p.cb_h_log2 = 3;
-    p.progression = prog;
-    p.layers = layers;
-    p.cb_style = style;
-    p.jph = jph;
-    p.qstep = 1.0 / 64;
-    sci_htj2k_enc *e = sci_htj2k_enc_new (&g, &p, NULL);
-    if (e) {
-      size_t cap = sci_htj2k_max_bytes (e);
-      s->bytes = malloc (cap);
-      s->len = sci_htj2k_encode (e, coeffs, s->bytes, cap);
-      r = s->len ? 0 : -1;
-      sci_htj2k_enc_free (e);
-    }
-  }
-  free (coeffs);
-  for (unsigned c = 0; c < nc; c++)
-    free (buf[c]);
-  return r;
+  sci_htj2k_params p;
+  sci_htj2k_params_default (&p);
+  p.coder = coder;
+  p.cb_w_log2 = 4;
+  p.cb_h_log2 = 3;
+  p.progression = prog;
+  p.layers = layers;
+  p.cb_style = style;
+  p.jph = jph;
+  p.qstep = 1.0 / 64;
+  return j2kt_encode_seed (&g, &p, rng, &s->bytes, &s->len);
 }
 
 static const uint32_t interesting[] = { 0, 1, 2, 0x7F, 0x80, 0xFF, 0x100,

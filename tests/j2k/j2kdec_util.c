@@ -357,3 +357,51 @@ j2kt_pnm_header (const uint8_t * d, size_t n, unsigned *w, unsigned *h,
   *body = pos + 1;
   return 0;
 }
+
+int
+j2kt_encode_seed (const sci_wt_geometry * g, const sci_htj2k_params * p,
+    uint64_t (*rng) (void), uint8_t ** bytes, size_t *len)
+{
+  unsigned bps = sci_wt_sample_bytes (g);
+  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
+  uint8_t *buf[SCI_WT_MAX_COMPONENTS];
+  uint32_t max = (1u << g->depth) - 1;
+  for (unsigned c = 0; c < g->components; c++) {
+    unsigned cw = sci_wt_comp_width (g, c), ch = sci_wt_comp_height (g, c);
+    buf[c] = malloc ((size_t) cw * ch * bps);
+    for (unsigned y = 0; y < ch; y++)
+      for (unsigned x = 0; x < cw; x++) {
+        uint32_t v = (uint32_t) ((x * 37 + y * 11 + c * 50) % (max + 1));
+        if (rng () % 8 == 0)
+          v = (uint32_t) (rng () % (max + 1));
+        size_t i = (size_t) y * cw + x;
+        if (bps == 1)
+          buf[c][i] = (uint8_t) v;
+        else {
+          buf[c][2 * i] = (uint8_t) v;
+          buf[c][2 * i + 1] = (uint8_t) (v >> 8);
+        }
+      }
+    pl[c].data = buf[c];
+    pl[c].row_stride = (ptrdiff_t) cw *bps;
+    pl[c].pixel_stride = bps;
+  }
+  void *coeffs = malloc (sci_wt_coeff_count (g) * 4);
+  int r = -1;
+  *bytes = NULL;
+  *len = 0;
+  if (sci_wt_forward (NULL, g, pl, coeffs) == 0) {
+    sci_htj2k_enc *e = sci_htj2k_enc_new (g, p, NULL);
+    if (e) {
+      size_t cap = sci_htj2k_max_bytes (e);
+      *bytes = malloc (cap);
+      *len = sci_htj2k_encode (e, coeffs, *bytes, cap);
+      r = *len ? 0 : -1;
+      sci_htj2k_enc_free (e);
+    }
+  }
+  free (coeffs);
+  for (unsigned c = 0; c < g->components; c++)
+    free (buf[c]);
+  return r;
+}

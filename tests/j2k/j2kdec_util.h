@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/j2k/htj2k.h"
 #include "codec/j2k/wavelet_frame.h"
 
 #define J2KT_MAX_COMP 4
@@ -21,6 +22,13 @@ typedef struct
 } j2kt_image;
 
 void j2kt_image_free (j2kt_image * im);
+
+/* A codestream of our encoder with params p of an image of geometry g
+ * (at most 16 bits): sample (x, y) of component c is
+ * (37 x + 11 y + 50 c) mod 2^depth, one in eight replaced by rng's.  The
+ * fuzz targets' seeds.  Returns 0 (*bytes malloc'ed, *len), or -1. */
+int j2kt_encode_seed (const sci_wt_geometry * g, const sci_htj2k_params * p,
+    uint64_t (*rng) (void), uint8_t ** bytes, size_t *len);
 
 /* Reads a whole file (malloc'ed, NULL when it cannot). */
 uint8_t *j2kt_slurp (const char *path, size_t *len);

@@ -146,15 +146,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   return 0;
 }
 #else
-
-static uint64_t rng_state = 0x5eed5c1;
-
-static uint32_t
-rng (void)
-{
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t) (rng_state >> 33);
-}
+#include "tests/common/testutil.h"
+#include "tests/j2k/j2kdec_util.h"
 
 typedef struct
 {
@@ -180,41 +173,16 @@ make_seed (seed * s, unsigned w, unsigned h, unsigned nc, sci_j2k_coder coder,
   g.ct = nc == 3 ? SCI_CT_RCT : SCI_CT_NONE;
   if (sci_wt_geometry_check (&g))
     return -1;
-  sci_wt_plane pl[SCI_WT_MAX_COMPONENTS];
-  uint8_t *buf[SCI_WT_MAX_COMPONENTS];
-  for (unsigned c = 0; c < nc; c++) {
-    buf[c] = malloc ((size_t) w * h);
-    for (size_t i = 0; i < (size_t) w * h; i++)
-      buf[c][i] = (uint8_t) (i * 7 + c * 40 + (rng () % 16));
-    pl[c].data = buf[c];
-    pl[c].row_stride = (ptrdiff_t) w;
-    pl[c].pixel_stride = 1;
-  }
-  void *coeffs = malloc (sci_wt_coeff_count (&g) * 4);
-  int r = -1;
-  if (sci_wt_forward (NULL, &g, pl, coeffs) == 0) {
-    sci_htj2k_params p;
-    sci_htj2k_params_default (&p);
-    p.coder = coder;
-    p.cb_w_log2 = 4;
-    p.cb_h_log2 = 4;
-    p.progression = prog;
-    p.layers = layers;
-    p.plt = plt;
-    p.qstep = 1.0 / 64;
-    sci_htj2k_enc *e = sci_htj2k_enc_new (&g, &p, NULL);
-    if (e) {
-      size_t cap = sci_htj2k_max_bytes (e);
-      s->bytes = malloc (cap);
-      s->len = sci_htj2k_encode (e, coeffs, s->bytes, cap);
-      r = s->len ? 0 : -1;
-      sci_htj2k_enc_free (e);
-    }
-  }
-  free (coeffs);
-  for (unsigned c = 0; c < nc; c++)
-    free (buf[c]);
-  return r;
+  sci_htj2k_params p;
+  sci_htj2k_params_default (&p);
+  p.coder = coder;
+  p.cb_w_log2 = 4;
+  p.cb_h_log2 = 4;
+  p.progression = prog;
+  p.layers = layers;
+  p.plt = plt;
+  p.qstep = 1.0 / 64;
+  return j2kt_encode_seed (&g, &p, rng, &s->bytes, &s->len);
 }
 
 /* An input: holes as the header says, then the codestream, mutated. */
@@ -260,6 +228,7 @@ main (int argc, char **argv)
 {
   unsigned iterations = 20000;
   const char *seed_dir = NULL;
+  rng_state = 0x5eed5c1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp (argv[i], "--iterations"))
       iterations = (unsigned) strtoul (argv[i + 1], NULL, 0);
