@@ -141,7 +141,6 @@ static void
 push (GstRtpJ2kSclDepay * self, GstBuffer * out)
 {
   GST_BUFFER_PTS (out) = self->pts;
-  self->frames++;
   gst_rtp_base_depayload_push (GST_RTP_BASE_DEPAYLOAD (self), out);
 }
 
@@ -220,7 +219,6 @@ repair_and_push (GstRtpJ2kSclDepay * self, const Piece * pc, guint n,
         (const sci_j2kscl_hole *) holes->data, holes->len, o, out_len, &info);
     if (out_len) {
       GstBuffer *out = gst_buffer_new_wrapped (o, out_len);
-      self->repaired++;
       GST_BUFFER_FLAG_SET (out, GST_BUFFER_FLAG_CORRUPTED);
       if (info.truncated)
         GST_ELEMENT_WARNING (self, STREAM, DECODE,
@@ -387,7 +385,7 @@ gst_rtp_j2k_scl_depay_change_state (GstElement * element,
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     reset_frame (self);
     self->have_last_ts = FALSE;
-    self->frames = self->repaired = self->dropped = 0;
+    self->dropped = 0;
     gst_clear_caps (&self->caps);
   }
   return ret;

@@ -24,7 +24,7 @@ struct _GstRtpJ2kSclDepay
   guint32 last_ts;
 
   GstCaps *caps;                /* the caps pushed last */
-  guint64 frames, repaired, dropped;
+  guint64 dropped;              /* frames lost, for the warnings */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (rtpj2kscldepay);
