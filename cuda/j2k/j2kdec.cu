@@ -35,7 +35,10 @@
 
 #define MAX_SLOTS 8
 
-#define BLK_NT 128      /* threads a CUDA block of the block kernels */
+#define BLK_NT 128      /* threads a CUDA block of the HT block kernel */
+#define T1_NT 64        /* and of the EBCOT one: two warps, whose shared
+                         * memory stays under the default 48 KB for any
+                         * block shape */
 #define SORT_BUCKETS 4096
 #define GATHER_NT 128
 
@@ -51,7 +54,6 @@ struct jd_block {
     uint8_t mb, zbp, passes, style;
     uint8_t roi, rev, band, pad;
     double step;
-    uint64_t flags;     /* EBCOT: its flags in the flag scratch */
 };
 
 /* A piece of a block's bytes: codestream [src, src + len) -> arena dst. */
@@ -117,45 +119,55 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
                         b.step, lane, 32);
 }
 
-/* A warp's shared memory for an EBCOT block: the visit map, the MQ
- * context states and the context tables of sci_t1d::decode_block. */
-struct t1_smem {
-    uint32_t bm[SCI_T1D_MAP_WORDS];
-    uint8_t cx[SCI_T1_NCTX];
-    uint8_t zl[256], sl[256];
-};
+/* A warp's shared memory for the EBCOT blocks of a frame, in words: the
+ * three visit maps of mw words, the MQ context states, the context tables
+ * and the flags of fn samples (sci_t1d::decode_block), mw and fn the most
+ * that a block of the frame needs. */
+#define T1_CX_WORDS ((SCI_T1_NCTX + 3) / 4)
+SCI_T1D_HD size_t t1_smem_words(unsigned mw, unsigned fn) {
+    return 3 * (size_t)mw + T1_CX_WORDS + 128 + (fn + 1) / 2;
+}
 
 /* One EBCOT block by one warp: MQ decoding is sequential, so lane 0
  * decodes, and the warp clears its flags, builds its tables and the
  * passes' visit maps, and dequantizes. */
 SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
-                     const uint32_t *plen, uint32_t *flags, uint32_t *coef,
-                     int *status, unsigned i, t1_smem *sm, unsigned lane) {
+                     const uint32_t *plen, uint32_t *coef, int *status,
+                     unsigned i, uint32_t *sm, unsigned mw, unsigned lane) {
     uint32_t *out = coef + b.coef;
-    uint32_t *fl = flags + b.flags;
-    size_t W = (size_t)b.w + 2;
-    for (size_t k = lane; k < W * (b.h + 2u); k += 32)
+    uint32_t *bm = sm;
+    uint8_t *cx = (uint8_t *)(sm + 3 * mw);
+    uint8_t *zl = (uint8_t *)(sm + 3 * mw + T1_CX_WORDS), *sl = zl + 256;
+    uint16_t *fl = (uint16_t *)(sm + 3 * mw + T1_CX_WORDS + 128);
+    unsigned W = b.w + 2u;
+    for (unsigned k = lane; k < sci_t1d::flag_count(b.w, b.h); k += 32)
         fl[k] = 0;
     for (unsigned k = lane; k < 256; k += 32) {
-        sm->zl[k] = (uint8_t)sci_t1d::zc_entry(b.band, k);
-        sm->sl[k] = (uint8_t)sci_t1d::sc_entry(k);
+        zl[k] = (uint8_t)sci_t1d::zc_entry(b.band, k);
+        sl[k] = (uint8_t)sci_t1d::sc_entry(k);
     }
     sci_dw::w_sync();
+    unsigned low_ref;
     if (sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
                               b.band, b.mb, b.zbp, b.passes, b.style, fl, out,
-                              b.stride, sm->cx, sm->zl, sm->sl, sm->bm, lane) &&
+                              b.stride, cx, zl, sl, bm, mw, &low_ref, lane) &&
         lane == 0)
         note_damage(status, i);
     sci_dw::w_sync();
+    /* a sample's lowest decoded plane: where it became significant (its
+     * top bit), or the last MagRef pass's plane if that is lower */
     for (unsigned y = 0; y < b.h; y++)
         for (unsigned x = lane; x < b.w; x += 32) {
             uint32_t f = fl[(y + 1) * W + x + 1];
             uint32_t *a = &out[(size_t)y * b.stride + x];
-            *a = (f & SCI_T1D_SIG)
-                 ? sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
-                                         f >> SCI_T1D_LOW_SHIFT & 31, b.roi,
-                                         b.rev, b.step)
-                 : 0;
+            if (!(f & SCI_T1D_SIG)) {
+                *a = 0;
+                continue;
+            }
+            unsigned top = 31 - sci_t1d::clz32(*a);
+            *a = sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
+                                       top < low_ref ? top : low_ref, b.roi,
+                                       b.rev, b.step);
         }
 }
 
@@ -172,41 +184,52 @@ ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
                 qwmax, threadIdx.x & 31);
 }
 
-__global__ void __launch_bounds__(BLK_NT)
-t1_kernel(const jd_block *blk, size_t n, const uint8_t *arena,
-          const uint32_t *plen, uint32_t *flags, uint32_t *coef, int *status) {
-    __shared__ t1_smem sm[BLK_NT / 32];
+/* 10 CTAs an SM: what the shared memory of 64x64 blocks allows */
+__global__ void __launch_bounds__(T1_NT, 10)
+t1_kernel(const jd_block *blk, size_t n, unsigned mw, unsigned fn,
+          const uint8_t *arena, const uint32_t *plen, uint32_t *coef,
+          int *status) {
+    extern __shared__ uint32_t t1_sm[];
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i < n)
-        t1_warp(blk[i], arena, plen, flags, coef, status, (unsigned)i,
-                &sm[threadIdx.x >> 5], threadIdx.x & 31);
+        t1_warp(blk[i], arena, plen, coef, status, (unsigned)i,
+                t1_sm + (threadIdx.x >> 5) * t1_smem_words(mw, fn), mw,
+                threadIdx.x & 31);
 }
 #endif
 
 #ifndef SCI_J2KDEC_EMU
-static unsigned block_grid(size_t n) {
-    return (unsigned)((n * 32 + BLK_NT - 1) / BLK_NT);
+static unsigned block_grid(size_t n, unsigned nt) {
+    return (unsigned)((n * 32 + nt - 1) / nt);
 }
 #endif
 
-static cudaError_t launch_t1(const jd_block *blk, size_t n,
-                             const uint8_t *arena, const uint32_t *plen,
-                             uint32_t *flags, void *coef, int *status,
+/* mw, fn: the most map words and flags of any of the blocks */
+static cudaError_t launch_t1(const jd_block *blk, size_t n, unsigned mw,
+                             unsigned fn, const uint8_t *arena,
+                             const uint32_t *plen, void *coef, int *status,
                              cudaStream_t s) {
     if (!n)
         return cudaSuccess;
+    size_t words = t1_smem_words(mw, fn);
 #ifdef SCI_J2KDEC_EMU
     (void)s;
-    t1_smem sm;
-    for (size_t i = 0; i < n; i++)
+    uint32_t *sm = (uint32_t *)malloc(words * 4);
+    if (!sm)
+        return cudaErrorMemoryAllocation;
+    for (size_t i = 0; i < n; i++) {
+        /* garbage in, so that a read of a word no lane wrote shows */
+        memset(sm, 0x5a, words * 4);
         warp_emu_run([&](unsigned lane) {
-            t1_warp(blk[i], arena, plen, flags, (uint32_t *)coef, status,
-                    (unsigned)i, &sm, lane);
+            t1_warp(blk[i], arena, plen, (uint32_t *)coef, status,
+                    (unsigned)i, sm, mw, lane);
         });
+    }
+    free(sm);
     return cudaSuccess;
 #else
-    t1_kernel<<<block_grid(n), BLK_NT, 0, s>>>(blk, n, arena, plen, flags,
-                                               (uint32_t *)coef, status);
+    t1_kernel<<<block_grid(n, T1_NT), T1_NT, T1_NT / 32 * words * 4, s>>>(
+        blk, n, mw, fn, arena, plen, (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
 }
@@ -250,7 +273,7 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
     free(sm);
     return cudaSuccess;
 #else
-    ht_kernel<<<block_grid(n), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
+    ht_kernel<<<block_grid(n, BLK_NT), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
         blk, n, qwmax, arena, lut, (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
@@ -290,8 +313,6 @@ struct sci_cuda_j2kdec {
     uint16_t *d_lut;
     uint8_t *d_up, *d_arena;
     size_t d_up_cap, arena_cap;
-    void *d_flags;          /* EBCOT blocks' flags */
-    size_t flags_cap;
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
     int profile;
     float stage_ms[5];
@@ -430,7 +451,6 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
     cudaFree(d->d_lut);
     cudaFree(d->d_up);
     cudaFree(d->d_arena);
-    cudaFree(d->d_flags);
     cudaFree(d->d_coef);
     cudaFree(d->d_status);
     if (d->scratch)
@@ -605,8 +625,9 @@ struct tables {
     jd_ref *ref;
     uint32_t *plen;
     size_t nht, neb, nref, nplen;
-    uint64_t nflags;         /* flag words of the EBCOT blocks */
     unsigned qwmax;          /* the most quads a row of the HT blocks */
+    unsigned mw, fn;         /* the most map words and flags of the EBCOT
+                              * blocks */
 };
 
 /* Counts what the tables of tb need at most. */
@@ -699,8 +720,10 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
         o.lref = (uint32_t)t->nplen;
         t->nplen += passes;
         o.band = (uint8_t)band->orient;
-        o.flags = t->nflags;
-        t->nflags += (uint64_t)(w + 2) * (h + 2);
+        if (sci_t1d::map_words(w, h) > t->mw)
+            t->mw = sci_t1d::map_words(w, h);
+        if (sci_t1d::flag_count(w, h) > t->fn)
+            t->fn = sci_t1d::flag_count(w, h);
     }
     o.coef = sci_wt_comp_offset(g, band->comp) +
              (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
@@ -946,8 +969,6 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
-            if (!e)
-                e = grow_device((void **)&d->d_flags, &d->flags_cap, t.nflags * 4 + 16);
         }
         mark(d, s, 0, st);
         if (!e)
@@ -968,9 +989,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                           d_status, st);
         mark(d, s, 3, st);
         if (!e)
-            e = launch_t1(dblk + t.nht, t.neb, d->d_arena,
+            e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, d->d_arena,
                           (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
-                          (uint32_t *)d->d_flags, d->d_coef, d_status, st);
+                          d->d_coef, d_status, st);
         mark(d, s, 4, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */

@@ -9,9 +9,11 @@
  *
  * State: the magnitude bits go straight into the block's place in the
  * coefficient plane (as in ht_dec.cuh); the flags (significance, sign,
- * refinement, visited, the neighbours' significance and signs, and the
- * lowest decoded plane) live in a (w + 2) x (h + 2) array of words in
- * device scratch, one a block.  The zero coding labels and the pass rules
+ * refinement, visited, the neighbours' significance and signs) live in a
+ * (w + 2) x (h + 2) array of 16-bit words in the warp's shared memory.
+ * The MagRef pass's contexts are fixed before it starts, so the warp
+ * prepares them and applies its bits, and lane 0 only decodes.  The zero
+ * coding labels and the pass rules
  * come from codec/j2k/t1_rules.h, shared with the C coders and
  * cuda/j2k/t1.cu.
  *
@@ -29,10 +31,12 @@
 
 #if defined(__CUDACC__)
 #define SCI_T1D __device__ __forceinline__
+#define SCI_T1D_HD __host__ __device__ inline
 #define SCI_T1D_NOINLINE __device__ __forceinline__
 #define SCI_T1D_TABLE __constant__
 #else
 #define SCI_T1D inline
+#define SCI_T1D_HD inline
 #define SCI_T1D_NOINLINE
 #define SCI_T1D_TABLE static const
 #endif
@@ -71,13 +75,13 @@ SCI_T1D_TABLE uint32_t mq_tab[47] = {
 struct mq_dec {
     uint32_t a, c;
     unsigned ct, b;
-    size_t bp, len;
+    uint32_t bp, len; /* a segment is at most a block's bytes: 32 bits */
     const uint8_t *buf;
     uint8_t *cx;    /* the context states: in shared memory on the device,
                      * so that the rest of the state stays in registers */
 };
 
-SCI_T1D unsigned byte_at(const mq_dec *d, size_t i) {
+SCI_T1D unsigned byte_at(const mq_dec *d, uint32_t i) {
     return i < d->len ? d->buf[i] : 0xFF;
 }
 
@@ -103,7 +107,7 @@ SCI_T1D void bytein(mq_dec *d) {
 
 SCI_T1D void mq_restart(mq_dec *d, const uint8_t *buf, size_t len) {
     d->buf = buf;
-    d->len = len;
+    d->len = (uint32_t)len;
     d->bp = 0;
     d->b = byte_at(d, 0);
     d->c = d->b << 16;
@@ -122,7 +126,23 @@ SCI_T1D void init_states(uint8_t *s) {
     s[SCI_T1_CX_UNI] = 46 << 1;
 }
 
+SCI_T1D unsigned clz32(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+    return (unsigned)__clz((int)v);
+#else
+    return (unsigned)__builtin_clz(v);
+#endif
+}
+
+/* a > 0 here; the shifts that need no new byte are done at once */
 SCI_T1D void renormd(mq_dec *d) {
+    unsigned n = clz32(d->a) - 16;
+    if (n <= d->ct) {
+        d->a <<= n;
+        d->c <<= n;
+        d->ct -= n;
+        return;
+    }
     do {
         if (d->ct == 0)
             bytein(d);
@@ -167,13 +187,13 @@ SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
 
 struct raw_dec {
     const uint8_t *buf;
-    size_t len, bp;
+    uint32_t len, bp;
     unsigned c, ct;
 };
 
 SCI_T1D void raw_init(raw_dec *r, const uint8_t *buf, size_t len) {
     r->buf = buf;
-    r->len = len;
+    r->len = (uint32_t)len;
     r->bp = 0;
     r->c = 0;
     r->ct = 0;
@@ -188,11 +208,13 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
     return r->c >> --r->ct & 1;
 }
 
-/* A sample's flags: its own state, as in codec/j2k/t1_ctx.h, the
- * significance of its eight neighbours and the signs of the four that the
- * sign context reads (set when a neighbour becomes significant, so that a
- * context is a table lookup on one word, not eight loads), and the lowest
- * decoded plane. */
+/* A sample's flags, 16 bits in the warp's shared memory: its own state,
+ * as in codec/j2k/t1_ctx.h, the significance of its eight neighbours and
+ * the signs of the four that the sign context reads (set when a neighbour
+ * becomes significant, so that a context is a table lookup on one word,
+ * not eight loads).  The lowest decoded plane needs no flag: it is the
+ * magnitude's top bit, or the last MagRef pass's plane if lower
+ * (decode_block). */
 #define SCI_T1D_SIG 1u
 #define SCI_T1D_REF 2u
 #define SCI_T1D_VIS 4u
@@ -207,7 +229,6 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
 #define SCI_T1D_S (1u << 10)
 #define SCI_T1D_SE (1u << 11)
 #define SCI_T1D_NEG_SHIFT 12   /* negative N W E S: bits 12..15 */
-#define SCI_T1D_LOW_SHIFT 16
 
 /* The zero coding labels of a band by neighbour mask (bits NW N NE W E SW
  * S SE from 0), and the sign contexts by sig4 | neg4 << 4 (N W E S from 0
@@ -240,16 +261,16 @@ struct dec {
     raw_dec raw;
     int israw;
     unsigned w, h, band, style;
-    uint32_t *f;      /* flag of sample (0, 0); rows W apart */
-    size_t W;
+    uint16_t *f;      /* flag of sample (0, 0); rows W apart */
+    unsigned W;       /* w + 2 <= 1026 */
     uint32_t *mag;    /* the coefficient plane at the block */
-    size_t stride;
+    unsigned stride;  /* a component's width: y stride fits 32 bits */
     const uint8_t *zl, *sl; /* the tables above */
     /* the samples a pass visits, a bit each in scan order: stripe s in
-     * words [s sw, (s + 1) sw), column x's four at bits 4 x .. 4 x + 3 */
+     * words [s sw, (s + 1) sw), column x's four at bits 4 x .. 4 x + 3;
+     * three maps, mw words apart (build_map) */
     uint32_t *bm;
-    unsigned sw;
-    int mark_new;     /* the SigProp pass: new significance adds visits */
+    unsigned sw, mw;
 };
 
 /* The most words of a block's visit map: 4 w h / 32 with a stripe's
@@ -257,20 +278,20 @@ struct dec {
  * word when h = 1024). */
 #define SCI_T1D_MAP_WORDS 256
 
+/* the words of a w x h block's visit map and of its flags */
+SCI_T1D_HD unsigned map_words(unsigned w, unsigned h) {
+    return ((h + 3) / 4) * ((w + 7) / 8);
+}
+SCI_T1D_HD unsigned flag_count(unsigned w, unsigned h) {
+    return (w + 2) * (h + 2);
+}
+
 SCI_T1D unsigned lowest_bit(uint32_t v) {
 #if defined(__CUDA_ARCH__)
     return (unsigned)__ffs((int)v) - 1;
 #else
     return (unsigned)__builtin_ctz(v);
 #endif
-}
-
-/* (x, y), if in the block, will be visited by this pass. */
-SCI_T1D void mark_visit(dec *d, int x, int y) {
-    if (x < 0 || y < 0 || x >= (int)d->w || y >= (int)d->h)
-        return;
-    unsigned pos = (unsigned)x * 4 + ((unsigned)y & 3);
-    d->bm[((unsigned)y >> 2) * d->sw + (pos >> 5)] |= 1u << (pos & 31);
 }
 
 SCI_T1D unsigned get(dec *d, unsigned cx) {
@@ -302,13 +323,7 @@ SCI_T1D unsigned sc_ctx(const dec *d, uint32_t f, int below, unsigned *xr) {
     return SCI_T1_CX_SC + (e & 15);
 }
 
-SCI_T1D unsigned mr_ctx(uint32_t f, int below) {
-    if (f & SCI_T1D_REF)
-        return SCI_T1_CX_MR + 2;
-    return SCI_T1_CX_MR + (nb_mask(f, below) ? 1 : 0);
-}
-
-SCI_T1D int run_eligible(const uint32_t *col, size_t W, unsigned style,
+SCI_T1D int run_eligible(const uint16_t *col, unsigned W, unsigned style,
                          unsigned y0, unsigned y1) {
     if (y1 - y0 != 4)
         return 0;
@@ -321,84 +336,93 @@ SCI_T1D int run_eligible(const uint32_t *col, size_t W, unsigned style,
     return 1;
 }
 
-SCI_T1D void set_low(uint32_t *f, unsigned p) {
-    *f = (*f & ((1u << SCI_T1D_LOW_SHIFT) - 1)) | p << SCI_T1D_LOW_SHIFT;
-}
-
 /* The sample at f became significant: its neighbours learn it. */
-SCI_T1D void tell_neighbours(uint32_t *f, size_t W, unsigned neg) {
+SCI_T1D void tell_neighbours(uint16_t *f, unsigned W, unsigned neg) {
     f[-(ptrdiff_t)W - 1] |= SCI_T1D_SE;
-    f[-(ptrdiff_t)W] |= SCI_T1D_S | neg << (SCI_T1D_NEG_SHIFT + 3);
+    f[-(ptrdiff_t)W] |= (uint16_t)(SCI_T1D_S | neg << (SCI_T1D_NEG_SHIFT + 3));
     f[-(ptrdiff_t)W + 1] |= SCI_T1D_SW;
-    f[-1] |= SCI_T1D_E | neg << (SCI_T1D_NEG_SHIFT + 2);
-    f[1] |= SCI_T1D_W | neg << (SCI_T1D_NEG_SHIFT + 1);
+    f[-1] |= (uint16_t)(SCI_T1D_E | neg << (SCI_T1D_NEG_SHIFT + 2));
+    f[1] |= (uint16_t)(SCI_T1D_W | neg << (SCI_T1D_NEG_SHIFT + 1));
     f[W - 1] |= SCI_T1D_NE;
-    f[W] |= SCI_T1D_N | neg << SCI_T1D_NEG_SHIFT;
+    f[W] |= (uint16_t)(SCI_T1D_N | neg << SCI_T1D_NEG_SHIFT);
     f[W + 1] |= SCI_T1D_NW;
 }
 
-SCI_T1D void get_sign(dec *d, uint32_t *f, unsigned x, unsigned y, unsigned p) {
+/* The sign of the sample at f, (x, y), significant at plane p: its
+ * magnitude was zero, so the plane's bit is stored, not or-ed. */
+SCI_T1D void get_sign(dec *d, uint16_t *f, unsigned x, unsigned y, unsigned p) {
     unsigned xr;
     unsigned cx = sc_ctx(d, *f, below_row(d->style, y), &xr);
     unsigned neg = get(d, cx) ^ (d->israw ? 0u : xr);
-    *f |= SCI_T1D_SIG | (neg ? SCI_T1D_NEG : 0u);
+    *f |= (uint16_t)(SCI_T1D_SIG | (neg ? SCI_T1D_NEG : 0u));
     tell_neighbours(f, d->W, neg);
-    if (d->mark_new) {
-        /* the neighbours after it in scan order may now be visited */
-        int xi = (int)x, yi = (int)y;
-        mark_visit(d, xi, yi + 1);
-        mark_visit(d, xi - 1, yi + 1);
-        mark_visit(d, xi + 1, yi - 1);
-        mark_visit(d, xi + 1, yi);
-        mark_visit(d, xi + 1, yi + 1);
-    }
-    d->mag[(size_t)y * d->stride + x] |= 1u << p;
-    set_low(f, p);
+    d->mag[y * d->stride + x] = 1u << p;
 }
 
 /* The passes run on lane 0 over the samples of the visit map that the
  * warp built before (build_map): a superset of those the pass codes,
- * each checked again when visited. */
+ * each checked again when visited.  In SigProp a new significance makes
+ * the neighbours after it in scan order candidates: those in the word
+ * being scanned join it in a register, the others go into the map. */
 SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
-    unsigned h = d->h;
-    d->mark_new = 1;
-    for (unsigned y0 = 0; y0 < h; y0 += 4) {
-        uint32_t *row = d->bm + (y0 >> 2) * d->sw;
+    unsigned h = d->h, w = d->w;
+    for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
+        uint32_t *row = d->bm + s * d->sw;
+        /* the stripe's rows in the block, as a column's four bits */
+        unsigned rows = h - y0 >= 4 ? 0xFu : (1u << (h - y0)) - 1;
         for (unsigned j = 0; j < d->sw; j++) {
             uint32_t word = row[j];
             while (word) {
                 unsigned b = lowest_bit(word);
-                unsigned pos = j * 32 + b, x = pos >> 2, y = y0 + (pos & 3);
-                uint32_t *f = d->f + y * d->W + x;
+                word &= word - 1;
+                unsigned x = j * 8 + (b >> 2), r = b & 3, y = y0 + r;
+                uint16_t *f = d->f + y * d->W + x;
                 int below = below_row(d->style, y);
                 /* insignificant with a significant neighbour */
-                if (!(*f & SCI_T1D_SIG) && nb_mask(*f, below)) {
-                    *f |= SCI_T1D_VIS;
-                    if (get(d, zc_ctx(d, *f, below)))
-                        get_sign(d, f, x, y, p);
+                uint32_t fv = *f;
+                if ((fv & SCI_T1D_SIG) || !nb_mask(fv, below))
+                    continue;
+                *f = (uint16_t)(fv | SCI_T1D_VIS);
+                if (!get(d, zc_ctx(d, fv, below)))
+                    continue;
+                get_sign(d, f, x, y, p);
+                /* below in this column, then the column on the right */
+                if (r < 3)
+                    word |= (1u << (b + 1)) & (rows << (b & ~3u));
+                if (x + 1 < w) {
+                    unsigned nb = ((0x7u << r) >> 1) & rows;
+                    if ((b >> 2) < 7)
+                        word |= nb << ((b & ~3u) + 4);
+                    else
+                        row[j + 1] |= nb;
                 }
-                /* a new significance may have marked more of this word */
-                word = b == 31 ? 0 : row[j] & (~0u << (b + 1));
+                /* the next stripe's first row: columns x - 1 .. x + 1 */
+                if (r == 3 && y + 1 < h) {
+                    uint32_t *next = row + d->sw;
+                    unsigned x0 = x ? x - 1 : 0, x1 = x + 1 < w ? x + 1 : x;
+                    for (unsigned c = x0; c <= x1; c++)
+                        next[c >> 3] |= 1u << ((c & 7) * 4);
+                }
             }
         }
     }
-    d->mark_new = 0;
 }
 
-SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
-    unsigned h = d->h;
-    for (unsigned y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t *row = d->bm + (y0 >> 2) * d->sw;
-        for (unsigned j = 0; j < d->sw; j++)
-            for (uint32_t word = row[j]; word; word &= word - 1) {
-                unsigned pos = j * 32 + lowest_bit(word);
-                unsigned x = pos >> 2, y = y0 + (pos & 3);
-                uint32_t *f = d->f + y * d->W + x;
-                unsigned cx = mr_ctx(*f, below_row(d->style, y));
-                d->mag[(size_t)y * d->stride + x] |= get(d, cx) << p;
-                set_low(f, p);
-                *f |= SCI_T1D_REF;
-            }
+/* The contexts of the MagRef pass do not change during it (significance
+ * does not), so the warp gave them as two maps beside the visit map
+ * (build_map): lane 0 only decodes, and leaves the bits in the second map
+ * for the warp to apply (apply_ref). */
+SCI_T1D_NOINLINE void ref_pass(dec *d) {
+    unsigned n = ((d->h + 3) >> 2) * d->sw;
+    uint32_t *hi = d->bm + d->mw, *lo = hi + d->mw;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t word = d->bm[k], h2 = hi[k], h1 = lo[k], bits = 0;
+        for (; word; word &= word - 1) {
+            unsigned b = lowest_bit(word);
+            unsigned cx = SCI_T1_CX_MR + (h2 >> b & 1) * 2 + (h1 >> b & 1);
+            bits |= get(d, cx) << b;
+        }
+        hi[k] = bits;
     }
 }
 
@@ -406,8 +430,7 @@ SCI_T1D_NOINLINE void ref_pass(dec *d, unsigned p) {
  * the others have nothing to code.  The visited marks are cleared by the
  * warp afterwards. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
-    unsigned h = d->h, style = d->style;
-    size_t W = d->W;
+    unsigned h = d->h, style = d->style, W = d->W;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         const uint32_t *row = d->bm + (y0 >> 2) * d->sw;
@@ -416,7 +439,7 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                 unsigned b = lowest_bit(word) & ~3u;
                 word &= ~(0xFu << b);
                 unsigned x = (j * 32 + b) >> 2;
-                uint32_t *col = d->f + y0 * W + x;
+                uint16_t *col = d->f + y0 * W + x;
                 unsigned y = y0;
                 if (run_eligible(col, W, style, y0, y1)) {
                     if (!get(d, SCI_T1_CX_RL))
@@ -427,10 +450,11 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                     y = y0 + r + 1;
                 }
                 for (; y < y1; y++) {
-                    uint32_t *f = d->f + y * W + x;
-                    if (*f & (SCI_T1D_SIG | SCI_T1D_VIS))
+                    uint16_t *f = d->f + y * W + x;
+                    uint32_t fv = *f;
+                    if (fv & (SCI_T1D_SIG | SCI_T1D_VIS))
                         continue;
-                    if (get(d, zc_ctx(d, *f, below_row(style, y))))
+                    if (get(d, zc_ctx(d, fv, below_row(style, y))))
                         get_sign(d, f, x, y, p);
                 }
             }
@@ -448,22 +472,49 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
 
 /* The warp: the visit map of a pass of kind 0 (SigProp: insignificant
  * with a significant neighbour), 1 (MagRef: significant, not visited) or
- * 2 (cleanup: neither), 32 samples a ballot. */
+ * 2 (cleanup: neither), 32 samples a ballot; for MagRef also the samples
+ * refined before (context MR + 2) and the others with a significant
+ * neighbour (MR + 1) in the two maps after it. */
 SCI_T1D void build_map(dec *d, unsigned kind, unsigned lane) {
     for (unsigned y0 = 0; y0 < d->h; y0 += 4)
         for (unsigned j = 0; j < d->sw; j++) {
             unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
-            int in = 0;
+            unsigned k = (y0 >> 2) * d->sw + j;
+            int in = 0, ref = 0, nb = 0;
             if (x < d->w && y < d->h) {
                 uint32_t f = d->f[y * d->W + x];
-                in = kind == 0 ? !(f & SCI_T1D_SIG) &&
-                                 nb_mask(f, below_row(d->style, y)) != 0
+                int below = below_row(d->style, y);
+                in = kind == 0 ? !(f & SCI_T1D_SIG) && nb_mask(f, below) != 0
                    : kind == 1 ? (f & (SCI_T1D_SIG | SCI_T1D_VIS)) == SCI_T1D_SIG
                                : !(f & (SCI_T1D_SIG | SCI_T1D_VIS));
+                ref = (f & SCI_T1D_REF) != 0;
+                nb = nb_mask(f, below) != 0;
             }
             uint32_t word = sci_dw::w_ballot(in);
+            if (kind == 1) {
+                uint32_t r2 = sci_dw::w_ballot(in && ref);
+                uint32_t r1 = sci_dw::w_ballot(in && !ref && nb);
+                if (lane == 0) {
+                    d->bm[d->mw + k] = r2;
+                    d->bm[2 * d->mw + k] = r1;
+                }
+            }
             if (lane == 0)
-                d->bm[(y0 >> 2) * d->sw + j] = word;
+                d->bm[k] = word;
+        }
+}
+
+/* The warp: the MagRef pass's bits, from its second map, into the
+ * magnitudes, and its samples marked refined. */
+SCI_T1D void apply_ref(dec *d, unsigned p, unsigned lane) {
+    for (unsigned y0 = 0; y0 < d->h; y0 += 4)
+        for (unsigned j = 0; j < d->sw; j++) {
+            unsigned k = (y0 >> 2) * d->sw + j;
+            if (!(d->bm[k] >> lane & 1))
+                continue;
+            unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
+            d->mag[y * d->stride + x] |= (d->bm[d->mw + k] >> lane & 1) << p;
+            d->f[y * d->W + x] |= SCI_T1D_REF;
         }
 }
 
@@ -483,19 +534,21 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * sci_t1_decode_raw does) of a block of nbp planes, zbp of them zero, from
  * in[0..len) with pass_len the cumulative ends: the magnitude bits into
  * mag (rows `stride` words apart, zero before: the caller clears the whole
- * plane), the flags (sign, significance, lowest plane) into
- * fl[(w + 2) x (h + 2)], zero before, with the context states in cx, the
- * band's tables in zl[256] (zc_entry) and sl[256] (sc_entry) and the visit
- * map in bm[SCI_T1D_MAP_WORDS], all three shared by the warp, whose lanes
- * all call it: lane 0 decodes, the warp builds the visit maps and clears
- * the visited marks.  Returns 0, or 1 when a segmentation symbol was
- * wrong, on every lane. */
+ * plane), the flags (sign, significance) into fl[flag_count (w, h)], zero
+ * before, with the context states in cx, the band's tables in zl[256]
+ * (zc_entry) and sl[256] (sc_entry) and the visit maps in bm[3 mw] (mw >=
+ * map_words (w, h)), all in the warp's shared memory; its lanes all call
+ * it: lane 0 decodes, the warp builds the visit maps, applies the MagRef
+ * bits and clears the visited marks.  Returns 0, or 1 when a segmentation
+ * symbol was wrong, on every lane, and in *low_ref the plane of the last
+ * MagRef pass decoded (32 if none), on every lane. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
-                         uint32_t *fl, uint32_t *mag, size_t stride,
+                         uint16_t *fl, uint32_t *mag, size_t stride,
                          uint8_t cx[SCI_T1_NCTX], const uint8_t *zl,
-                         const uint8_t *sl, uint32_t *bm, unsigned lane) {
+                         const uint8_t *sl, uint32_t *bm, unsigned mw,
+                         unsigned *low_ref, unsigned lane) {
     unsigned top = nbp - 1 - zbp;
     dec d;
     d.w = w;
@@ -504,16 +557,17 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.style = style;
     d.W = w + 2;
     d.mag = mag;
-    d.stride = stride;
+    d.stride = (unsigned)stride;
     d.f = fl + d.W + 1;
     d.zl = zl;
     d.sl = sl;
     d.bm = bm;
     d.sw = (w + 7) / 8;
-    d.mark_new = 0;
+    d.mw = mw;
     d.mq.cx = cx;
     unsigned all = 3 * top + 1;
     d.israw = 0;
+    *low_ref = 32;
     if (lane == 0) {
         init_states(d.mq.cx);
         mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
@@ -529,7 +583,7 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
                 if (kind == 0)
                     sig_pass(&d, (unsigned)pl);
                 else if (kind == 1)
-                    ref_pass(&d, (unsigned)pl);
+                    ref_pass(&d);
                 else
                     bad |= cleanup_pass(&d, (unsigned)pl);
                 if (t1_pass_term(style, n, all) && n + 1 < passes) {
@@ -545,10 +599,15 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
                     init_states(d.mq.cx);
             }
             sci_dw::w_sync();
+            if (kind == 1) {
+                apply_ref(&d, (unsigned)pl, lane);
+                *low_ref = (unsigned)pl;
+                sci_dw::w_sync();
+            }
             if (kind == 2) {
                 for (unsigned y = 0; y < h; y++)
                     for (unsigned x = lane; x < w; x += 32)
-                        d.f[y * d.W + x] &= ~SCI_T1D_VIS;
+                        d.f[y * d.W + x] &= (uint16_t)~SCI_T1D_VIS;
                 sci_dw::w_sync();
             }
             n++;
