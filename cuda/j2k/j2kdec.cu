@@ -39,6 +39,9 @@
 #define T1_NT 64        /* and of the EBCOT one: two warps, whose shared
                          * memory stays under the default 48 KB for any
                          * block shape */
+#define T1_MIN_CTAS 12  /* 24 warps an SM: as many as the registers allow
+                         * without spills (more, with spills, measured
+                         * slower) */
 #define SORT_BUCKETS 4096
 #define GATHER_NT 128
 
@@ -121,11 +124,12 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
 
 /* A warp's shared memory for the EBCOT blocks of a frame, in words: the
  * three visit maps of mw words, the MQ context states, the context tables
- * and the flags of fn samples (sci_t1d::decode_block), mw and fn the most
- * that a block of the frame needs. */
+ * (512 and 256 bytes) and fn flag words (sci_t1d::decode_block), mw and fn
+ * the most that a block of the frame needs. */
 #define T1_CX_WORDS ((SCI_T1_NCTX + 3) / 4)
+#define T1_TABLE_WORDS 192
 SCI_T1D_HD size_t t1_smem_words(unsigned mw, unsigned fn) {
-    return 3 * (size_t)mw + T1_CX_WORDS + 128 + (fn + 1) / 2;
+    return 3 * (size_t)mw + T1_CX_WORDS + T1_TABLE_WORDS + fn;
 }
 
 /* One EBCOT block by one warp: MQ decoding is sequential, so lane 0
@@ -137,15 +141,15 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
     uint32_t *out = coef + b.coef;
     uint32_t *bm = sm;
     uint8_t *cx = (uint8_t *)(sm + 3 * mw);
-    uint8_t *zl = (uint8_t *)(sm + 3 * mw + T1_CX_WORDS), *sl = zl + 256;
-    uint16_t *fl = (uint16_t *)(sm + 3 * mw + T1_CX_WORDS + 128);
-    unsigned W = b.w + 2u;
-    for (unsigned k = lane; k < sci_t1d::flag_count(b.w, b.h); k += 32)
+    uint8_t *zl = (uint8_t *)(sm + 3 * mw + T1_CX_WORDS), *sl = zl + 512;
+    uint32_t *fl = sm + 3 * mw + T1_CX_WORDS + T1_TABLE_WORDS;
+    unsigned CW = b.w + 2u;
+    for (unsigned k = lane; k < sci_t1d::flag_words(b.w, b.h); k += 32)
         fl[k] = 0;
-    for (unsigned k = lane; k < 256; k += 32) {
+    for (unsigned k = lane; k < 512; k += 32)
         zl[k] = (uint8_t)sci_t1d::zc_entry(b.band, k);
+    for (unsigned k = lane; k < 256; k += 32)
         sl[k] = (uint8_t)sci_t1d::sc_entry(k);
-    }
     sci_dw::w_sync();
     unsigned low_ref;
     if (sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
@@ -158,14 +162,14 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
      * top bit), or the last MagRef pass's plane if that is lower */
     for (unsigned y = 0; y < b.h; y++)
         for (unsigned x = lane; x < b.w; x += 32) {
-            uint32_t f = fl[(y + 1) * W + x + 1];
+            uint32_t c = fl[(y / 4 + 1) * CW + x + 1];
             uint32_t *a = &out[(size_t)y * b.stride + x];
-            if (!(f & SCI_T1D_SIG)) {
+            if (!(c & SCI_T1D_SIG(y & 3))) {
                 *a = 0;
                 continue;
             }
             unsigned top = 31 - sci_t1d::clz32(*a);
-            *a = sci_htd::dequant_word(*a, (f & SCI_T1D_NEG) != 0,
+            *a = sci_htd::dequant_word(*a, (c & SCI_T1D_CHI(y & 3)) != 0,
                                        top < low_ref ? top : low_ref, b.roi,
                                        b.rev, b.step);
         }
@@ -184,8 +188,7 @@ ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
                 qwmax, threadIdx.x & 31);
 }
 
-/* 10 CTAs an SM: what the shared memory of 64x64 blocks allows */
-__global__ void __launch_bounds__(T1_NT, 10)
+__global__ void __launch_bounds__(T1_NT, T1_MIN_CTAS)
 t1_kernel(const jd_block *blk, size_t n, unsigned mw, unsigned fn,
           const uint8_t *arena, const uint32_t *plen, uint32_t *coef,
           int *status) {
@@ -204,7 +207,7 @@ static unsigned block_grid(size_t n, unsigned nt) {
 }
 #endif
 
-/* mw, fn: the most map words and flags of any of the blocks */
+/* mw, fn: the most map and flag words of any of the blocks */
 static cudaError_t launch_t1(const jd_block *blk, size_t n, unsigned mw,
                              unsigned fn, const uint8_t *arena,
                              const uint32_t *plen, void *coef, int *status,
@@ -626,7 +629,7 @@ struct tables {
     uint32_t *plen;
     size_t nht, neb, nref, nplen;
     unsigned qwmax;          /* the most quads a row of the HT blocks */
-    unsigned mw, fn;         /* the most map words and flags of the EBCOT
+    unsigned mw, fn;         /* the most map and flag words of the EBCOT
                               * blocks */
 };
 
@@ -722,8 +725,8 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
         o.band = (uint8_t)band->orient;
         if (sci_t1d::map_words(w, h) > t->mw)
             t->mw = sci_t1d::map_words(w, h);
-        if (sci_t1d::flag_count(w, h) > t->fn)
-            t->fn = sci_t1d::flag_count(w, h);
+        if (sci_t1d::flag_words(w, h) > t->fn)
+            t->fn = sci_t1d::flag_words(w, h);
     }
     o.coef = sci_wt_comp_offset(g, band->comp) +
              (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;

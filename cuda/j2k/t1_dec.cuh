@@ -8,14 +8,12 @@
  * samples the pass may visit, so that lane 0 skips the others.
  *
  * State: the magnitude bits go straight into the block's place in the
- * coefficient plane (as in ht_dec.cuh); the flags (significance, sign,
- * refinement, visited, the neighbours' significance and signs) live in a
- * (w + 2) x (h + 2) array of 16-bit words in the warp's shared memory.
- * The MagRef pass's contexts are fixed before it starts, so the warp
- * prepares them and applies its bits, and lane 0 only decodes.  The zero
- * coding labels and the pass rules
- * come from codec/j2k/t1_rules.h, shared with the C coders and
- * cuda/j2k/t1.cu.
+ * coefficient plane (as in ht_dec.cuh); the flags live in the warp's
+ * shared memory, a word a stripe column (below).  The MagRef pass's
+ * contexts are fixed before it starts, so the warp prepares them and
+ * applies its bits, and lane 0 only decodes.  The zero coding labels and
+ * the pass rules come from codec/j2k/t1_rules.h, shared with the C coders
+ * and cuda/j2k/t1.cu.
  *
  * Built for the host too (SCI_J2KDEC_EMU: tests/j2k/j2kdec_emu.cpp).
  */
@@ -208,38 +206,34 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
     return r->c >> --r->ct & 1;
 }
 
-/* A sample's flags, 16 bits in the warp's shared memory: its own state,
- * as in codec/j2k/t1_ctx.h, the significance of its eight neighbours and
- * the signs of the four that the sign context reads (set when a neighbour
- * becomes significant, so that a context is a table lookup on one word,
- * not eight loads).  The lowest decoded plane needs no flag: it is the
- * magnitude's top bit, or the last MagRef pass's plane if lower
- * (decode_block). */
-#define SCI_T1D_SIG 1u
-#define SCI_T1D_REF 2u
-#define SCI_T1D_VIS 4u
-#define SCI_T1D_NEG 8u
-#define SCI_T1D_NB_SHIFT 4     /* NW N NE W E SW S SE: bits 4..11 */
-#define SCI_T1D_NW (1u << 4)
-#define SCI_T1D_N (1u << 5)
-#define SCI_T1D_NE (1u << 6)
-#define SCI_T1D_W (1u << 7)
-#define SCI_T1D_E (1u << 8)
-#define SCI_T1D_SW (1u << 9)
-#define SCI_T1D_S (1u << 10)
-#define SCI_T1D_SE (1u << 11)
-#define SCI_T1D_NEG_SHIFT 12   /* negative N W E S: bits 12..15 */
+/* The flags, a 32-bit word a stripe column (four samples of a column in
+ * one stripe), in the warp's shared memory: the significance of the 3 x 6
+ * samples around the column (rows -1..4 of columns x - 1, x, x + 1), so
+ * that a sample's context is a shift of one word and a table lookup, and
+ * a column that may start a run is one test; the signs of the column's
+ * rows -1..4; the column's visited marks.  A new significance sets bits in
+ * three words (six on a stripe's first or last row).  Refinement needs no
+ * flag: a sample was refined before plane p if its magnitude has a bit
+ * above p + 1, and its lowest decoded plane is its top bit, or the last
+ * MagRef pass's plane if lower (decode_block). */
+#define SCI_T1D_SIGMA(i, c) (1u << (3 * (i) + (c))) /* row i - 1, column c - 1 */
+#define SCI_T1D_SIG(r) SCI_T1D_SIGMA((r) + 1, 1)     /* sample r's own */
+#define SCI_T1D_CHI(r) (1u << (19 + (r)))            /* sign of row r, -1..4 */
+#define SCI_T1D_PI(r) (1u << (24 + (r)))             /* visited, r 0..3 */
+#define SCI_T1D_PI_ALL (0xFu << 24)
+#define SCI_T1D_SIGMA_ALL 0x3FFFFu
+#define SCI_T1D_ROW4 (7u << 15)                      /* row 4's three bits */
 
-/* The zero coding labels of a band by neighbour mask (bits NW N NE W E SW
- * S SE from 0), and the sign contexts by sig4 | neg4 << 4 (N W E S from 0
- * in each): (context - SCI_T1_CX_SC) | xor bit << 4.  Built by a warp in
- * its shared memory. */
+/* The zero coding labels of a band by a sample's 3 x 3 window (bits: row
+ * above NW N NE, own row W (self) E, row below SW S SE, from 0; the
+ * sample's own bit is ignored), and the sign contexts by sig4 | neg4 << 4
+ * (N W E S from 0 in each): (context - SCI_T1_CX_SC) | xor bit << 4.
+ * Built by a warp in its shared memory. */
 SCI_T1D unsigned zc_entry(unsigned band, unsigned m) {
-    unsigned h = (m >> 3 & 1) + (m >> 4 & 1), v = (m >> 1 & 1) + (m >> 6 & 1);
-    unsigned dg = (m & 1) + (m >> 2 & 1) + (m >> 5 & 1) + (m >> 7 & 1);
+    unsigned h = (m >> 3 & 1) + (m >> 5 & 1), v = (m >> 1 & 1) + (m >> 7 & 1);
+    unsigned dg = (m & 1) + (m >> 2 & 1) + (m >> 6 & 1) + (m >> 8 & 1);
     return t1_zc_label(band, h, v, dg);
 }
-
 SCI_T1D unsigned sc_entry(unsigned k) {
     int c[4];
     for (unsigned i = 0; i < 4; i++)
@@ -261,8 +255,8 @@ struct dec {
     raw_dec raw;
     int israw;
     unsigned w, h, band, style;
-    uint16_t *f;      /* flag of sample (0, 0); rows W apart */
-    unsigned W;       /* w + 2 <= 1026 */
+    uint32_t *cw;     /* the word of stripe 0, column 0; stripes CW apart */
+    unsigned CW;      /* w + 2 <= 1026 */
     uint32_t *mag;    /* the coefficient plane at the block */
     unsigned stride;  /* a component's width: y stride fits 32 bits */
     const uint8_t *zl, *sl; /* the tables above */
@@ -282,8 +276,8 @@ struct dec {
 SCI_T1D_HD unsigned map_words(unsigned w, unsigned h) {
     return ((h + 3) / 4) * ((w + 7) / 8);
 }
-SCI_T1D_HD unsigned flag_count(unsigned w, unsigned h) {
-    return (w + 2) * (h + 2);
+SCI_T1D_HD unsigned flag_words(unsigned w, unsigned h) {
+    return (w + 2) * ((h + 3) / 4 + 2);
 }
 
 SCI_T1D unsigned lowest_bit(uint32_t v) {
@@ -298,64 +292,69 @@ SCI_T1D unsigned get(dec *d, unsigned cx) {
     return d->israw ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
 }
 
-SCI_T1D int below_row(unsigned style, unsigned y) {
-    return !(style & SCI_T1_VCAUSAL) || (y & 3) != 3;
+/* Row r's window in its column word c: its 3 x 3 significance, without
+ * the row below where the vertically causal mode hides it. */
+SCI_T1D unsigned window(uint32_t c, unsigned r, unsigned style) {
+    unsigned m = c >> (3 * r) & 0x1FF;
+    if (r == 3 && (style & SCI_T1_VCAUSAL))
+        m &= 0x3F;
+    return m;
 }
 
-/* the neighbours a sample's contexts see (the row below only if below) */
-SCI_T1D unsigned nb_mask(uint32_t f, int below) {
-    return f >> SCI_T1D_NB_SHIFT & (below ? 0xFFu : 0x1Fu);
+/* its neighbours' significance, without its own */
+SCI_T1D unsigned neighbours(unsigned win) {
+    return win & ~0x10u;
 }
 
-SCI_T1D unsigned zc_ctx(const dec *d, uint32_t f, int below) {
-    return SCI_T1_CX_ZC + d->zl[nb_mask(f, below)];
+SCI_T1D unsigned zc_ctx(const dec *d, unsigned win) {
+    return SCI_T1_CX_ZC + d->zl[win];
 }
 
-SCI_T1D unsigned sc_ctx(const dec *d, uint32_t f, int below, unsigned *xr) {
-    unsigned sig4 = (f >> 5 & 1) | (f >> 7 & 3) << 1 | (f >> 10 & 1) << 3;
-    unsigned neg4 = f >> SCI_T1D_NEG_SHIFT & 15;
-    if (!below) {
-        sig4 &= 7;
-        neg4 &= 7;
+/* the sign context of row r of column word c (left l, right e) */
+SCI_T1D unsigned sc_ctx(const dec *d, uint32_t c, uint32_t l, uint32_t e,
+                        unsigned r, unsigned *xr) {
+    unsigned below = !(r == 3 && (d->style & SCI_T1_VCAUSAL));
+    unsigned sig4 = (c >> (3 * r + 1) & 1) | (l >> (3 * r + 4) & 1) << 1 |
+                    (e >> (3 * r + 4) & 1) << 2 |
+                    (below & (c >> (3 * r + 7))) << 3;
+    unsigned neg4 = (c >> (18 + r) & 1) |
+                    (l >> (19 + r) & 1) << 1 | (e >> (19 + r) & 1) << 2 |
+                    (below & (c >> (19 + r + 1))) << 3;
+    unsigned k = sig4 | (neg4 & sig4) << 4;
+    unsigned v = d->sl[k];
+    *xr = v >> 4;
+    return SCI_T1_CX_SC + (v & 15);
+}
+
+/* Row r of the column word at c became significant, negative if neg: the
+ * words that see it learn it. */
+SCI_T1D void tell_neighbours(uint32_t *c, unsigned CW, unsigned r, unsigned neg) {
+    unsigned i = r + 1;
+    c[-1] |= SCI_T1D_SIGMA(i, 2);
+    c[0] |= SCI_T1D_SIGMA(i, 1) | (neg ? SCI_T1D_CHI(r) : 0u);
+    c[1] |= SCI_T1D_SIGMA(i, 0);
+    if (r == 0) {
+        uint32_t *u = c - CW;   /* the stripe above: its row 4 */
+        u[-1] |= SCI_T1D_SIGMA(5, 2);
+        u[0] |= SCI_T1D_SIGMA(5, 1) | (neg ? SCI_T1D_CHI(4) : 0u);
+        u[1] |= SCI_T1D_SIGMA(5, 0);
+    } else if (r == 3) {
+        uint32_t *b = c + CW;   /* the stripe below: its row -1 */
+        b[-1] |= SCI_T1D_SIGMA(0, 2);
+        b[0] |= SCI_T1D_SIGMA(0, 1) | (neg ? SCI_T1D_CHI(-1) : 0u);
+        b[1] |= SCI_T1D_SIGMA(0, 0);
     }
-    unsigned e = d->sl[sig4 | neg4 << 4];
-    *xr = e >> 4;
-    return SCI_T1_CX_SC + (e & 15);
 }
 
-SCI_T1D int run_eligible(const uint16_t *col, unsigned W, unsigned style,
-                         unsigned y0, unsigned y1) {
-    if (y1 - y0 != 4)
-        return 0;
-    for (unsigned k = 0; k < 4; k++) {
-        uint32_t f = col[k * W];
-        if ((f & (SCI_T1D_SIG | SCI_T1D_VIS)) ||
-            nb_mask(f, below_row(style, y0 + k)))
-            return 0;
-    }
-    return 1;
-}
-
-/* The sample at f became significant: its neighbours learn it. */
-SCI_T1D void tell_neighbours(uint16_t *f, unsigned W, unsigned neg) {
-    f[-(ptrdiff_t)W - 1] |= SCI_T1D_SE;
-    f[-(ptrdiff_t)W] |= (uint16_t)(SCI_T1D_S | neg << (SCI_T1D_NEG_SHIFT + 3));
-    f[-(ptrdiff_t)W + 1] |= SCI_T1D_SW;
-    f[-1] |= (uint16_t)(SCI_T1D_E | neg << (SCI_T1D_NEG_SHIFT + 2));
-    f[1] |= (uint16_t)(SCI_T1D_W | neg << (SCI_T1D_NEG_SHIFT + 1));
-    f[W - 1] |= SCI_T1D_NE;
-    f[W] |= (uint16_t)(SCI_T1D_N | neg << SCI_T1D_NEG_SHIFT);
-    f[W + 1] |= SCI_T1D_NW;
-}
-
-/* The sign of the sample at f, (x, y), significant at plane p: its
- * magnitude was zero, so the plane's bit is stored, not or-ed. */
-SCI_T1D void get_sign(dec *d, uint16_t *f, unsigned x, unsigned y, unsigned p) {
+/* The sign of row r of the column word at c, sample (x, y), significant
+ * at plane p: its magnitude was zero, so the plane's bit is stored, not
+ * or-ed. */
+SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned r, unsigned x, unsigned y,
+                      unsigned p) {
     unsigned xr;
-    unsigned cx = sc_ctx(d, *f, below_row(d->style, y), &xr);
+    unsigned cx = sc_ctx(d, *c, c[-1], c[1], r, &xr);
     unsigned neg = get(d, cx) ^ (d->israw ? 0u : xr);
-    *f |= (uint16_t)(SCI_T1D_SIG | (neg ? SCI_T1D_NEG : 0u));
-    tell_neighbours(f, d->W, neg);
+    tell_neighbours(c, d->CW, r, neg);
     d->mag[y * d->stride + x] = 1u << p;
 }
 
@@ -365,9 +364,10 @@ SCI_T1D void get_sign(dec *d, uint16_t *f, unsigned x, unsigned y, unsigned p) {
  * the neighbours after it in scan order candidates: those in the word
  * being scanned join it in a register, the others go into the map. */
 SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
-    unsigned h = d->h, w = d->w;
+    unsigned h = d->h, w = d->w, style = d->style;
     for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
         uint32_t *row = d->bm + s * d->sw;
+        uint32_t *cws = d->cw + s * d->CW;
         /* the stripe's rows in the block, as a column's four bits */
         unsigned rows = h - y0 >= 4 ? 0xFu : (1u << (h - y0)) - 1;
         for (unsigned j = 0; j < d->sw; j++) {
@@ -376,16 +376,16 @@ SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                 unsigned b = lowest_bit(word);
                 word &= word - 1;
                 unsigned x = j * 8 + (b >> 2), r = b & 3, y = y0 + r;
-                uint16_t *f = d->f + y * d->W + x;
-                int below = below_row(d->style, y);
+                uint32_t *c = cws + x;
+                uint32_t cv = *c;
+                unsigned win = window(cv, r, style);
                 /* insignificant with a significant neighbour */
-                uint32_t fv = *f;
-                if ((fv & SCI_T1D_SIG) || !nb_mask(fv, below))
+                if ((cv & SCI_T1D_SIG(r)) || !neighbours(win))
                     continue;
-                *f = (uint16_t)(fv | SCI_T1D_VIS);
-                if (!get(d, zc_ctx(d, fv, below)))
+                *c = cv | SCI_T1D_PI(r);
+                if (!get(d, zc_ctx(d, win)))
                     continue;
-                get_sign(d, f, x, y, p);
+                get_sign(d, c, r, x, y, p);
                 /* below in this column, then the column on the right */
                 if (r < 3)
                     word |= (1u << (b + 1)) & (rows << (b & ~3u));
@@ -400,8 +400,8 @@ SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                 if (r == 3 && y + 1 < h) {
                     uint32_t *next = row + d->sw;
                     unsigned x0 = x ? x - 1 : 0, x1 = x + 1 < w ? x + 1 : x;
-                    for (unsigned c = x0; c <= x1; c++)
-                        next[c >> 3] |= 1u << ((c & 7) * 4);
+                    for (unsigned k = x0; k <= x1; k++)
+                        next[k >> 3] |= 1u << ((k & 7) * 4);
                 }
             }
         }
@@ -430,65 +430,68 @@ SCI_T1D_NOINLINE void ref_pass(dec *d) {
  * the others have nothing to code.  The visited marks are cleared by the
  * warp afterwards. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
-    unsigned h = d->h, style = d->style, W = d->W;
-    for (unsigned y0 = 0; y0 < h; y0 += 4) {
-        unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
-        const uint32_t *row = d->bm + (y0 >> 2) * d->sw;
+    unsigned h = d->h, style = d->style;
+    uint32_t run_mask = SCI_T1D_PI_ALL | SCI_T1D_SIGMA_ALL;
+    if (style & SCI_T1_VCAUSAL)
+        run_mask &= ~SCI_T1D_ROW4;
+    for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
+        unsigned nr = y0 + 4 < h ? 4 : h - y0;
+        const uint32_t *row = d->bm + s * d->sw;
+        uint32_t *cws = d->cw + s * d->CW;
         for (unsigned j = 0; j < d->sw; j++) {
             for (uint32_t word = row[j]; word;) {
                 unsigned b = lowest_bit(word) & ~3u;
                 word &= ~(0xFu << b);
                 unsigned x = (j * 32 + b) >> 2;
-                uint16_t *col = d->f + y0 * W + x;
-                unsigned y = y0;
-                if (run_eligible(col, W, style, y0, y1)) {
+                uint32_t *c = cws + x;
+                unsigned r = 0;
+                if (nr == 4 && !(*c & run_mask)) {
                     if (!get(d, SCI_T1_CX_RL))
                         continue;
-                    unsigned r = get(d, SCI_T1_CX_UNI) << 1;
+                    r = get(d, SCI_T1_CX_UNI) << 1;
                     r |= get(d, SCI_T1_CX_UNI);
-                    get_sign(d, col + r * W, x, y0 + r, p);
-                    y = y0 + r + 1;
+                    get_sign(d, c, r, x, y0 + r, p);
+                    r++;
                 }
-                for (; y < y1; y++) {
-                    uint16_t *f = d->f + y * W + x;
-                    uint32_t fv = *f;
-                    if (fv & (SCI_T1D_SIG | SCI_T1D_VIS))
+                for (; r < nr; r++) {
+                    uint32_t cv = *c;
+                    if (cv & (SCI_T1D_SIG(r) | SCI_T1D_PI(r)))
                         continue;
-                    if (get(d, zc_ctx(d, fv, below_row(style, y))))
-                        get_sign(d, f, x, y, p);
+                    if (get(d, zc_ctx(d, window(cv, r, style))))
+                        get_sign(d, c, r, x, y0 + r, p);
                 }
             }
         }
     }
     if (style & SCI_T1_SEGSYM) {
-        unsigned s = get(d, SCI_T1_CX_UNI) << 3;
-        s |= get(d, SCI_T1_CX_UNI) << 2;
-        s |= get(d, SCI_T1_CX_UNI) << 1;
-        s |= get(d, SCI_T1_CX_UNI);
-        return s != 0xA;
+        unsigned v = get(d, SCI_T1_CX_UNI) << 3;
+        v |= get(d, SCI_T1_CX_UNI) << 2;
+        v |= get(d, SCI_T1_CX_UNI) << 1;
+        v |= get(d, SCI_T1_CX_UNI);
+        return v != 0xA;
     }
     return 0;
 }
 
 /* The warp: the visit map of a pass of kind 0 (SigProp: insignificant
  * with a significant neighbour), 1 (MagRef: significant, not visited) or
- * 2 (cleanup: neither), 32 samples a ballot; for MagRef also the samples
- * refined before (context MR + 2) and the others with a significant
- * neighbour (MR + 1) in the two maps after it. */
-SCI_T1D void build_map(dec *d, unsigned kind, unsigned lane) {
-    for (unsigned y0 = 0; y0 < d->h; y0 += 4)
+ * 2 (cleanup: neither), 32 samples a ballot; for the MagRef pass of plane
+ * p also the samples refined before (context MR + 2: a magnitude bit above
+ * p + 1) and the others with a significant neighbour (MR + 1) in the two
+ * maps after it. */
+SCI_T1D void build_map(dec *d, unsigned kind, unsigned p, unsigned lane) {
+    for (unsigned y0 = 0, s = 0; y0 < d->h; y0 += 4, s++)
         for (unsigned j = 0; j < d->sw; j++) {
-            unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
-            unsigned k = (y0 >> 2) * d->sw + j;
+            unsigned pos = j * 32 + lane, x = pos >> 2, r = pos & 3, y = y0 + r;
+            unsigned k = s * d->sw + j;
             int in = 0, ref = 0, nb = 0;
             if (x < d->w && y < d->h) {
-                uint32_t f = d->f[y * d->W + x];
-                int below = below_row(d->style, y);
-                in = kind == 0 ? !(f & SCI_T1D_SIG) && nb_mask(f, below) != 0
-                   : kind == 1 ? (f & (SCI_T1D_SIG | SCI_T1D_VIS)) == SCI_T1D_SIG
-                               : !(f & (SCI_T1D_SIG | SCI_T1D_VIS));
-                ref = (f & SCI_T1D_REF) != 0;
-                nb = nb_mask(f, below) != 0;
+                uint32_t c = d->cw[s * d->CW + x];
+                int sig = (c & SCI_T1D_SIG(r)) != 0, vis = (c & SCI_T1D_PI(r)) != 0;
+                nb = neighbours(window(c, r, d->style)) != 0;
+                in = kind == 0 ? !sig && nb : kind == 1 ? sig && !vis : !sig && !vis;
+                if (kind == 1 && in && p + 2 < 32)
+                    ref = (d->mag[y * d->stride + x] >> (p + 2)) != 0;
             }
             uint32_t word = sci_dw::w_ballot(in);
             if (kind == 1) {
@@ -505,7 +508,7 @@ SCI_T1D void build_map(dec *d, unsigned kind, unsigned lane) {
 }
 
 /* The warp: the MagRef pass's bits, from its second map, into the
- * magnitudes, and its samples marked refined. */
+ * magnitudes. */
 SCI_T1D void apply_ref(dec *d, unsigned p, unsigned lane) {
     for (unsigned y0 = 0; y0 < d->h; y0 += 4)
         for (unsigned j = 0; j < d->sw; j++) {
@@ -514,7 +517,6 @@ SCI_T1D void apply_ref(dec *d, unsigned p, unsigned lane) {
                 continue;
             unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
             d->mag[y * d->stride + x] |= (d->bm[d->mw + k] >> lane & 1) << p;
-            d->f[y * d->W + x] |= SCI_T1D_REF;
         }
 }
 
@@ -534,18 +536,19 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * sci_t1_decode_raw does) of a block of nbp planes, zbp of them zero, from
  * in[0..len) with pass_len the cumulative ends: the magnitude bits into
  * mag (rows `stride` words apart, zero before: the caller clears the whole
- * plane), the flags (sign, significance) into fl[flag_count (w, h)], zero
- * before, with the context states in cx, the band's tables in zl[256]
- * (zc_entry) and sl[256] (sc_entry) and the visit maps in bm[3 mw] (mw >=
- * map_words (w, h)), all in the warp's shared memory; its lanes all call
- * it: lane 0 decodes, the warp builds the visit maps, applies the MagRef
- * bits and clears the visited marks.  Returns 0, or 1 when a segmentation
- * symbol was wrong, on every lane, and in *low_ref the plane of the last
- * MagRef pass decoded (32 if none), on every lane. */
+ * plane), the flags into fl[flag_words (w, h)] (stripes w + 2 words apart,
+ * with a border column and stripe on each side), zero before, with the
+ * context states in cx, the band's tables in zl[512] (zc_entry) and
+ * sl[256] (sc_entry) and the visit maps in bm[3 mw] (mw >= map_words (w,
+ * h)), all in the warp's shared memory; its lanes all call it: lane 0
+ * decodes, the warp builds the visit maps, applies the MagRef bits and
+ * clears the visited marks.  Returns 0, or 1 when a segmentation symbol
+ * was wrong, on every lane, and in *low_ref the plane of the last MagRef
+ * pass decoded (32 if none), on every lane. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
-                         uint16_t *fl, uint32_t *mag, size_t stride,
+                         uint32_t *fl, uint32_t *mag, size_t stride,
                          uint8_t cx[SCI_T1_NCTX], const uint8_t *zl,
                          const uint8_t *sl, uint32_t *bm, unsigned mw,
                          unsigned *low_ref, unsigned lane) {
@@ -555,10 +558,10 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.h = h;
     d.band = band;
     d.style = style;
-    d.W = w + 2;
+    d.CW = w + 2;
     d.mag = mag;
     d.stride = (unsigned)stride;
-    d.f = fl + d.W + 1;
+    d.cw = fl + d.CW + 1;
     d.zl = zl;
     d.sl = sl;
     d.bm = bm;
@@ -573,11 +576,11 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
         mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
     }
     int bad = 0;
-    unsigned n = 0;
+    unsigned n = 0, nw = flag_words(w, h);
     for (int pl = (int)top; pl >= 0 && n < passes; pl--) {
         for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3 && n < passes;
              kind++) {
-            build_map(&d, kind, lane);
+            build_map(&d, kind, (unsigned)pl, lane);
             sci_dw::w_sync();
             if (lane == 0) {
                 if (kind == 0)
@@ -605,9 +608,8 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
                 sci_dw::w_sync();
             }
             if (kind == 2) {
-                for (unsigned y = 0; y < h; y++)
-                    for (unsigned x = lane; x < w; x += 32)
-                        d.f[y * d.W + x] &= (uint16_t)~SCI_T1D_VIS;
+                for (unsigned k = lane; k < nw; k += 32)
+                    fl[k] &= ~SCI_T1D_PI_ALL;
                 sci_dw::w_sync();
             }
             n++;
