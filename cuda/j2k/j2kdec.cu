@@ -317,6 +317,8 @@ struct sci_cuda_j2kdec {
     uint8_t *d_up, *d_arena;
     size_t d_up_cap, arena_cap;
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
+    sci_j2k_decode_params prm; /* reduce and layers (set_decode) */
+    sci_j2k_decode_params fprm; /* those of the parsed frame */
     int profile;
     float stage_ms[5];
     float host_ms[3];       /* the last device-path submit's host stages */
@@ -477,10 +479,15 @@ extern "C" int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data,
     d->data = data;
     d->len = len;
     d->parsed = 1;
+    /* as j2kdec does: reduce beyond the levels gives the smallest
+     * resolution there is */
+    d->fprm = d->prm;
+    if (d->fprm.reduce > d->info.levels)
+        d->fprm.reduce = d->info.levels;
     if (info)
         *info = d->info;
     for (unsigned c = 0; comp && c < ncomp && c < d->info.components; c++)
-        sci_j2k_dec_comp_info(d->dec, c, 0, &comp[c]);
+        sci_j2k_dec_comp_info(d->dec, c, d->fprm.reduce, &comp[c]);
     return 0;
 }
 
@@ -506,16 +513,22 @@ static int device_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *
     unsigned nc = tb->ncomp;
     if (tb->x0 != 0 || tb->y0 != 0 || nc < 1 || nc > SCI_WT_MAX_COMPONENTS)
         return 0;
+    /* at the kept resolution: with the origin at 0, its subbands are the
+     * full image's below it */
+    unsigned r = d->fprm.reduce;
+    if (r > tb->comps[0].levels)
+        return 0;
     memset(g, 0, sizeof *g);
-    g->width = d->info.width;
-    g->height = d->info.height;
+    g->width = (uint32_t)(((uint64_t)d->info.width + (1u << r) - 1) >> r);
+    g->height = (uint32_t)(((uint64_t)d->info.height + (1u << r) - 1) >> r);
     g->components = nc;
     g->depth = 1;
-    g->levels = tb->comps[0].levels;
+    g->levels = tb->comps[0].top;
     g->filter = tb->comps[0].reversible ? SCI_DWT_53 : SCI_DWT_97;
     for (unsigned c = 0; c < nc; c++) {
         const sci_j2k_tcomp_info *t = &tb->comps[c];
-        if (ci[c].depth > 16 || t->levels != g->levels || t->top != t->levels ||
+        if (ci[c].depth > 16 || t->top != g->levels ||
+            t->levels != tb->comps[0].levels ||
             t->reversible != tb->comps[0].reversible || t->x0 || t->y0)
             return 0;
         if (ci[c].dx > 4 || ci[c].dy > 4)
@@ -548,6 +561,8 @@ static void host_blocks_fn(void *vctx, size_t begin, size_t end, unsigned worker
     const sci_j2k_tile_blocks *tb = x->tb;
     for (size_t i = begin; i < end; i++) {
         unsigned c = tb->bands[tb->blocks[i].band].comp;
+        if (tb->bands[tb->blocks[i].band].res > tb->comps[c].top)
+            continue;   /* above the kept resolution */
         void *plane = (uint32_t *)x->d->h_coef + sci_wt_comp_offset(x->g, c);
         int r = sci_j2k_block_decode(tb, i, x->d->scratch[worker], plane,
                                      sci_wt_comp_width(x->g, c), NULL);
@@ -597,8 +612,7 @@ static int submit_host(sci_cuda_j2kdec *d, slot *s,
         hp[c].bytes = planes[c].bytes;
         at += (size_t)ci[c].w * ci[c].h * planes[c].bytes;
     }
-    sci_j2k_decode_params p = {0, 0};
-    int r = sci_j2k_dec_decode(d->dec, &p, hp);
+    int r = sci_j2k_dec_decode(d->dec, &d->fprm, hp);
     free(hp);
     if (r)
         return dec_fail(d, r);
@@ -649,7 +663,8 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
     const sci_j2k_block *b = &tb->blocks[i];
     const sci_j2k_band_info *band = &tb->bands[b->band];
     unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
-    if (!w || !h || (int)b->ht != want_ht)
+    if (!w || !h || (int)b->ht != want_ht ||
+        band->res > tb->comps[band->comp].top)
         return;
     unsigned nbp = band->mb + band->roi, zbp = b->zbp;
     if (nbp == 0 || zbp >= nbp) {
@@ -840,7 +855,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return cudaErrorMemoryAllocation;
     int ret = 0;
     for (unsigned c = 0; c < nc && !ret; c++) {
-        sci_j2k_dec_comp_info(d->dec, c, 0, &ci[c]);
+        sci_j2k_dec_comp_info(d->dec, c, d->fprm.reduce, &ci[c]);
         if (!planes[c].data || (planes[c].bytes != 1 && planes[c].bytes != 2) ||
             (planes[c].bytes == 1 && ci[c].depth > 8) || planes[c].pixel_stride < 1 ||
             planes[c].row_stride < (ptrdiff_t)ci[c].w * (ptrdiff_t)planes[c].pixel_stride)
@@ -862,7 +877,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     double h0 = now_ms();
     d->parsed = 0;
     s->nht = 0;
-    sci_j2k_decode_params prm = {0, 0};
+    sci_j2k_decode_params prm = d->fprm;
     sci_j2k_tile_blocks tb;
     sci_wt_geometry g;
     int dev = d->info.tiles_x == 1 && d->info.tiles_y == 1 && d->info.x0 == 0 &&
@@ -1089,6 +1104,12 @@ extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
     if (!r)
         r = sci_cuda_j2kdec_finish(d, t);
     return r;
+}
+
+extern "C" void sci_cuda_j2kdec_set_decode(sci_cuda_j2kdec *d, unsigned reduce,
+                                           unsigned max_layers) {
+    d->prm.reduce = reduce;
+    d->prm.max_layers = max_layers;
 }
 
 extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host) {

@@ -20,8 +20,8 @@
  *
  *  SCI_CUDA_J2KDEC_DEVICE      one tile at the canvas origin (0, 0), all
  *      components with the same filter and levels, 1..4 components with
- *      subsampling 1..4, decoded at full resolution (reduce 0): all of the
- *      above.
+ *      subsampling 1..4, at any reduce and layers (set_decode): all of
+ *      the above.
  *  SCI_CUDA_J2KDEC_HOST_BLOCKS the same geometry, only when asked for
  *      (sci_cuda_j2kdec_tune), with EBCOT code-blocks: those are decoded
  *      and dequantized on the host by the C reference (on the decoder's
@@ -96,9 +96,17 @@ int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data, size_t len,
                           sci_j2k_info *info, sci_j2k_comp_info *comp,
                           unsigned ncomp);
 
-/* Queues the decode of the parsed codestream at full resolution into
- * planes[components] on `stream` (a cudaStream_t) and returns a ticket
- * for finish.  The host paths decode before returning. */
+/* Decodes from the next parse on at 1 / 2^reduce of the resolution (the
+ * planes and the comp_info of parse at that size; a reduce beyond the
+ * fewest decomposition levels is taken as those levels) and only quality
+ * layers [0, max_layers) (0: all), as sci_j2k_decode_params.  Both 0 at
+ * first. */
+void sci_cuda_j2kdec_set_decode(sci_cuda_j2kdec *d, unsigned reduce,
+                                unsigned max_layers);
+
+/* Queues the decode of the parsed codestream (at set_decode's reduce and
+ * layers) into planes[components] on `stream` (a cudaStream_t) and
+ * returns a ticket for finish.  The host paths decode before returning. */
 int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                            const sci_cuda_j2kdec_plane *planes, void *stream,
                            unsigned *ticket);

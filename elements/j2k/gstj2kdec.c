@@ -40,9 +40,10 @@
  * stays on the device when downstream takes CUDA memory
  * (`video/x-raw(memory:CUDAMemory)`), else it is copied back into system
  * memory.  `frames-in-flight` frames are queued on the GPU before the
- * oldest is output (the latency it adds is reported).  Frames decoded
- * with `reduce` or `max-layers`, and RGB frames with tiles, go through
- * the C reference (then uploaded when the output is CUDA memory).
+ * oldest is output (the latency it adds is reported).  `reduce` and
+ * `max-layers` are decoded on the GPU too.  RGB frames with tiles go
+ * through the C reference (then uploaded when the output is CUDA
+ * memory).
  *
  * ## Example launch lines
  * |[

@@ -364,9 +364,6 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
   reduce = self->reduce;
   layers = self->max_layers;
   GST_OBJECT_UNLOCK (self);
-  /* the GPU decoder decodes whole frames, every layer */
-  if (reduce || layers)
-    return GST_J2K_DEC_FLOW_CPU;
   if (!open_decoder (self)) {
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
@@ -376,6 +373,7 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
 
   if (!gst_sci_cuda_push (cuda))
     return cuda_failed (self, frame, "context push", 0);
+  sci_cuda_j2kdec_set_decode (self->cuda_dec, reduce, layers);
   rc = sci_cuda_j2kdec_parse (self->cuda_dec, data, len, &info, comp,
       GST_J2K_DEC_MAX_COMPONENTS);
   gst_sci_cuda_pop ();

@@ -63,6 +63,7 @@ typedef struct {
     int expect_path;     /* -1: any */
     int packed;          /* 3 components of 1 byte into one RGB plane */
     int pad;             /* bytes added to each row stride */
+    unsigned reduce, layers; /* sci_j2k_decode_params of both decoders */
 } run_opts;
 
 static unsigned path_count[3];
@@ -92,7 +93,9 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     int rr = sci_j2k_dec_parse(ref, cs, len, &info);
     sci_j2k_info ginfo;
     sci_j2k_comp_info ci[16];
+    sci_cuda_j2kdec_set_decode(g, o->reduce, o->layers);
     int gr = sci_cuda_j2kdec_parse(g, cs, len, &ginfo, ci, 16);
+    sci_cuda_j2kdec_set_decode(g, 0, 0);
     if (rr) {
         snprintf(what, sizeof what, "%s: both refuse it (C: %s; GPU: %s)",
                  label, sci_j2k_dec_error(ref), sci_cuda_j2kdec_error(g));
@@ -146,7 +149,7 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     CK(cudaMemset(dbuf, 0xa5, dtotal + 1));
     for (unsigned c = 0; c < nc; c++)
         dp[c].data = (uint8_t *)dbuf + doff[c];
-    sci_j2k_decode_params p = {0, 0};
+    sci_j2k_decode_params p = {o->reduce, o->layers};
     rr = sci_j2k_dec_decode(ref, &p, hp);
     unsigned ticket = 0;
     gr = sci_cuda_j2kdec_submit(g, dp, NULL, &ticket);
@@ -373,18 +376,28 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     printf("skip: %s (the encoder refuses it)\n", label);
                 continue;
             }
-            run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3)};
+            run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3), 0, 0};
             compare(g, cs, len, label, &o);
+            if (e->levels) {
+                /* a lower resolution, and fewer layers where there are
+                 * several, on the device too */
+                run_opts orl = o;
+                orl.reduce = 1 + s % e->levels;
+                orl.layers = e->layers > 1 ? 1 + s % (e->layers - 1) : 0;
+                snprintf(label, sizeof label, "%s %ux%u reduce %u layers %u",
+                         e->label, w, h, orl.reduce, orl.layers);
+                compare(g, cs, len, label, &orl);
+            }
             if (e->path == P1DEV) {
                 /* the same on the host-blocks path */
                 sci_cuda_j2kdec_tune(g, 1);
-                run_opts oh = {HB, 0, 1};
+                run_opts oh = {HB, 0, 1, 0, 0};
                 snprintf(label, sizeof label, "%s %ux%u host blocks", e->label, w, h);
                 compare(g, cs, len, label, &oh);
                 sci_cuda_j2kdec_tune(g, 0);
             }
             if (e->nc == 3 && e->depth == 8 && e->dx[1] == 1) {
-                run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5};
+                run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5, 0, 0};
                 snprintf(label, sizeof label, "%s %ux%u packed", e->label, w, h);
                 compare(g, cs, len, label, &op);
             }
@@ -395,7 +408,7 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     damage(bad, len);
                     snprintf(label, sizeof label, "%s %ux%u damaged #%d",
                              e->label, w, h, t);
-                    run_opts od = {-1, 0, 0};
+                    run_opts od = {-1, 0, 0, 0, 0};
                     compare(g, bad, len, label, &od);
                     free(bad);
                 }
@@ -526,7 +539,7 @@ static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
         uint8_t *cs = slurp(path, &len);
         if (cs) {
             unsigned before = path_count[DEV];
-            run_opts o = {-1, 0, 2};
+            run_opts o = {-1, 0, 2, 0, 0};
             compare(g, cs, len, names[i], &o);
             if (path_count[DEV] > before) {
                 dev++;
