@@ -126,7 +126,7 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
  * three visit maps of mw words, the MQ context states, the context tables
  * (512 and 256 bytes) and fn flag words (sci_t1d::decode_block), mw and fn
  * the most that a block of the frame needs. */
-#define T1_CX_WORDS ((SCI_T1_NCTX + 3) / 4)
+#define T1_CX_WORDS SCI_T1_NCTX
 #define T1_TABLE_WORDS 192
 SCI_T1D_HD size_t t1_smem_words(unsigned mw, unsigned fn) {
     return 3 * (size_t)mw + T1_CX_WORDS + T1_TABLE_WORDS + fn;
@@ -140,7 +140,7 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
                      unsigned i, uint32_t *sm, unsigned mw, unsigned lane) {
     uint32_t *out = coef + b.coef;
     uint32_t *bm = sm;
-    uint8_t *cx = (uint8_t *)(sm + 3 * mw);
+    uint32_t *cx = sm + 3 * mw;
     uint8_t *zl = (uint8_t *)(sm + 3 * mw + T1_CX_WORDS), *sl = zl + 512;
     uint32_t *fl = sm + 3 * mw + T1_CX_WORDS + T1_TABLE_WORDS;
     unsigned CW = b.w + 2u;

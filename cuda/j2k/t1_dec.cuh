@@ -41,8 +41,11 @@
 
 namespace sci_t1d {
 
-/* Table C.2: Qe << 16 | NMPS << 8 | NLPS << 1 | SWITCH */
-#define SCI_T1D_Q(qe, nm, nl, sw) ((uint32_t)(qe) << 16 | (nm) << 8 | (nl) << 1 | (sw))
+/* Table C.2: Qe << 16 | NMPS << 8 | NLPS << 2 | SWITCH << 1.  A context's
+ * state is its index's entry with the MPS in bit 0, so that a decision
+ * reads Qe from the state itself, not through a second lookup. */
+#define SCI_T1D_Q(qe, nm, nl, sw) \
+    ((uint32_t)(qe) << 16 | (nm) << 8 | (nl) << 2 | (sw) << 1)
 SCI_T1D_TABLE uint32_t mq_tab[47] = {
     SCI_T1D_Q(0x5601, 1, 1, 1), SCI_T1D_Q(0x3401, 2, 6, 0),
     SCI_T1D_Q(0x1801, 3, 9, 0), SCI_T1D_Q(0x0AC1, 4, 12, 0),
@@ -75,7 +78,7 @@ struct mq_dec {
     unsigned ct, b;
     uint32_t bp, len; /* a segment is at most a block's bytes: 32 bits */
     const uint8_t *buf;
-    uint8_t *cx;    /* the context states: in shared memory on the device,
+    uint32_t *cx;   /* the context states: in shared memory on the device,
                      * so that the rest of the state stays in registers */
 };
 
@@ -115,13 +118,13 @@ SCI_T1D void mq_restart(mq_dec *d, const uint8_t *buf, size_t len) {
     d->a = 0x8000;
 }
 
-/* Table D.7's initial states, (index << 1) | MPS */
-SCI_T1D void init_states(uint8_t *s) {
+/* Table D.7's initial states, MPS 0 */
+SCI_T1D void init_states(uint32_t *s) {
     for (unsigned i = 0; i < SCI_T1_NCTX; i++)
-        s[i] = 0;
-    s[SCI_T1_CX_ZC] = 4 << 1;
-    s[SCI_T1_CX_RL] = 3 << 1;
-    s[SCI_T1_CX_UNI] = 46 << 1;
+        s[i] = mq_tab[0];
+    s[SCI_T1_CX_ZC] = mq_tab[4];
+    s[SCI_T1_CX_RL] = mq_tab[3];
+    s[SCI_T1_CX_UNI] = mq_tab[46];
 }
 
 SCI_T1D unsigned clz32(uint32_t v) {
@@ -151,19 +154,18 @@ SCI_T1D void renormd(mq_dec *d) {
 }
 
 SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
-    uint8_t *s = &d->cx[cx];
-    unsigned i = *s >> 1, mps = *s & 1, bit;
-    uint32_t t = mq_tab[i];
+    uint32_t *s = &d->cx[cx];
+    uint32_t t = *s;
     uint32_t qe = t >> 16;
-    unsigned nmps = t >> 8 & 0xFF, nlps = t >> 1 & 0x7F, sw = t & 1;
+    unsigned mps = t & 1, bit;
     d->a -= qe;
     if ((d->c >> 16) < qe) {
         if (d->a < qe) {
             bit = mps;
-            *s = (uint8_t)(nmps << 1 | mps);
+            *s = mq_tab[t >> 8 & 0xFF] | mps;
         } else {
             bit = !mps;
-            *s = (uint8_t)(nlps << 1 | (sw ? !mps : mps));
+            *s = mq_tab[t >> 2 & 0x3F] | (mps ^ (t >> 1 & 1));
         }
         d->a = qe;
         renormd(d);
@@ -174,10 +176,10 @@ SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
         return mps;
     if (d->a < qe) {
         bit = !mps;
-        *s = (uint8_t)(nlps << 1 | (sw ? !mps : mps));
+        *s = mq_tab[t >> 2 & 0x3F] | (mps ^ (t >> 1 & 1));
     } else {
         bit = mps;
-        *s = (uint8_t)(nmps << 1 | mps);
+        *s = mq_tab[t >> 8 & 0xFF] | mps;
     }
     renormd(d);
     return bit;
@@ -549,7 +551,7 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
                          unsigned w, unsigned h, unsigned band, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
                          uint32_t *fl, uint32_t *mag, size_t stride,
-                         uint8_t cx[SCI_T1_NCTX], const uint8_t *zl,
+                         uint32_t cx[SCI_T1_NCTX], const uint8_t *zl,
                          const uint8_t *sl, uint32_t *bm, unsigned mw,
                          unsigned *low_ref, unsigned lane) {
     unsigned top = nbp - 1 - zbp;
