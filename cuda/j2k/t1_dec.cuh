@@ -228,18 +228,19 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
 
 /* The zero coding labels of a band by a sample's 3 x 3 window (bits: row
  * above NW N NE, own row W (self) E, row below SW S SE, from 0; the
- * sample's own bit is ignored), and the sign contexts by sig4 | neg4 << 4
- * (N W E S from 0 in each): (context - SCI_T1_CX_SC) | xor bit << 4.
- * Built by a warp in its shared memory. */
+ * sample's own bit is ignored), and the sign contexts by the window's
+ * N, W, E and S bits (1, 3, 5, 7) with those neighbours' signs in the bit
+ * below each: (context - SCI_T1_CX_SC) | xor bit << 4.  Built by a warp
+ * in its shared memory. */
 SCI_T1D unsigned zc_entry(unsigned band, unsigned m) {
     unsigned h = (m >> 3 & 1) + (m >> 5 & 1), v = (m >> 1 & 1) + (m >> 7 & 1);
     unsigned dg = (m & 1) + (m >> 2 & 1) + (m >> 6 & 1) + (m >> 8 & 1);
     return t1_zc_label(band, h, v, dg);
 }
 SCI_T1D unsigned sc_entry(unsigned k) {
-    int c[4];
+    int c[4];   /* N W E S: 0 insignificant, 1 positive, -1 negative */
     for (unsigned i = 0; i < 4; i++)
-        c[i] = !(k >> i & 1) ? 0 : (k >> (4 + i) & 1) ? -1 : 1;
+        c[i] = !(k >> (2 * i + 1) & 1) ? 0 : (k >> (2 * i) & 1) ? -1 : 1;
     int h = c[1] + c[2], v = c[0] + c[3];
     h = h > 1 ? 1 : h < -1 ? -1 : h;
     v = v > 1 ? 1 : v < -1 ? -1 : v;
@@ -290,8 +291,10 @@ SCI_T1D unsigned lowest_bit(uint32_t v) {
 #endif
 }
 
-SCI_T1D unsigned get(dec *d, unsigned cx) {
-    return d->israw ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
+/* a decision of a pass known to be raw (bypass) or not, so that the
+ * passes are compiled twice rather than test it every decision */
+template <bool RAW> SCI_T1D unsigned get(dec *d, unsigned cx) {
+    return RAW ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
 }
 
 /* Row r's window in its column word c: its 3 x 3 significance, without
@@ -312,18 +315,14 @@ SCI_T1D unsigned zc_ctx(const dec *d, unsigned win) {
     return SCI_T1_CX_ZC + d->zl[win];
 }
 
-/* the sign context of row r of column word c (left l, right e) */
-SCI_T1D unsigned sc_ctx(const dec *d, uint32_t c, uint32_t l, uint32_t e,
-                        unsigned r, unsigned *xr) {
-    unsigned below = !(r == 3 && (d->style & SCI_T1_VCAUSAL));
-    unsigned sig4 = (c >> (3 * r + 1) & 1) | (l >> (3 * r + 4) & 1) << 1 |
-                    (e >> (3 * r + 4) & 1) << 2 |
-                    (below & (c >> (3 * r + 7))) << 3;
-    unsigned neg4 = (c >> (18 + r) & 1) |
-                    (l >> (19 + r) & 1) << 1 | (e >> (19 + r) & 1) << 2 |
-                    (below & (c >> (19 + r + 1))) << 3;
-    unsigned k = sig4 | (neg4 & sig4) << 4;
-    unsigned v = d->sl[k];
+/* the sign context of row r of column word c (left l, right e), win its
+ * window: the window's N W E S bits, and the signs beside them */
+SCI_T1D unsigned sc_ctx(const dec *d, unsigned win, uint32_t c, uint32_t l,
+                        uint32_t e, unsigned r, unsigned *xr) {
+    unsigned t = c >> (18 + r);   /* the signs of rows r - 1 and r + 1 */
+    unsigned neg = (t & 1) | (l >> (19 + r) & 1) << 2 |
+                   (e >> (19 + r) & 1) << 4 | (t & 4) << 4;
+    unsigned v = d->sl[(win & 0xAA) | (neg & win >> 1)];
     *xr = v >> 4;
     return SCI_T1_CX_SC + (v & 15);
 }
@@ -348,14 +347,15 @@ SCI_T1D void tell_neighbours(uint32_t *c, unsigned CW, unsigned r, unsigned neg)
     }
 }
 
-/* The sign of row r of the column word at c, sample (x, y), significant
- * at plane p: its magnitude was zero, so the plane's bit is stored, not
- * or-ed. */
-SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned r, unsigned x, unsigned y,
-                      unsigned p) {
+/* The sign of row r of the column word at c (window win), sample (x, y),
+ * significant at plane p: its magnitude was zero, so the plane's bit is
+ * stored, not or-ed. */
+template <bool RAW>
+SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned win, unsigned r,
+                      unsigned x, unsigned y, unsigned p) {
     unsigned xr;
-    unsigned cx = sc_ctx(d, *c, c[-1], c[1], r, &xr);
-    unsigned neg = get(d, cx) ^ (d->israw ? 0u : xr);
+    unsigned cx = sc_ctx(d, win, *c, c[-1], c[1], r, &xr);
+    unsigned neg = get<RAW>(d, cx) ^ (RAW ? 0u : xr);
     tell_neighbours(c, d->CW, r, neg);
     d->mag[y * d->stride + x] = 1u << p;
 }
@@ -365,7 +365,7 @@ SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned r, unsigned x, unsigned y,
  * each checked again when visited.  In SigProp a new significance makes
  * the neighbours after it in scan order candidates: those in the word
  * being scanned join it in a register, the others go into the map. */
-SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
+template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
     unsigned h = d->h, w = d->w, style = d->style;
     for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
         uint32_t *row = d->bm + s * d->sw;
@@ -385,9 +385,9 @@ SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                 if ((cv & SCI_T1D_SIG(r)) || !neighbours(win))
                     continue;
                 *c = cv | SCI_T1D_PI(r);
-                if (!get(d, zc_ctx(d, win)))
+                if (!get<RAW>(d, zc_ctx(d, win)))
                     continue;
-                get_sign(d, c, r, x, y, p);
+                get_sign<RAW>(d, c, win, r, x, y, p);
                 /* below in this column, then the column on the right */
                 if (r < 3)
                     word |= (1u << (b + 1)) & (rows << (b & ~3u));
@@ -414,7 +414,7 @@ SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
  * does not), so the warp gave them as two maps beside the visit map
  * (build_map): lane 0 only decodes, and leaves the bits in the second map
  * for the warp to apply (apply_ref). */
-SCI_T1D_NOINLINE void ref_pass(dec *d) {
+template <bool RAW> SCI_T1D_NOINLINE void ref_pass(dec *d) {
     unsigned n = ((d->h + 3) >> 2) * d->sw;
     uint32_t *hi = d->bm + d->mw, *lo = hi + d->mw;
     for (unsigned k = 0; k < n; k++) {
@@ -422,7 +422,7 @@ SCI_T1D_NOINLINE void ref_pass(dec *d) {
         for (; word; word &= word - 1) {
             unsigned b = lowest_bit(word);
             unsigned cx = SCI_T1_CX_MR + (h2 >> b & 1) * 2 + (h1 >> b & 1);
-            bits |= get(d, cx) << b;
+            bits |= get<RAW>(d, cx) << b;
         }
         hi[k] = bits;
     }
@@ -430,7 +430,7 @@ SCI_T1D_NOINLINE void ref_pass(dec *d) {
 
 /* The columns with a sample neither significant nor visited, in order;
  * the others have nothing to code.  The visited marks are cleared by the
- * warp afterwards. */
+ * warp afterwards.  Cleanup passes are never raw. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
     unsigned h = d->h, style = d->style;
     uint32_t run_mask = SCI_T1D_PI_ALL | SCI_T1D_SIGMA_ALL;
@@ -448,28 +448,29 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                 uint32_t *c = cws + x;
                 unsigned r = 0;
                 if (nr == 4 && !(*c & run_mask)) {
-                    if (!get(d, SCI_T1_CX_RL))
+                    if (!get<false>(d, SCI_T1_CX_RL))
                         continue;
-                    r = get(d, SCI_T1_CX_UNI) << 1;
-                    r |= get(d, SCI_T1_CX_UNI);
-                    get_sign(d, c, r, x, y0 + r, p);
+                    r = get<false>(d, SCI_T1_CX_UNI) << 1;
+                    r |= get<false>(d, SCI_T1_CX_UNI);
+                    get_sign<false>(d, c, window(*c, r, style), r, x, y0 + r, p);
                     r++;
                 }
                 for (; r < nr; r++) {
                     uint32_t cv = *c;
                     if (cv & (SCI_T1D_SIG(r) | SCI_T1D_PI(r)))
                         continue;
-                    if (get(d, zc_ctx(d, window(cv, r, style))))
-                        get_sign(d, c, r, x, y0 + r, p);
+                    unsigned win = window(cv, r, style);
+                    if (get<false>(d, zc_ctx(d, win)))
+                        get_sign<false>(d, c, win, r, x, y0 + r, p);
                 }
             }
         }
     }
     if (style & SCI_T1_SEGSYM) {
-        unsigned v = get(d, SCI_T1_CX_UNI) << 3;
-        v |= get(d, SCI_T1_CX_UNI) << 2;
-        v |= get(d, SCI_T1_CX_UNI) << 1;
-        v |= get(d, SCI_T1_CX_UNI);
+        unsigned v = get<false>(d, SCI_T1_CX_UNI) << 3;
+        v |= get<false>(d, SCI_T1_CX_UNI) << 2;
+        v |= get<false>(d, SCI_T1_CX_UNI) << 1;
+        v |= get<false>(d, SCI_T1_CX_UNI);
         return v != 0xA;
     }
     return 0;
@@ -585,11 +586,17 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
             build_map(&d, kind, (unsigned)pl, lane);
             sci_dw::w_sync();
             if (lane == 0) {
-                if (kind == 0)
-                    sig_pass(&d, (unsigned)pl);
-                else if (kind == 1)
-                    ref_pass(&d);
-                else
+                if (kind == 0) {
+                    if (d.israw)
+                        sig_pass<true>(&d, (unsigned)pl);
+                    else
+                        sig_pass<false>(&d, (unsigned)pl);
+                } else if (kind == 1) {
+                    if (d.israw)
+                        ref_pass<true>(&d);
+                    else
+                        ref_pass<false>(&d);
+                } else
                     bad |= cleanup_pass(&d, (unsigned)pl);
                 if (t1_pass_term(style, n, all) && n + 1 < passes) {
                     size_t s = pass_len[n] < len ? pass_len[n] : len;
