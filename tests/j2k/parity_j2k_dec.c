@@ -63,7 +63,9 @@ typedef struct {
     int expect_path;     /* -1: any */
     int packed;          /* 3 components of 1 byte into one RGB plane */
     int pad;             /* bytes added to each row stride */
-    unsigned reduce, layers; /* sci_j2k_decode_params of both decoders */
+    unsigned reduce, layers; /* sci_j2k_decode_params of both decoders (a
+                              * reduce beyond the levels: the levels, as
+                              * j2kdec and the GPU decoder take it) */
 } run_opts;
 
 static unsigned path_count[3];
@@ -149,7 +151,8 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     CK(cudaMemset(dbuf, 0xa5, dtotal + 1));
     for (unsigned c = 0; c < nc; c++)
         dp[c].data = (uint8_t *)dbuf + doff[c];
-    sci_j2k_decode_params p = {o->reduce, o->layers};
+    sci_j2k_decode_params p = {o->reduce < info.levels ? o->reduce : info.levels,
+                               o->layers};
     rr = sci_j2k_dec_decode(ref, &p, hp);
     unsigned ticket = 0;
     gr = sci_cuda_j2kdec_submit(g, dp, NULL, &ticket);
@@ -382,7 +385,7 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                 /* a lower resolution, and fewer layers where there are
                  * several, on the device too */
                 run_opts orl = o;
-                orl.reduce = 1 + s % e->levels;
+                orl.reduce = 1 + s % (e->levels + 1);
                 orl.layers = e->layers > 1 ? 1 + s % (e->layers - 1) : 0;
                 snprintf(label, sizeof label, "%s %ux%u reduce %u layers %u",
                          e->label, w, h, orl.reduce, orl.layers);
