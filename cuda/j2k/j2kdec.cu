@@ -153,7 +153,7 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
     sci_dw::w_sync();
     unsigned low_ref;
     if (sci_t1d::decode_block(arena + b.data, b.lcup, plen + b.lref, b.w, b.h,
-                              b.band, b.mb, b.zbp, b.passes, b.style, fl, out,
+                              b.mb, b.zbp, b.passes, b.style, fl, out,
                               b.stride, cx, zl, sl, bm, mw, &low_ref, lane) &&
         lane == 0)
         note_damage(status, i);

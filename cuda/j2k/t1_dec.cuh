@@ -257,7 +257,7 @@ struct dec {
     mq_dec mq;
     raw_dec raw;
     int israw;
-    unsigned w, h, band, style;
+    unsigned w, h, style;
     uint32_t *cw;     /* the word of stripe 0, column 0; stripes CW apart */
     unsigned CW;      /* w + 2 <= 1026 */
     uint32_t *mag;    /* the coefficient plane at the block */
@@ -269,11 +269,6 @@ struct dec {
     uint32_t *bm;
     unsigned sw, mw;
 };
-
-/* The most words of a block's visit map: 4 w h / 32 with a stripe's
- * words rounded up (w, h <= 1024 and w h <= 4096: 256 stripes of one
- * word when h = 1024). */
-#define SCI_T1D_MAP_WORDS 256
 
 /* the words of a w x h block's visit map and of its flags */
 SCI_T1D_HD unsigned map_words(unsigned w, unsigned h) {
@@ -549,7 +544,7 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * was wrong, on every lane, and in *low_ref the plane of the last MagRef
  * pass decoded (32 if none), on every lane. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
-                         unsigned w, unsigned h, unsigned band, unsigned nbp,
+                         unsigned w, unsigned h, unsigned nbp,
                          unsigned zbp, unsigned passes, unsigned style,
                          uint32_t *fl, uint32_t *mag, size_t stride,
                          uint32_t cx[SCI_T1_NCTX], const uint8_t *zl,
@@ -559,7 +554,6 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     dec d;
     d.w = w;
     d.h = h;
-    d.band = band;
     d.style = style;
     d.CW = w + 2;
     d.mag = mag;
