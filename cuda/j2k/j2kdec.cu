@@ -297,6 +297,17 @@ struct slot {
     size_t nht;             /* blocks on the device */
     cudaEvent_t ev[6];      /* stage marks (sci_cuda_j2kdec_profile) */
     int profiled;           /* its last frame recorded them */
+    /* A slot's frame runs on the slot's own stream and buffers, so the
+     * frames in flight overlap on the device too: one frame's longest
+     * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
+    cudaStream_t st;
+    cudaEvent_t start;      /* the caller's stream at submit */
+    uint8_t *d_up, *d_arena;
+    size_t d_up_cap, arena_cap;
+    void *d_coef;
+    size_t coef_cap;
+    sci_cuda_wt *wt;
+    sci_wt_geometry wg;
 };
 
 struct sci_cuda_j2kdec {
@@ -314,8 +325,6 @@ struct sci_cuda_j2kdec {
     sci_cuda_j2kdec_path_t path;
     /* device */
     uint16_t *d_lut;
-    uint8_t *d_up, *d_arena;
-    size_t d_up_cap, arena_cap;
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
     sci_j2k_decode_params prm; /* reduce and layers (set_decode) */
     sci_j2k_decode_params fprm; /* those of the parsed frame */
@@ -325,11 +334,7 @@ struct sci_cuda_j2kdec {
     jd_block *sort_tmp;     /* sort_heavier's */
     size_t sort_cap;
     size_t sort_at[SORT_BUCKETS];
-    void *d_coef;
-    size_t coef_cap;
     int *d_status;          /* one pair a slot */
-    sci_cuda_wt *wt;
-    sci_wt_geometry wg;
     /* host-side buffers of the host paths (pinned, one at a time) */
     void *h_coef;
     size_t h_coef_cap;
@@ -419,9 +424,14 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
     if (!err)
         err = cudaEventCreateWithFlags(&d->host_up, cudaEventDisableTiming);
     for (unsigned i = 0; !err && i < slots; i++) {
-        err = cudaEventCreateWithFlags(&d->slots[i].done, cudaEventDisableTiming);
+        slot *s = &d->slots[i];
+        err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
         if (!err)
-            err = cudaMallocHost((void **)&d->slots[i].h_status, 2 * sizeof(int));
+            err = cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming);
+        if (!err)
+            err = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
+        if (!err)
+            err = cudaMallocHost((void **)&s->h_status, 2 * sizeof(int));
     }
     if (err) {
         sci_cuda_j2kdec_destroy(d);
@@ -445,6 +455,14 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         for (int k = 0; k < 6; k++)
             if (s->ev[k])
                 cudaEventDestroy(s->ev[k]);
+        if (s->start)
+            cudaEventDestroy(s->start);
+        if (s->st)
+            cudaStreamDestroy(s->st);
+        sci_cuda_wt_destroy(s->wt);
+        cudaFree(s->d_up);
+        cudaFree(s->d_arena);
+        cudaFree(s->d_coef);
     }
     if (d->host_up) {
         cudaEventSynchronize(d->host_up);
@@ -452,11 +470,7 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
     }
     cudaFreeHost(d->h_coef);
     cudaFreeHost(d->h_planes);
-    sci_cuda_wt_destroy(d->wt);
     cudaFree(d->d_lut);
-    cudaFree(d->d_up);
-    cudaFree(d->d_arena);
-    cudaFree(d->d_coef);
     cudaFree(d->d_status);
     if (d->scratch)
         for (unsigned i = 0; i < d->nthreads; i++)
@@ -841,7 +855,6 @@ static size_t align16(size_t n) {
 extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                                       const sci_cuda_j2kdec_plane *planes,
                                       void *stream, unsigned *ticket) {
-    cudaStream_t st = (cudaStream_t)stream;
     d->err[0] = 0;
     if (!d->parsed || !planes)
         return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "nothing parsed, or no planes");
@@ -874,6 +887,15 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     }
     /* the slot's last frame may still be reading its pinned buffer */
     cudaEventSynchronize(s->done);
+    /* the frame runs after what the caller queued before it */
+    cudaError_t e = cudaEventRecord(s->start, (cudaStream_t)stream);
+    if (!e)
+        e = cudaStreamWaitEvent(s->st, s->start, 0);
+    if (e) {
+        free(ci);
+        return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+    }
+    cudaStream_t st = s->st;
     double h0 = now_ms();
     d->parsed = 0;
     s->nht = 0;
@@ -922,23 +944,20 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return 0;
     }
 
-    /* device layout: the wavelet scratch and the coefficient planes */
-    cudaError_t e = cudaSuccess;
-    if (!d->wt || memcmp(&d->wg, &g, sizeof g)) {
-        for (unsigned i = 0; i < d->nslots; i++)
-            cudaEventSynchronize(d->slots[i].done);
-        sci_cuda_wt_destroy(d->wt);
-        d->wt = NULL;
-        e = (cudaError_t)sci_cuda_wt_create(&d->wt, &g);
+    /* device layout: the wavelet scratch and the coefficient planes (the
+     * slot's last frame is done with them) */
+    if (!s->wt || memcmp(&s->wg, &g, sizeof g)) {
+        sci_cuda_wt_destroy(s->wt);
+        s->wt = NULL;
+        e = (cudaError_t)sci_cuda_wt_create(&s->wt, &g);
         if (e) {
             free(ci);
             return e;
         }
-        d->wg = g;
+        s->wg = g;
     }
     size_t ncoef = sci_wt_coeff_count(&g);
-    if (!e)
-        e = grow_device(&d->d_coef, &d->coef_cap, ncoef * 4);
+    e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
     sci_cuda_wt_out out[SCI_WT_MAX_COMPONENTS];
     sci_wt_plane dst[SCI_WT_MAX_COMPONENTS];
     for (unsigned c = 0; c < nc; c++) {
@@ -960,9 +979,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         size_t total = cs_bytes + blk_bytes + ref_bytes + maxplen * 4;
         e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
         if (!e)
-            e = grow_device((void **)&d->d_up, &d->d_up_cap, total);
+            e = grow_device((void **)&s->d_up, &s->d_up_cap, total);
         if (!e)
-            e = grow_device((void **)&d->d_arena, &d->arena_cap, tb.arena_len + 16);
+            e = grow_device((void **)&s->d_arena, &s->arena_cap, tb.arena_len + 16);
         tables t;
         memset(&t, 0, sizeof t);
         if (!e) {
@@ -990,26 +1009,26 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         }
         mark(d, s, 0, st);
         if (!e)
-            e = cudaMemcpyAsync(d->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
+            e = cudaMemcpyAsync(s->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
         if (!e)
             e = cudaMemcpyAsync(d_status, s->h_status, 2 * sizeof(int),
                                 cudaMemcpyHostToDevice, st);
         if (!e)
-            e = cudaMemsetAsync(d->d_coef, 0, ncoef * 4, st);
-        const jd_block *dblk = (const jd_block *)(d->d_up + cs_bytes);
+            e = cudaMemsetAsync(s->d_coef, 0, ncoef * 4, st);
+        const jd_block *dblk = (const jd_block *)(s->d_up + cs_bytes);
         mark(d, s, 1, st);
         if (!e)
-            e = launch_gather(d->d_up, (const jd_ref *)(d->d_up + cs_bytes + blk_bytes),
-                              t.nref, d->d_arena, st);
+            e = launch_gather(s->d_up, (const jd_ref *)(s->d_up + cs_bytes + blk_bytes),
+                              t.nref, s->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
-            e = launch_ht(dblk, t.nht, t.qwmax, d->d_arena, d->d_lut, d->d_coef,
+            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, d->d_lut, s->d_coef,
                           d_status, st);
         mark(d, s, 3, st);
         if (!e)
-            e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, d->d_arena,
-                          (const uint32_t *)(d->d_up + cs_bytes + blk_bytes + ref_bytes),
-                          d->d_coef, d_status, st);
+            e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, s->d_arena,
+                          (const uint32_t *)(s->d_up + cs_bytes + blk_bytes + ref_bytes),
+                          s->d_coef, d_status, st);
         mark(d, s, 4, st);
     } else if (!e) {
         /* EBCOT blocks: the C reference on the host's threads */
@@ -1039,7 +1058,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             }
         }
         if (!e)
-            e = cudaMemcpyAsync(d->d_coef, d->h_coef, ncoef * 4,
+            e = cudaMemcpyAsync(s->d_coef, d->h_coef, ncoef * 4,
                                 cudaMemcpyHostToDevice, st);
         if (!e) {
             e = cudaEventRecord(d->host_up, st);
@@ -1050,7 +1069,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     if (!e && sci_j2k_dec_truncated(d->dec) && !sci_j2k_dec_warnings(d->dec))
         sci_j2k_warn(jst, d->len, "the codestream is truncated");
     if (!e)
-        e = (cudaError_t)sci_cuda_wt_inverse_dec(d->wt, d->d_coef, dst, out, st);
+        e = (cudaError_t)sci_cuda_wt_inverse_dec(s->wt, s->d_coef, dst, out, st);
     s->profiled = d->profile && d->path == SCI_CUDA_J2KDEC_DEVICE;
     if (s->profiled)
         mark(d, s, 5, st);

@@ -28,17 +28,21 @@
  *      CPU threads), the HT ones too, and the coefficient planes uploaded;
  *      the inverse DWT, colour transform and output run on the device.
  *  SCI_CUDA_J2KDEC_HOST        anything else (tiles, an image or tile
- *      origin other than 0, reduce, per-component levels or filters, more
+ *      origin other than 0, per-component levels or filters, more
  *      than 4 components or larger subsampling, a colour transform the C
  *      reference does not apply): the whole frame is decoded by the C
  *      reference and its planes uploaded.  The output planes must then be
  *      planar (pixel_stride == bytes).
  *
- * Frames in flight: submit queues a frame on the stream and returns; finish
- * waits for it.  Up to `slots` frames (sci_cuda_j2kdec_create) may be
- * submitted before the oldest is finished, so the host parses frame n + 1
- * while the device decodes frame n.  Every frame of one decoder goes on the
- * same stream (the device scratch is shared, in stream order).
+ * Frames in flight: submit queues a frame and returns; finish waits for it.
+ * Up to `slots` frames (sci_cuda_j2kdec_create) may be submitted before the
+ * oldest is finished, so the host parses frame n + 1 while the device
+ * decodes frame n.  Each slot has its own CUDA stream and device buffers
+ * (4 bytes a sample of coefficients, 1.25 of wavelet scratch, twice the
+ * codestream), so the device decodes the frames in flight at once.
+ * A frame starts after the work queued on `stream` before its submit; its
+ * planes are written when finish returns (later work on `stream` does not
+ * wait for them by itself).
  *
  * Errors: 0, a cudaError_t, or SCI_CUDA_J2KDEC_ERR_*; sci_cuda_error_string
  * (cuda/error.h) names them and sci_cuda_j2kdec_error tells the details.
