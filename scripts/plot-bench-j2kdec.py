@@ -21,14 +21,14 @@ fps = {}
 # the CPU table comes after its heading (the stage table has rows alike)
 cpu_text = text[text.index("## CPU decode"):]
 for key, _ in streams:
-    # the GPU table: the device path's row, best of 1..3 in flight, and
+    # the GPU table: the device path's row, best of 1..4 in flight, and
     # nvJPEG2000 on the same stream
     best, nv = 0.0, None
     for m in re.finditer(r"^\| %s \| [0-9.]+ \| [0-9.]+ \| "
-                         r"([0-9.]+) / ([0-9.]+) / ([0-9.]+) \| [0-9.]+ \| "
+                         r"([0-9. /]+) \| [0-9.]+ \| "
                          r"\w+ \| ([0-9.]+) \|" % key, text, re.M):
-        best = max(best, *(float(m.group(i)) for i in (1, 2, 3)))
-        nv = float(m.group(4))
+        best = max(best, *(float(v) for v in m.group(1).split(" / ")))
+        nv = float(m.group(2))
     fps[("ours, GPU", key)] = best
     fps[("nvJPEG2000, GPU", key)] = nv
     # the CPU table: seconds a frame, except ours on 16 threads (frames/s)
