@@ -74,8 +74,12 @@ SCI_T1D_TABLE uint32_t mq_tab[47] = {
 };
 
 struct mq_dec {
-    uint32_t a, c;
+    uint32_t a;       /* A << 16: Qe << 16 is its state's top half, and the
+                       * renormalisation test a sign */
+    uint32_t c;
     unsigned ct, b;
+    unsigned nx;      /* the byte after b, loaded ahead: its load's latency
+                       * is off the decisions' chain */
     uint32_t bp, len; /* a segment is at most a block's bytes: 32 bits */
     const uint8_t *buf;
     uint32_t *cx;   /* the context states: in shared memory on the device,
@@ -88,19 +92,21 @@ SCI_T1D unsigned byte_at(const mq_dec *d, uint32_t i) {
 
 SCI_T1D void bytein(mq_dec *d) {
     if (d->b == 0xFF) {
-        unsigned b1 = byte_at(d, d->bp + 1);
+        unsigned b1 = d->nx;
         if (b1 > 0x8F) {
             d->c += 0xFF00;
             d->ct = 8;
         } else {
             d->bp++;
             d->b = b1;
+            d->nx = byte_at(d, d->bp + 1);
             d->c += b1 << 9;
             d->ct = 7;
         }
     } else {
         d->bp++;
-        d->b = byte_at(d, d->bp);
+        d->b = d->nx;
+        d->nx = byte_at(d, d->bp + 1);
         d->c += d->b << 8;
         d->ct = 8;
     }
@@ -111,11 +117,12 @@ SCI_T1D void mq_restart(mq_dec *d, const uint8_t *buf, size_t len) {
     d->len = (uint32_t)len;
     d->bp = 0;
     d->b = byte_at(d, 0);
+    d->nx = byte_at(d, 1);
     d->c = d->b << 16;
     bytein(d);
     d->c <<= 7;
     d->ct -= 7;
-    d->a = 0x8000;
+    d->a = 0x80000000u;
 }
 
 /* Table D.7's initial states, MPS 0 */
@@ -135,31 +142,30 @@ SCI_T1D unsigned clz32(uint32_t v) {
 #endif
 }
 
-/* a > 0 here; the shifts that need no new byte are done at once */
+/* a > 0 here.  The n shifts that the standard makes one at a time, with a
+ * new byte before any shift that finds ct at 0, done as runs of shifts
+ * between the new bytes. */
 SCI_T1D void renormd(mq_dec *d) {
-    unsigned n = clz32(d->a) - 16;
-    if (n <= d->ct) {
-        d->a <<= n;
-        d->c <<= n;
-        d->ct -= n;
-        return;
+    unsigned n = clz32(d->a);
+    while (n > d->ct) {
+        d->a <<= d->ct;
+        d->c <<= d->ct;
+        n -= d->ct;
+        d->ct = 0;
+        bytein(d);
     }
-    do {
-        if (d->ct == 0)
-            bytein(d);
-        d->a <<= 1;
-        d->c <<= 1;
-        d->ct--;
-    } while (!(d->a & 0x8000));
+    d->a <<= n;
+    d->c <<= n;
+    d->ct -= n;
 }
 
 SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
     uint32_t *s = &d->cx[cx];
     uint32_t t = *s;
-    uint32_t qe = t >> 16;
+    uint32_t qe = t & 0xFFFF0000u;  /* Qe << 16, as a and c hold it */
     unsigned mps = t & 1, bit;
     d->a -= qe;
-    if ((d->c >> 16) < qe) {
+    if (d->c < qe) {
         if (d->a < qe) {
             bit = mps;
             *s = mq_tab[t >> 8 & 0xFF] | mps;
@@ -171,8 +177,8 @@ SCI_T1D unsigned mq_decode(mq_dec *d, unsigned cx) {
         renormd(d);
         return bit;
     }
-    d->c -= qe << 16;
-    if (d->a & 0x8000)
+    d->c -= qe;
+    if ((int32_t)d->a < 0)
         return mps;
     if (d->a < qe) {
         bit = !mps;
@@ -258,6 +264,7 @@ struct dec {
     raw_dec raw;
     int israw;
     unsigned w, h, style;
+    uint32_t vis;     /* window's */
     uint32_t *cw;     /* the word of stripe 0, column 0; stripes CW apart */
     unsigned CW;      /* w + 2 <= 1026 */
     uint32_t *mag;    /* the coefficient plane at the block */
@@ -292,13 +299,11 @@ template <bool RAW> SCI_T1D unsigned get(dec *d, unsigned cx) {
     return RAW ? raw_get(&d->raw) : mq_decode(&d->mq, cx);
 }
 
-/* Row r's window in its column word c: its 3 x 3 significance, without
- * the row below where the vertically causal mode hides it. */
-SCI_T1D unsigned window(uint32_t c, unsigned r, unsigned style) {
-    unsigned m = c >> (3 * r) & 0x1FF;
-    if (r == 3 && (style & SCI_T1_VCAUSAL))
-        m &= 0x3F;
-    return m;
+/* Row r's window in its column word c: its 3 x 3 significance.  vis is
+ * the block's visible part of a word (decode_block): without the next
+ * stripe's row in the vertically causal mode, which only row 3 sees. */
+SCI_T1D unsigned window(uint32_t c, unsigned r, uint32_t vis) {
+    return (c & vis) >> (3 * r) & 0x1FF;
 }
 
 /* its neighbours' significance, without its own */
@@ -361,7 +366,7 @@ SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned win, unsigned r,
  * the neighbours after it in scan order candidates: those in the word
  * being scanned join it in a register, the others go into the map. */
 template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
-    unsigned h = d->h, w = d->w, style = d->style;
+    unsigned h = d->h, w = d->w;
     for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
         uint32_t *row = d->bm + s * d->sw;
         uint32_t *cws = d->cw + s * d->CW;
@@ -375,7 +380,7 @@ template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                 unsigned x = j * 8 + (b >> 2), r = b & 3, y = y0 + r;
                 uint32_t *c = cws + x;
                 uint32_t cv = *c;
-                unsigned win = window(cv, r, style);
+                unsigned win = window(cv, r, d->vis);
                 /* insignificant with a significant neighbour */
                 if ((cv & SCI_T1D_SIG(r)) || !neighbours(win))
                     continue;
@@ -427,10 +432,8 @@ template <bool RAW> SCI_T1D_NOINLINE void ref_pass(dec *d) {
  * the others have nothing to code.  The visited marks are cleared by the
  * warp afterwards.  Cleanup passes are never raw. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
-    unsigned h = d->h, style = d->style;
-    uint32_t run_mask = SCI_T1D_PI_ALL | SCI_T1D_SIGMA_ALL;
-    if (style & SCI_T1_VCAUSAL)
-        run_mask &= ~SCI_T1D_ROW4;
+    unsigned h = d->h;
+    uint32_t run_mask = (SCI_T1D_PI_ALL | SCI_T1D_SIGMA_ALL) & d->vis;
     for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
         unsigned nr = y0 + 4 < h ? 4 : h - y0;
         const uint32_t *row = d->bm + s * d->sw;
@@ -447,21 +450,21 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                         continue;
                     r = get<false>(d, SCI_T1_CX_UNI) << 1;
                     r |= get<false>(d, SCI_T1_CX_UNI);
-                    get_sign<false>(d, c, window(*c, r, style), r, x, y0 + r, p);
+                    get_sign<false>(d, c, window(*c, r, d->vis), r, x, y0 + r, p);
                     r++;
                 }
                 for (; r < nr; r++) {
                     uint32_t cv = *c;
                     if (cv & (SCI_T1D_SIG(r) | SCI_T1D_PI(r)))
                         continue;
-                    unsigned win = window(cv, r, style);
+                    unsigned win = window(cv, r, d->vis);
                     if (get<false>(d, zc_ctx(d, win)))
                         get_sign<false>(d, c, win, r, x, y0 + r, p);
                 }
             }
         }
     }
-    if (style & SCI_T1_SEGSYM) {
+    if (d->style & SCI_T1_SEGSYM) {
         unsigned v = get<false>(d, SCI_T1_CX_UNI) << 3;
         v |= get<false>(d, SCI_T1_CX_UNI) << 2;
         v |= get<false>(d, SCI_T1_CX_UNI) << 1;
@@ -486,7 +489,7 @@ SCI_T1D void build_map(dec *d, unsigned kind, unsigned p, unsigned lane) {
             if (x < d->w && y < d->h) {
                 uint32_t c = d->cw[s * d->CW + x];
                 int sig = (c & SCI_T1D_SIG(r)) != 0, vis = (c & SCI_T1D_PI(r)) != 0;
-                nb = neighbours(window(c, r, d->style)) != 0;
+                nb = neighbours(window(c, r, d->vis)) != 0;
                 in = kind == 0 ? !sig && nb : kind == 1 ? sig && !vis : !sig && !vis;
                 if (kind == 1 && in && p + 2 < 32)
                     ref = (d->mag[y * d->stride + x] >> (p + 2)) != 0;
@@ -555,6 +558,7 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
     d.w = w;
     d.h = h;
     d.style = style;
+    d.vis = style & SCI_T1_VCAUSAL ? ~SCI_T1D_ROW4 : ~0u;
     d.CW = w + 2;
     d.mag = mag;
     d.stride = (unsigned)stride;
