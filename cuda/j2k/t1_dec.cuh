@@ -363,8 +363,10 @@ SCI_T1D void get_sign(dec *d, uint32_t *c, unsigned win, unsigned r,
 /* The passes run on lane 0 over the samples of the visit map that the
  * warp built before (build_map): a superset of those the pass codes,
  * each checked again when visited.  In SigProp a new significance makes
- * the neighbours after it in scan order candidates: those in the word
- * being scanned join it in a register, the others go into the map. */
+ * its insignificant neighbours after it in scan order candidates (its
+ * window, and its word's next-stripe bits, tell which are significant):
+ * those in the word being scanned join it in a register, the others go
+ * into the map. */
 template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
     unsigned h = d->h, w = d->w;
     for (unsigned y0 = 0, s = 0; y0 < h; y0 += 4, s++) {
@@ -389,10 +391,11 @@ template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                     continue;
                 get_sign<RAW>(d, c, win, r, x, y, p);
                 /* below in this column, then the column on the right */
-                if (r < 3)
+                if (r < 3 && !(win & 0x80))
                     word |= (1u << (b + 1)) & (rows << (b & ~3u));
                 if (x + 1 < w) {
-                    unsigned nb = ((0x7u << r) >> 1) & rows;
+                    unsigned sr = (win >> 2 & 1) | (win >> 4 & 2) | (win >> 6 & 4);
+                    unsigned nb = ((~sr & 7u) << r >> 1) & rows;
                     if ((b >> 2) < 7)
                         word |= nb << ((b & ~3u) + 4);
                     else
@@ -403,7 +406,8 @@ template <bool RAW> SCI_T1D_NOINLINE void sig_pass(dec *d, unsigned p) {
                     uint32_t *next = row + d->sw;
                     unsigned x0 = x ? x - 1 : 0, x1 = x + 1 < w ? x + 1 : x;
                     for (unsigned k = x0; k <= x1; k++)
-                        next[k >> 3] |= 1u << ((k & 7) * 4);
+                        if (!(cv >> (15 + k + 1 - x) & 1))
+                            next[k >> 3] |= 1u << ((k & 7) * 4);
                 }
             }
         }
@@ -453,13 +457,16 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                     get_sign<false>(d, c, window(*c, r, d->vis), r, x, y0 + r, p);
                     r++;
                 }
-                for (; r < nr; r++) {
-                    uint32_t cv = *c;
+                /* the column's word changes only where a sample of it
+                 * becomes significant */
+                for (uint32_t cv = *c; r < nr; r++) {
                     if (cv & (SCI_T1D_SIG(r) | SCI_T1D_PI(r)))
                         continue;
                     unsigned win = window(cv, r, d->vis);
-                    if (get<false>(d, zc_ctx(d, win)))
+                    if (get<false>(d, zc_ctx(d, win))) {
                         get_sign<false>(d, c, win, r, x, y0 + r, p);
+                        cv = *c;
+                    }
                 }
             }
         }
