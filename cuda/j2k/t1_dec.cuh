@@ -327,23 +327,33 @@ SCI_T1D unsigned sc_ctx(const dec *d, unsigned win, uint32_t c, uint32_t l,
     return SCI_T1_CX_SC + (v & 15);
 }
 
+/* A flag word gains bits: on the device one shared-memory atomic, which
+ * waits for no load (only lane 0 writes the flags during a pass). */
+SCI_T1D void set_bits(uint32_t *w, uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+    atomicOr(w, bits);
+#else
+    *w |= bits;
+#endif
+}
+
 /* Row r of the column word at c became significant, negative if neg: the
  * words that see it learn it. */
 SCI_T1D void tell_neighbours(uint32_t *c, unsigned CW, unsigned r, unsigned neg) {
     unsigned i = r + 1;
-    c[-1] |= SCI_T1D_SIGMA(i, 2);
-    c[0] |= SCI_T1D_SIGMA(i, 1) | (neg ? SCI_T1D_CHI(r) : 0u);
-    c[1] |= SCI_T1D_SIGMA(i, 0);
+    set_bits(c - 1, SCI_T1D_SIGMA(i, 2));
+    set_bits(c, SCI_T1D_SIGMA(i, 1) | (neg ? SCI_T1D_CHI(r) : 0u));
+    set_bits(c + 1, SCI_T1D_SIGMA(i, 0));
     if (r == 0) {
         uint32_t *u = c - CW;   /* the stripe above: its row 4 */
-        u[-1] |= SCI_T1D_SIGMA(5, 2);
-        u[0] |= SCI_T1D_SIGMA(5, 1) | (neg ? SCI_T1D_CHI(4) : 0u);
-        u[1] |= SCI_T1D_SIGMA(5, 0);
+        set_bits(u - 1, SCI_T1D_SIGMA(5, 2));
+        set_bits(u, SCI_T1D_SIGMA(5, 1) | (neg ? SCI_T1D_CHI(4) : 0u));
+        set_bits(u + 1, SCI_T1D_SIGMA(5, 0));
     } else if (r == 3) {
         uint32_t *b = c + CW;   /* the stripe below: its row -1 */
-        b[-1] |= SCI_T1D_SIGMA(0, 2);
-        b[0] |= SCI_T1D_SIGMA(0, 1) | (neg ? SCI_T1D_CHI(-1) : 0u);
-        b[1] |= SCI_T1D_SIGMA(0, 0);
+        set_bits(b - 1, SCI_T1D_SIGMA(0, 2));
+        set_bits(b, SCI_T1D_SIGMA(0, 1) | (neg ? SCI_T1D_CHI(-1) : 0u));
+        set_bits(b + 1, SCI_T1D_SIGMA(0, 0));
     }
 }
 
@@ -457,15 +467,15 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
                     get_sign<false>(d, c, window(*c, r, d->vis), r, x, y0 + r, p);
                     r++;
                 }
-                /* the column's word changes only where a sample of it
-                 * becomes significant */
+                /* of the column's word, the rows below need only its
+                 * samples' significance, which is kept here */
                 for (uint32_t cv = *c; r < nr; r++) {
                     if (cv & (SCI_T1D_SIG(r) | SCI_T1D_PI(r)))
                         continue;
                     unsigned win = window(cv, r, d->vis);
                     if (get<false>(d, zc_ctx(d, win))) {
                         get_sign<false>(d, c, win, r, x, y0 + r, p);
-                        cv = *c;
+                        cv |= SCI_T1D_SIG(r);
                     }
                 }
             }
