@@ -484,8 +484,10 @@ gst_j2k_dec_class_init (GstJ2kDecClass * klass)
       g_param_spec_uint ("frames-in-flight", "Frames in flight",
           "CUDA backend: frames queued on the GPU before the oldest is "
           "output, so that the host parses the next frame while the GPU "
-          "decodes (more frames: more throughput, more latency and device "
-          "memory; 2 is usually enough).  1: each frame leaves before the "
+          "decodes, and the GPU decodes them at once (each has its own "
+          "device buffers, about 6 bytes a sample).  More frames: more "
+          "throughput, latency and device memory; 3 gave the most on an "
+          "H100 at 4K.  1: each frame leaves before the "
           "next one is taken.  Read when the GPU decoder is made (the first "
           "frame after start)", 1, GST_J2K_DEC_MAX_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT,

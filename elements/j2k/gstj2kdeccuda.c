@@ -1,6 +1,8 @@
 /*
  * j2kdec's CUDA path (cuda/j2k/j2kdec.h): a frame is parsed on the host,
- * queued on the instance's stream, and finished once `frames-in-flight`
+ * queued after the instance's stream (on a stream of the decoder's slot,
+ * so that the frames in flight decode at once), and finished once
+ * `frames-in-flight`
  * frames are queued (or at a drain), so that the host parses frame n + 1
  * while the GPU decodes frame n.  The planes are written by the kernels
  * straight into the output buffer when it is CUDA memory; for system
