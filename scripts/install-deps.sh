@@ -31,3 +31,15 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   time xz-utils iproute2 python3 >/dev/null
 # fitsverify: test-fits checks fitsenc's files with it (skipped without it).
 $SUDO apt-get install -y -qq --no-install-recommends fitsverify >/dev/null
+# archive/sciarchive.py and its test: Dask distributed, numpy and PyGObject
+# with GStreamer's introspection data.  Dask's dashboard needs bokeh 2.4
+# (Debian 12's distributed takes 2.4.2..2.4.3, which Debian does not
+# package): from PyPI, its dependencies from Debian.
+$SUDO apt-get install -y -qq --no-install-recommends \
+  python3-distributed python3-numpy python3-gi python3-gst-1.0 \
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
+  python3-pip python3-jinja2 python3-pil python3-yaml \
+  python3-typing-extensions python3-tornado python3-packaging >/dev/null
+/usr/bin/python3 -c 'import bokeh' 2>/dev/null ||
+  $SUDO /usr/bin/python3 -m pip install -q --no-deps --break-system-packages \
+    --root-user-action=ignore bokeh==2.4.3
