@@ -19,6 +19,7 @@
 #include "seismic/gstseismicenc.h"
 #include "seismic/gstseismicdec.h"
 #include "j2k/gstj2ktypefind.h"
+#include "multigpu/gstscimultigpu.h"
 #include "envi/gstenvitypefind.h"
 #if HAVE_CFITSIO
 #include "fits/gstfitsdec.h"
@@ -57,6 +58,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sppfilter, plugin);
   ret |= GST_ELEMENT_REGISTER (seismicenc, plugin);
   ret |= GST_ELEMENT_REGISTER (seismicdec, plugin);
+  ret |= GST_ELEMENT_REGISTER (scimultigpu, plugin);
 #if HAVE_CFITSIO
   ret |= GST_ELEMENT_REGISTER (fitsdec, plugin);
   ret |= GST_ELEMENT_REGISTER (fitsenc, plugin);
