@@ -2,7 +2,8 @@
 """scimultigpu (issue 25) with the CPU backend standing in for devices: each
 coder's output through 2 and 3 copies must equal one copy's, frame for
 frame and byte for byte, with the same timestamps in the same order;
-the decoders dpcmdec and j2kdec fed one frame a buffer likewise; the latency query answers;
+the decoders dpcmdec, j2kdec and seismicdec fed one frame a buffer
+likewise; seismicenc on the gathers of a small SEG-Y file; the latency query answers;
 bad settings are clear errors.  Exits 77 without PyGObject.
 
   test_scimultigpu.py BUILD_ELEMENTS_DIR
@@ -108,6 +109,44 @@ def main():
     check(err is None and err2 is None and len(want) == 9 and got == want,
           "j2kdec on devices 0,1,0: %d frames equal to one copy's (%s)"
           % (len(got), err2))
+    # seismicenc and seismicdec on gathers of a small SEG-Y file (IEEE
+    # floats, 24 traces a gather): each copy against one
+    if Gst.ElementFactory.find("segysrc"):
+        import random
+        import struct
+        import tempfile
+        rnd = random.Random(25)
+        ns, traces = 301, 24 * 5
+        path = os.path.join(tempfile.mkdtemp(prefix="multigpu-"), "s.sgy")
+        binh = bytearray(400)
+        binh[16:18] = (4000).to_bytes(2, "big")
+        binh[20:22] = ns.to_bytes(2, "big")
+        binh[24:26] = (5).to_bytes(2, "big")
+        with open(path, "wb") as f:
+            f.write(b"C".ljust(3200, b" ") + bytes(binh))
+            for t in range(traces):
+                th = bytearray(240)
+                th[0:4] = (t + 1).to_bytes(4, "big")
+                th[114:116] = ns.to_bytes(2, "big")
+                f.write(bytes(th) + struct.pack(">%df" % ns, *[
+                    rnd.gauss(0, 1) * (1 + (i % 50 == t % 50) * 20)
+                    for i in range(ns)]))
+        src = "segysrc location=%s gather-traces=24" % path
+        want, err, _ = run("%s ! seismicenc ! %s" % (src, SINK))
+        got, err2, _ = run('%s ! scimultigpu coder=seismicenc '
+                           'cuda-device-ids=0,1 ! %s' % (src, SINK))
+        check(err is None and err2 is None and len(want) == 5 and got == want,
+              "seismicenc on devices 0,1: %d gathers equal to one copy's (%s)"
+              % (len(got), err2))
+        want, err, _ = run("%s ! seismicenc ! seismicdec backend=cpu ! %s"
+                           % (src, SINK))
+        got, err2, _ = run('%s ! seismicenc ! scimultigpu coder=seismicdec '
+                           'cuda-device-ids=0,1,0 coder-properties='
+                           '"backend=cpu" ! %s' % (src, SINK))
+        check(err is None and err2 is None and len(want) == 5 and got == want,
+              "seismicdec on devices 0,1,0: %d gathers equal to one copy's "
+              "(%s)" % (len(got), err2))
+        os.unlink(path)
     # bad settings
     for extra, what in (("", "no coder"),
                         ("coder=htj2kenc cuda-device-ids=0,x", "bad ids"),
