@@ -151,9 +151,14 @@ static GstStaticPadTemplate collate_src = GST_STATIC_PAD_TEMPLATE ("src",
 static GstAggregatorPad *
 collate_pad (GstSciCollate * self, guint i)
 {
-  GList *l = g_list_nth (GST_ELEMENT (self)->sinkpads, i);
+  GstAggregatorPad *pad;
+  GList *l;
 
-  return l ? GST_AGGREGATOR_PAD (l->data) : NULL;
+  GST_OBJECT_LOCK (self);
+  l = g_list_nth (GST_ELEMENT (self)->sinkpads, i);
+  pad = l ? GST_AGGREGATOR_PAD (l->data) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  return pad;
 }
 
 /* The output follows branch 0's caps and segment: every branch runs the
@@ -166,10 +171,10 @@ gst_sci_collate_sync_caps (GstSciCollate * self, GstAggregatorPad * pad0)
   if (!caps)
     return GST_FLOW_NOT_NEGOTIATED;
   if (!self->caps || !gst_caps_is_equal (caps, self->caps)) {
-    gst_caps_replace (&self->caps, caps);
-    gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
     GstSegment seg;
 
+    gst_caps_replace (&self->caps, caps);
+    gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
     GST_OBJECT_LOCK (pad0);
     seg = pad0->segment;
     GST_OBJECT_UNLOCK (pad0);
