@@ -121,7 +121,6 @@ gst_sci_deal_class_init (GstSciDealClass * klass)
   trans_class->transform_ip = gst_sci_deal_transform_ip;
   trans_class->start = gst_sci_deal_start;
   trans_class->sink_event = gst_sci_deal_sink_event;
-  trans_class->passthrough_on_same_caps = TRUE;
 }
 
 static void

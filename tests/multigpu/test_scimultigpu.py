@@ -62,6 +62,15 @@ def run(desc, timeout=120):
 
 
 SINK = "appsink name=out sync=false"
+
+
+def same(what, reference, multi, frames):
+    """multi's frames equal reference's, timestamps and bytes"""
+    want, err, _ = run("%s ! %s" % (reference, SINK))
+    got, err2, _ = run("%s ! %s" % (multi, SINK))
+    check(err is None and err2 is None and len(want) == frames and
+          got == want, "%s: %d frames equal to the reference's (%s)"
+          % (what, len(got), err or err2))
 CASES = [
     ("htj2kenc", "videotestsrc num-buffers=13 pattern=ball ! "
      "video/x-raw,format=I420,width=97,height=61", "backend=cpu reversible=true"),
@@ -90,25 +99,16 @@ def main():
     # a decoder fed one frame a buffer: dpcmdec after dpcmenc
     src = ("videotestsrc num-buffers=8 pattern=snow ! "
            "video/x-raw,format=GRAY16_LE,width=46,height=31")  # rows unpadded
-    want, err, _ = run("%s ! %s" % (src, SINK))
-    got, err2, _ = run('%s ! dpcmenc backend=cpu ! scimultigpu coder=dpcmdec '
-                       'cuda-device-ids=0,1 coder-properties="backend=cpu" ! '
-                       '%s' % (src, SINK))
-    check(err is None and err2 is None and
-          [d for _, d in got] == [d for _, d in want] and
-          [p for p, _ in got] == [p for p, _ in want],
-          "dpcmdec on devices 0,1: %d frames back exact (%s)"
-          % (len(got), err2))
+    same("dpcmdec on devices 0,1, against the source", src,
+         '%s ! dpcmenc backend=cpu ! scimultigpu coder=dpcmdec '
+         'cuda-device-ids=0,1 coder-properties="backend=cpu"' % src, 8)
     # j2kdec after htj2kenc (one codestream a buffer), against j2kdec alone
     src = ("videotestsrc num-buffers=9 pattern=ball ! "
            "video/x-raw,format=Y444,width=64,height=48 ! "
            "htj2kenc backend=cpu reversible=true")
-    want, err, _ = run("%s ! j2kdec backend=cpu ! %s" % (src, SINK))
-    got, err2, _ = run('%s ! scimultigpu coder=j2kdec cuda-device-ids=0,1,0 '
-                       'coder-properties="backend=cpu" ! %s' % (src, SINK))
-    check(err is None and err2 is None and len(want) == 9 and got == want,
-          "j2kdec on devices 0,1,0: %d frames equal to one copy's (%s)"
-          % (len(got), err2))
+    same("j2kdec on devices 0,1,0", "%s ! j2kdec backend=cpu" % src,
+         '%s ! scimultigpu coder=j2kdec cuda-device-ids=0,1,0 '
+         'coder-properties="backend=cpu"' % src, 9)
     # seismicenc and seismicdec on gathers of a small SEG-Y file (IEEE
     # floats, 24 traces a gather): each copy against one
     if Gst.ElementFactory.find("segysrc"):
@@ -117,7 +117,8 @@ def main():
         import tempfile
         rnd = random.Random(25)
         ns, traces = 301, 24 * 5
-        path = os.path.join(tempfile.mkdtemp(prefix="multigpu-"), "s.sgy")
+        tmp = tempfile.TemporaryDirectory(prefix="multigpu-")
+        path = os.path.join(tmp.name, "s.sgy")
         binh = bytearray(400)
         binh[16:18] = (4000).to_bytes(2, "big")
         binh[20:22] = ns.to_bytes(2, "big")
@@ -132,21 +133,13 @@ def main():
                     rnd.gauss(0, 1) * (1 + (i % 50 == t % 50) * 20)
                     for i in range(ns)]))
         src = "segysrc location=%s gather-traces=24" % path
-        want, err, _ = run("%s ! seismicenc ! %s" % (src, SINK))
-        got, err2, _ = run('%s ! scimultigpu coder=seismicenc '
-                           'cuda-device-ids=0,1 ! %s' % (src, SINK))
-        check(err is None and err2 is None and len(want) == 5 and got == want,
-              "seismicenc on devices 0,1: %d gathers equal to one copy's (%s)"
-              % (len(got), err2))
-        want, err, _ = run("%s ! seismicenc ! seismicdec backend=cpu ! %s"
-                           % (src, SINK))
-        got, err2, _ = run('%s ! seismicenc ! scimultigpu coder=seismicdec '
-                           'cuda-device-ids=0,1,0 coder-properties='
-                           '"backend=cpu" ! %s' % (src, SINK))
-        check(err is None and err2 is None and len(want) == 5 and got == want,
-              "seismicdec on devices 0,1,0: %d gathers equal to one copy's "
-              "(%s)" % (len(got), err2))
-        os.unlink(path)
+        same("seismicenc on devices 0,1", "%s ! seismicenc" % src,
+             "%s ! scimultigpu coder=seismicenc cuda-device-ids=0,1" % src, 5)
+        same("seismicdec on devices 0,1,0",
+             "%s ! seismicenc ! seismicdec backend=cpu" % src,
+             '%s ! seismicenc ! scimultigpu coder=seismicdec '
+             'cuda-device-ids=0,1,0 coder-properties="backend=cpu"' % src, 5)
+        tmp.cleanup()
     # bad settings
     for extra, what in (("", "no coder"),
                         ("coder=htj2kenc cuda-device-ids=0,x", "bad ids"),
