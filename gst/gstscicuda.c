@@ -259,6 +259,27 @@ gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
 }
 
 gboolean
+gst_sci_cuda_buffer_is_peer (GstSciCuda * cuda, GstBuffer * buf)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  if (!cuda->context || n == 0)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    GstCudaContext *other;
+
+    if (!gst_is_cuda_memory (mem))
+      return FALSE;
+    other = GST_CUDA_MEMORY_CAST (mem)->context;
+    if (other == cuda->context
+        || !gst_cuda_context_can_access_peer (cuda->context, other))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
 gst_sci_cuda_map_device_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags)
 {

@@ -73,6 +73,13 @@ gint gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
  * GST_MAP_CUDA map hands device addresses our kernels may use. */
 gboolean gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf);
 
+/* TRUE when every memory of `buf` is GstCudaMemory of another context
+ * that this one reaches as a peer (GStreamer enables peer access between
+ * its contexts where the devices allow it): a GST_MAP_CUDA map hands
+ * device addresses of the other device, which our copies
+ * (cudaMemcpyDefault) read device to device, without the host. */
+gboolean gst_sci_cuda_buffer_is_peer (GstSciCuda * cuda, GstBuffer * buf);
+
 /* Maps a buffer of one GstCudaMemory as a frame of device addresses laid
  * out as the memory itself says (its pitch and plane offsets), whatever
  * video meta the buffer carries or lacks.  FALSE when it cannot. */

@@ -1734,8 +1734,9 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         const uint8_t *src = (const uint8_t *)samples;
         size_t src_stride = stride;
         if (!on_device) {
+            /* Default: the caller's frame may be another device's */
             cudaMemcpy2DAsync(c->in8.p, w, samples, stride, w, h,
-                              cudaMemcpyHostToDevice, st);
+                              cudaMemcpyDefault, st);
             src = (const uint8_t *)c->in8.p;
             src_stride = w;
         }
@@ -1755,7 +1756,7 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         p.stride = stride;
     } else {
         cudaMemcpy2DAsync(c->samples.p, (size_t)w * 2, samples, stride * 2,
-                          (size_t)w * 2, h, cudaMemcpyHostToDevice, st);
+                          (size_t)w * 2, h, cudaMemcpyDefault, st);
         p.samples = (const uint16_t *)c->samples.p;
         p.stride = w;
     }

@@ -52,7 +52,8 @@ size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
 void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes);
 
 /* Encodes w x h samples (row y at samples + y * stride samples; device
- * memory when on_device, else host memory; sample_bytes 2: uint16_t, 1:
+ * memory of this device when on_device, else host memory or another
+ * device's, which is copied first; sample_bytes 2: uint16_t, 1:
  * uint8_t, then depth <= 8) with meta_len bytes of metadata (0: none) into
  * the host buffer out; cap >= sci_dpcm_max_bytes(w, h, depth) + meta_len is
  * always enough.  The frame's length goes to *out_len.  p->scan =

@@ -519,8 +519,11 @@ encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
   guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
   guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
   guint bps = self->depth == 8 ? 1 : 2;
-  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
-      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  gboolean one = gst_buffer_n_memory (inbuf) == 1;
+  gboolean in_dev = one && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  /* another device's memory: its device addresses, copied to this device
+   * as a host frame is (sci_cuda_dpcm_encode's copies infer the kind) */
+  gboolean peer = one && !in_dev && gst_sci_cuda_buffer_is_peer (cuda, inbuf);
   const guint8 *meta_data = NULL;
   gsize meta_len = 0;
   gconstpointer samples;
@@ -533,14 +536,14 @@ encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
 
   *what = NULL;
   *err = 0;
-  if (!map_input (self, &frame, inbuf, in_dev))
+  if (!map_input (self, &frame, inbuf, in_dev || peer))
     return GST_FLOW_ERROR;
   plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
   stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
   if (bps == 1 ? stride > 0 : rows_in_place (plane, stride)) {
     samples = plane;
     sample_stride = stride / bps;
-  } else if (in_dev) {
+  } else if (in_dev || peer) {
     /* the kernels count the stride in samples; device rows are never
      * repacked on the host */
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -558,7 +561,8 @@ encode_frame_cuda (GstDpcmEnc * self, GstBuffer * inbuf,
   if (meta)
     meta_data = g_bytes_get_data (meta, &meta_len);
   GST_LOG_OBJECT (self, "%s samples, %" G_GSIZE_FORMAT " apart, %u bytes "
-      "each", in_dev ? "device" : "host", sample_stride, sample_bytes);
+      "each", in_dev ? "device" : peer ? "peer device" : "host", sample_stride,
+      sample_bytes);
   if (gst_sci_cuda_push (cuda)) {
     *err = sci_cuda_dpcm_encode (self->cuda_enc, samples, sample_stride,
         sample_bytes, in_dev, w, h, self->depth, p, meta_data, meta_len, out,

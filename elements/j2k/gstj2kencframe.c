@@ -259,24 +259,30 @@ gst_sci_j2k_enc_flight_map (GstSciJ2kEnc * self, GstSciJ2kFlight * f,
     GstBuffer * inbuf)
 {
   GstSciCuda *cuda = &GST_SCI_VIDEO_ENCODER (self)->backend.cuda;
-  gboolean in_dev = gst_buffer_n_memory (inbuf) == 1
-      && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  gboolean one = gst_buffer_n_memory (inbuf) == 1;
+  gboolean in_dev = one && gst_sci_cuda_buffer_is_device (cuda, inbuf);
+  /* another device's memory is mapped for its device addresses too, and
+   * staged like a host frame: the copy goes device to device */
+  gboolean peer = one && !in_dev && gst_sci_cuda_buffer_is_peer (cuda, inbuf);
 
   memset (f, 0, sizeof (*f));
   if (self->wavelet_in) {
     if (!gst_sci_j2k_enc_map_coefficients (self, inbuf, &f->map,
-            in_dev ? GST_MAP_CUDA : 0))
+            in_dev || peer ? GST_MAP_CUDA : 0))
       return FALSE;
   } else {
     f->video = TRUE;
-    if (in_dev && !gst_sci_cuda_map_device_frame (&f->vframe, &self->in_info,
-            inbuf, GST_MAP_READ)) {
+    if ((in_dev || peer) && !gst_sci_cuda_map_device_frame (&f->vframe,
+            &self->in_info, inbuf, GST_MAP_READ)) {
       GST_DEBUG_OBJECT (self, "cannot map the CUDA input in place: staging");
-      in_dev = FALSE;
+      in_dev = peer = FALSE;
     }
-    if (!in_dev && !gst_sci_j2k_enc_map_frame (self, &f->vframe, inbuf))
+    if (!in_dev && !peer
+        && !gst_sci_j2k_enc_map_frame (self, &f->vframe, inbuf))
       return FALSE;
   }
+  if (peer)
+    GST_LOG_OBJECT (self, "input on another device: copied peer to peer");
   f->mapped = TRUE;
   f->in_dev = in_dev;
   f->inbuf = gst_buffer_ref (inbuf);
