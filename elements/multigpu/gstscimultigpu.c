@@ -5,7 +5,7 @@
  * for streams faster than one GPU codes them.  Inside: a tee, and a branch
  * a device of `cuda-device-ids` (a dealer that keeps every N-th frame, a
  * queue, the coder with `cuda-device-id` set to the device and
- * `coder-properties` applied), then a collator that outputs the
+ * `coder-properties` applied, a queue), then a collator that outputs the
  * branches' frames in turn: frames leave in their input order, with their
  * timestamps, and each is coded by one device.  The output is the one
  * coder's, byte for byte, when the coder codes each frame alone
@@ -118,6 +118,26 @@ apply_props (GstSciMultiGpu * self, GstElement * coder)
   return ok;
 }
 
+/* A branch's queues hold frames by count, not bytes (a 4K frame is
+ * larger than a queue's default 10 MB): before the coder, enough that the
+ * tee rarely waits for a busy device; after it, enough that a coder never
+ * waits for the collator while the other branches catch up. */
+#define BRANCH_IN_FRAMES 3
+#define BRANCH_OUT_FRAMES 8
+
+static GstElement *
+branch_queue (const gchar * kind, guint i, guint frames)
+{
+  gchar name[32];
+  GstElement *q;
+
+  g_snprintf (name, sizeof name, "%s%u", kind, i);
+  q = gst_element_factory_make ("queue", name);
+  g_object_set (q, "max-size-buffers", frames, "max-size-bytes", 0,
+      "max-size-time", (guint64) 0, NULL);
+  return q;
+}
+
 static gboolean
 gst_sci_multigpu_build (GstSciMultiGpu * self)
 {
@@ -142,7 +162,7 @@ gst_sci_multigpu_build (GstSciMultiGpu * self)
   gst_bin_add_many (GST_BIN (self), tee, collate, NULL);
   for (i = 0; i < n; i++) {
     gchar name[32];
-    GstElement *deal, *queue, *coder;
+    GstElement *deal, *queue, *coder, *done;
     GstPad *tsrc, *dsink, *csrc, *csink;
 
     g_snprintf (name, sizeof name, "coder%u", i);
@@ -155,20 +175,20 @@ gst_sci_multigpu_build (GstSciMultiGpu * self)
     g_snprintf (name, sizeof name, "deal%u", i);
     deal = g_object_new (GST_TYPE_SCI_DEAL, "name", name, "ways", n, "way",
         i, NULL);
-    g_snprintf (name, sizeof name, "queue%u", i);
-    queue = gst_element_factory_make ("queue", name);
+    queue = branch_queue ("queue", i, BRANCH_IN_FRAMES);
+    done = branch_queue ("done", i, BRANCH_OUT_FRAMES);
     if (g_object_class_find_property (G_OBJECT_GET_CLASS (coder),
             "cuda-device-id"))
       g_object_set (coder, "cuda-device-id", ids[i], NULL);
-    gst_bin_add_many (GST_BIN (self), deal, queue, coder, NULL);
+    gst_bin_add_many (GST_BIN (self), deal, queue, coder, done, NULL);
     if (!apply_props (self, coder))
       return FALSE;
     tsrc = gst_element_request_pad_simple (tee, "src_%u");
     dsink = gst_element_get_static_pad (deal, "sink");
-    csrc = gst_element_get_static_pad (coder, "src");
+    csrc = gst_element_get_static_pad (done, "src");
     csink = gst_element_request_pad_simple (collate, "sink_%u");
     if (gst_pad_link (tsrc, dsink) != GST_PAD_LINK_OK
-        || !gst_element_link_many (deal, queue, coder, NULL)
+        || !gst_element_link_many (deal, queue, coder, done, NULL)
         || !csrc || gst_pad_link (csrc, csink) != GST_PAD_LINK_OK) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot link branch %u "
               "(%s)", i, self->coder), (NULL));

@@ -183,32 +183,31 @@ gst_sci_collate_sync_caps (GstSciCollate * self, GstAggregatorPad * pad0)
   return GST_FLOW_OK;
 }
 
-static GstFlowReturn
-gst_sci_collate_aggregate (GstAggregator * agg, gboolean timeout)
+/* The next branch's frame, or NULL: *need when it has none yet, else it
+ * is at its end with nothing left (then the branch is passed over: it can
+ * only happen when a coder gave fewer frames than it took, which breaks
+ * the order, so say so once). */
+static GstBuffer *
+collate_next (GstSciCollate * self, guint n, gboolean * need)
 {
-  GstSciCollate *self = GST_SCI_COLLATE (agg);
-  GstAggregatorPad *pad;
-  GstBuffer *buf = NULL;
-  GstFlowReturn ret;
-  guint n, tried;
+  guint tried;
 
-  GST_OBJECT_LOCK (self);
-  n = GST_ELEMENT (self)->numsinkpads;
-  GST_OBJECT_UNLOCK (self);
-  if (n == 0)
-    return GST_FLOW_EOS;
-  /* a branch that ended with nothing left is passed over: it can only
-   * happen when a coder gave fewer frames than it took, which breaks the
-   * order, so say so once */
-  for (tried = 0; tried < n && !buf; tried++) {
-    pad = collate_pad (self, self->next % n);
+  *need = FALSE;
+  for (tried = 0; tried < n; tried++) {
+    GstAggregatorPad *pad = collate_pad (self, self->next % n);
+    GstBuffer *buf;
+
     if (!pad)
-      return GST_FLOW_ERROR;
+      return NULL;
     buf = gst_aggregator_pad_pop_buffer (pad);
-    if (buf)
-      break;
-    if (!gst_aggregator_pad_is_eos (pad))
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    if (buf) {
+      self->next++;
+      return buf;
+    }
+    if (!gst_aggregator_pad_is_eos (pad)) {
+      *need = TRUE;
+      return NULL;
+    }
     if (!self->warned && tried == 0) {
       gboolean more = FALSE;
       guint i;
@@ -224,15 +223,40 @@ gst_sci_collate_aggregate (GstAggregator * agg, gboolean timeout)
     }
     self->next++;
   }
-  if (!buf)
+  return NULL;
+}
+
+/* Every frame that is next in turn and there: the aggregator calls this
+ * only once each branch has a frame, so one frame a call would hold the
+ * branches in step. */
+static GstFlowReturn
+gst_sci_collate_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstSciCollate *self = GST_SCI_COLLATE (agg);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean need, any = FALSE;
+  GstBuffer *buf;
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = GST_ELEMENT (self)->numsinkpads;
+  GST_OBJECT_UNLOCK (self);
+  if (n == 0)
     return GST_FLOW_EOS;
-  self->next++;
-  ret = gst_sci_collate_sync_caps (self, collate_pad (self, 0));
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (buf);
-    return ret;
+  while (ret == GST_FLOW_OK && (buf = collate_next (self, n, &need))) {
+    any = TRUE;
+    ret = gst_sci_collate_sync_caps (self, collate_pad (self, 0));
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      break;
+    }
+    ret = gst_aggregator_finish_buffer (agg, buf);
   }
-  return gst_aggregator_finish_buffer (agg, buf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (need)
+    return any ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
+  return GST_FLOW_EOS;
 }
 
 static gboolean
