@@ -13,9 +13,10 @@
  * seismicdec and j2kdec fed one frame a buffer, e.g. behind
  * jpeg2000parse).  Each copy must give one output frame an input frame.
  *
- * The input goes to every copy in the memory it comes in; give it in
- * system memory (a coder on another device than a CUDA buffer's takes it
- * as that buffer's context allows).  With `backend=cpu` in
+ * The input goes to every copy in the memory it comes in.  A frame in
+ * CUDA memory of another device than the copy's is copied device to
+ * device by htj2kenc, ebcotcm and dpcmenc (peer to peer where the GPUs
+ * reach each other), through the host by the others.  With `backend=cpu` in
  * `coder-properties` the copies run on the CPU, one streaming thread each.
  *
  *     gst-launch-1.0 videotestsrc num-buffers=600 ! \
