@@ -83,8 +83,9 @@ const char *sci_dpcm_check(unsigned w, unsigned h, unsigned depth,
         return "equations M must be 1..64";
     if (p->threshold > SCI_DPCM_MAX_THRESHOLD)
         return "threshold T must be at most 2^28";
-    if (p->scan != SCI_DPCM_SCAN_ROWS && p->scan != SCI_DPCM_SCAN_COLUMNS)
-        return "scan must be rows or columns";
+    if (p->scan != SCI_DPCM_SCAN_ROWS && p->scan != SCI_DPCM_SCAN_COLUMNS &&
+        p->scan != SCI_DPCM_SCAN_AUTO)
+        return "scan must be rows, columns or auto";
     return NULL;
 }
 
@@ -759,14 +760,42 @@ size_t sci_dpcm_finish_frame(uint8_t *out, size_t body) {
     return body + SCI_DPCM_TRAILER_BYTES;
 }
 
+unsigned sci_dpcm_choose_scan(const void *samples, size_t stride,
+                              unsigned sample_bytes, unsigned w, unsigned h) {
+    unsigned long long along_rows = 0, along_columns = 0;
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++) {
+            size_t i = (size_t)y * stride + x;
+            int v, l, u;
+            if (sample_bytes == 1) {
+                const uint8_t *s = samples;
+                v = s[i];
+                l = x ? s[i - 1] : v;
+                u = y ? s[i - stride] : v;
+            } else {
+                const uint16_t *s = samples;
+                v = s[i];
+                l = x ? s[i - 1] : v;
+                u = y ? s[i - stride] : v;
+            }
+            along_rows += (unsigned)abs(v - l);
+            along_columns += (unsigned)abs(v - u);
+        }
+    return sci_dpcm_scan_of_sums(along_rows, along_columns);
+}
+
 size_t sci_dpcm_encode_meta(sci_pool *pool, const uint16_t *samples,
                             size_t stride, unsigned w, unsigned h,
-                            unsigned depth, const sci_dpcm_params *p,
+                            unsigned depth, const sci_dpcm_params *params,
                             const uint8_t *meta, size_t meta_len,
                             uint8_t *out, size_t cap) {
-    if (sci_dpcm_check(w, h, depth, p) || !samples || !out || stride < w ||
+    if (sci_dpcm_check(w, h, depth, params) || !samples || !out || stride < w ||
         meta_len > SCI_DPCM_MAX_METADATA || (meta_len && !meta))
         return 0;
+    sci_dpcm_params chosen = *params;
+    if (chosen.scan == SCI_DPCM_SCAN_AUTO)
+        chosen.scan = sci_dpcm_choose_scan(samples, stride, 2, w, h);
+    const sci_dpcm_params *p = &chosen;
     const int by_columns = p->scan == SCI_DPCM_SCAN_COLUMNS;
     const unsigned cw = by_columns ? h : w, ch = by_columns ? w : h;
     const unsigned seg_rows = sci_dpcm_segment_rows(cw, ch);

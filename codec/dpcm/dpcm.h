@@ -57,13 +57,30 @@ typedef struct {
     unsigned order_n;      /* N: 1..32, default 11 */
     unsigned equations_m;  /* M: 1..64, default 7 */
     unsigned threshold;    /* T: 0 = off (no escapes), default 13 */
-    unsigned scan;         /* SCI_DPCM_SCAN_ROWS (default) or _COLUMNS */
+    unsigned scan;         /* SCI_DPCM_SCAN_ROWS (default), _COLUMNS or _AUTO */
 } sci_dpcm_params;
 
 /* The direction the predictor runs in: along rows, or along columns (the
  * frame is coded transposed; a spectrograph whose dispersion runs down the
- * columns wants this). */
-enum { SCI_DPCM_SCAN_ROWS = 0, SCI_DPCM_SCAN_COLUMNS = 1 };
+ * columns wants this), or AUTO: chosen for each frame by
+ * sci_dpcm_choose_scan, the header saying which. */
+enum { SCI_DPCM_SCAN_ROWS = 0, SCI_DPCM_SCAN_COLUMNS = 1, SCI_DPCM_SCAN_AUTO = 2 };
+
+/* The scan AUTO takes for w x h samples (row y at samples + y * stride
+ * samples of sample_bytes each: 2 uint16_t, 1 uint8_t): COLUMNS when the
+ * sum of the absolute differences between vertical neighbours is below
+ * that between horizontal ones, else ROWS.  The sums are exact integers,
+ * so the GPU encoder, which forms them on the device, makes the same
+ * choice. */
+unsigned sci_dpcm_choose_scan(const void *samples, size_t stride,
+                              unsigned sample_bytes, unsigned w, unsigned h);
+
+/* The rule on the two sums (of |s(x, y) - s(x - 1, y)| and of |s(x, y) -
+ * s(x, y - 1)|): one place for the C and the CUDA encoders. */
+static inline unsigned sci_dpcm_scan_of_sums(unsigned long long along_rows,
+                                             unsigned long long along_columns) {
+    return along_columns < along_rows ? SCI_DPCM_SCAN_COLUMNS : SCI_DPCM_SCAN_ROWS;
+}
 
 void sci_dpcm_params_default(sci_dpcm_params *p);
 

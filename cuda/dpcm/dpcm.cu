@@ -1541,6 +1541,44 @@ __global__ void transpose_kernel(const uint16_t *in, size_t stride, unsigned w,
     }
 }
 
+/* scan=auto: the sums of |s(x, y) - s(x - 1, y)| and |s(x, y) - s(x, y -
+ * 1)| over the frame (sci_dpcm_choose_scan's), into sums[0] and sums[1]
+ * (zero before): a thread's share, then its warp's, added atomically.
+ * Integer sums, so the choice is the C reference's whatever the order. */
+__global__ void scan_sums_kernel(const void *in, size_t stride,
+                                 unsigned sample_bytes, unsigned w, unsigned h,
+                                 unsigned long long *sums) {
+    size_t count = (size_t)w * h;
+    unsigned long long r = 0, c = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned x = (unsigned)(i % w), y = (unsigned)(i / w);
+        size_t k = (size_t)y * stride + x;
+        int v, l, u;
+        if (sample_bytes == 1) {
+            const uint8_t *s8 = (const uint8_t *)in;
+            v = s8[k];
+            l = x ? s8[k - 1] : v;
+            u = y ? s8[k - stride] : v;
+        } else {
+            const uint16_t *s16 = (const uint16_t *)in;
+            v = s16[k];
+            l = x ? s16[k - 1] : v;
+            u = y ? s16[k - stride] : v;
+        }
+        r += (unsigned)abs(v - l);
+        c += (unsigned)abs(v - u);
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        r += __shfl_down_sync(0xffffffffu, r, d);
+        c += __shfl_down_sync(0xffffffffu, c, d);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&sums[0], r);
+        atomicAdd(&sums[1], c);
+    }
+}
+
 /* 8-bit input widened for the encoder. */
 __global__ void widen_kernel(const uint8_t *in, size_t stride, unsigned w,
                              unsigned h, uint16_t *out) {
@@ -1561,6 +1599,7 @@ struct sci_cuda_dpcm {
      * escapes): one copy each */
     dbuf in, frames, dres, dsums, prog, seg_status, out, fin;
     dbuf stage; /* page-locked host staging */
+    dbuf scan_sums, scan_stage; /* scan=auto's two sums, device and host */
     int timing;
     size_t smem_limit; /* sci_cuda_dpcm_limit_shared's; 0: none */
     sci_cuda_dpcm_times times;
@@ -1593,6 +1632,8 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
     for (dbuf *b : all)
         cudaFree(b->p);
     cudaFreeHost(c->stage.p);
+    cudaFree(c->scan_sums.p);
+    cudaFreeHost(c->scan_stage.p);
     events_destroy(c->ev, 6);
     free(c);
 }
@@ -1657,6 +1698,56 @@ static unsigned pick_blocks(unsigned w, unsigned h, unsigned e) {
     return (unsigned)want;
 }
 
+/* Is `p` host memory the CPU may read (pageable, page-locked or
+ * registered), rather than this device's or a peer's? */
+static int host_readable(const void *p) {
+#ifdef SCI_DPCM_EMU
+    (void)p;
+    return 1;
+#else
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError(); /* older runtimes fail on pageable memory */
+        return 1;
+    }
+    return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
+#endif
+}
+
+/* scan=auto's choice for the frame (sci_dpcm_choose_scan's rule): on the
+ * host for host memory, else on the device, which reads this device's
+ * memory or a peer's. */
+static int choose_scan(sci_cuda_dpcm *c, const void *samples, size_t stride,
+                       unsigned sample_bytes, unsigned w, unsigned h,
+                       unsigned *scan, cudaStream_t st) {
+    if (host_readable(samples)) {
+        *scan = sci_dpcm_choose_scan(samples, stride, sample_bytes, w, h);
+        return 0;
+    }
+#ifdef SCI_DPCM_EMU
+    (void)c;
+    (void)st;
+    return SCI_DPCM_E_ARG;
+#else
+    int err;
+    if ((err = grow(&c->scan_sums, 2 * sizeof(unsigned long long))) ||
+        (err = grow_mem(&c->scan_stage, 2 * sizeof(unsigned long long), 1)))
+        return err;
+    unsigned long long *d = (unsigned long long *)c->scan_sums.p;
+    unsigned long long *hs = (unsigned long long *)c->scan_stage.p;
+    size_t count = (size_t)w * h;
+    unsigned grid = grid_for(count, 256) < 1024 ? grid_for(count, 256) : 1024;
+    cudaMemsetAsync(d, 0, 2 * sizeof *d, st);
+    scan_sums_kernel<<<grid, 256, 0, st>>>(samples, stride, sample_bytes, w,
+                                            h, d);
+    cudaMemcpyAsync(hs, d, 2 * sizeof *d, cudaMemcpyDeviceToHost, st);
+    if ((err = (int)cudaStreamSynchronize(st)))
+        return err;
+    *scan = sci_dpcm_scan_of_sums(hs[0], hs[1]);
+    return 0;
+#endif
+}
+
 extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
                                     size_t stride, unsigned sample_bytes,
                                     int on_device, unsigned w, unsigned h,
@@ -1671,6 +1762,16 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         (meta_len && !meta) || (sample_bytes != 1 && sample_bytes != 2) ||
         (sample_bytes == 1 && depth > 8))
         return SCI_DPCM_E_ARG;
+    if (prm->scan == SCI_DPCM_SCAN_AUTO) {
+        sci_dpcm_params chosen = *prm;
+        int err = choose_scan(c, samples, stride, sample_bytes, w, h,
+                              &chosen.scan, st);
+        if (err)
+            return err;
+        return sci_cuda_dpcm_encode(c, samples, stride, sample_bytes,
+                                    on_device, w, h, depth, &chosen, meta,
+                                    meta_len, out, cap, out_len, stream);
+    }
     const int widen = sample_bytes == 1;
     const int by_columns = prm->scan == SCI_DPCM_SCAN_COLUMNS;
     const uint32_t maxval = (1u << depth) - 1;

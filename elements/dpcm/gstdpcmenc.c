@@ -9,7 +9,9 @@
  * on `equations` positions of every row above; residuals seen fewer than
  * `threshold` times are stored verbatim, the others range-coded.  With
  * `scan=columns` the predictor runs down the columns instead (the frame is
- * coded transposed; the decoder reads the direction from the frame).
+ * coded transposed; the decoder reads the direction from the frame);
+ * `scan=auto`, the default, chooses for each frame the direction along
+ * which neighbouring samples differ less.
  *
  * The #GstSciFitsMeta of a frame (fitsdec's header cards) and the caps'
  * `sample-offset` (fitsdec's signed 16-bit images) travel in the frame's
@@ -72,7 +74,7 @@ enum
 #define DEFAULT_ORDER 11
 #define DEFAULT_EQUATIONS 7
 #define DEFAULT_THRESHOLD 13
-#define DEFAULT_SCAN SCI_DPCM_SCAN_ROWS
+#define DEFAULT_SCAN SCI_DPCM_SCAN_AUTO
 #define MAX_THRESHOLD 65535
 
 #define DPCM_MEDIA_TYPE "application/x-dpcm"
@@ -97,6 +99,9 @@ gst_dpcm_scan_get_type (void)
     {SCI_DPCM_SCAN_ROWS, "Predict along rows", "rows"},
     {SCI_DPCM_SCAN_COLUMNS, "Predict along columns (the frame is coded "
           "transposed)", "columns"},
+    {SCI_DPCM_SCAN_AUTO, "Choose for each frame: along columns where "
+          "vertical neighbours differ less than horizontal ones (summed "
+          "absolute differences), else along rows", "auto"},
     {0, NULL, NULL},
   };
 
@@ -739,10 +744,10 @@ gst_dpcm_enc_class_init (GstDpcmEncClass * klass)
           0, MAX_THRESHOLD, DEFAULT_THRESHOLD, flags));
   g_object_class_install_property (gobject_class, PROP_SCAN,
       g_param_spec_enum ("scan", "Scan direction",
-          "Direction the predictor runs in: along rows, or along columns "
+          "Direction the predictor runs in: along rows, along columns "
           "(better where the structure runs down the columns, e.g. a "
-          "spectrum dispersed vertically)", GST_TYPE_DPCM_SCAN, DEFAULT_SCAN,
-          flags));
+          "spectrum dispersed vertically), or auto: chosen for each frame "
+          "(the frame says which)", GST_TYPE_DPCM_SCAN, DEFAULT_SCAN, flags));
   gst_type_mark_as_plugin_api (GST_TYPE_DPCM_SCAN, 0);
 
   gst_element_class_set_static_metadata (element_class,

@@ -38,7 +38,7 @@ typedef struct {
     unsigned w, h, depth, n, m, t;
     int content;
     int quick;
-    unsigned scan; /* SCI_DPCM_SCAN_ROWS or _COLUMNS */
+    unsigned scan; /* SCI_DPCM_SCAN_ROWS, _COLUMNS or _AUTO */
 } tcase;
 
 static const tcase cases[] = {
@@ -71,6 +71,15 @@ static const tcase cases[] = {
     {1024, 1024, 16, 11, 7, 13, REAL, 0, 0},
     {4099, 40, 16, 11, 7, 13, SMOOTH, 0, 0},
     {20000, 2, 16, 11, 7, 13, SMOOTH, 0, 0},
+    /* scan=auto: the GPU's sums (host frames: the host's) must choose as
+     * the C reference does */
+    {1, 1, 16, 11, 7, 13, NOISE, 1, SCI_DPCM_SCAN_AUTO},
+    {37, 23, 8, 11, 7, 13, NOISE, 1, SCI_DPCM_SCAN_AUTO},
+    {5, 300, 16, 11, 7, 13, SMOOTH, 1, SCI_DPCM_SCAN_AUTO},
+    {300, 5, 16, 11, 7, 13, RAMP, 1, SCI_DPCM_SCAN_AUTO},
+    {132, 288, 16, 11, 7, 13, REAL, 1, SCI_DPCM_SCAN_AUTO},
+    {1024, 1024, 16, 11, 7, 13, REAL, 0, SCI_DPCM_SCAN_AUTO},
+    {4099, 40, 16, 11, 7, 13, SMOOTH, 0, SCI_DPCM_SCAN_AUTO},
 };
 
 static fits_frame real[8];

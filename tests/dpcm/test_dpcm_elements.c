@@ -261,6 +261,31 @@ GST_START_TEST (test_coded_frames)
     g_free (ref);
   }
   g_bytes_unref (f);
+
+  /* scan=auto, the default: a frame smooth down its columns and not along
+   * its rows is coded by columns, the bytes the codec's AUTO writes */
+  {
+    guint16 *vs = g_new (guint16, 33 * 17);
+    sci_dpcm_params p;
+    guint8 *ref = g_malloc (sci_dpcm_max_bytes (33, 17, 8));
+    gsize rn;
+    guint x, y;
+
+    for (y = 0; y < 17; y++)
+      for (x = 0; x < 33; x++)
+        vs[y * 33 + x] = ((x * 97) % 256) ^ (y & 1);
+    f = encode ("", "GRAY8", 33, 17, vs, NULL);
+    d = g_bytes_get_data (f, &n);
+    fail_unless_equals_int (GST_READ_UINT32_LE (d + 44), 1);
+    sci_dpcm_params_default (&p);
+    p.scan = SCI_DPCM_SCAN_AUTO;
+    rn = sci_dpcm_encode (NULL, vs, 33, 33, 17, 8, &p, ref,
+        sci_dpcm_max_bytes (33, 17, 8));
+    fail_unless (rn == n && memcmp (ref, d, n) == 0);
+    g_free (ref);
+    g_free (vs);
+    g_bytes_unref (f);
+  }
   g_free (s);
 }
 
@@ -608,10 +633,13 @@ GST_START_TEST (test_properties)
 
     fail_unless (ps && G_IS_PARAM_SPEC_ENUM (ps));
     fail_unless_equals_int (G_PARAM_SPEC_ENUM (ps)->default_value,
-        SCI_DPCM_SCAN_ROWS);
+        SCI_DPCM_SCAN_AUTO);
     gst_util_set_object_arg (G_OBJECT (e), "scan", "columns");
     g_object_get (e, "scan", &scan, NULL);
     fail_unless_equals_int (scan, SCI_DPCM_SCAN_COLUMNS);
+    gst_util_set_object_arg (G_OBJECT (e), "scan", "rows");
+    g_object_get (e, "scan", &scan, NULL);
+    fail_unless_equals_int (scan, SCI_DPCM_SCAN_ROWS);
   }
   fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
           "backend"));
@@ -1070,8 +1098,8 @@ GST_START_TEST (test_unaligned)
   GBytes *ref;
 
   sci_dpcm_params_default (&p);
-  n = sci_dpcm_encode_meta (NULL, s, 33, 33, 17, 16, &p, meta, sizeof meta, frame,
-      cap);
+  n = sci_dpcm_encode_meta (NULL, s, 33, 33, 17, 16, &p, meta, sizeof meta,
+      frame, cap);
   fail_unless (n > 0);
   {
     TestRun r = test_run_new ("dpcmdec", "application/x-dpcm");
