@@ -760,27 +760,38 @@ size_t sci_dpcm_finish_frame(uint8_t *out, size_t body) {
     return body + SCI_DPCM_TRAILER_BYTES;
 }
 
+/* The rows' loops branch-free and summed in 32 bits (a row's at most
+ * 65535 differences of at most 65535 fit), so that they vectorise: a
+ * 1024 x 1024 frame is summed in a fraction of its coding time. */
+#define SCAN_SUMS(T)                                                        \
+    static void scan_sums_##T(const T *s, size_t stride, unsigned w,        \
+                              unsigned h, unsigned long long *along_rows,   \
+                              unsigned long long *along_columns) {          \
+        unsigned long long r = 0, c = 0;                                     \
+        for (unsigned y = 0; y < h; y++) {                                   \
+            const T *row = s + (size_t)y * stride;                           \
+            uint32_t rr = 0, rc = 0;                                         \
+            for (unsigned x = 1; x < w; x++)                                 \
+                rr += (uint32_t)abs((int)row[x] - (int)row[x - 1]);          \
+            if (y)                                                           \
+                for (unsigned x = 0; x < w; x++)                             \
+                    rc += (uint32_t)abs((int)row[x] - (int)row[x - stride]); \
+            r += rr;                                                         \
+            c += rc;                                                         \
+        }                                                                    \
+        *along_rows = r;                                                     \
+        *along_columns = c;                                                  \
+    }
+SCAN_SUMS(uint8_t)
+SCAN_SUMS(uint16_t)
+
 unsigned sci_dpcm_choose_scan(const void *samples, size_t stride,
                               unsigned sample_bytes, unsigned w, unsigned h) {
-    unsigned long long along_rows = 0, along_columns = 0;
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++) {
-            size_t i = (size_t)y * stride + x;
-            int v, l, u;
-            if (sample_bytes == 1) {
-                const uint8_t *s = samples;
-                v = s[i];
-                l = x ? s[i - 1] : v;
-                u = y ? s[i - stride] : v;
-            } else {
-                const uint16_t *s = samples;
-                v = s[i];
-                l = x ? s[i - 1] : v;
-                u = y ? s[i - stride] : v;
-            }
-            along_rows += (unsigned)abs(v - l);
-            along_columns += (unsigned)abs(v - u);
-        }
+    unsigned long long along_rows, along_columns;
+    if (sample_bytes == 1)
+        scan_sums_uint8_t(samples, stride, w, h, &along_rows, &along_columns);
+    else
+        scan_sums_uint16_t(samples, stride, w, h, &along_rows, &along_columns);
     return sci_dpcm_scan_of_sums(along_rows, along_columns);
 }
 

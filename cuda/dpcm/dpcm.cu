@@ -1698,44 +1698,42 @@ static unsigned pick_blocks(unsigned w, unsigned h, unsigned e) {
     return (unsigned)want;
 }
 
-/* Is `p` host memory the CPU may read (pageable, page-locked or
- * registered), rather than this device's or a peer's? */
-static int host_readable(const void *p) {
-#ifdef SCI_DPCM_EMU
-    (void)p;
-    return 1;
-#else
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError(); /* older runtimes fail on pageable memory */
-        return 1;
-    }
-    return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
-#endif
-}
-
-/* scan=auto's choice for the frame (sci_dpcm_choose_scan's rule): on the
- * host for host memory, else on the device, which reads this device's
- * memory or a peer's. */
+/* scan=auto's choice for the frame (sci_dpcm_choose_scan's rule), summed
+ * on the device: in place for this device's memory or a peer's, host
+ * frames copied first into the transpose's buffer (free until the frame
+ * is coded), which costs less than summing them on the host. */
 static int choose_scan(sci_cuda_dpcm *c, const void *samples, size_t stride,
                        unsigned sample_bytes, unsigned w, unsigned h,
                        unsigned *scan, cudaStream_t st) {
-    if (host_readable(samples)) {
-        *scan = sci_dpcm_choose_scan(samples, stride, sample_bytes, w, h);
-        return 0;
-    }
 #ifdef SCI_DPCM_EMU
+    /* device memory is host memory here */
     (void)c;
     (void)st;
-    return SCI_DPCM_E_ARG;
+    *scan = sci_dpcm_choose_scan(samples, stride, sample_bytes, w, h);
+    return 0;
 #else
-    int err;
+    cudaPointerAttributes a;
+    int on_device = 0, err;
+    if (cudaPointerGetAttributes(&a, samples) != cudaSuccess)
+        cudaGetLastError(); /* older runtimes fail on pageable memory */
+    else
+        on_device = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+    size_t count = (size_t)w * h;
     if ((err = grow(&c->scan_sums, 2 * sizeof(unsigned long long))) ||
-        (err = grow_mem(&c->scan_stage, 2 * sizeof(unsigned long long), 1)))
+        (err = grow_mem(&c->scan_stage, 2 * sizeof(unsigned long long), 1)) ||
+        (!on_device && (err = grow(&c->tsamples, count * 2))))
         return err;
+    if (!on_device) {
+        size_t row = (size_t)w * sample_bytes;
+        if ((err = (int)cudaMemcpy2DAsync(c->tsamples.p, row, samples,
+                                          stride * sample_bytes, row, h,
+                                          cudaMemcpyDefault, st)))
+            return err;
+        samples = c->tsamples.p;
+        stride = w;
+    }
     unsigned long long *d = (unsigned long long *)c->scan_sums.p;
     unsigned long long *hs = (unsigned long long *)c->scan_stage.p;
-    size_t count = (size_t)w * h;
     unsigned grid = grid_for(count, 256) < 1024 ? grid_for(count, 256) : 1024;
     cudaMemsetAsync(d, 0, 2 * sizeof *d, st);
     scan_sums_kernel<<<grid, 256, 0, st>>>(samples, stride, sample_bytes, w,
