@@ -15,8 +15,9 @@
  *
  * The input goes to every copy in the memory it comes in.  A frame in
  * CUDA memory of another device than the copy's is copied device to
- * device by htj2kenc, ebcotcm and dpcmenc (peer to peer where the GPUs
- * reach each other), through the host by the others.  With `backend=cpu` in
+ * device (peer to peer where the GPUs reach each other) by dpcmenc, and by
+ * htj2kenc and ebcotcm when the memory is laid out as the frame; through
+ * the host otherwise.  With `backend=cpu` in
  * `coder-properties` the copies run on the CPU, one streaming thread each.
  *
  *     gst-launch-1.0 videotestsrc num-buffers=600 ! \
