@@ -211,6 +211,25 @@ GST_START_TEST (test_parameters)
 
 GST_END_TEST;
 
+/* Whether the n bytes at d are what the codec writes for the 33 x 17
+ * 8-bit samples s with the default parameters and `scan`. */
+static gboolean
+same_as_codec (const guint16 * s, guint scan, const guint8 * d, gsize n)
+{
+  sci_dpcm_params p;
+  gsize cap = sci_dpcm_max_bytes (33, 17, 8);
+  guint8 *ref = g_malloc (cap);
+  gsize rn;
+  gboolean same;
+
+  sci_dpcm_params_default (&p);
+  p.scan = scan;
+  rn = sci_dpcm_encode (NULL, s, 33, 33, 17, 8, &p, ref, cap);
+  same = rn == n && memcmp (ref, d, n) == 0;
+  g_free (ref);
+  return same;
+}
+
 /* The coded caps, the header's parameters and the frame length. */
 GST_START_TEST (test_coded_frames)
 {
@@ -248,27 +267,13 @@ GST_START_TEST (test_coded_frames)
   fail_unless_equals_int (GST_READ_UINT32_LE (d + 44), 1);
   fail_unless_equals_int (GST_READ_UINT32_LE (d + 8), 33);
   fail_unless_equals_int (GST_READ_UINT32_LE (d + 12), 17);
-  {
-    sci_dpcm_params p;
-    guint8 *ref = g_malloc (sci_dpcm_max_bytes (33, 17, 8));
-    gsize rn;
-
-    sci_dpcm_params_default (&p);
-    p.scan = SCI_DPCM_SCAN_COLUMNS;
-    rn = sci_dpcm_encode (NULL, s, 33, 33, 17, 8, &p, ref,
-        sci_dpcm_max_bytes (33, 17, 8));
-    fail_unless (rn == n && memcmp (ref, d, n) == 0);
-    g_free (ref);
-  }
+  fail_unless (same_as_codec (s, SCI_DPCM_SCAN_COLUMNS, d, n));
   g_bytes_unref (f);
 
   /* scan=auto, the default: a frame smooth down its columns and not along
    * its rows is coded by columns, the bytes the codec's AUTO writes */
   {
     guint16 *vs = g_new (guint16, 33 * 17);
-    sci_dpcm_params p;
-    guint8 *ref = g_malloc (sci_dpcm_max_bytes (33, 17, 8));
-    gsize rn;
     guint x, y;
 
     for (y = 0; y < 17; y++)
@@ -277,12 +282,7 @@ GST_START_TEST (test_coded_frames)
     f = encode ("", "GRAY8", 33, 17, vs, NULL);
     d = g_bytes_get_data (f, &n);
     fail_unless_equals_int (GST_READ_UINT32_LE (d + 44), 1);
-    sci_dpcm_params_default (&p);
-    p.scan = SCI_DPCM_SCAN_AUTO;
-    rn = sci_dpcm_encode (NULL, vs, 33, 33, 17, 8, &p, ref,
-        sci_dpcm_max_bytes (33, 17, 8));
-    fail_unless (rn == n && memcmp (ref, d, n) == 0);
-    g_free (ref);
+    fail_unless (same_as_codec (vs, SCI_DPCM_SCAN_AUTO, d, n));
     g_free (vs);
     g_bytes_unref (f);
   }
