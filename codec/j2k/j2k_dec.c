@@ -213,6 +213,8 @@ int sci_j2k_dec_parse(sci_j2k_dec *d, const uint8_t *data, size_t len,
         info->tiles_y = z->tiles_y;
         info->tile_w = z->xtsiz;
         info->tile_h = z->ytsiz;
+        info->tile_x0 = z->xtosiz;
+        info->tile_y0 = z->ytosiz;
         unsigned lv = SCI_J2K_MAX_LEVELS;
         for (unsigned c = 0; c < z->csiz; c++) {
             if (cs->main.coc[c].levels < lv)

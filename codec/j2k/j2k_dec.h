@@ -63,6 +63,7 @@ typedef struct {
     unsigned components;
     uint32_t tiles_x, tiles_y;
     uint32_t tile_w, tile_h;  /* XTsiz, YTsiz */
+    uint32_t tile_x0, tile_y0; /* XTOsiz, YTOsiz: the grid's origin */
     unsigned levels;          /* fewest decomposition levels of the main
                                * header's components (reduce's limit,
                                * unless a tile has fewer) */

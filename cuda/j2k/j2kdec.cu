@@ -284,6 +284,21 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
 
 /* ---- the decoder --------------------------------------------------------- */
 
+/* The inverse DWT's device scratch for one tile shape. */
+struct wt_entry {
+    sci_wt_geometry g;
+    sci_cuda_wt *wt;
+};
+
+/* A tile on the device path: its shape, its coefficient planes' first
+ * word in the slot's buffer, and where its samples start in each output
+ * plane (bytes). */
+struct tile_run {
+    sci_wt_geometry g;
+    uint64_t coef;
+    ptrdiff_t out[SCI_WT_MAX_COMPONENTS];
+};
+
 struct slot {
     int busy;
     unsigned ticket;
@@ -297,6 +312,7 @@ struct slot {
     size_t nht;             /* blocks on the device */
     cudaEvent_t ev[6];      /* stage marks (sci_cuda_j2kdec_profile) */
     int profiled;           /* its last frame recorded them */
+    unsigned ntiles;        /* its frame's, on the device paths */
     /* A slot's frame runs on the slot's own stream and buffers, so the
      * frames in flight overlap on the device too: one frame's longest
      * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
@@ -306,8 +322,10 @@ struct slot {
     size_t d_up_cap, arena_cap;
     void *d_coef;
     size_t coef_cap;
-    sci_cuda_wt *wt;
-    sci_wt_geometry wg;
+    /* one a tile shape seen (a grid has at most nine: inner, edge and
+     * corner tiles), so that tiled frames allocate nothing once warm */
+    wt_entry *wts;
+    unsigned nwt;
 };
 
 struct sci_cuda_j2kdec {
@@ -331,8 +349,17 @@ struct sci_cuda_j2kdec {
     int profile;
     float stage_ms[5];
     float host_ms[3];       /* the last device-path submit's host stages */
-    jd_block *sort_tmp;     /* sort_heavier's */
-    size_t sort_cap;
+    /* the frame's tables, tile by tile as tier-2 finds them, before they
+     * go to the pinned buffer: EBCOT and HT blocks, their byte pieces, the
+     * EBCOT blocks' pass ends, the tiles */
+    jd_block *hblk[2];
+    size_t hblk_cap[2];
+    jd_ref *href;
+    size_t href_cap;
+    uint32_t *hplen;
+    size_t hplen_cap;
+    tile_run *runs;
+    size_t runs_cap;
     size_t sort_at[SORT_BUCKETS];
     int *d_status;          /* one pair a slot */
     /* host-side buffers of the host paths (pinned, one at a time) */
@@ -459,7 +486,9 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
             cudaEventDestroy(s->start);
         if (s->st)
             cudaStreamDestroy(s->st);
-        sci_cuda_wt_destroy(s->wt);
+        for (unsigned k = 0; k < s->nwt; k++)
+            sci_cuda_wt_destroy(s->wts[k].wt);
+        free(s->wts);
         cudaFree(s->d_up);
         cudaFree(s->d_arena);
         cudaFree(s->d_coef);
@@ -476,7 +505,11 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         for (unsigned i = 0; i < d->nthreads; i++)
             sci_j2k_block_scratch_free(d->scratch[i]);
     free(d->scratch);
-    free(d->sort_tmp);
+    free(d->hblk[0]);
+    free(d->hblk[1]);
+    free(d->href);
+    free(d->hplen);
+    free(d->runs);
     sci_pool_free(d->pool);
     sci_j2k_dec_free(d->dec);
     free(d);
@@ -521,51 +554,125 @@ static sci_cuda_wt_out out_rule(const sci_j2k_comp_info &ci, unsigned bytes) {
     return o;
 }
 
-/* Whether tile 0 of tb fits the device layout; fills the geometry. */
-static int device_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
-                           const sci_j2k_comp_info *ci, sci_wt_geometry *g) {
+/* Whether a tile-component's wavelet planes, at the kept resolution, are
+ * those of an image of its size at the origin: its origin there a
+ * multiple of 2^levels, so that every level splits it as it splits an
+ * image at 0 (the inverse DWT's kernels know no other parity). */
+static int origin_aligned(uint32_t x0, uint32_t y0, unsigned levels) {
+    uint32_t m = levels >= 32 ? 0xFFFFFFFFu : (1u << levels) - 1;
+    return !(x0 & m) && !(y0 & m);
+}
+
+/* ceil(a / 2^r) */
+static uint32_t ceil_shift(uint32_t a, unsigned r) {
+    return (uint32_t)(((uint64_t)a + (1ull << r) - 1) >> r);
+}
+
+/* Before tier-2: whether every tile of the grid can be aligned, by the
+ * main header's levels (a tile's own COD may still say otherwise, which
+ * tile_geometry then finds). */
+static int grid_aligned(const sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci) {
+    const sci_j2k_info *in = &d->info;
+    unsigned r = d->fprm.reduce, top = in->levels - r;
+    uint64_t nt = (uint64_t)in->tiles_x * in->tiles_y;
+    if (nt < 1 || nt > SCI_CUDA_J2KDEC_MAX_DEVICE_TILES ||
+        in->components > SCI_WT_MAX_COMPONENTS)
+        return 0;
+    for (int axis = 0; axis < 2; axis++) {
+        uint32_t n = axis ? in->tiles_y : in->tiles_x;
+        uint32_t t0 = axis ? in->tile_y0 : in->tile_x0;
+        uint32_t ts = axis ? in->tile_h : in->tile_w;
+        uint32_t o = axis ? in->y0 : in->x0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t a = (uint64_t)t0 + (uint64_t)i * ts;
+            uint32_t x = a > o ? (uint32_t)a : o;
+            for (unsigned c = 0; c < in->components; c++) {
+                unsigned s = axis ? ci[c].dy : ci[c].dx;
+                uint32_t k = ceil_shift((x + s - 1) / s, r);
+                if (!origin_aligned(k, 0, top))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Whether tile tb fits the device layout: fills its run (geometry and
+ * output offsets in the caller's planes). */
+static int tile_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+                         const sci_j2k_comp_info *ci,
+                         const sci_cuda_j2kdec_plane *planes, tile_run *run) {
     unsigned nc = tb->ncomp;
-    if (tb->x0 != 0 || tb->y0 != 0 || nc < 1 || nc > SCI_WT_MAX_COMPONENTS)
+    if (nc < 1 || nc > SCI_WT_MAX_COMPONENTS)
         return 0;
-    /* at the kept resolution: with the origin at 0, its subbands are the
-     * full image's below it */
-    unsigned r = d->fprm.reduce;
-    if (r > tb->comps[0].levels)
+    /* the subbands of the kept resolution */
+    if (d->fprm.reduce > tb->comps[0].levels)
         return 0;
+    sci_wt_geometry *g = &run->g;
     memset(g, 0, sizeof *g);
-    g->width = (uint32_t)(((uint64_t)d->info.width + (1u << r) - 1) >> r);
-    g->height = (uint32_t)(((uint64_t)d->info.height + (1u << r) - 1) >> r);
     g->components = nc;
     g->depth = 1;
     g->levels = tb->comps[0].top;
     g->filter = tb->comps[0].reversible ? SCI_DWT_53 : SCI_DWT_97;
+    /* the grid the components' sizes come from: the smallest width that
+     * ceil(width / dx) maps to every component's width */
     for (unsigned c = 0; c < nc; c++) {
         const sci_j2k_tcomp_info *t = &tb->comps[c];
         if (ci[c].depth > 16 || t->top != g->levels ||
             t->levels != tb->comps[0].levels ||
-            t->reversible != tb->comps[0].reversible || t->x0 || t->y0)
-            return 0;
-        if (ci[c].dx > 4 || ci[c].dy > 4)
+            t->reversible != tb->comps[0].reversible || !t->w || !t->h ||
+            !origin_aligned(t->x0, t->y0, g->levels) ||
+            ci[c].dx > 4 || ci[c].dy > 4)
             return 0;
         g->dx[c] = ci[c].dx;
         g->dy[c] = ci[c].dy;
+        uint32_t w = (t->w - 1) * ci[c].dx + 1, h = (t->h - 1) * ci[c].dy + 1;
+        if (w > g->width)
+            g->width = w;
+        if (h > g->height)
+            g->height = h;
         if (ci[c].depth > g->depth)
             g->depth = ci[c].depth;
     }
     g->ct = !tb->mct ? SCI_CT_NONE : g->filter == SCI_DWT_53 ? SCI_CT_RCT : SCI_CT_ICT;
     if (sci_wt_geometry_check(g))
         return 0;
-    for (unsigned c = 0; c < nc; c++)
-        if (tb->comps[c].w != sci_wt_comp_width(g, c) ||
-            tb->comps[c].h != sci_wt_comp_height(g, c))
+    for (unsigned c = 0; c < nc; c++) {
+        const sci_j2k_tcomp_info *t = &tb->comps[c];
+        if (t->w != sci_wt_comp_width(g, c) || t->h != sci_wt_comp_height(g, c) ||
+            t->x0 < ci[c].x0 || t->y0 < ci[c].y0 ||
+            t->x0 - ci[c].x0 + t->w > ci[c].w || t->y0 - ci[c].y0 + t->h > ci[c].h)
             return 0;
+        run->out[c] = (ptrdiff_t)(t->y0 - ci[c].y0) * planes[c].row_stride +
+                      (ptrdiff_t)(t->x0 - ci[c].x0) * planes[c].pixel_stride;
+    }
     return 1;
+}
+
+/* The slot's inverse DWT for a tile shape, made on first sight. */
+static cudaError_t slot_wt(slot *s, const sci_wt_geometry *g, sci_cuda_wt **wt) {
+    for (unsigned k = 0; k < s->nwt; k++)
+        if (!memcmp(&s->wts[k].g, g, sizeof *g)) {
+            *wt = s->wts[k].wt;
+            return cudaSuccess;
+        }
+    wt_entry *n = (wt_entry *)realloc(s->wts, (s->nwt + 1) * sizeof *n);
+    if (!n)
+        return cudaErrorMemoryAllocation;
+    s->wts = n;
+    cudaError_t e = (cudaError_t)sci_cuda_wt_create(wt, g);
+    if (e)
+        return e;
+    s->wts[s->nwt].g = *g;
+    s->wts[s->nwt].wt = *wt;
+    s->nwt++;
+    return cudaSuccess;
 }
 
 struct host_blocks_ctx {
     sci_cuda_j2kdec *d;
     const sci_j2k_tile_blocks *tb;
-    const sci_wt_geometry *g;
+    const tile_run *run;
     int damaged[SCI_POOL_MAX_THREADS];
     int nomem;
 };
@@ -577,9 +684,11 @@ static void host_blocks_fn(void *vctx, size_t begin, size_t end, unsigned worker
         unsigned c = tb->bands[tb->blocks[i].band].comp;
         if (tb->bands[tb->blocks[i].band].res > tb->comps[c].top)
             continue;   /* above the kept resolution */
-        void *plane = (uint32_t *)x->d->h_coef + sci_wt_comp_offset(x->g, c);
+        const sci_wt_geometry *g = &x->run->g;
+        void *plane = (uint32_t *)x->d->h_coef + x->run->coef +
+                      sci_wt_comp_offset(g, c);
         int r = sci_j2k_block_decode(tb, i, x->d->scratch[worker], plane,
-                                     sci_wt_comp_width(x->g, c), NULL);
+                                     sci_wt_comp_width(g, c), NULL);
         if (r < 0)
             x->nomem = 1;
         else if (r)
@@ -648,37 +757,65 @@ static int submit_host(sci_cuda_j2kdec *d, slot *s,
     return e;
 }
 
-/* The device tables of a tile: blocks (the HT ones first, then the EBCOT
- * ones), their byte pieces and the EBCOT blocks' pass ends, with the
+/* The device tables of a frame, tile after tile: blocks (HT and EBCOT
+ * apart), their byte pieces and the EBCOT blocks' pass ends, with the
  * checks and warnings of sci_j2k_block_decode for blocks left zero. */
 struct tables {
-    jd_block *blk;
+    jd_block *ht, *eb;
     jd_ref *ref;
     uint32_t *plen;
     size_t nht, neb, nref, nplen;
     unsigned qwmax;          /* the most quads a row of the HT blocks */
     unsigned mw, fn;         /* the most map and flag words of the EBCOT
                               * blocks */
+    uint64_t coef, arena;    /* the tile's planes and bytes start here */
+    size_t coef_words, arena_bytes; /* all tiles' */
 };
 
-/* Counts what the tables of tb need at most. */
-static void table_bounds(const sci_j2k_tile_blocks *tb, size_t *nplen) {
-    size_t n = 0;
+static int grow_host(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Room in the decoder's arrays for the tables of tile tb. */
+static int tables_room(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+                       tables *t) {
+    size_t nplen = 0;
     for (size_t i = 0; i < tb->nblocks; i++)
         if (!tb->blocks[i].ht)
-            n += tb->blocks[i].passes;
-    *nplen = n;
+            nplen += tb->blocks[i].passes;
+    if (grow_host((void **)&d->hblk[1], &d->hblk_cap[1], t->nht + tb->nblocks,
+                  sizeof(jd_block)) ||
+        grow_host((void **)&d->hblk[0], &d->hblk_cap[0], t->neb + tb->nblocks,
+                  sizeof(jd_block)) ||
+        grow_host((void **)&d->href, &d->href_cap,
+                  t->nref + tb->ref_first[tb->nblocks], sizeof(jd_ref)) ||
+        grow_host((void **)&d->hplen, &d->hplen_cap, t->nplen + nplen + 1,
+                  sizeof(uint32_t)))
+        return -1;
+    t->ht = d->hblk[1];
+    t->eb = d->hblk[0];
+    t->ref = d->href;
+    t->plen = d->hplen;
+    return 0;
 }
 
 static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
-                      const sci_wt_geometry *g, size_t i, int want_ht,
-                      tables *t) {
+                      const sci_wt_geometry *g, size_t i, tables *t) {
     sci_j2k_status *st = sci_j2k_dec_status(d->dec);
     const sci_j2k_block *b = &tb->blocks[i];
     const sci_j2k_band_info *band = &tb->bands[b->band];
     unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
-    if (!w || !h || (int)b->ht != want_ht ||
-        band->res > tb->comps[band->comp].top)
+    if (!w || !h || band->res > tb->comps[band->comp].top)
         return;
     unsigned nbp = band->mb + band->roi, zbp = b->zbp;
     if (nbp == 0 || zbp >= nbp) {
@@ -714,7 +851,7 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
                          band->comp);
             return;
         }
-        o.data = b->off + b->cup;
+        o.data = t->arena + b->off + b->cup;
         if ((w + 1) / 2 > t->qwmax)
             t->qwmax = (w + 1) / 2;
         o.lcup = b->lcup;
@@ -747,7 +884,7 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
         }
         for (; k < passes; k++)
             pl[k] = (uint32_t)b->len;
-        o.data = b->off;
+        o.data = t->arena + b->off;
         o.lcup = (uint32_t)b->len;
         o.lref = (uint32_t)t->nplen;
         t->nplen += passes;
@@ -757,7 +894,7 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
         if (sci_t1d::flag_words(w, h) > t->fn)
             t->fn = sci_t1d::flag_words(w, h);
     }
-    o.coef = sci_wt_comp_offset(g, band->comp) +
+    o.coef = t->coef + sci_wt_comp_offset(g, band->comp) +
              (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
     o.stride = sci_wt_comp_width(g, band->comp);
     o.w = (uint16_t)w;
@@ -769,8 +906,11 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
     o.roi = (uint8_t)band->roi;
     o.rev = (uint8_t)band->reversible;
     o.step = band->step;
-    t->blk[b->ht ? t->nht++ : t->nht + t->neb++] = o;
-    uint64_t at = b->off;
+    if (b->ht)
+        t->ht[t->nht++] = o;
+    else
+        t->eb[t->neb++] = o;
+    uint64_t at = t->arena + b->off;
     for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
         t->ref[t->nref].src = tb->refs[k].src;
         t->ref[t->nref].dst = at;
@@ -811,20 +951,13 @@ static unsigned weight_bucket(const jd_block &b, int ht) {
     return w >= SORT_BUCKETS ? 0 : SORT_BUCKETS - 1 - (unsigned)w;
 }
 
-static int sort_heavier(sci_cuda_j2kdec *d, jd_block *blk, size_t n, int ht) {
-    if (n < 2)
-        return 0;
-    if (n > d->sort_cap) {
-        jd_block *t = (jd_block *)realloc(d->sort_tmp, n * sizeof *t);
-        if (!t)
-            return -1;
-        d->sort_tmp = t;
-        d->sort_cap = n;
-    }
+/* src[0..n) into dst, heaviest first */
+static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src, size_t n,
+                         int ht, jd_block *dst) {
     size_t *at = d->sort_at;
     memset(at, 0, SORT_BUCKETS * sizeof *at);
     for (size_t i = 0; i < n; i++)
-        at[weight_bucket(blk[i], ht)]++;
+        at[weight_bucket(src[i], ht)]++;
     size_t sum = 0;
     for (unsigned k = 0; k < SORT_BUCKETS; k++) {
         size_t c = at[k];
@@ -832,9 +965,7 @@ static int sort_heavier(sci_cuda_j2kdec *d, jd_block *blk, size_t n, int ht) {
         sum += c;
     }
     for (size_t i = 0; i < n; i++)
-        d->sort_tmp[at[weight_bucket(blk[i], ht)]++] = blk[i];
-    memcpy(blk, d->sort_tmp, n * sizeof *blk);
-    return 0;
+        dst[at[weight_bucket(src[i], ht)]++] = src[i];
 }
 
 static void mark(const sci_cuda_j2kdec *d, slot *s, int k, cudaStream_t st) {
@@ -850,6 +981,51 @@ static double now_ms(void) {
 
 static size_t align16(size_t n) {
     return (n + 15) & ~(size_t)15;
+}
+
+/* Whole words a tile's coefficient planes take in the slot's buffer: a
+ * multiple of 64, so that each tile's planes start 256-byte aligned, as
+ * the DWT kernels' vector accesses need. */
+static size_t tile_words(const sci_wt_geometry *g) {
+    return (sci_wt_coeff_count(g) + 63) & ~(size_t)63;
+}
+
+/* Tier-2 of every tile (refs mode), each tile's shape and the device
+ * tables.  Returns 0 (t and d->runs[0 .. *ntiles) filled; *ebcot: an
+ * EBCOT block is among them), -1 when a tile does not fit the device
+ * layout, or an error code. */
+static int collect_tiles(sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci,
+                         const sci_cuda_j2kdec_plane *planes, tables *t,
+                         size_t *ntiles, int *ebcot, double *table_ms) {
+    size_t nt = (size_t)d->info.tiles_x * d->info.tiles_y;
+    memset(t, 0, sizeof *t);
+    if (grow_host((void **)&d->runs, &d->runs_cap, nt, sizeof(tile_run)))
+        return cudaErrorMemoryAllocation;
+    sci_j2k_dec_set_refs(d->dec, 1);
+    for (size_t k = 0; k < nt; k++) {
+        sci_j2k_tile_blocks tb;
+        int r = sci_j2k_dec_tile_blocks(d->dec, (unsigned)k, &d->fprm, &tb);
+        if (r)
+            return dec_fail(d, r);
+        tile_run *run = &d->runs[k];
+        if (!tile_geometry(d, &tb, ci, planes, run))
+            return -1;
+        run->coef = t->coef_words;
+        t->coef = t->coef_words;
+        t->arena = t->arena_bytes;
+        double h = now_ms();
+        if (tables_room(d, &tb, t))
+            return cudaErrorMemoryAllocation;
+        for (size_t i = 0; i < tb.nblocks; i++) {
+            *ebcot |= !tb.blocks[i].ht;
+            add_block(d, &tb, &run->g, i, t);
+        }
+        *table_ms += now_ms() - h;
+        t->coef_words += tile_words(&run->g);
+        t->arena_bytes += align16(tb.arena_len);
+    }
+    *ntiles = nt;
+    return 0;
 }
 
 extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
@@ -896,41 +1072,24 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     }
     cudaStream_t st = s->st;
-    double h0 = now_ms();
+    double h0 = now_ms(), table_ms = 0;
     d->parsed = 0;
     s->nht = 0;
-    sci_j2k_decode_params prm = d->fprm;
-    sci_j2k_tile_blocks tb;
-    sci_wt_geometry g;
-    int dev = d->info.tiles_x == 1 && d->info.tiles_y == 1 && d->info.x0 == 0 &&
-              d->info.y0 == 0 && nc <= SCI_WT_MAX_COMPONENTS;
-    if (dev) {
-        sci_j2k_dec_set_refs(d->dec, 1);
-        int r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
-        if (r) {
-            free(ci);
-            return dec_fail(d, r);
-        }
-        dev = device_geometry(d, &tb, ci, &g);
-        int ebcot = 0;
-        for (size_t i = 0; dev && i < tb.nblocks && !ebcot; i++)
-            ebcot = !tb.blocks[i].ht;
-        d->path = !dev ? SCI_CUDA_J2KDEC_HOST
-                  : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
-                                           : SCI_CUDA_J2KDEC_DEVICE;
-        if (d->path == SCI_CUDA_J2KDEC_HOST_BLOCKS && tb.ref_first) {
-            /* tier-2 again, with the bytes, for the host's block decoder */
-            sci_j2k_dec_set_refs(d->dec, 0);
-            r = sci_j2k_dec_tile_blocks(d->dec, 0, &prm, &tb);
-            if (r) {
-                free(ci);
-                return dec_fail(d, r);
-            }
-        }
-    } else {
-        d->path = SCI_CUDA_J2KDEC_HOST;
+    tables t;
+    size_t ntiles = 0;
+    int ebcot = 0;
+    int r = grid_aligned(d, ci) ? collect_tiles(d, ci, planes, &t, &ntiles,
+                                                &ebcot, &table_ms)
+                                : -1;
+    if (r > 0) {
+        free(ci);
+        return r;
     }
+    d->path = r < 0 ? SCI_CUDA_J2KDEC_HOST
+              : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
+                                       : SCI_CUDA_J2KDEC_DEVICE;
     s->path = d->path;
+    s->ntiles = (unsigned)ntiles;
     if (d->path == SCI_CUDA_J2KDEC_HOST) {
         ret = submit_host(d, s, planes, ci, st);
         free(ci);
@@ -944,65 +1103,46 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return 0;
     }
 
-    /* device layout: the wavelet scratch and the coefficient planes (the
-     * slot's last frame is done with them) */
-    if (!s->wt || memcmp(&s->wg, &g, sizeof g)) {
-        sci_cuda_wt_destroy(s->wt);
-        s->wt = NULL;
-        e = (cudaError_t)sci_cuda_wt_create(&s->wt, &g);
-        if (e) {
-            free(ci);
-            return e;
-        }
-        s->wg = g;
+    /* device layout: each tile shape's wavelet scratch and the tiles'
+     * coefficient planes (the slot's last frame is done with them) */
+    for (size_t k = 0; !e && k < ntiles; k++) {
+        sci_cuda_wt *wt;
+        e = slot_wt(s, &d->runs[k].g, &wt);
     }
-    size_t ncoef = sci_wt_coeff_count(&g);
-    e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
+    size_t ncoef = t.coef_words;
+    if (!e)
+        e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
     sci_cuda_wt_out out[SCI_WT_MAX_COMPONENTS];
-    sci_wt_plane dst[SCI_WT_MAX_COMPONENTS];
-    for (unsigned c = 0; c < nc; c++) {
+    for (unsigned c = 0; c < nc; c++)
         out[c] = out_rule(ci[c], planes[c].bytes);
-        dst[c].data = planes[c].data;
-        dst[c].row_stride = planes[c].row_stride;
-        dst[c].pixel_stride = planes[c].pixel_stride;
-    }
     free(ci);
     int *d_status = d->d_status + 2 * (s - d->slots);
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
     if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE) {
         /* the upload: codestream | blocks | pieces | pass ends */
-        size_t maxref = tb.ref_first[tb.nblocks], maxplen;
-        table_bounds(&tb, &maxplen);
         size_t cs_bytes = align16(d->len);
-        size_t blk_bytes = align16(tb.nblocks * sizeof(jd_block));
-        size_t ref_bytes = align16(maxref * sizeof(jd_ref));
-        size_t total = cs_bytes + blk_bytes + ref_bytes + maxplen * 4;
+        size_t blk_bytes = align16((t.nht + t.neb) * sizeof(jd_block));
+        size_t ref_bytes = align16(t.nref * sizeof(jd_ref));
+        size_t total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
         e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
         if (!e)
             e = grow_device((void **)&s->d_up, &s->d_up_cap, total);
         if (!e)
-            e = grow_device((void **)&s->d_arena, &s->arena_cap, tb.arena_len + 16);
-        tables t;
-        memset(&t, 0, sizeof t);
+            e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena_bytes + 16);
         if (!e) {
             double h1 = now_ms();
             copy_ctx cc = {s->h_up, d->data, d->len};
             sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
                          (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
             double h2 = now_ms();
-            t.blk = (jd_block *)(s->h_up + cs_bytes);
-            t.ref = (jd_ref *)(s->h_up + cs_bytes + blk_bytes);
-            t.plen = (uint32_t *)(s->h_up + cs_bytes + blk_bytes + ref_bytes);
-            for (int ht = 1; ht >= 0; ht--)
-                for (size_t i = 0; i < tb.nblocks; i++)
-                    add_block(d, &tb, &g, i, ht, &t);
-            if (sort_heavier(d, t.blk, t.nht, 1) ||
-                sort_heavier(d, t.blk + t.nht, t.neb, 0))
-                e = cudaErrorMemoryAllocation;
-            d->host_ms[0] = (float)(h1 - h0);
-            d->host_ms[1] = (float)(now_ms() - h2);
+            jd_block *blk = (jd_block *)(s->h_up + cs_bytes);
+            sort_heavier(d, t.ht, t.nht, 1, blk);
+            sort_heavier(d, t.eb, t.neb, 0, blk + t.nht);
+            memcpy(s->h_up + cs_bytes + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
+            memcpy(s->h_up + cs_bytes + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
+            d->host_ms[0] = (float)(h1 - h0 - table_ms);
+            d->host_ms[1] = (float)(table_ms + now_ms() - h2);
             d->host_ms[2] = (float)(h2 - h1);
-            total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
@@ -1031,31 +1171,38 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                           s->d_coef, d_status, st);
         mark(d, s, 4, st);
     } else if (!e) {
-        /* EBCOT blocks: the C reference on the host's threads */
+        /* the blocks by the C reference on the host's threads, tile by
+         * tile: tier-2 again, with the bytes */
         host_up_wait(d);
         e = grow_pinned(&d->h_coef, &d->h_coef_cap, ncoef * 4);
-        if (!e) {
+        if (!e)
             memset(d->h_coef, 0, ncoef * 4);
+        sci_j2k_dec_set_refs(d->dec, 0);
+        for (size_t k = 0; !e && k < ntiles; k++) {
+            sci_j2k_tile_blocks tb;
+            r = sci_j2k_dec_tile_blocks(d->dec, (unsigned)k, &d->fprm, &tb);
+            if (r)
+                return dec_fail(d, r);
             host_blocks_ctx *x = (host_blocks_ctx *)calloc(1, sizeof *x);
             if (!x) {
                 e = cudaErrorMemoryAllocation;
-            } else {
-                x->d = d;
-                x->tb = &tb;
-                x->g = &g;
-                sci_pool_for(d->pool, tb.nblocks, 16, host_blocks_fn, x);
-                int damaged = 0;
-                for (unsigned w = 0; w < d->nthreads; w++)
-                    damaged += x->damaged[w];
-                int nomem = x->nomem;
-                free(x);
-                if (nomem)
-                    e = cudaErrorMemoryAllocation;
-                else if (damaged)
-                    sci_j2k_warn(jst, 0, "tile 0: %d code-blocks damaged or not "
-                                 "decodable: decoded in part or left zero",
-                                 damaged);
+                break;
             }
+            x->d = d;
+            x->tb = &tb;
+            x->run = &d->runs[k];
+            sci_pool_for(d->pool, tb.nblocks, 16, host_blocks_fn, x);
+            int damaged = 0;
+            for (unsigned w = 0; w < d->nthreads; w++)
+                damaged += x->damaged[w];
+            int nomem = x->nomem;
+            free(x);
+            if (nomem)
+                e = cudaErrorMemoryAllocation;
+            else if (damaged)
+                sci_j2k_warn(jst, 0, "tile %u: %d code-blocks damaged or not "
+                             "decodable: decoded in part or left zero",
+                             (unsigned)k, damaged);
         }
         if (!e)
             e = cudaMemcpyAsync(s->d_coef, d->h_coef, ncoef * 4,
@@ -1068,8 +1215,21 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     }
     if (!e && sci_j2k_dec_truncated(d->dec) && !sci_j2k_dec_warnings(d->dec))
         sci_j2k_warn(jst, d->len, "the codestream is truncated");
-    if (!e)
-        e = (cudaError_t)sci_cuda_wt_inverse_dec(s->wt, s->d_coef, dst, out, st);
+    /* each tile's inverse DWT writes its rectangle of the planes */
+    for (size_t k = 0; !e && k < ntiles; k++) {
+        const tile_run *run = &d->runs[k];
+        sci_cuda_wt *wt;
+        sci_wt_plane dst[SCI_WT_MAX_COMPONENTS];
+        for (unsigned c = 0; c < nc; c++) {
+            dst[c].data = (uint8_t *)planes[c].data + run->out[c];
+            dst[c].row_stride = planes[c].row_stride;
+            dst[c].pixel_stride = planes[c].pixel_stride;
+        }
+        e = slot_wt(s, &run->g, &wt);
+        if (!e)
+            e = (cudaError_t)sci_cuda_wt_inverse_dec(
+                wt, (const uint32_t *)s->d_coef + run->coef, dst, out, st);
+    }
     s->profiled = d->profile && d->path == SCI_CUDA_J2KDEC_DEVICE;
     if (s->profiled)
         mark(d, s, 5, st);
@@ -1103,10 +1263,15 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
             cudaEventElapsedTime(&d->stage_ms[k], s->ev[k], s->ev[k + 1]);
     }
     if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
-        if (!d->warnings)
+        if (!d->warnings && s->ntiles == 1)
             snprintf(d->warning, sizeof d->warning, "tile 0: %d code-blocks "
                      "are damaged (HT data, or a wrong segmentation symbol): "
                      "decoded in part", s->h_status[0]);
+        else if (!d->warnings)
+            snprintf(d->warning, sizeof d->warning, "tiles 0-%u: %d "
+                     "code-blocks are damaged (HT data, or a wrong "
+                     "segmentation symbol): decoded in part", s->ntiles - 1,
+                     s->h_status[0]);
         d->warnings += (unsigned)s->h_status[0];
     }
     return 0;

@@ -18,17 +18,22 @@
  * planes.  What it covers and what falls back (sci_cuda_j2kdec_path says
  * which path a frame took):
  *
- *  SCI_CUDA_J2KDEC_DEVICE      one tile at the canvas origin (0, 0), all
- *      components with the same filter and levels, 1..4 components with
- *      subsampling 1..4, at any reduce and layers (set_decode): all of
- *      the above.
+ *  SCI_CUDA_J2KDEC_DEVICE      one tile or a grid of up to
+ *      SCI_CUDA_J2KDEC_MAX_DEVICE_TILES whose every tile-component starts,
+ *      at the kept resolution, on a multiple of 2^levels (an image and
+ *      tile grid at 0 with tiles a multiple of 2^levels: the usual
+ *      case); in each tile all components with the same filter and
+ *      levels, 1..4 components with subsampling 1..4; at any reduce and
+ *      layers (set_decode): all of the above, the blocks of all tiles in
+ *      one launch, then an inverse DWT a tile, writing its rectangle.
  *  SCI_CUDA_J2KDEC_HOST_BLOCKS the same geometry, only when asked for
  *      (sci_cuda_j2kdec_tune), with EBCOT code-blocks: those are decoded
  *      and dequantized on the host by the C reference (on the decoder's
  *      CPU threads), the HT ones too, and the coefficient planes uploaded;
  *      the inverse DWT, colour transform and output run on the device.
- *  SCI_CUDA_J2KDEC_HOST        anything else (tiles, an image or tile
- *      origin other than 0, per-component levels or filters, more
+ *  SCI_CUDA_J2KDEC_HOST        anything else (a tile-component whose
+ *      origin is not so aligned, more tiles, per-component levels or
+ *      filters, more
  *      than 4 components or larger subsampling, a colour transform the C
  *      reference does not apply): the whole frame is decoded by the C
  *      reference and its planes uploaded.  The output planes must then be
@@ -67,6 +72,10 @@ extern "C" {
 #define SCI_CUDA_J2KDEC_ERR_ARG 100102
 /* A frame on the host path asked for packed output. */
 #define SCI_CUDA_J2KDEC_ERR_UNSUPPORTED 100103
+
+/* Most tiles a frame on the device path has (each tile's inverse DWT is
+ * its own launches; beyond, the host path). */
+#define SCI_CUDA_J2KDEC_MAX_DEVICE_TILES 4096
 
 typedef enum {
     SCI_CUDA_J2KDEC_DEVICE = 0,

@@ -12,6 +12,11 @@
  *     damage handling of the HT kernel must match the C decoder's);
  *   - the conformance codestreams of tests/j2k/data (HT ones with SigProp
  *     and MagRef passes, tiles, origins, more components: the host paths);
+ *   - the tiled codestreams of tests/j2k/data/tiled (made by OpenJPEG,
+ *     Grok and OpenJPH: edge tiles, image and grid origins, layers,
+ *     precincts, SOP/EPH), on the device path or, where a tile's origin
+ *     does not allow it (the name says -host), the host path; at full and
+ *     half resolution, packed where RGB, and damaged;
  *   - Part 1 streams also on the host-blocks path (sci_cuda_j2kdec_tune);
  *   - packed output (RGB, pixel stride 3) and row strides beyond the width;
  *   - frames in flight: two frames submitted before the first is finished.
@@ -519,21 +524,27 @@ static int cmpstr(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/streams", data);
+/* Files of dir in name order (at most max); returns how many. */
+static unsigned list_dir(const char *dir, char **names, unsigned max) {
     DIR *dp = opendir(dir);
-    check(dp != NULL, "conformance: the streams folder opens");
     if (!dp)
-        return;
-    char *names[256];
+        return 0;
     unsigned n = 0;
     struct dirent *de;
-    while ((de = readdir(dp)) && n < 256)
+    while ((de = readdir(dp)) && n < max)
         if (de->d_name[0] != '.')
             names[n++] = strdup(de->d_name);
     closedir(dp);
     qsort(names, n, sizeof *names, cmpstr);
+    return n;
+}
+
+static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/streams", data);
+    char *names[256];
+    unsigned n = list_dir(dir, names, 256);
+    check(n > 0, "conformance: the streams folder has codestreams");
     unsigned dev = 0;
     for (unsigned i = 0; i < n; i++) {
         char path[2048];
@@ -560,6 +571,47 @@ static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
     check(dev > 0 && ht_refined > 0, what);
 }
 
+static void test_tiled(sci_cuda_j2kdec *g, const char *data) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tiled", data);
+    char *names[64];
+    unsigned n = list_dir(dir, names, 64);
+    check(n > 0, "tiled: the folder has codestreams");
+    for (unsigned i = 0; i < n; i++) {
+        char path[2048], label[300];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        size_t len;
+        uint8_t *cs = slurp(path, &len);
+        check(cs != NULL, names[i]);
+        if (!cs)
+            continue;
+        int path_want = strstr(names[i], "-host.") ? SCI_CUDA_J2KDEC_HOST : DEV;
+        for (unsigned r = 0; r < 2; r++) {
+            run_opts o = {path_want, 0, (int)(3 * r), r, 0};
+            snprintf(label, sizeof label, "tiled %s reduce %u", names[i], r);
+            compare(g, cs, len, label, &o);
+        }
+        run_opts op = {path_want == DEV ? DEV : -1, 1, 1, 0, 0};
+        snprintf(label, sizeof label, "tiled %s packed", names[i]);
+        compare(g, cs, len, label, &op);
+        if (path_want == DEV && strstr(names[i], "-p1-")) {
+            sci_cuda_j2kdec_tune(g, 1);
+            run_opts oh = {HB, 0, 1, 1, 0};
+            snprintf(label, sizeof label, "tiled %s host blocks reduce 1", names[i]);
+            compare(g, cs, len, label, &oh);
+            sci_cuda_j2kdec_tune(g, 0);
+        }
+        for (int t = 0; t < 3; t++) {
+            damage(cs, len);
+            run_opts od = {-1, 0, 0, 0, 0};
+            snprintf(label, sizeof label, "tiled %s damaged #%d", names[i], t);
+            compare(g, cs, len, label, &od);
+        }
+        free(cs);
+        free(names[i]);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *data = NULL;
     /* lines in order with stderr (sanitizers' reports) */
@@ -583,8 +635,10 @@ int main(int argc, char **argv) {
     sci_cuda_j2kdec *g;
     CKW(sci_cuda_j2kdec_create(&g, 1, 0));
     test_encoded(g);
-    if (data)
+    if (data) {
         test_conformance(g, data);
+        test_tiled(g, data);
+    }
     sci_cuda_j2kdec_destroy(g);
     test_in_flight();
     printf("%u checks, %u failed; frames: %u device, %u host blocks, %u host\n",
