@@ -20,7 +20,12 @@
  *
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
  *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
+ *                [--tiles-with GRK_COMPRESS] [--tiles-only]
  *                [--size W H] [image.ppm]
+ *
+ * --tiles-with: also the picture coded by grk_compress in one tile and in
+ * 1024x1024 and 512x512 tiles (Part 1, lossless and 9/7), on the GPU and
+ * nvJPEG2000; --tiles-only: those alone.
  *
  * Part 1 gets a second GPU row, its blocks decoded on the host's threads
  * (the host-blocks path, sci_cuda_j2kdec_tune).
@@ -244,6 +249,120 @@ static double run_nvj2k(const char *nv, const char *file, int frames, double *ms
     return fps;
 }
 
+/* ---- tiled streams by another encoder ---------------------------------------- */
+
+static int write_ppm12(const char *path, uint16_t *pl[3]) {
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    fprintf(f, "P6\n%u %u\n4095\n", W, H);
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        for (int c = 0; c < 3; c++) {
+            fputc(pl[c][i] >> 8, f);
+            fputc(pl[c][i] & 0xFF, f);
+        }
+    return fclose(f);
+}
+
+static uint8_t *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* The picture coded by grk_compress with and without tiles, decoded on
+ * the GPU one frame at a time and with 3 in flight (each frame checked
+ * once against the C reference), nvJPEG2000 on the same files. */
+static void bench_tiled(const char *grk, const char *workdir, const char *nv,
+                        uint16_t *pl[3], int runs, unsigned threads,
+                        const sci_cuda_j2kdec_plane *dp, void *dframe,
+                        cudaStream_t st, uint16_t *ref, uint16_t *got) {
+    static const struct {
+        const char *name, *args;
+    } tc[] = {
+        {"p1-lossless, one tile", ""},
+        {"p1-lossless, 1024x1024 tiles", "-t 1024,1024"},
+        {"p1-lossless, 512x512 tiles", "-t 512,512"},
+        {"p1-9/7 1.5 bpp, one tile", "-I -r 24"},
+        {"p1-9/7 1.5 bpp, 1024x1024 tiles", "-I -r 24 -t 1024,1024"},
+    };
+    size_t frame_bytes = (size_t)W * H * 2 * 3;
+    char ppm[1100], cmd[4096];
+    snprintf(ppm, sizeof ppm, "%s/picture.ppm", workdir);
+    if (write_ppm12(ppm, pl)) {
+        fprintf(stderr, "cannot write %s\n", ppm);
+        return;
+    }
+    printf("\n## Tiled codestreams (grk_compress, 5 levels, 64x64 blocks), %ux%u "
+           "4:4:4 12-bit, codestream in host memory -> frame in device memory\n\n"
+           "| stream | bpp | path | GPU ms (1 frame) | GPU frames/s, 3 in flight | "
+           "GPU == C | nvJPEG2000 frames/s | ours / nvJPEG2000 |\n"
+           "|---|---|---|---|---|---|---|---|\n", W, H);
+    double *t = malloc(sizeof(double) * (size_t)runs);
+    for (size_t k = 0; k < sizeof tc / sizeof tc[0]; k++) {
+        char file[1100];
+        snprintf(file, sizeof file, "%s/grk-%zu.j2k", workdir, k);
+        snprintf(cmd, sizeof cmd, "%s -i %s -o %s -n 6 %s >/dev/null 2>&1", grk,
+                 ppm, file, tc[k].args);
+        size_t len = 0;
+        uint8_t *cs = system(cmd) ? NULL : read_all(file, &len);
+        if (!cs || cpu_decode(cs, len, ref, NULL)) {
+            printf("| %s | the encoder or the C reference failed |\n", tc[k].name);
+            free(cs);
+            continue;
+        }
+        sci_cuda_j2kdec *g;
+        CKW(sci_cuda_j2kdec_create(&g, MAX_DEPTH, threads));
+        CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
+        CKW(sci_cuda_j2kdec_decode(g, cs, len, dp, st));
+        CK(cudaMemcpy(got, dframe, frame_bytes, cudaMemcpyDeviceToHost));
+        const char *check = memcmp(got, ref, frame_bytes) ? "DIFFERS" : "exact";
+        int path = (int)sci_cuda_j2kdec_path(g);
+        int n = runs / 5 > 5 ? runs / 5 : 5;
+        for (int i = 0; i < n; i++) {
+            double t0 = bench_now_ms();
+            CKW(sci_cuda_j2kdec_decode(g, cs, len, dp, st));
+            t[i] = bench_now_ms() - t0;
+        }
+        double ms1 = bench_median(t, n);
+        unsigned tk[3];
+        double t0 = bench_now_ms();
+        for (int i = 0; i < n + 2; i++) {
+            if (i < n) {
+                CKW(sci_cuda_j2kdec_parse(g, cs, len, NULL, NULL, 0));
+                CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk[i % 3]));
+            }
+            if (i >= 2)
+                CKW(sci_cuda_j2kdec_finish(g, tk[(i - 2) % 3]));
+        }
+        double fps3 = n / ((bench_now_ms() - t0) / 1000.0);
+        sci_cuda_j2kdec_destroy(g);
+        char nvs[64] = "n/a", ratio[64] = "n/a";
+        double nvms;
+        double nvfps = nv ? run_nvj2k(nv, file, n, &nvms) : -1;
+        if (nvfps > 0) {
+            snprintf(nvs, sizeof nvs, "%.1f", nvfps);
+            snprintf(ratio, sizeof ratio, "%.2fx",
+                     (fps3 > 1000.0 / ms1 ? fps3 : 1000.0 / ms1) / nvfps);
+        }
+        printf("| %s | %.3f | %d | %.3f | %.1f | %s | %s | %s |\n", tc[k].name,
+               len * 8.0 / ((double)W * H), path, ms1, fps3, check, nvs, ratio);
+        free(cs);
+    }
+    free(t);
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -260,6 +379,8 @@ int main(int argc, char **argv) {
     const char *workdir = "/tmp/bench-j2kdec", *img = NULL;
     const char *nv = getenv("NVJ2K_BENCH"), *opj = getenv("OPJ_DECOMPRESS"),
                *ojph = getenv("OJPH_EXPAND"), *grk = getenv("GRK_DECOMPRESS");
+    const char *grk_enc = NULL;
+    int tiles_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -277,6 +398,10 @@ int main(int argc, char **argv) {
             ojph = argv[++i];
         else if (!strcmp(argv[i], "--grk") && i + 1 < argc)
             grk = argv[++i];
+        else if (!strcmp(argv[i], "--tiles-with") && i + 1 < argc)
+            grk_enc = argv[++i];
+        else if (!strcmp(argv[i], "--tiles-only"))
+            tiles_only = 1;
         else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
             W = (uint32_t)atoi(argv[++i]);
             H = (uint32_t)atoi(argv[++i]);
@@ -285,7 +410,8 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--threads N] "
                     "[--workdir DIR] [--nvj2k PATH] [--opj PATH] [--ojph PATH] "
-                    "[--grk PATH] [--size W H] [image.ppm]\n", argv[0]);
+                    "[--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only] "
+                    "[--size W H] [image.ppm]\n", argv[0]);
             return 2;
         }
     }
@@ -316,10 +442,11 @@ int main(int argc, char **argv) {
            DEPTH, img ? img : "synthetic", runs);
 
     size_t npix = (size_t)W * H, frame_bytes = npix * 2 * 3;
+    int nk = tiles_only ? 0 : NKINDS;
     uint8_t *cs[NKINDS];
     size_t len[NKINDS];
     char path[NKINDS][1024];
-    for (int k = 0; k < NKINDS; k++) {
+    for (int k = 0; k < nk; k++) {
         cs[k] = encode(&kinds[k], pl, &len[k]);
         snprintf(path[k], sizeof path[k], "%s/%s.j2c", workdir, kinds[k].name);
         write_file(path[k], cs[k], len[k]);
@@ -346,7 +473,7 @@ int main(int argc, char **argv) {
     int nrows = 0;
     double cpu1[NKINDS], cpun[NKINDS], cpup[NKINDS];
     sci_pool *cpu_pool = sci_pool_new(threads);
-    for (int k = 0; k < NKINDS; k++) {
+    for (int k = 0; k < nk; k++) {
         /* the C reference: the oracle, then its speed */
         if (cpu_decode(cs[k], len[k], ref, NULL)) {
             fprintf(stderr, "%s: the C reference fails\n", kinds[k].name);
@@ -470,7 +597,7 @@ int main(int argc, char **argv) {
 
     /* anchors */
     double nvfps[NKINDS], nvms[NKINDS], opjs[NKINDS], ojphs[NKINDS], grks[NKINDS];
-    for (int k = 0; k < NKINDS; k++) {
+    for (int k = 0; k < nk; k++) {
         nvfps[k] = nvms[k] = opjs[k] = ojphs[k] = grks[k] = -1;
         if (nv)
             nvfps[k] = run_nvj2k(nv, path[k], runs, &nvms[k]);
@@ -531,7 +658,7 @@ int main(int argc, char **argv) {
            "%u threads | ojph_expand | grk_decompress %u threads | ours, a "
            "frame on %u threads |\n", threads, threads, threads, threads);
     printf("|---|---|---|---|---|---|---|\n");
-    for (int k = 0; k < NKINDS; k++) {
+    for (int k = 0; k < nk; k++) {
         char a[3][32];
         double v[3] = {opjs[k], ojphs[k], grks[k]};
         for (int i = 0; i < 3; i++)
@@ -542,7 +669,10 @@ int main(int argc, char **argv) {
         printf("| %s | %.3f | %.2f | %s | %s | %s | %.3f |\n", kinds[k].name,
                cpu1[k], cpun[k], a[0], a[1], a[2], cpup[k]);
     }
-    for (int k = 0; k < NKINDS; k++)
+    if (grk_enc)
+        bench_tiled(grk_enc, workdir, nv, pl, runs, threads, dp, dframe, st, ref,
+                    got);
+    for (int k = 0; k < nk; k++)
         free(cs[k]);
     for (int c = 0; c < 3; c++)
         free(pl[c]);
