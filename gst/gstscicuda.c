@@ -291,9 +291,12 @@ gst_sci_cuda_map_device_frame (GstVideoFrame * frame,
       || !gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)))
     return FALSE;
   layout = &GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0))->info;
+  /* Memory that records another format carries frames of a format
+   * GStreamer 1.22 makes no GstCudaMemory for (our decoders' carrier
+   * memory): those are laid out as the video meta, or else `info`, says. */
   if (GST_VIDEO_INFO_FORMAT (layout) != GST_VIDEO_INFO_FORMAT (info)
       || GST_VIDEO_INFO_N_PLANES (layout) != GST_VIDEO_INFO_N_PLANES (info))
-    return FALSE;
+    return gst_video_frame_map (frame, info, buf, flags | GST_MAP_CUDA);
   if (!gst_video_frame_map (frame, info, buf, flags | GST_MAP_CUDA))
     return FALSE;
   /* Plane 0 starts the memory, with or without a video meta. */

@@ -82,7 +82,9 @@ gboolean gst_sci_cuda_buffer_is_peer (GstSciCuda * cuda, GstBuffer * buf);
 
 /* Maps a buffer of one GstCudaMemory as a frame of device addresses laid
  * out as the memory itself says (its pitch and plane offsets), whatever
- * video meta the buffer carries or lacks.  FALSE when it cannot. */
+ * video meta the buffer carries or lacks; memory that records another
+ * format (a carrier for frames GStreamer 1.22 makes no GstCudaMemory
+ * for) as its video meta, or else `info`, says.  FALSE when it cannot. */
 gboolean gst_sci_cuda_map_device_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
 

@@ -396,13 +396,10 @@ map_input (GstDpcmEnc * self, GstVideoFrame * frame, GstBuffer * inbuf,
       return TRUE;
   }
 #if HAVE_CUDA
-  /* A GstCudaMemory of a gray format itself records its layout.  Other
-   * device memory carrying gray frames (the blob memory of dpcmdec, since
-   * GStreamer 1.22 allocates no gray GstCudaMemory) is laid out as its
-   * video meta, or else its caps, say. */
+  /* (the blob memory of dpcmdec carries gray frames, for which GStreamer
+   * 1.22 allocates no GstCudaMemory) */
   else if (gst_sci_cuda_map_device_frame (frame, &self->in_info, inbuf,
-          GST_MAP_READ) || gst_video_frame_map (frame, &self->in_info, inbuf,
-          GST_MAP_READ | GST_MAP_CUDA))
+          GST_MAP_READ))
     return TRUE;
 #endif
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,

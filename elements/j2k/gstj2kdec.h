@@ -24,13 +24,13 @@ G_DECLARE_FINAL_TYPE (GstJ2kDec, gst_j2k_dec, GST, J2K_DEC, GstSciVideoDecoder);
 
 #if HAVE_CUDA
 /* A device buffer mapped for the kernels: its planes' device addresses and
- * pitches (GstCudaMemory of the frame's format keeps its own pitch; a flat
- * block is laid out as out_info). */
+ * pitches (gst_sci_cuda_map_device_frame: GstCudaMemory of the frame's
+ * format keeps its own pitch; a flat block is laid out as its video meta
+ * says). */
 typedef struct
 {
-  GstVideoFrame frame;          /* kind 2 */
-  GstMapInfo map;               /* kind 1 */
-  guint kind;                   /* 0: not mapped */
+  GstVideoFrame frame;
+  gboolean mapped;
   guint8 *data[GST_VIDEO_MAX_PLANES];
   gint stride[GST_VIDEO_MAX_PLANES];
 } GstJ2kDecDevMap;

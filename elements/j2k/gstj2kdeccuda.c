@@ -136,18 +136,10 @@ dev_map (GstJ2kDec * self, GstBuffer * buf, GstJ2kDecDevMap * m)
 
   memset (m, 0, sizeof *m);
   if (gst_sci_cuda_map_device_frame (&m->frame, vi, buf, GST_MAP_WRITE)) {
-    m->kind = 2;
+    m->mapped = TRUE;
     for (p = 0; p < GST_VIDEO_INFO_N_PLANES (vi); p++) {
       m->data[p] = GST_VIDEO_FRAME_PLANE_DATA (&m->frame, p);
       m->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&m->frame, p);
-    }
-    return TRUE;
-  }
-  if (gst_buffer_map (buf, &m->map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-    m->kind = 1;
-    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (vi); p++) {
-      m->data[p] = m->map.data + GST_VIDEO_INFO_PLANE_OFFSET (vi, p);
-      m->stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (vi, p);
     }
     return TRUE;
   }
@@ -157,13 +149,11 @@ dev_map (GstJ2kDec * self, GstBuffer * buf, GstJ2kDecDevMap * m)
 }
 
 static void
-dev_unmap (GstBuffer * buf, GstJ2kDecDevMap * m)
+dev_unmap (GstJ2kDecDevMap * m)
 {
-  if (m->kind == 2)
+  if (m->mapped)
     gst_video_frame_unmap (&m->frame);
-  else if (m->kind == 1)
-    gst_buffer_unmap (buf, &m->map);
-  m->kind = 0;
+  m->mapped = FALSE;
 }
 
 /* The rows of plane p of out_info. */
@@ -206,7 +196,7 @@ gst_j2k_dec_cuda_upload (GstJ2kDec * self, const guint8 * host,
       err = gst_sci_cuda_sync (cuda);
     gst_sci_cuda_pop ();
   }
-  dev_unmap (buf, &m);
+  dev_unmap (&m);
   if (err) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Cannot copy the decoded frame into CUDA memory: %s",
@@ -241,8 +231,8 @@ static void
 flight_clear (GstJ2kDecFlight * f)
 {
   if (f->out) {
-    if (f->dev.kind)
-      dev_unmap (f->out, &f->dev);
+    if (f->dev.mapped)
+      dev_unmap (&f->dev);
     else
       gst_buffer_unmap (f->out, &f->host);
     gst_clear_buffer (&f->out);

@@ -3,7 +3,8 @@
  * device): lossless round trips from htj2kenc and ebcotcm exact in system
  * memory and in CUDA memory, the same frames as the CPU backend (reduce,
  * max-layers and damaged frames too), frames in flight leaving in order
- * with a change of size between them.
+ * with a change of size between them, and its CUDA frames read in place
+ * by htj2kenc and ebcotcm on the GPU.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -297,6 +298,64 @@ GST_START_TEST (test_frames_in_flight)
 
 GST_END_TEST;
 
+/* Messages of the encoders saying a CUDA frame was not read in place. */
+static gint staged;
+
+static void
+count_staging (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
+    const gchar * function, gint line, GObject * object, GstDebugMessage * msg,
+    gpointer user)
+{
+  const gchar *text = gst_debug_message_get (msg);
+
+  if (text && strstr (text, "cannot map the CUDA input in place"))
+    g_atomic_int_inc (&staged);
+}
+
+/* j2kdec's CUDA frames (in GstCudaMemory, or in the carrier memory of the
+ * formats GStreamer 1.22 has none for) go into htj2kenc and ebcotcm on
+ * the GPU in place, not through the host, and code as the same frames
+ * from system memory do. */
+GST_START_TEST (test_cuda_frames_into_encoders)
+{
+  const gchar *encs[] = { "htj2kenc backend=cuda reversible=true",
+    "ebcotcm backend=cuda reversible=true"
+  };
+  const gchar *fmts[] = { "GRAY16_LE", "I420", "Y444_12LE", "GBR_12LE" };
+  guint e, f;
+
+  gst_debug_set_threshold_for_name ("htj2kenc", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("ebcotcm", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (count_staging, NULL, NULL);
+  for (e = 0; e < G_N_ELEMENTS (encs); e++)
+    for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+      GstVideoInfo info;
+      GstBuffer *in, *coded, *chained, *direct;
+      GstCaps *cc = NULL, *caps = frameutil_video_caps (fmts[f], 131, 77);
+      gchar *chain = g_strdup_printf ("j2kdec backend=cuda ! " CUDA_OUT
+          " ! %s", encs[e]);
+
+      coded = random_coded ("htj2kenc backend=cpu reversible=true", fmts[f],
+          131, 77, 5 + f, &info, &in, &cc);
+      g_atomic_int_set (&staged, 0);
+      chained = j2kutil_encode (chain, coded, cc, NULL);
+      fail_unless (g_atomic_int_get (&staged) == 0,
+          "%s, %s: the CUDA frame went through the host", chain, fmts[f]);
+      direct = j2kutil_encode (encs[e], in, caps, NULL);
+      j2kutil_assert_same_bytes (chained, direct, chain);
+      gst_buffer_unref (direct);
+      gst_buffer_unref (chained);
+      gst_buffer_unref (coded);
+      gst_buffer_unref (in);
+      gst_caps_unref (cc);
+      gst_caps_unref (caps);
+      g_free (chain);
+    }
+  gst_debug_remove_log_function (count_staging);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_suite (void)
 {
@@ -309,6 +368,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_cudadownload);
   tcase_add_test (tc, test_same_as_cpu);
   tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_test (tc, test_cuda_frames_into_encoders);
   return s;
 }
 
