@@ -15,9 +15,8 @@
  *
  * The input goes to every copy in the memory it comes in.  A frame in
  * CUDA memory of another device than the copy's is copied device to
- * device (peer to peer where the GPUs reach each other) by dpcmenc, and by
- * htj2kenc and ebcotcm when the memory is laid out as the frame; through
- * the host otherwise.  With `backend=cpu` in
+ * device (peer to peer where the GPUs reach each other) by dpcmenc,
+ * htj2kenc and ebcotcm; through the host by the other coders.  With `backend=cpu` in
  * `coder-properties` the copies run on the CPU, one streaming thread each.
  *
  *     gst-launch-1.0 videotestsrc num-buffers=600 ! \
