@@ -335,6 +335,48 @@ int main(int argc, char **argv) {
         free(back);
     }
 
+    /* What scan=auto's choice (two sums on the device, a host frame copied
+     * there once for them and for the coding) adds to an encode alone. */
+    printf("\nscan=auto against a fixed scan, N=11 M=7 T=13 (ms, GPU wall per "
+           "call; the auto frame equal to the C reference's)\n");
+    printf("| frame    | auto chose | host: rows | host: auto | device: rows | "
+           "device: auto |\n");
+    printf("| --- | --- | --- | --- | --- | --- |\n");
+    for (unsigned i = 0; i < 6; i++) {
+        const frame *f = &fr[i];
+        size_t count = (size_t)f->w * f->h;
+        size_t cap = sci_dpcm_max_bytes(f->w, f->h, 16);
+        uint8_t *cpu = malloc(cap), *gpu = malloc(cap);
+        void *dpx;
+        CK(cudaMalloc(&dpx, count * 2));
+        CK(cudaMemcpy(dpx, f->px, count * 2, cudaMemcpyHostToDevice));
+        sci_dpcm_params rows = p, aut = p;
+        rows.scan = SCI_DPCM_SCAN_ROWS;
+        aut.scan = SCI_DPCM_SCAN_AUTO;
+        size_t ngpu = 0, ncpu = sci_dpcm_encode(bench_pool(), f->px, f->w,
+                                                f->w, f->h, 16, &aut, cpu, cap);
+        double t[4];
+        for (int k = 0; k < 4; k++) {
+            const void *src = k < 2 ? (const void *)f->px : dpx;
+            const sci_dpcm_params *q = k % 2 ? &aut : &rows;
+            TIME_MEDIAN(t[k], CKW(sci_cuda_dpcm_encode(g, src, f->w, 2, k >= 2,
+                                                       f->w, f->h, 16, q, NULL,
+                                                       0, gpu, cap, &ngpu,
+                                                       NULL)));
+            if (k % 2 && (ngpu != ncpu || memcmp(cpu, gpu, ncpu)))
+                fail("GPU frame differs from the CPU frame (auto)", f);
+        }
+        sci_dpcm_info info;
+        const char *chose = "?";
+        if (!sci_dpcm_peek(cpu, ncpu, &info))
+            chose = info.params.scan == SCI_DPCM_SCAN_COLUMNS ? "columns" : "rows";
+        printf("| %-8s | %s | %.3f | %.3f | %.3f | %.3f |\n", f->name, chose,
+               t[0], t[1], t[2], t[3]);
+        cudaFree(dpx);
+        free(cpu);
+        free(gpu);
+    }
+
     /* Frames in flight: batches of the three 1024 x 1024 frames. */
     printf("\nbatch decode, 1024 x 1024 x 16 (mirror frames in turn), into "
            "device memory\n");

@@ -1699,45 +1699,49 @@ static unsigned pick_blocks(unsigned w, unsigned h, unsigned e) {
 }
 
 /* scan=auto's choice for the frame (sci_dpcm_choose_scan's rule), summed
- * on the device: in place for this device's memory or a peer's, host
- * frames copied first into the transpose's buffer (free until the frame
- * is coded), which costs less than summing them on the host. */
-static int choose_scan(sci_cuda_dpcm *c, const void *samples, size_t stride,
-                       unsigned sample_bytes, unsigned w, unsigned h,
-                       unsigned *scan, cudaStream_t st) {
+ * on the device: in place for this device's memory or a peer's; a host
+ * frame is first copied into the buffer the encoder would upload it to,
+ * and *samples, *stride and *on_device then name that copy, so that the
+ * frame crosses the bus once. */
+static int choose_scan(sci_cuda_dpcm *c, const void **samples, size_t *stride,
+                       unsigned sample_bytes, int *on_device, unsigned w,
+                       unsigned h, unsigned *scan, cudaStream_t st) {
 #ifdef SCI_DPCM_EMU
     /* device memory is host memory here */
     (void)c;
     (void)st;
-    *scan = sci_dpcm_choose_scan(samples, stride, sample_bytes, w, h);
+    (void)on_device;
+    *scan = sci_dpcm_choose_scan(*samples, *stride, sample_bytes, w, h);
     return 0;
 #else
     cudaPointerAttributes a;
-    int on_device = 0, err;
-    if (cudaPointerGetAttributes(&a, samples) != cudaSuccess)
+    int in_device = 0, err;
+    if (cudaPointerGetAttributes(&a, *samples) != cudaSuccess)
         cudaGetLastError(); /* older runtimes fail on pageable memory */
     else
-        on_device = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+        in_device = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
     size_t count = (size_t)w * h;
+    dbuf *copy = sample_bytes == 1 ? &c->in8 : &c->samples;
     if ((err = grow(&c->scan_sums, 2 * sizeof(unsigned long long))) ||
         (err = grow_mem(&c->scan_stage, 2 * sizeof(unsigned long long), 1)) ||
-        (!on_device && (err = grow(&c->tsamples, count * 2))))
+        (!in_device && (err = grow(copy, count * sample_bytes))))
         return err;
-    if (!on_device) {
+    if (!in_device) {
         size_t row = (size_t)w * sample_bytes;
-        if ((err = (int)cudaMemcpy2DAsync(c->tsamples.p, row, samples,
-                                          stride * sample_bytes, row, h,
+        if ((err = (int)cudaMemcpy2DAsync(copy->p, row, *samples,
+                                          *stride * sample_bytes, row, h,
                                           cudaMemcpyDefault, st)))
             return err;
-        samples = c->tsamples.p;
-        stride = w;
+        *samples = copy->p;
+        *stride = w;
+        *on_device = 1;
     }
     unsigned long long *d = (unsigned long long *)c->scan_sums.p;
     unsigned long long *hs = (unsigned long long *)c->scan_stage.p;
     unsigned grid = grid_for(count, 256) < 1024 ? grid_for(count, 256) : 1024;
     cudaMemsetAsync(d, 0, 2 * sizeof *d, st);
-    scan_sums_kernel<<<grid, 256, 0, st>>>(samples, stride, sample_bytes, w,
-                                            h, d);
+    scan_sums_kernel<<<grid, 256, 0, st>>>(*samples, *stride, sample_bytes,
+                                            w, h, d);
     cudaMemcpyAsync(hs, d, 2 * sizeof *d, cudaMemcpyDeviceToHost, st);
     if ((err = (int)cudaStreamSynchronize(st)))
         return err;
@@ -1762,8 +1766,8 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
         return SCI_DPCM_E_ARG;
     if (prm->scan == SCI_DPCM_SCAN_AUTO) {
         sci_dpcm_params chosen = *prm;
-        int err = choose_scan(c, samples, stride, sample_bytes, w, h,
-                              &chosen.scan, st);
+        int err = choose_scan(c, &samples, &stride, sample_bytes, &on_device,
+                              w, h, &chosen.scan, st);
         if (err)
             return err;
         return sci_cuda_dpcm_encode(c, samples, stride, sample_bytes,
