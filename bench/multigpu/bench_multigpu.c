@@ -53,6 +53,8 @@ typedef struct
   GPtrArray *hashes;            /* NULL: count and size only */
   guint count;
   guint64 bytes;
+  guint mark;                   /* the output that starts the steady state */
+  gint64 t_mark, t_last;        /* when it and the last one came */
 } Sink;
 
 /* n frames of `raw` caps, in CUDA memory of `device` through to_device
@@ -122,6 +124,9 @@ on_sample (GstAppSink * sink, gpointer user_data)
     return GST_FLOW_ERROR;
   b = gst_sample_get_buffer (s);
   k->count++;
+  k->t_last = g_get_monotonic_time ();
+  if (k->count == k->mark)
+    k->t_mark = k->t_last;
   k->bytes += gst_buffer_get_size (b);
   if (k->hashes && gst_buffer_map (b, &map, GST_MAP_READ)) {
     g_ptr_array_add (k->hashes, g_compute_checksum_for_data (G_CHECKSUM_MD5,
@@ -132,13 +137,19 @@ on_sample (GstAppSink * sink, gpointer user_data)
   return GST_FLOW_OK;
 }
 
-/* frames/s of appsrc ! element ! appsink over `total` frames, the number
- * of frames out and their mean size into *out and *mean, and with hashes
- * (which may bound the rate: they are not timed) the outputs' hashes into
- * *hashes; a negative figure when the pipeline failed */
+/* frames/s of appsrc ! element ! appsink in the steady state: from the
+ * output of a tenth of the `total` frames to the last (the start, where
+ * each device's coder makes its GPU state with its first frame, and the
+ * pipeline's start, are left out: in runs of a few hundred 4K frames they
+ * cost two devices more than one); over the whole run, start to EOS, into
+ * *whole.  The number of frames out and their mean size into *out and
+ * *mean, and with hashes (which may bound the rate: they are not timed)
+ * the outputs' hashes into *hashes; a negative figure when the pipeline
+ * failed */
 static gdouble
 run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
-    guint total, GPtrArray ** hashes, guint * out_count, gdouble * mean)
+    guint total, GPtrArray ** hashes, guint * out_count, gdouble * mean,
+    gdouble * whole)
 {
   GstAppSinkCallbacks cb = { 0 };
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
@@ -164,6 +175,8 @@ run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
   k.hashes = hashes ? g_ptr_array_new_with_free_func (g_free) : NULL;
   k.count = 0;
   k.bytes = 0;
+  k.mark = MAX (total / 10, 1);
+  k.t_mark = k.t_last = 0;
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   out = gst_bin_get_by_name (GST_BIN (pipe), "out");
   g_object_set (src, "caps", caps, NULL);
@@ -205,7 +218,11 @@ run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
     *out_count = k.count;
   if (mean)
     *mean = k.count ? (gdouble) k.bytes / k.count : 0;
-  return total / ((t1 - t0) / 1e6);
+  if (whole)
+    *whole = total / ((t1 - t0) / 1e6);
+  if (k.count <= k.mark || k.t_last <= k.t_mark)
+    return total / ((t1 - t0) / 1e6);
+  return (k.count - k.mark) / ((k.t_last - k.t_mark) / 1e6);
 }
 
 static gboolean
@@ -266,7 +283,8 @@ main (int argc, char **argv)
   g_string_append_printf (table, "\nframes (videotestsrc pattern=%s) in "
       "%s%s, %u pushed, %u distinct\n\n| coder | properties | frame | "
       "bytes out a frame | device %s frames/s | devices %s frames/s | ratio | "
-      "outputs |\n|---|---|---|---|---|---|---|---|\n", pattern, cuda_input ?
+      "whole runs, start included: frames/s and ratio | outputs |\n"
+      "|---|---|---|---|---|---|---|---|---|\n", pattern, cuda_input ?
       "CUDA memory of device " : "system memory", cuda_input ? first : "",
       frames, unique, first, devices);
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
@@ -286,32 +304,35 @@ main (int argc, char **argv)
     GstBuffer **buf = g_new0 (GstBuffer *, unique);
     GPtrArray *h1 = NULL, *h2 = NULL;
     GstCaps *caps = NULL;
-    gdouble f1 = -1, f2 = -1;
+    gdouble f1 = -1, f2 = -1, w1 = -1, w2 = -1;
 
     if (!make_frames (raw, pattern, k->to_device, cuda_input ? first : NULL,
             unique, &caps, buf)) {
       all_equal = FALSE;
       g_string_append_printf (table, "| %s | %s | %ux%u | no %s frames "
-          "(above) | | | | |\n", k->coder, *k->props ? k->props :
+          "(above) | | | | | |\n", k->coder, *k->props ? k->props :
           "(defaults)", w, h, k->format);
     } else {
       guint n1 = 0, n2 = 0;
       gdouble mean = 0;
       gboolean ok;
 
-      /* warm-up: the device's first frames allocate */
-      run (one, caps, buf, unique, MIN (frames, 2 * unique), NULL, NULL, NULL);
-      f1 = run (one, caps, buf, unique, frames, NULL, &n1, &mean);
+      /* warm-up: each device's first frames load the kernels */
+      run (one, caps, buf, unique, MIN (frames, 2 * unique), NULL, NULL, NULL,
+          NULL);
+      run (multi, caps, buf, unique, MIN (frames, 2 * unique), NULL, NULL,
+          NULL, NULL);
+      f1 = run (one, caps, buf, unique, frames, NULL, &n1, &mean, &w1);
       if (f1 >= 0)
-        f2 = run (multi, caps, buf, unique, frames, NULL, &n2, NULL);
+        f2 = run (multi, caps, buf, unique, frames, NULL, &n2, NULL, &w2);
       /* the outputs compared in runs of their own: hashing 4K frames in
        * the sink's thread would bound the rate */
       ok = f1 >= 0 && f2 >= 0 && n1 == frames && n2 == frames
-          && run (one, caps, buf, unique, frames, &h1, NULL, NULL) >= 0
-          && run (multi, caps, buf, unique, frames, &h2, NULL, NULL) >= 0;
+          && run (one, caps, buf, unique, frames, &h1, NULL, NULL, NULL) >= 0
+          && run (multi, caps, buf, unique, frames, &h2, NULL, NULL, NULL) >= 0;
       if (!ok) {
         all_equal = FALSE;
-        g_string_append_printf (table, "| %s | %s | %ux%u | | %s | | | "
+        g_string_append_printf (table, "| %s | %s | %ux%u | | %s | | | | "
             "FAILED (above; %u and %u of %u frames out) |\n", k->coder,
             *k->props ? k->props : "(defaults)", w, h, f1 < 0 ? "failed" : "",
             n1, n2, frames);
@@ -319,8 +340,9 @@ main (int argc, char **argv)
         gboolean eq = same (h1, h2, frames);
         all_equal &= eq;
         g_string_append_printf (table, "| %s | %s | %ux%u | %.0f | %.1f | "
-            "%.1f | %.2fx | %s |\n", k->coder, *k->props ? k->props :
-            "(defaults)", w, h, mean, f1, f2, f2 / f1, eq ? "equal" : "DIFFER");
+            "%.1f | %.2fx | %.1f -> %.1f (%.2fx) | %s |\n", k->coder,
+            *k->props ? k->props : "(defaults)", w, h, mean, f1, f2, f2 / f1,
+            w1, w2, w2 / w1, eq ? "equal" : "DIFFER");
       }
       for (i = 0; i < unique; i++)
         gst_buffer_unref (buf[i]);
