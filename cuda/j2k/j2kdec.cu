@@ -191,11 +191,11 @@ ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
 __global__ void __launch_bounds__(T1_NT, T1_MIN_CTAS)
 t1_kernel(const jd_block *blk, size_t n, unsigned mw, unsigned fn,
           const uint8_t *arena, const uint32_t *plen, uint32_t *coef,
-          int *status) {
+          int *status, unsigned first) {
     extern __shared__ uint32_t t1_sm[];
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i < n)
-        t1_warp(blk[i], arena, plen, coef, status, (unsigned)i,
+        t1_warp(blk[i], arena, plen, coef, status, first + (unsigned)i,
                 t1_sm + (threadIdx.x >> 5) * t1_smem_words(mw, fn), mw,
                 threadIdx.x & 31);
 }
@@ -207,11 +207,12 @@ static unsigned block_grid(size_t n, unsigned nt) {
 }
 #endif
 
-/* mw, fn: the most map and flag words of any of the blocks */
+/* mw, fn: the most map and flag words of any of the blocks; first: the
+ * index of blk[0] in the frame's table (a damaged block's, in status) */
 static cudaError_t launch_t1(const jd_block *blk, size_t n, unsigned mw,
                              unsigned fn, const uint8_t *arena,
                              const uint32_t *plen, void *coef, int *status,
-                             cudaStream_t s) {
+                             unsigned first, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
     size_t words = t1_smem_words(mw, fn);
@@ -225,14 +226,14 @@ static cudaError_t launch_t1(const jd_block *blk, size_t n, unsigned mw,
         memset(sm, 0x5a, words * 4);
         warp_emu_run([&](unsigned lane) {
             t1_warp(blk[i], arena, plen, (uint32_t *)coef, status,
-                    (unsigned)i, sm, mw, lane);
+                    first + (unsigned)i, sm, mw, lane);
         });
     }
     free(sm);
     return cudaSuccess;
 #else
     t1_kernel<<<block_grid(n, T1_NT), T1_NT, T1_NT / 32 * words * 4, s>>>(
-        blk, n, mw, fn, arena, plen, (uint32_t *)coef, status);
+        blk, n, mw, fn, arena, plen, (uint32_t *)coef, status, first);
     return cudaGetLastError();
 #endif
 }
@@ -284,6 +285,14 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
 
 /* ---- the decoder --------------------------------------------------------- */
 
+/* Where a block of the device's table comes from, for the warning that
+ * names a damaged one. */
+struct blk_origin {
+    uint64_t src;       /* its first byte in the codestream */
+    uint32_t tile;
+    uint32_t comp;
+};
+
 /* The inverse DWT's device scratch for one tile shape. */
 struct wt_entry {
     sci_wt_geometry g;
@@ -326,6 +335,8 @@ struct slot {
      * corner tiles), so that tiled frames allocate nothing once warm */
     wt_entry *wts;
     unsigned nwt;
+    blk_origin *org;        /* of its blocks, in the table's order */
+    size_t org_cap;
 };
 
 struct sci_cuda_j2kdec {
@@ -354,6 +365,8 @@ struct sci_cuda_j2kdec {
      * EBCOT blocks' pass ends, the tiles */
     jd_block *hblk[2];
     size_t hblk_cap[2];
+    blk_origin *horg[2];    /* theirs, beside them */
+    size_t horg_cap[2];
     jd_ref *href;
     size_t href_cap;
     uint32_t *hplen;
@@ -489,6 +502,7 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         for (unsigned k = 0; k < s->nwt; k++)
             sci_cuda_wt_destroy(s->wts[k].wt);
         free(s->wts);
+        free(s->org);
         cudaFree(s->d_up);
         cudaFree(s->d_arena);
         cudaFree(s->d_coef);
@@ -507,6 +521,8 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
     free(d->scratch);
     free(d->hblk[0]);
     free(d->hblk[1]);
+    free(d->horg[0]);
+    free(d->horg[1]);
     free(d->href);
     free(d->hplen);
     free(d->runs);
@@ -762,6 +778,7 @@ static int submit_host(sci_cuda_j2kdec *d, slot *s,
  * checks and warnings of sci_j2k_block_decode for blocks left zero. */
 struct tables {
     jd_block *ht, *eb;
+    blk_origin *ht_org, *eb_org;
     jd_ref *ref;
     uint32_t *plen;
     size_t nht, neb, nref, nplen;
@@ -797,6 +814,10 @@ static int tables_room(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
                   sizeof(jd_block)) ||
         grow_host((void **)&d->hblk[0], &d->hblk_cap[0], t->neb + tb->nblocks,
                   sizeof(jd_block)) ||
+        grow_host((void **)&d->horg[1], &d->horg_cap[1], t->nht + tb->nblocks,
+                  sizeof(blk_origin)) ||
+        grow_host((void **)&d->horg[0], &d->horg_cap[0], t->neb + tb->nblocks,
+                  sizeof(blk_origin)) ||
         grow_host((void **)&d->href, &d->href_cap,
                   t->nref + tb->ref_first[tb->nblocks], sizeof(jd_ref)) ||
         grow_host((void **)&d->hplen, &d->hplen_cap, t->nplen + nplen + 1,
@@ -804,6 +825,8 @@ static int tables_room(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
         return -1;
     t->ht = d->hblk[1];
     t->eb = d->hblk[0];
+    t->ht_org = d->horg[1];
+    t->eb_org = d->horg[0];
     t->ref = d->href;
     t->plen = d->hplen;
     return 0;
@@ -906,10 +929,14 @@ static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
     o.roi = (uint8_t)band->roi;
     o.rev = (uint8_t)band->reversible;
     o.step = band->step;
-    if (b->ht)
+    blk_origin og = {b->src, tb->tile, band->comp};
+    if (b->ht) {
+        t->ht_org[t->nht] = og;
         t->ht[t->nht++] = o;
-    else
+    } else {
+        t->eb_org[t->neb] = og;
         t->eb[t->neb++] = o;
+    }
     uint64_t at = t->arena + b->off;
     for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
         t->ref[t->nref].src = tb->refs[k].src;
@@ -951,9 +978,10 @@ static unsigned weight_bucket(const jd_block &b, int ht) {
     return w >= SORT_BUCKETS ? 0 : SORT_BUCKETS - 1 - (unsigned)w;
 }
 
-/* src[0..n) into dst, heaviest first */
-static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src, size_t n,
-                         int ht, jd_block *dst) {
+/* src[0..n) into dst, heaviest first, and their origins alike */
+static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src,
+                         const blk_origin *org, size_t n, int ht,
+                         jd_block *dst, blk_origin *org_dst) {
     size_t *at = d->sort_at;
     memset(at, 0, SORT_BUCKETS * sizeof *at);
     for (size_t i = 0; i < n; i++)
@@ -964,8 +992,11 @@ static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src, size_t n,
         at[k] = sum;
         sum += c;
     }
-    for (size_t i = 0; i < n; i++)
-        dst[at[weight_bucket(src[i], ht)]++] = src[i];
+    for (size_t i = 0; i < n; i++) {
+        size_t k = at[weight_bucket(src[i], ht)]++;
+        dst[k] = src[i];
+        org_dst[k] = org[i];
+    }
 }
 
 static void mark(const sci_cuda_j2kdec *d, slot *s, int k, cudaStream_t st) {
@@ -1129,6 +1160,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             e = grow_device((void **)&s->d_up, &s->d_up_cap, total);
         if (!e)
             e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena_bytes + 16);
+        if (!e && grow_host((void **)&s->org, &s->org_cap, t.nht + t.neb + 1,
+                            sizeof(blk_origin)))
+            e = cudaErrorMemoryAllocation;
         if (!e) {
             double h1 = now_ms();
             copy_ctx cc = {s->h_up, d->data, d->len};
@@ -1136,8 +1170,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                          (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
             double h2 = now_ms();
             jd_block *blk = (jd_block *)(s->h_up + cs_bytes);
-            sort_heavier(d, t.ht, t.nht, 1, blk);
-            sort_heavier(d, t.eb, t.neb, 0, blk + t.nht);
+            sort_heavier(d, t.ht, t.ht_org, t.nht, 1, blk, s->org);
+            sort_heavier(d, t.eb, t.eb_org, t.neb, 0, blk + t.nht,
+                         s->org + t.nht);
             memcpy(s->h_up + cs_bytes + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
             memcpy(s->h_up + cs_bytes + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
             d->host_ms[0] = (float)(h1 - h0 - table_ms);
@@ -1168,7 +1203,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         if (!e)
             e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, s->d_arena,
                           (const uint32_t *)(s->d_up + cs_bytes + blk_bytes + ref_bytes),
-                          s->d_coef, d_status, st);
+                          s->d_coef, d_status, (unsigned)t.nht, st);
         mark(d, s, 4, st);
     } else if (!e) {
         /* the blocks by the C reference on the host's threads, tile by
@@ -1263,15 +1298,20 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
             cudaEventElapsedTime(&d->stage_ms[k], s->ev[k], s->ev[k + 1]);
     }
     if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
-        if (!d->warnings && s->ntiles == 1)
-            snprintf(d->warning, sizeof d->warning, "tile 0: %d code-blocks "
-                     "are damaged (HT data, or a wrong segmentation symbol): "
-                     "decoded in part", s->h_status[0]);
-        else if (!d->warnings)
-            snprintf(d->warning, sizeof d->warning, "tiles 0-%u: %d "
-                     "code-blocks are damaged (HT data, or a wrong "
-                     "segmentation symbol): decoded in part", s->ntiles - 1,
-                     s->h_status[0]);
+        /* the C reference's words for the one the kernels name (the
+         * damaged block first in the table), and how many more there are */
+        size_t i = (size_t)s->h_status[1];
+        const blk_origin *o = i < s->nht ? &s->org[i] : NULL;
+        char more[48] = "";
+        if (s->h_status[0] > 1)
+            snprintf(more, sizeof more, " and %d more are",
+                     s->h_status[0] - 1);
+        if (!d->warnings && o)
+            snprintf(d->warning, sizeof d->warning, "tile %u: a code-block of "
+                     "component %u%s damaged (HT data, or a wrong segmentation "
+                     "symbol): decoded in part (at byte %llu)", o->tile,
+                     o->comp, s->h_status[0] > 1 ? more : " is",
+                     (unsigned long long)o->src);
         d->warnings += (unsigned)s->h_status[0];
     }
     return 0;

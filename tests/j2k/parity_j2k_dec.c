@@ -91,11 +91,26 @@ static void count_refined(const uint8_t *cs, size_t len) {
     sci_j2k_dec_free(d);
 }
 
+/* The byte offsets of the C reference's warnings (the first 100). */
+typedef struct {
+    size_t at[128];
+    unsigned n;
+} warned_at;
+
+static void note_warning(void *user, size_t offset, const char *msg) {
+    warned_at *w = user;
+    (void)msg;
+    if (w->n < 128)
+        w->at[w->n++] = offset;
+}
+
 /* Decodes cs with both; returns 0 when equal (or both refuse it). */
 static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
                    const char *label, const run_opts *o) {
     char what[512];
     sci_j2k_dec *ref = sci_j2k_dec_new();
+    warned_at wa = {{0}, 0};
+    sci_j2k_dec_set_warning_func(ref, note_warning, &wa);
     sci_j2k_info info;
     int rr = sci_j2k_dec_parse(ref, cs, len, &info);
     sci_j2k_info ginfo;
@@ -211,6 +226,25 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
                  sci_j2k_dec_warnings(ref), sci_cuda_j2kdec_warnings(g));
         check((sci_j2k_dec_warnings(ref) != 0) == (sci_cuda_j2kdec_warnings(g) != 0),
               what);
+        /* as the C reference's, the warning names where in the codestream */
+        if (sci_cuda_j2kdec_warnings(g)) {
+            snprintf(what, sizeof what, "%s: the warning names a byte offset "
+                     "(\"%s\")", label, sci_cuda_j2kdec_warning(g));
+            const char *at = strstr(sci_cuda_j2kdec_warning(g), "(at byte ");
+            check(at != NULL, what);
+            /* a block the kernels found damaged is one the C reference
+             * warned about, at the same byte */
+            if (at && strstr(sci_cuda_j2kdec_warning(g), "segmentation symbol)") &&
+                wa.n < 100) {
+                size_t off = (size_t)strtoull(at + 9, NULL, 10);
+                unsigned k = 0;
+                while (k < wa.n && wa.at[k] != off)
+                    k++;
+                snprintf(what, sizeof what, "%s: the C reference warned at "
+                         "byte %zu too", label, off);
+                check(k < wa.n, what);
+            }
+        }
     }
     CK(cudaFree(dbuf));
     for (unsigned c = 0; c < nc; c++) {
