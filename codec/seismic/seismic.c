@@ -260,8 +260,11 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
     uint64_t *pkg = malloc(n * sizeof *pkg);
     uint64_t *freq = calloc(nsym, sizeof *freq);
     uint8_t *len = malloc(nsym);
+    /* run_end[i]: where the run starting at i ends, for runs that go into
+     * run packages (SCI_SEIS_RUN_MIN equal symbols or more); else i */
+    size_t *run_end = malloc(n * sizeof *run_end);
     sci_huff_code code = {0};
-    if (!sym || !pkg || !freq || !len)
+    if (!sym || !pkg || !freq || !len || !run_end)
         goto out;
     for (size_t i = 0; i < n; i++) {
         if (q[i] >= nsym) {
@@ -269,8 +272,25 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
             goto out;
         }
         sym[i] = q[i];
-        freq[q[i]]++;
     }
+    /* the Huffman code is that of the symbols outside the runs (a code of
+     * the first run's symbol alone when every symbol is in one) */
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && sym[e] == sym[i])
+            e++;
+        int run = e - i >= SCI_SEIS_RUN_MIN;
+        for (size_t k = i; k < e; k++)
+            run_end[k] = run ? e : k;
+        if (!run)
+            freq[sym[i]] += e - i;
+        i = e;
+    }
+    int any = 0;
+    for (unsigned k = 0; k < nsym && !any; k++)
+        any = freq[k] != 0;
+    if (!any)
+        freq[sym[0]] = 1;
     err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
     if (err == 0)
         err = sci_huff_build(len, nsym, &code);
@@ -279,10 +299,28 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
         goto out;
     }
     /* the frame stores no first indices: a decoder sums the counts */
-    long np = sci_huff_pack(&code, sym, n, pkg, NULL, n);
-    if (np < 0) {
-        err = SCI_SEIS_E_ARG;
-        goto out;
+    long np = 0;
+    for (size_t i = 0; i < n;) {
+        if (run_end[i] > i) {
+            for (size_t r = run_end[i] - i; r; ) {
+                size_t take = r < SCI_SEIS_RUN_MAX ? r : SCI_SEIS_RUN_MAX;
+                pkg[np++] = (uint64_t)sym[i] << SCI_SEIS_RUN_SHIFT | take;
+                r -= take;
+            }
+            i = run_end[i];
+            continue;
+        }
+        size_t e = i;
+        while (e < n && run_end[e] == e)
+            e++;
+        long k = sci_huff_pack(&code, sym + i, e - i, pkg + np, NULL,
+                               n - (size_t)np);
+        if (k < 0) {
+            err = SCI_SEIS_E_ARG;
+            goto out;
+        }
+        np += k;
+        i = e;
     }
 
     size_t table_off = SCI_SEIS_HEADER_BYTES + meta_len;
@@ -336,6 +374,7 @@ out:
     free(pkg);
     free(freq);
     free(len);
+    free(run_end);
     return err;
 }
 
@@ -366,11 +405,12 @@ int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
 static int parse_header(const uint8_t *h, sci_seis_info *info) {
     if (memcmp(h, "SEIS", 4) != 0)
         return SCI_SEIS_E_MAGIC;
-    if (h[4] != SCI_SEIS_VERSION)
+    if (h[4] < SCI_SEIS_VERSION_OLDEST || h[4] > SCI_SEIS_VERSION)
         return SCI_SEIS_E_VERSION;
     if (get32(h + 44) != sci_crc32(0, h, 44))
         return SCI_SEIS_E_HEADER;
     memset(info, 0, sizeof *info);
+    info->version = h[4];
     info->p.bits = h[5];
     info->p.levels = h[6];
     info->max_len = h[7];
@@ -390,11 +430,12 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     if (sci_seis_params_check(&info->p))
         return SCI_SEIS_E_HEADER;
     size_t n = (size_t)info->p.traces * info->p.samples;
+    /* the most symbols a package holds */
+    size_t most = info->version >= 3 ? SCI_SEIS_RUN_MAX : SCI_HUFF_PACKAGE_BITS;
     if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
         !grid_valid(&info->grid, info->p.bits) || info->table_len < 1 ||
         info->table_len > ZSTD_compressBound((size_t)1 << info->p.bits) ||
-        info->packages < (n + SCI_HUFF_PACKAGE_BITS - 1) /
-                             SCI_HUFF_PACKAGE_BITS ||
+        info->packages < (n + most - 1) / most ||
         info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
         (flags & ~(uint32_t)SCI_SEIS_FLAG_ZERO))
         return SCI_SEIS_E_HEADER;
@@ -462,6 +503,7 @@ typedef struct {
     const sci_seis_grid *grid;
     uint16_t *q;
     float *coef;
+    unsigned version, nsym;
     atomic_int bad;
 } unpack_args;
 
@@ -470,7 +512,24 @@ static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
     const size_t *start = a->start;
     for (size_t i = b; i < e; i++) {
         uint32_t sym[SCI_HUFF_PACKAGE_BITS];
-        int k = sci_huff_unpack(a->code, get64(a->pk + 8 * i), sym);
+        uint64_t pkg = get64(a->pk + 8 * i);
+        if (sci_seis_package_is_run(pkg, a->version)) {
+            uint32_t v = sci_seis_run_symbol(pkg);
+            if (v >= a->nsym) {
+                atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
+                continue;
+            }
+            /* (its count, checked by the sum of counts) */
+            float c = sci_seis_dequantize_one(v, a->grid);
+            for (size_t j = start[i]; j < start[i + 1]; j++) {
+                if (a->q)
+                    a->q[j] = (uint16_t)v;
+                if (a->coef)
+                    a->coef[j] = c;
+            }
+            continue;
+        }
+        int k = sci_huff_unpack(a->code, pkg, sym);
         if (k < 0 || (size_t)k != start[i + 1] - start[i]) {
             atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
             continue;
@@ -507,13 +566,18 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     }
     /* each package's first symbol from the counts in its top bits */
     start[0] = 0;
-    for (size_t i = 0; i < np; i++)
-        start[i + 1] = start[i] + (pk[8 * i + 7] >> 2);
-    if (start[np] != n) {
+    int zero_count = 0;
+    for (size_t i = 0; i < np; i++) {
+        uint32_t c = sci_seis_package_count(get64(pk + 8 * i), info->version);
+        zero_count |= c == 0;
+        start[i + 1] = start[i] + c;
+    }
+    if (zero_count || start[np] != n) {
         err = SCI_SEIS_E_DATA;
         goto out;
     }
-    unpack_args a = {&code, pk, start, &info->grid, q, coef, 0};
+    unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
+                     1u << p->bits, 0};
     sci_pool_for(sci_pool_if(pool, np >= 4096), np, 0, unpack_packages, &a);
     if (atomic_load(&a.bad)) {
         err = SCI_SEIS_E_DATA;

@@ -26,7 +26,13 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 2
+#define SCI_SEIS_VERSION 3        /* the version written */
+#define SCI_SEIS_VERSION_OLDEST 2 /* the oldest version read */
+/* Version 3's runs: an encoder codes this many equal symbols in a row, or
+ * more, as run packages, of at most SCI_SEIS_RUN_MAX symbols each (which
+ * also bounds a GPU thread's work on one package). */
+#define SCI_SEIS_RUN_MIN 64u
+#define SCI_SEIS_RUN_MAX 4096u
 #define SCI_SEIS_HEADER_BYTES 48
 #define SCI_SEIS_MIN_BITS 2
 #define SCI_SEIS_MAX_BITS 16
@@ -69,6 +75,7 @@ typedef struct {
 /* What a frame's header says, and where its sections are. */
 typedef struct {
     sci_seis_params p;
+    unsigned version;
     unsigned max_len;        /* longest code in the table */
     sci_seis_grid grid;      /* dequantization */
     uint32_t packages;

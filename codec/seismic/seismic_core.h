@@ -71,4 +71,28 @@ static inline SCI_SEIS_HD float sci_seis_dequantize_one(
     return fmaf((float)q, g->step, g->min);
 }
 
+/* Packages (docs/seismic-format.md, "Packages"): bits 63..58 the count of
+ * Huffman codes that follow, or, from version 3, 0 for a run: bits 57..42
+ * a symbol, bits 41..0 how many times it repeats (1..SCI_SEIS_RUN_MAX). */
+#define SCI_SEIS_RUN_SHIFT 42u
+
+static inline SCI_SEIS_HD int sci_seis_package_is_run(uint64_t pkg,
+                                                      unsigned version) {
+    return version >= 3 && (pkg >> 58) == 0;
+}
+
+static inline SCI_SEIS_HD uint32_t sci_seis_run_symbol(uint64_t pkg) {
+    return (uint32_t)(pkg >> SCI_SEIS_RUN_SHIFT) & 0xFFFFu;
+}
+
+/* The symbols a package holds: 0 for one no encoder writes (a run of 0 or
+ * of more than SCI_SEIS_RUN_MAX, or its unused bits set). */
+static inline SCI_SEIS_HD uint32_t sci_seis_package_count(uint64_t pkg,
+                                                          unsigned version) {
+    if (!sci_seis_package_is_run(pkg, version))
+        return (uint32_t)(pkg >> 58);
+    uint64_t r = pkg & ((1ull << SCI_SEIS_RUN_SHIFT) - 1);
+    return r <= SCI_SEIS_RUN_MAX ? (uint32_t)r : 0;
+}
+
 #endif

@@ -60,6 +60,8 @@ struct seis_frame {
     uint32_t w, h, levels; /* levels: those that change anything */
     sci_seis_grid grid;
     unsigned max_len;
+    unsigned version; /* from 3, run packages */
+    unsigned nsym;
     float *coef; /* dequantized coefficients (the output when levels = 0) */
     float *tmp;  /* rows inverted, columns not yet */
     float *out;
@@ -117,6 +119,19 @@ extern "C" void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool) {
  * encoder writes or holds a count other than `count`. */
 DK bool decode_package(const seis_frame &f, const uint32_t *lut,
                        uint64_t pkg, uint32_t first, uint32_t count) {
+    if (sci_seis_package_is_run(pkg, f.version)) {
+        /* count came from this package (stage_frames' sums) */
+        const uint32_t v = sci_seis_run_symbol(pkg);
+        if (v >= f.nsym || count == 0)
+            return false;
+        const float c = sci_seis_dequantize_one(v, &f.grid);
+        for (uint32_t k = 0; k < count; k++) {
+            f.coef[first + k] = c;
+            if (f.q)
+                f.q[first + k] = (uint16_t)v;
+        }
+        return true;
+    }
     const unsigned n = (unsigned)(pkg >> SCI_HUFF_PACKAGE_BITS);
     const uint64_t bits = pkg & ((1ull << SCI_HUFF_PACKAGE_BITS) - 1);
     const uint32_t *first_code = f.table + LUT_ENTRIES;
@@ -561,14 +576,19 @@ static void stage_frames(void *arg, size_t b, size_t e, unsigned) {
         const uint8_t *src = a->frames[i] + in->pkg_off;
         uint32_t *start = (uint32_t *)(hb + pl->start_at);
         uint64_t sum = 0;
+        int zero_count = 0;
         for (uint32_t p = 0; p < in->packages; p++) {
+            uint64_t pk;
+            memcpy(&pk, src + 8 * (size_t)p, 8); /* little-endian, as CUDA hosts */
+            uint32_t c = sci_seis_package_count(pk, in->version);
+            zero_count |= c == 0;
             start[p] = (uint32_t)sum;
-            sum += src[8 * (size_t)p + 7] >> 2;
+            sum += c;
         }
         start[in->packages] = (uint32_t)sum;
         /* the frame is little-endian, and so is every CUDA host */
         memcpy(hb + pl->pkg_at, src, (size_t)in->packages * 8);
-        if (sum != (uint64_t)in->p.traces * in->p.samples)
+        if (zero_count || sum != (uint64_t)in->p.traces * in->p.samples)
             pl->err = SCI_SEIS_E_DATA;
     }
 }
@@ -649,6 +669,8 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             f->npkg = in->packages;
             f->grid = in->grid;
             f->max_len = plan[i].code.max_len;
+            f->version = in->version;
+            f->nsym = 1u << in->p.bits;
             f->table = (const uint32_t *)(db + plan[i].table_at);
             f->start = (const uint32_t *)(db + plan[i].start_at);
             f->pkg = (const uint64_t *)(db + plan[i].pkg_at);

@@ -32,6 +32,7 @@
 
 #include "codec/common/crc32.h"
 #include "codec/seismic/seismic.h"
+#include "codec/seismic/seismic_core.h"
 #include "cuda/seismic/seismic.h"
 #include "tests/common/cudacheck.h"
 #include "tests/segy/segyread.h"
@@ -319,6 +320,22 @@ int main(int argc, char **argv) {
             nc++;
         }
     run_batch(s, cs, nc, "one batch of every case");
+    {
+        /* run packages (version 3) among the frames: the constant and
+         * spiky gathers' zero detail bands */
+        unsigned long runs = 0;
+        for (unsigned i = 0; i < nc; i++)
+            for (uint32_t k = 0; k < cs[i].info.packages; k++) {
+                uint64_t pk;
+                memcpy(&pk, cs[i].frame + cs[i].info.pkg_off + 8 * (size_t)k, 8);
+                runs += sci_seis_package_is_run(pk, cs[i].info.version);
+            }
+        printf("run packages in the cases' frames: %lu\n", runs);
+        if (!runs) {
+            printf("FAIL no run package among the cases\n");
+            failures++;
+        }
+    }
     for (unsigned i = 0; i < nc; i++)
         run_encode(s, &cs[i], 1, NULL, "encode alone");
     run_encode(s, cs, nc, NULL, "encode one batch of every case");
