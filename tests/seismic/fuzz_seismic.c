@@ -164,7 +164,9 @@ static void make_seed(seed_frame *f, unsigned traces, unsigned samples,
                 v = 42.5;
                 break;
             default:
-                v = rng() % 17 == 0 ? 1e4 : 0.0;
+                /* sparse enough that zeros run past SCI_SEIS_RUN_MIN:
+                 * run packages between code packages */
+                v = rng() % 211 == 0 ? 1e4 : 0.0;
                 break;
             }
             g[(size_t)t * samples + s] = (float)v;
