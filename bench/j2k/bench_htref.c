@@ -26,6 +26,7 @@
 #include "codec/j2k/htj2k.h"
 #include "codec/j2k/j2k_dec.h"
 #include "codec/j2k/wavelet_frame.h"
+#include "tests/common/readfile.h"
 
 #ifndef BENCH_DATA_DIR
 #define BENCH_DATA_DIR "../shared/data"
@@ -44,24 +45,6 @@ static double now_s(void) {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static uint8_t *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = malloc(len > 0 ? (size_t)len : 1);
-    if (!d || fread(d, 1, (size_t)len, f) != (size_t)len) {
-        free(d);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return d;
-}
-
 static unsigned depth_of(const uint16_t *p, size_t n) {
     uint16_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -75,7 +58,7 @@ static unsigned depth_of(const uint16_t *p, size_t n) {
 /* Frame 0 of an ENVI BSQ uint16 little-endian cube. */
 static int load_bsq(picture *p, const char *path, uint32_t w, uint32_t h) {
     size_t n;
-    uint8_t *d = slurp(path, &n);
+    uint8_t *d = test_read_file(path, &n);
     if (!d || n < (size_t)w * h * 2) {
         free(d);
         return -1;
@@ -93,7 +76,7 @@ static int load_bsq(picture *p, const char *path, uint32_t w, uint32_t h) {
  * values all >= 0. */
 static int load_fits16(picture *p, const char *path) {
     size_t n, pos = 0;
-    uint8_t *d = slurp(path, &n);
+    uint8_t *d = test_read_file(path, &n);
     long naxis1 = 0, naxis2 = 0, bitpix = 0;
     int end = 0;
     if (!d)

@@ -46,6 +46,7 @@
 #include "codec/j2k/wavelet_frame.h"
 #include "cuda/j2k/j2kdec.h"
 #include "tests/common/cudacheck.h"
+#include "tests/common/readfile.h"
 
 #define DEPTH 12
 #define LEVELS 5
@@ -264,23 +265,6 @@ static int write_ppm12(const char *path, uint16_t *pl[3]) {
     return fclose(f);
 }
 
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 /* The picture coded by grk_compress with and without tiles, decoded on
  * the GPU one frame at a time and with 3 in flight (each frame checked
  * once against the C reference), nvJPEG2000 on the same files. */
@@ -316,7 +300,7 @@ static void bench_tiled(const char *grk, const char *workdir, const char *nv,
         snprintf(cmd, sizeof cmd, "%s -i %s -o %s -n 6 %s >/dev/null 2>&1", grk,
                  ppm, file, tc[k].args);
         size_t len = 0;
-        uint8_t *cs = system(cmd) ? NULL : read_all(file, &len);
+        uint8_t *cs = system(cmd) ? NULL : test_read_file(file, &len);
         if (!cs || cpu_decode(cs, len, ref, NULL)) {
             printf("| %s | the encoder or the C reference failed |\n", tc[k].name);
             free(cs);

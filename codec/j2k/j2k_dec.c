@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/common/grow.h"
 #include "colour.h"
 #include "ht_dec.h"
 #include "j2k_quant.h"
@@ -260,17 +261,7 @@ int sci_j2k_dec_comp_info(const sci_j2k_dec *d, unsigned c, unsigned reduce,
 /* ---- tier-2 and the block list ------------------------------------------- */
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
+    return sci_grow(p, cap, need, elem, 64);
 }
 
 /* The tile's packet data, tile-part after tile-part, and its packed

@@ -29,6 +29,7 @@
 #include "dwt.h"
 #include "ht_dec_warp.cuh"
 #include "t1_dec.cuh"
+#include "codec/common/grow.h"
 #include "codec/common/parallel.h"
 #include "codec/j2k/ht_dec.h"
 #include "codec/j2k/wavelet_frame.h"
@@ -790,17 +791,7 @@ struct tables {
 };
 
 static int grow_host(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 256;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
+    return sci_grow(p, cap, need, elem, 256);
 }
 
 /* Room in the decoder's arrays for the tables of tile tb. */

@@ -82,6 +82,7 @@
 #include "codec/j2k/htj2k.h"
 #include "codec/j2k/wavelet_frame.h"
 #include "tests/common/testutil.h"
+#include "tests/common/readfile.h"
 
 #define MAXC 3
 #define DECODE_TIMEOUT_S 120
@@ -123,31 +124,6 @@ static int write_file(const char *path, const void *data, size_t n) {
     return (fclose(f) == 0 && w == n) ? 0 : -1;
 }
 
-static uint8_t *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = xmalloc(cap);
-    size_t r;
-    while ((r = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += r;
-        if (len == cap) {
-            cap *= 2;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-    }
-    fclose(f);
-    *n = len;
-    return buf;
-}
-
 /* Empties and removes a directory of plain files. */
 static void remove_dir(const char *dir) {
     DIR *d = opendir(dir);
@@ -168,7 +144,7 @@ static void remove_dir(const char *dir) {
 /* The last `max` bytes of a log, one line per printed line, indented. */
 static void print_log(const char *path, size_t max) {
     size_t n;
-    uint8_t *b = read_file(path, &n);
+    uint8_t *b = test_read_file(path, &n);
     if (!b) {
         printf("      (no output)\n");
         return;
@@ -194,7 +170,7 @@ static void print_log(const char *path, size_t max) {
 /* Lines of a decoder's log that warn or err although it succeeded. */
 static void print_warnings(const char *tool, const char *path) {
     size_t n;
-    uint8_t *b = read_file(path, &n);
+    uint8_t *b = test_read_file(path, &n);
     if (!b)
         return;
     char line[512];
@@ -442,7 +418,7 @@ static unsigned bits_of(uint32_t maxval) {
 /* Binary PGM/PPM: comps 1 or 3, all of one size; depth from maxval. */
 static int read_pnm(const char *path, image *im, char *err, size_t errlen) {
     size_t n, pos = 2;
-    uint8_t *b = read_file(path, &n);
+    uint8_t *b = test_read_file(path, &n);
     if (!b) {
         fmt(err, errlen, "no output file %s", path);
         return -1;
@@ -486,7 +462,7 @@ static int read_pnm(const char *path, image *im, char *err, size_t errlen) {
 static int read_pgx(const char *path, image *im, unsigned c, char *err,
                     size_t errlen) {
     size_t n;
-    uint8_t *b = read_file(path, &n);
+    uint8_t *b = test_read_file(path, &n);
     if (!b) {
         fmt(err, errlen, "no output file %s", path);
         return -1;
@@ -567,7 +543,7 @@ bad:
 static int read_yuv(const char *path, const image *like, image *im, char *err,
                     size_t errlen) {
     size_t n;
-    uint8_t *b = read_file(path, &n);
+    uint8_t *b = test_read_file(path, &n);
     if (!b) {
         fmt(err, errlen, "no output file %s", path);
         return -1;
@@ -922,7 +898,7 @@ static uint8_t *encode_ojph(const tcase *t, const image *src, const char *dir,
         print_log(log, 600);
         return NULL;
     }
-    uint8_t *cs = read_file(path, len);
+    uint8_t *cs = test_read_file(path, len);
     if (!cs)
         fmt(err, errlen, "ojph_compress wrote no %s", path);
     return cs;
@@ -1680,7 +1656,7 @@ static void run_p1_rate(unsigned idx, const tcase *t, double bpp) {
     argv[a] = NULL;
     if (write_pnm(in, &src) != 0 ||
         run_tool(argv, log, DECODE_TIMEOUT_S, why, sizeof(why)) != 0 ||
-        !(ocs = read_file(opath, &olen))) {
+        !(ocs = test_read_file(opath, &olen))) {
         printf("FAIL %s: opj_compress: %s\n", label, why);
         print_log(log, 600);
         fails++;

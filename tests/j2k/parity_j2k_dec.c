@@ -40,6 +40,7 @@
 #include "codec/j2k/wavelet_frame.h"
 #include "cuda/j2k/j2kdec.h"
 #include "tests/common/cudacheck.h"
+#include "tests/common/readfile.h"
 
 static int verbose, quick;
 static unsigned checks, failures;
@@ -537,23 +538,6 @@ static void test_in_flight(void) {
 
 /* ---- conformance codestreams ----------------------------------------------- */
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int cmpstr(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -584,7 +568,7 @@ static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         size_t len;
-        uint8_t *cs = slurp(path, &len);
+        uint8_t *cs = test_read_file(path, &len);
         if (cs) {
             unsigned before = path_count[DEV];
             run_opts o = {-1, 0, 2, 0, 0};
@@ -615,7 +599,7 @@ static void test_tiled(sci_cuda_j2kdec *g, const char *data) {
         char path[2048], label[300];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         size_t len;
-        uint8_t *cs = slurp(path, &len);
+        uint8_t *cs = test_read_file(path, &len);
         check(cs != NULL, names[i]);
         if (!cs)
             continue;

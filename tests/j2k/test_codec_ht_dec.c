@@ -39,6 +39,7 @@
 #include "codec/j2k/ht_dec.h"
 #include "codec/j2k/t2_bits.h"
 #include "tests/common/testutil.h"
+#include "tests/common/readfile.h"
 
 static sci_ht_enc_tables enc;
 static sci_ht_dec_tables dec;
@@ -620,23 +621,6 @@ static int write_file(const char *path, const void *d, size_t n) {
     return fclose(f) == 0 && k == n ? 0 : -1;
 }
 
-static uint8_t *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = len > 0 ? malloc((size_t)len) : NULL;
-    if (d && fread(d, 1, (size_t)len, f) != (size_t)len) {
-        free(d);
-        d = NULL;
-    }
-    fclose(f);
-    *n = d ? (size_t)len : 0;
-    return d;
-}
-
 static int write_pgm(const char *path, const uint8_t *px, unsigned w, unsigned h) {
     FILE *f = fopen(path, "wb");
     if (!f)
@@ -667,7 +651,7 @@ static int pnm_number(const uint8_t *d, size_t n, size_t *pos, unsigned *v) {
 /* An 8-bit PGM of w x h; NULL otherwise. */
 static uint8_t *read_pgm(const char *path, unsigned w, unsigned h) {
     size_t n, pos = 2;
-    uint8_t *d = read_file(path, &n);
+    uint8_t *d = test_read_file(path, &n);
     unsigned fw, fh, maxv;
     if (!d || n < 2 || d[0] != 'P' || d[1] != '5' || pnm_number(d, n, &pos, &fw) ||
         pnm_number(d, n, &pos, &fh) || pnm_number(d, n, &pos, &maxv) || fw != w ||
@@ -937,7 +921,7 @@ static void test_ojph_cleanup(void) {
                  run(dec_argv) == 0;
         uint8_t *dec_img = ok ? read_pgm(back, w, h) : NULL;
         size_t n = 0;
-        uint8_t *stream = dec_img ? read_file(cs, &n) : NULL;
+        uint8_t *stream = dec_img ? test_read_file(cs, &n) : NULL;
         unsigned blocks = 0;
         int same = dec_img && !memcmp(dec_img, img, (size_t)w * h);
         int st = stream ? check_ojph_stream(stream, n, dec_img, w, h, L, &blocks,
