@@ -578,7 +578,8 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     }
     unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
                      1u << p->bits, 0};
-    sci_pool_for(sci_pool_if(pool, np >= 4096), np, 0, unpack_packages, &a);
+    /* by values, not packages: a run package holds up to 4096 */
+    sci_pool_for(sci_pool_if(pool, n >= 65536), np, 0, unpack_packages, &a);
     if (atomic_load(&a.bad)) {
         err = SCI_SEIS_E_DATA;
         goto out;
