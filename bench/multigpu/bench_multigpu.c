@@ -159,7 +159,7 @@ run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *src, *out;
   GstClockTime dur = GST_SECOND / 60;
-  gint64 t0, t1;
+  gint64 t0, t1, wall0;
   GstMessage *msg;
   Sink k;
   guint i;
@@ -183,6 +183,7 @@ run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
   gst_app_sink_set_callbacks (GST_APP_SINK (out), &cb, &k, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   t0 = g_get_monotonic_time ();
+  wall0 = g_get_real_time ();
   for (i = 0; i < total; i++) {
     /* a new buffer on the same memory: no copy of the frame */
     GstBuffer *b = gst_buffer_copy (frames[i % n]);
@@ -195,6 +196,10 @@ run (const gchar * element, GstCaps * caps, GstBuffer ** frames, guint n,
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 600 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
   t1 = g_get_monotonic_time ();
+  /* for samplers beside the run (scripts/bench-multigpu.sh) */
+  if (!hashes)
+    printf ("timed run of %s: %.3f .. %.3f (Unix time, s)\n", element,
+        wall0 / 1e6, g_get_real_time () / 1e6);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (out);
