@@ -242,8 +242,10 @@ gst_sci_cuda_unstage_frame (GstSciCuda * cuda, const GstVideoFrame * dev,
   return 0;
 }
 
-gboolean
-gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
+/* Whether every memory of buf is GstCudaMemory of our context (peer
+ * FALSE), or of another context ours reaches as a peer (peer TRUE). */
+static gboolean
+buffer_in_contexts (GstSciCuda * cuda, GstBuffer * buf, gboolean peer)
 {
   guint i, n = gst_buffer_n_memory (buf);
 
@@ -251,32 +253,29 @@ gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
     return FALSE;
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
-    if (!gst_is_cuda_memory (mem)
-        || GST_CUDA_MEMORY_CAST (mem)->context != cuda->context)
+    GstCudaContext *ctx;
+
+    if (!gst_is_cuda_memory (mem))
+      return FALSE;
+    ctx = GST_CUDA_MEMORY_CAST (mem)->context;
+    if (!(peer ? ctx != cuda->context
+            && gst_cuda_context_can_access_peer (cuda->context, ctx)
+            : ctx == cuda->context))
       return FALSE;
   }
   return TRUE;
 }
 
 gboolean
+gst_sci_cuda_buffer_is_device (GstSciCuda * cuda, GstBuffer * buf)
+{
+  return buffer_in_contexts (cuda, buf, FALSE);
+}
+
+gboolean
 gst_sci_cuda_buffer_is_peer (GstSciCuda * cuda, GstBuffer * buf)
 {
-  guint i, n = gst_buffer_n_memory (buf);
-
-  if (!cuda->context || n == 0)
-    return FALSE;
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buf, i);
-    GstCudaContext *other;
-
-    if (!gst_is_cuda_memory (mem))
-      return FALSE;
-    other = GST_CUDA_MEMORY_CAST (mem)->context;
-    if (other == cuda->context
-        || !gst_cuda_context_can_access_peer (cuda->context, other))
-      return FALSE;
-  }
-  return TRUE;
+  return buffer_in_contexts (cuda, buf, TRUE);
 }
 
 gboolean
