@@ -773,9 +773,11 @@ size_t sci_dpcm_finish_frame(uint8_t *out, size_t body) {
             uint32_t rr = 0, rc = 0;                                         \
             for (unsigned x = 1; x < w; x++)                                 \
                 rr += (uint32_t)abs((int)row[x] - (int)row[x - 1]);          \
-            if (y)                                                           \
+            if (y) {                                                         \
+                const T *up = row - stride;                                  \
                 for (unsigned x = 0; x < w; x++)                             \
-                    rc += (uint32_t)abs((int)row[x] - (int)row[x - stride]); \
+                    rc += (uint32_t)abs((int)row[x] - (int)up[x]);           \
+            }                                                                \
             r += rr;                                                         \
             c += rc;                                                         \
         }                                                                    \
