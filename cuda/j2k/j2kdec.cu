@@ -300,11 +300,12 @@ struct wt_entry {
     sci_cuda_wt *wt;
 };
 
-/* A tile on the device path: its shape, its coefficient planes' first
- * word in the slot's buffer, and where its samples start in each output
- * plane (bytes). */
+/* A tile on the device path: its shape and the slot's inverse DWT for
+ * it, its coefficient planes' first word in the slot's buffer, and where
+ * its samples start in each output plane (bytes). */
 struct tile_run {
     sci_wt_geometry g;
+    sci_cuda_wt *wt;
     uint64_t coef;
     ptrdiff_t out[SCI_WT_MAX_COMPONENTS];
 };
@@ -322,7 +323,6 @@ struct slot {
     size_t nht;             /* blocks on the device */
     cudaEvent_t ev[6];      /* stage marks (sci_cuda_j2kdec_profile) */
     int profiled;           /* its last frame recorded them */
-    unsigned ntiles;        /* its frame's, on the device paths */
     /* A slot's frame runs on the slot's own stream and buffers, so the
      * frames in flight overlap on the device too: one frame's longest
      * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
@@ -571,13 +571,13 @@ static sci_cuda_wt_out out_rule(const sci_j2k_comp_info &ci, unsigned bytes) {
     return o;
 }
 
-/* Whether a tile-component's wavelet planes, at the kept resolution, are
- * those of an image of its size at the origin: its origin there a
- * multiple of 2^levels, so that every level splits it as it splits an
- * image at 0 (the inverse DWT's kernels know no other parity). */
-static int origin_aligned(uint32_t x0, uint32_t y0, unsigned levels) {
+/* Whether a tile-component's origin coordinate, at the kept resolution,
+ * is a multiple of 2^levels: then every level splits it as it splits an
+ * image at 0, and its wavelet planes are those of an image of its size at
+ * the origin (the inverse DWT's kernels know no other parity). */
+static int origin_aligned(uint32_t v, unsigned levels) {
     uint32_t m = levels >= 32 ? 0xFFFFFFFFu : (1u << levels) - 1;
-    return !(x0 & m) && !(y0 & m);
+    return !(v & m);
 }
 
 /* ceil(a / 2^r) */
@@ -606,7 +606,7 @@ static int grid_aligned(const sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci) {
             for (unsigned c = 0; c < in->components; c++) {
                 unsigned s = axis ? ci[c].dy : ci[c].dx;
                 uint32_t k = ceil_shift((x + s - 1) / s, r);
-                if (!origin_aligned(k, 0, top))
+                if (!origin_aligned(k, top))
                     return 0;
             }
         }
@@ -638,7 +638,8 @@ static int tile_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb
         if (ci[c].depth > 16 || t->top != g->levels ||
             t->levels != tb->comps[0].levels ||
             t->reversible != tb->comps[0].reversible || !t->w || !t->h ||
-            !origin_aligned(t->x0, t->y0, g->levels) ||
+            !origin_aligned(t->x0, g->levels) ||
+            !origin_aligned(t->y0, g->levels) ||
             ci[c].dx > 4 || ci[c].dy > 4)
             return 0;
         g->dx[c] = ci[c].dx;
@@ -786,8 +787,9 @@ struct tables {
     unsigned qwmax;          /* the most quads a row of the HT blocks */
     unsigned mw, fn;         /* the most map and flag words of the EBCOT
                               * blocks */
-    uint64_t coef, arena;    /* the tile's planes and bytes start here */
-    size_t coef_words, arena_bytes; /* all tiles' */
+    /* where the planes (words) and bytes of the tile being added start;
+     * once every tile is in, all tiles' words and bytes */
+    uint64_t coef, arena;
 };
 
 static int grow_host(void **p, size_t *cap, size_t need, size_t elem) {
@@ -1032,9 +1034,7 @@ static int collect_tiles(sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci,
         tile_run *run = &d->runs[k];
         if (!tile_geometry(d, &tb, ci, planes, run))
             return -1;
-        run->coef = t->coef_words;
-        t->coef = t->coef_words;
-        t->arena = t->arena_bytes;
+        run->coef = t->coef;
         double h = now_ms();
         if (tables_room(d, &tb, t))
             return cudaErrorMemoryAllocation;
@@ -1043,8 +1043,8 @@ static int collect_tiles(sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci,
             add_block(d, &tb, &run->g, i, t);
         }
         *table_ms += now_ms() - h;
-        t->coef_words += tile_words(&run->g);
-        t->arena_bytes += align16(tb.arena_len);
+        t->coef += tile_words(&run->g);
+        t->arena += align16(tb.arena_len);
     }
     *ntiles = nt;
     return 0;
@@ -1111,7 +1111,6 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
               : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
                                        : SCI_CUDA_J2KDEC_DEVICE;
     s->path = d->path;
-    s->ntiles = (unsigned)ntiles;
     if (d->path == SCI_CUDA_J2KDEC_HOST) {
         ret = submit_host(d, s, planes, ci, st);
         free(ci);
@@ -1127,11 +1126,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
 
     /* device layout: each tile shape's wavelet scratch and the tiles'
      * coefficient planes (the slot's last frame is done with them) */
-    for (size_t k = 0; !e && k < ntiles; k++) {
-        sci_cuda_wt *wt;
-        e = slot_wt(s, &d->runs[k].g, &wt);
-    }
-    size_t ncoef = t.coef_words;
+    for (size_t k = 0; !e && k < ntiles; k++)
+        e = slot_wt(s, &d->runs[k].g, &d->runs[k].wt);
+    size_t ncoef = t.coef;
     if (!e)
         e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
     sci_cuda_wt_out out[SCI_WT_MAX_COMPONENTS];
@@ -1150,7 +1147,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         if (!e)
             e = grow_device((void **)&s->d_up, &s->d_up_cap, total);
         if (!e)
-            e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena_bytes + 16);
+            e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena + 16);
         if (!e && grow_host((void **)&s->org, &s->org_cap, t.nht + t.neb + 1,
                             sizeof(blk_origin)))
             e = cudaErrorMemoryAllocation;
@@ -1244,17 +1241,14 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     /* each tile's inverse DWT writes its rectangle of the planes */
     for (size_t k = 0; !e && k < ntiles; k++) {
         const tile_run *run = &d->runs[k];
-        sci_cuda_wt *wt;
         sci_wt_plane dst[SCI_WT_MAX_COMPONENTS];
         for (unsigned c = 0; c < nc; c++) {
             dst[c].data = (uint8_t *)planes[c].data + run->out[c];
             dst[c].row_stride = planes[c].row_stride;
             dst[c].pixel_stride = planes[c].pixel_stride;
         }
-        e = slot_wt(s, &run->g, &wt);
-        if (!e)
-            e = (cudaError_t)sci_cuda_wt_inverse_dec(
-                wt, (const uint32_t *)s->d_coef + run->coef, dst, out, st);
+        e = (cudaError_t)sci_cuda_wt_inverse_dec(
+            run->wt, (const uint32_t *)s->d_coef + run->coef, dst, out, st);
     }
     s->profiled = d->profile && d->path == SCI_CUDA_J2KDEC_DEVICE;
     if (s->profiled)
