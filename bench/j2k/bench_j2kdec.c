@@ -250,6 +250,23 @@ static double run_nvj2k(const char *nv, const char *file, int frames, double *ms
     return fps;
 }
 
+/* frames/s of n decodes of cs with `depth` frames in flight */
+static double in_flight_fps(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
+                            const sci_cuda_j2kdec_plane *dp, cudaStream_t st,
+                            int depth, int n) {
+    unsigned tk[MAX_DEPTH];
+    double t0 = bench_now_ms();
+    for (int i = 0; i < n + depth - 1; i++) {
+        if (i < n) {
+            CKW(sci_cuda_j2kdec_parse(g, cs, len, NULL, NULL, 0));
+            CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk[i % depth]));
+        }
+        if (i >= depth - 1)
+            CKW(sci_cuda_j2kdec_finish(g, tk[(i - depth + 1) % depth]));
+    }
+    return n / ((bench_now_ms() - t0) / 1000.0);
+}
+
 /* ---- tiled streams by another encoder ---------------------------------------- */
 
 static int write_ppm12(const char *path, uint16_t *pl[3]) {
@@ -320,17 +337,7 @@ static void bench_tiled(const char *grk, const char *workdir, const char *nv,
             t[i] = bench_now_ms() - t0;
         }
         double ms1 = bench_median(t, n);
-        unsigned tk[3];
-        double t0 = bench_now_ms();
-        for (int i = 0; i < n + 2; i++) {
-            if (i < n) {
-                CKW(sci_cuda_j2kdec_parse(g, cs, len, NULL, NULL, 0));
-                CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk[i % 3]));
-            }
-            if (i >= 2)
-                CKW(sci_cuda_j2kdec_finish(g, tk[(i - 2) % 3]));
-        }
-        double fps3 = n / ((bench_now_ms() - t0) / 1000.0);
+        double fps3 = in_flight_fps(g, cs, len, dp, st, 3, n);
         sci_cuda_j2kdec_destroy(g);
         char nvs[64] = "n/a", ratio[64] = "n/a";
         double nvms;
@@ -539,19 +546,9 @@ int main(int argc, char **argv) {
             r->fps[1] = 1000.0 / r->ms1;
             r->host_ms = host / kruns;
             /* in flight */
-            for (int depth = 2; depth <= MAX_DEPTH; depth++) {
-                unsigned tk[MAX_DEPTH];
-                double t0 = bench_now_ms();
-                for (int i = 0; i < kruns + depth - 1; i++) {
-                    if (i < kruns) {
-                        CKW(sci_cuda_j2kdec_parse(g, cs[k], len[k], NULL, NULL, 0));
-                        CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk[i % depth]));
-                    }
-                    if (i >= depth - 1)
-                        CKW(sci_cuda_j2kdec_finish(g, tk[(i - depth + 1) % depth]));
-                }
-                r->fps[depth] = kruns / ((bench_now_ms() - t0) / 1000.0);
-            }
+            for (int depth = 2; depth <= MAX_DEPTH; depth++)
+                r->fps[depth] = in_flight_fps(g, cs[k], len[k], dp, st, depth,
+                                              kruns);
             /* stages, from CUDA events, on frames of their own */
             CKW(sci_cuda_j2kdec_profile(g, 1));
             {
