@@ -120,9 +120,10 @@ extern "C" void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool) {
 DK bool decode_package(const seis_frame &f, const uint32_t *lut,
                        uint64_t pkg, uint32_t first, uint32_t count) {
     if (sci_seis_package_is_run(pkg, f.version)) {
-        /* count came from this package (stage_frames' sums) */
+        /* count came from this package (stage_frames' sums, which
+         * refuse a frame with a count of 0) */
         const uint32_t v = sci_seis_run_symbol(pkg);
-        if (v >= f.nsym || count == 0)
+        if (v >= f.nsym)
             return false;
         const float c = sci_seis_dequantize_one(v, &f.grid);
         for (uint32_t k = 0; k < count; k++) {
