@@ -19,6 +19,7 @@ namespace sci_dw {
 #define SCI_DW_FULL 0xffffffffu
 SCI_DW uint32_t w_shfl(uint32_t v, int src) { return __shfl_sync(SCI_DW_FULL, v, src); }
 SCI_DW uint32_t w_up(uint32_t v, int d) { return __shfl_up_sync(SCI_DW_FULL, v, d); }
+SCI_DW uint32_t w_xor(uint32_t v, int m) { return __shfl_xor_sync(SCI_DW_FULL, v, m); }
 SCI_DW uint32_t w_ballot(int p) { return __ballot_sync(SCI_DW_FULL, p); }
 SCI_DW void w_sync(void) { __syncwarp(); }
 SCI_DW void w_or(uint32_t *a, uint32_t v) { atomicOr(a, v); }
@@ -31,6 +32,9 @@ SCI_DW uint32_t w_shfl(uint32_t v, int src) {
 SCI_DW uint32_t w_up(uint32_t v, int d) {
     int l = (int)warp_emu_lane();
     return (uint32_t)warp_emu_xchg(v, (unsigned)(l >= d ? l - d : l));
+}
+SCI_DW uint32_t w_xor(uint32_t v, int m) {
+    return (uint32_t)warp_emu_xchg(v, warp_emu_lane() ^ (unsigned)m);
 }
 SCI_DW uint32_t w_ballot(int p) { return warp_emu_ballot(p); }
 SCI_DW void w_sync(void) { warp_emu_sync(); }

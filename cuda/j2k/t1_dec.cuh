@@ -220,15 +220,17 @@ SCI_T1D unsigned raw_get(raw_dec *r) {
  * that a sample's context is a shift of one word and a table lookup, and
  * a column that may start a run is one test; the signs of the column's
  * rows -1..4; the column's visited marks.  A new significance sets bits in
- * three words (six on a stripe's first or last row).  Refinement needs no
- * flag: a sample was refined before plane p if its magnitude has a bit
- * above p + 1, and its lowest decoded plane is its top bit, or the last
- * MagRef pass's plane if lower (decode_block). */
+ * three words (six on a stripe's first or last row); the column's marks
+ * of samples refined before, which the MagRef pass's contexts need, so
+ * that the warp finds them without reading the magnitudes.  A sample's
+ * lowest decoded plane is its top bit, or the last MagRef pass's plane if
+ * lower (decode_block). */
 #define SCI_T1D_SIGMA(i, c) (1u << (3 * (i) + (c))) /* row i - 1, column c - 1 */
 #define SCI_T1D_SIG(r) SCI_T1D_SIGMA((r) + 1, 1)     /* sample r's own */
 #define SCI_T1D_CHI(r) (1u << (19 + (r)))            /* sign of row r, -1..4 */
 #define SCI_T1D_PI(r) (1u << (24 + (r)))             /* visited, r 0..3 */
 #define SCI_T1D_PI_ALL (0xFu << 24)
+#define SCI_T1D_REF_SHIFT 28                         /* refined before, r 0..3 */
 #define SCI_T1D_SIGMA_ALL 0x3FFFFu
 #define SCI_T1D_ROW4 (7u << 15)                      /* row 4's three bits */
 
@@ -444,7 +446,8 @@ template <bool RAW> SCI_T1D_NOINLINE void ref_pass(dec *d) {
 
 /* The columns with a sample neither significant nor visited, in order;
  * the others have nothing to code.  The visited marks are cleared by the
- * warp afterwards.  Cleanup passes are never raw. */
+ * warp before the next plane's SigProp pass.  Cleanup passes are never
+ * raw. */
 SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
     unsigned h = d->h;
     uint32_t run_mask = (SCI_T1D_PI_ALL | SCI_T1D_SIGMA_ALL) & d->vis;
@@ -491,50 +494,83 @@ SCI_T1D_NOINLINE int cleanup_pass(dec *d, unsigned p) {
     return 0;
 }
 
-/* The warp: the visit map of a pass of kind 0 (SigProp: insignificant
- * with a significant neighbour), 1 (MagRef: significant, not visited) or
- * 2 (cleanup: neither), 32 samples a ballot; for the MagRef pass of plane
- * p also the samples refined before (context MR + 2: a magnitude bit above
- * p + 1) and the others with a significant neighbour (MR + 1) in the two
- * maps after it. */
-SCI_T1D void build_map(dec *d, unsigned kind, unsigned p, unsigned lane) {
-    for (unsigned y0 = 0, s = 0; y0 < d->h; y0 += 4, s++)
-        for (unsigned j = 0; j < d->sw; j++) {
-            unsigned pos = j * 32 + lane, x = pos >> 2, r = pos & 3, y = y0 + r;
-            unsigned k = s * d->sw + j;
-            int in = 0, ref = 0, nb = 0;
-            if (x < d->w && y < d->h) {
-                uint32_t c = d->cw[s * d->CW + x];
-                int sig = (c & SCI_T1D_SIG(r)) != 0, vis = (c & SCI_T1D_PI(r)) != 0;
-                nb = neighbours(window(c, r, d->vis)) != 0;
-                in = kind == 0 ? !sig && nb : kind == 1 ? sig && !vis : !sig && !vis;
-                if (kind == 1 && in && p + 2 < 32)
-                    ref = (d->mag[y * d->stride + x] >> (p + 2)) != 0;
-            }
-            uint32_t word = sci_dw::w_ballot(in);
-            if (kind == 1) {
-                uint32_t r2 = sci_dw::w_ballot(in && ref);
-                uint32_t r1 = sci_dw::w_ballot(in && !ref && nb);
-                if (lane == 0) {
-                    d->bm[d->mw + k] = r2;
-                    d->bm[2 * d->mw + k] = r1;
-                }
-            }
-            if (lane == 0)
-                d->bm[k] = word;
-        }
+/* A column word's four rows as a nibble: significant, and with a
+ * significant neighbour (in the block's visible part vis). */
+SCI_T1D uint32_t sig_rows(uint32_t c) {
+    return (c >> 4 & 1) | (c >> 6 & 2) | (c >> 8 & 4) | (c >> 10 & 8);
+}
+SCI_T1D uint32_t nb_rows(uint32_t c, uint32_t vis) {
+    uint32_t v = c & vis, nb = 0;
+    for (unsigned r = 0; r < 4; r++)
+        nb |= (uint32_t)(neighbours(v >> (3 * r) & 0x1FF) != 0) << r;
+    return nb;
 }
 
-/* The warp: the MagRef pass's bits, from its second map, into the
- * magnitudes. */
+/* Eight lanes' nibbles (lane & 7 the column in its map word) as the word,
+ * on every lane of the eight. */
+SCI_T1D uint32_t gather_word(uint32_t nib, unsigned lane) {
+    uint32_t v = nib << ((lane & 7) * 4);
+    v |= sci_dw::w_xor(v, 1);
+    v |= sci_dw::w_xor(v, 2);
+    return v | sci_dw::w_xor(v, 4);
+}
+
+/* The warp, a column of a stripe a lane: the visit map of a pass of kind
+ * 0 (SigProp: insignificant with a significant neighbour), 1 (MagRef:
+ * significant, not visited) or 2 (cleanup: neither); for the MagRef pass
+ * also the samples refined before (context MR + 2) and the others with a
+ * significant neighbour (MR + 1) in the two maps after it.  A lane owns
+ * its column's word here, so it also keeps the flags that change between
+ * passes: the visited marks of the plane before go before its SigProp
+ * pass, and the MagRef pass's samples are marked refined. */
+SCI_T1D void build_map(dec *d, unsigned kind, unsigned lane) {
+    for (unsigned y0 = 0, s = 0; y0 < d->h; y0 += 4, s++) {
+        uint32_t rows = d->h - y0 >= 4 ? 0xFu : (1u << (d->h - y0)) - 1;
+        for (unsigned x0 = 0; x0 < d->w; x0 += 32) {
+            unsigned x = x0 + lane;
+            uint32_t in = 0, r2 = 0, r1 = 0;
+            if (x < d->w) {
+                uint32_t *cp = d->cw + s * d->CW + x;
+                uint32_t c = *cp, sig = sig_rows(c);
+                uint32_t vis = c >> 24 & 0xF;
+                if (kind == 0) {
+                    in = ~sig & nb_rows(c, d->vis) & rows;
+                    *cp = c & ~SCI_T1D_PI_ALL;
+                } else if (kind == 1) {
+                    in = sig & ~vis & rows;
+                    r2 = in & c >> SCI_T1D_REF_SHIFT;
+                    r1 = in & ~r2 & nb_rows(c, d->vis);
+                    *cp = c | in << SCI_T1D_REF_SHIFT;
+                } else {
+                    in = ~(sig | vis) & rows;
+                }
+            }
+            unsigned k = s * d->sw + (x0 >> 3) + (lane >> 3);
+            int writer = (lane & 7) == 0 && (x0 >> 3) + (lane >> 3) < d->sw;
+            uint32_t word = gather_word(in, lane);
+            if (kind == 1) {
+                uint32_t w2 = gather_word(r2, lane), w1 = gather_word(r1, lane);
+                if (writer) {
+                    d->bm[d->mw + k] = w2;
+                    d->bm[2 * d->mw + k] = w1;
+                }
+            }
+            if (writer)
+                d->bm[k] = word;
+        }
+    }
+}
+
+/* The warp, a column a lane: the MagRef pass's bits, from its second map,
+ * into the magnitudes (only its ones need a write). */
 SCI_T1D void apply_ref(dec *d, unsigned p, unsigned lane) {
-    for (unsigned y0 = 0; y0 < d->h; y0 += 4)
-        for (unsigned j = 0; j < d->sw; j++) {
-            unsigned k = (y0 >> 2) * d->sw + j;
-            if (!(d->bm[k] >> lane & 1))
-                continue;
-            unsigned pos = j * 32 + lane, x = pos >> 2, y = y0 + (pos & 3);
-            d->mag[y * d->stride + x] |= (d->bm[d->mw + k] >> lane & 1) << p;
+    for (unsigned y0 = 0, s = 0; y0 < d->h; y0 += 4, s++)
+        for (unsigned x = lane; x < d->w; x += 32) {
+            uint32_t ones = d->bm[d->mw + s * d->sw + (x >> 3)] >> ((x & 7) * 4);
+            uint32_t *m = d->mag + (size_t)y0 * d->stride + x;
+            for (unsigned r = 0; r < 4; r++)
+                if (ones >> r & 1)
+                    m[(size_t)r * d->stride] |= 1u << p;
         }
 }
 
@@ -559,8 +595,8 @@ SCI_T1D size_t seg_end(unsigned style, unsigned all, unsigned passes,
  * context states in cx, the band's tables in zl[512] (zc_entry) and
  * sl[256] (sc_entry) and the visit maps in bm[3 mw] (mw >= map_words (w,
  * h)), all in the warp's shared memory; its lanes all call it: lane 0
- * decodes, the warp builds the visit maps, applies the MagRef bits and
- * clears the visited marks.  Returns 0, or 1 when a segmentation symbol
+ * decodes, the warp builds the visit maps (and keeps the flags that
+ * change between passes) and applies the MagRef bits.  Returns 0, or 1 when a segmentation symbol
  * was wrong, on every lane, and in *low_ref the plane of the last MagRef
  * pass decoded (32 if none), on every lane. */
 SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len,
@@ -594,11 +630,11 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
         mq_restart(&d.mq, in, seg_end(style, all, passes, 0, 0, pass_len, len));
     }
     int bad = 0;
-    unsigned n = 0, nw = flag_words(w, h);
+    unsigned n = 0;
     for (int pl = (int)top; pl >= 0 && n < passes; pl--) {
         for (unsigned kind = pl == (int)top ? 2 : 0; kind < 3 && n < passes;
              kind++) {
-            build_map(&d, kind, (unsigned)pl, lane);
+            build_map(&d, kind, lane);
             sci_dw::w_sync();
             if (lane == 0) {
                 if (kind == 0) {
@@ -629,11 +665,6 @@ SCI_T1D int decode_block(const uint8_t *in, size_t len, const uint32_t *pass_len
             if (kind == 1) {
                 apply_ref(&d, (unsigned)pl, lane);
                 *low_ref = (unsigned)pl;
-                sci_dw::w_sync();
-            }
-            if (kind == 2) {
-                for (unsigned k = lane; k < nw; k += 32)
-                    fl[k] &= ~SCI_T1D_PI_ALL;
                 sci_dw::w_sync();
             }
             n++;
