@@ -17,7 +17,8 @@
 #
 # Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-multigpu),
 # DEVICES (0,1), FRAMES (2000 4K frames a run; dpcmenc's are 1024x1024),
-# CODERS ("htj2kenc ebcotcm dpcmenc"), PATTERNS ("ball snow").
+# CODERS ("htj2kenc ebcotcm dpcmenc"), PATTERNS ("ball snow"), INPUTS
+# ("system cuda": where the frames are).
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
@@ -26,12 +27,13 @@ DEVICES=${DEVICES:-0,1}
 FRAMES=${FRAMES:-2000}
 CODERS=${CODERS:-htj2kenc ebcotcm dpcmenc}
 PATTERNS=${PATTERNS:-ball snow}
+INPUTS=${INPUTS:-system cuda}
 mkdir -p "$OUT"
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/$B/elements
 date -u
 nvidia-smi -L
-for input in system cuda; do
+for input in $INPUTS; do
   flag=
   [ "$input" = cuda ] && flag=--cuda-input
   for coder in $CODERS; do
