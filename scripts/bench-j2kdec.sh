@@ -9,6 +9,7 @@
 #   meson setup build-gpu -Dcuda=enabled -Dcuda-arch=sm_90 -Denvi=disabled
 #   ninja -C build-gpu && find build-gpu -name '*.o' -delete
 #   ../shared/anchors/build-nvj2k.sh .anchors/nvj2k
+#   bench/anchors/build-nvj2k-threads.sh .anchors/nvj2k
 #   ../shared/tools/gpu-bundle build-gpu -- ojph_expand opj_decompress grk_decompress
 #   tar -cf - .gpu build-gpu .anchors | xz -T2 -6 > .gpu-pack.tar.xz
 # There (carry .gpu-pack.tar.xz):
@@ -16,7 +17,8 @@
 #
 # Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-j2kdec: logs),
 # WORK (/tmp/bench-j2kdec-work: pictures and codestreams),
-# NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench and its library),
+# NVJ2K (.anchors/nvj2k: the folder of nvj2k-bench, nvj2k-threads and
+# their library),
 # THREADS (16), RUNS (50),
 # PARITY (1: run the gpu parity test first, and compute-sanitizer's
 # memcheck and racecheck on its --quick run; 0: skip them), BENCH (1: the
@@ -74,6 +76,11 @@ args=(--runs "$RUNS" --threads "$THREADS" --workdir "$WORK")
 if [ -x "$NV/nvj2k-bench" ]; then
   export LD_LIBRARY_PATH=$PWD/$NV${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   args+=(--nvj2k "$NV/nvj2k-bench")
+  if [ -x "$NV/nvj2k-threads" ]; then
+    args+=(--nvj2k-threads "$NV/nvj2k-threads")
+  else
+    echo "no $NV/nvj2k-threads: nvJPEG2000 with frames in flight left out"
+  fi
 else
   echo "no $NV/nvj2k-bench: nvJPEG2000 left out"
 fi

@@ -3,7 +3,12 @@
 GPU decoder beside nvJPEG2000 in the same run, and the CPU decoders) as a
 bar chart of frames per second.
 
-    python3 scripts/plot-bench-j2kdec.py bench-j2kdec.txt docs/img/j2kdec-bench.png
+    python3 scripts/plot-bench-j2kdec.py bench-j2kdec.txt [nvj2k-threads.txt] \
+        docs/img/j2kdec-bench.png
+
+GPU bars: one frame at a time, and the best of 1..4 frames in flight, for
+both decoders (nvJPEG2000 in flight from bench-j2kdec's columns, or from
+nvj2k-threads' own output given beside).
 
 Needs matplotlib (python3-matplotlib); only for the docs' figure.
 """
@@ -15,22 +20,42 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 text = open(sys.argv[1]).read()
+# nvj2k-threads' own output, for a run whose bench-j2kdec was not given it
+extra = "".join(open(f).read() for f in sys.argv[2:-1])
+out_png = sys.argv[-1]
 streams = [("ht-lossless", "HT lossless"), ("ht-1bpp", "HT 1 bpp"),
            ("p1-lossless", "Part 1 lossless")]
+
+
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def rates(cell):
+    return [float(v) for v in cell.split(" / ") if v not in ("n/a", "-1.0")]
+
+
+# the GPU table, by its header's names (older runs have fewer columns)
+head = next(l for l in text.splitlines()
+            if l.startswith("| stream | bpp | GPU ms (1 frame) |"))
+col = {name: i for i, name in enumerate(cells(head))}
+ours_in_flight = col["GPU frames/s 1 / 2 / 3 / 4 in flight"]
+nv_one = col.get("nvJPEG2000 frames/s, 1 frame", col.get("nvJPEG2000 frames/s"))
+nv_in_flight = col.get("nvJPEG2000 frames/s 1 / 2 / 3 / 4 in flight")
 fps = {}
 # the CPU table comes after its heading (the stage table has rows alike)
 cpu_text = text[text.index("## CPU decode"):]
 for key, _ in streams:
-    # the GPU table: the device path's row, best of 1..4 in flight, and
-    # nvJPEG2000 on the same stream
-    best, nv = 0.0, None
-    for m in re.finditer(r"^\| %s \| [0-9.]+ \| [0-9.]+ \| "
-                         r"([0-9. /]+) \| [0-9.]+ \| "
-                         r"\w+ \| ([0-9.]+) \|" % key, text, re.M):
-        best = max(best, *(float(v) for v in m.group(1).split(" / ")))
-        nv = float(m.group(2))
-    fps[("ours, GPU", key)] = best
-    fps[("nvJPEG2000, GPU", key)] = nv
+    row = next(cells(l) for l in text.splitlines()
+               if l.startswith("| %s | " % key))
+    ours = rates(row[ours_in_flight])
+    fps[("ours, GPU, 1 frame", key)] = ours[0]
+    fps[("ours, GPU, best in flight", key)] = max(ours)
+    fps[("nvJPEG2000, 1 frame", key)] = (rates(row[nv_one]) or [None])[0]
+    nv = rates(row[nv_in_flight]) if nv_in_flight is not None else []
+    nv += [float(m) for m in re.findall(r"^\| \S*/%s\.j2c \| \d+ \| ([0-9.]+) \|"
+                                        % key, extra, re.M)]
+    fps[("nvJPEG2000, best in flight", key)] = max(nv) if nv else None
     # the CPU table: seconds a frame, except ours on 16 threads (frames/s)
     m = re.search(r"^\| %s \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.n/a]+) \| "
                   r"([0-9.n/a]+) \| ([0-9.n/a]+) \|" % key, cpu_text, re.M)
@@ -41,10 +66,12 @@ for key, _ in streams:
                     ("grk_decompress, 16 threads", cpu[4])):
         fps[(name, key)] = 1 / float(v) if v != "n/a" else None
 
-who = ["ours, GPU", "nvJPEG2000, GPU", "grk_decompress, 16 threads",
-       "ours, CPU 16 threads", "ojph_expand, 1 thread",
-       "opj_decompress, 16 threads"]
-fig, ax = plt.subplots(figsize=(8, 4.2), dpi=100)
+who = [w for w in ["ours, GPU, best in flight", "nvJPEG2000, best in flight",
+                   "ours, GPU, 1 frame", "nvJPEG2000, 1 frame",
+                   "grk_decompress, 16 threads", "ours, CPU 16 threads",
+                   "ojph_expand, 1 thread", "opj_decompress, 16 threads"]
+       if any(fps[(w, k)] is not None for k, _ in streams)]
+fig, ax = plt.subplots(figsize=(8, 5.2), dpi=100)
 width = 0.27
 for k, (key, label) in enumerate(streams):
     ys, vals = [], []
@@ -64,4 +91,4 @@ ax.set_title("JPEG 2000 decode, %s and its host's 16 cores"
              % (gpu.group(1) if gpu else "GPU"), fontsize=10)
 ax.legend(fontsize=8, loc="lower right")
 fig.tight_layout()
-fig.savefig(sys.argv[2])
+fig.savefig(out_png)

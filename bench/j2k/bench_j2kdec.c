@@ -14,13 +14,16 @@
  * threads a frame each (frames/s), and one frame on a pool of --threads
  * threads (sci_j2k_dec_set_pool; median s/frame).  Anchors, when their
  * paths are given: nvj2k-bench (../shared/anchors: nvJPEG2000 decoding the
- * same files into device memory), opj_decompress and grk_decompress with
+ * same files into device memory, one frame at a time) and nvj2k-threads
+ * (bench/anchors: nvJPEG2000 with 1 to 4 frames in flight, a host thread
+ * each), so that both decoders are compared one frame at a time and in
+ * flight; opj_decompress and grk_decompress with
  * --threads threads and ojph_expand (single-threaded), whole processes
  * writing a PPM (median of 3).  The table comes last.
  *
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
- *                [--nvj2k PATH] [--opj PATH] [--ojph PATH] [--grk PATH]
- *                [--tiles-with GRK_COMPRESS] [--tiles-only]
+ *                [--nvj2k PATH] [--nvj2k-threads PATH]
+ *                [--opj PATH] [--ojph PATH] [--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only]
  *                [--size W H] [image.ppm]
  *
  * --tiles-with: also the picture coded by grk_compress in one tile and in
@@ -250,6 +253,50 @@ static double run_nvj2k(const char *nv, const char *file, int frames, double *ms
     return fps;
 }
 
+/* nvj2k-threads --frames N --threads "1 .. depth" FILE: "| FILE | T | F |"
+ * lines, into fps[T] (-1 where missing); 0, or -1 when it did not run */
+static int run_nvj2k_threads(const char *nvt, const char *file, int frames,
+                             int depth, double fps[MAX_DEPTH + 1]) {
+    char cmd[4096], list[32] = "";
+    for (int d = 1; d <= depth; d++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%d ", d);
+    snprintf(cmd, sizeof cmd, "%s --frames %d --threads '%s' %s 2>&1", nvt,
+             frames, list, file);
+    for (int d = 0; d <= MAX_DEPTH; d++)
+        fps[d] = -1;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[1024];
+    size_t fl = strlen(file);
+    while (fgets(line, sizeof line, p)) {
+        fputs(line, stdout);
+        int t;
+        double f;
+        if (!strncmp(line, "| ", 2) && !strncmp(line + 2, file, fl) &&
+            sscanf(line + 2 + fl, " | %d | %lf", &t, &f) == 2 && t >= 1 &&
+            t <= MAX_DEPTH)
+            fps[t] = f;
+    }
+    return pclose(p) == 0 ? 0 : -1;
+}
+
+static double best_of(const double *v, int from, int to) {
+    double b = -1;
+    for (int i = from; i <= to; i++)
+        if (v[i] > b)
+            b = v[i];
+    return b;
+}
+
+/* "a / b" as "N.NNx", or n/a */
+static void ratio_str(char *out, size_t n, double a, double b) {
+    if (a > 0 && b > 0)
+        snprintf(out, n, "%.2fx", a / b);
+    else
+        snprintf(out, n, "n/a");
+}
+
 /* frames/s of n decodes of cs with `depth` frames in flight */
 static double in_flight_fps(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
                             const sci_cuda_j2kdec_plane *dp, cudaStream_t st,
@@ -284,9 +331,9 @@ static int write_ppm12(const char *path, uint16_t *pl[3]) {
 
 /* The picture coded by grk_compress with and without tiles, decoded on
  * the GPU one frame at a time and with 3 in flight (each frame checked
- * once against the C reference), nvJPEG2000 on the same files. */
+ * once against the C reference), nvJPEG2000 on the same files alike. */
 static void bench_tiled(const char *grk, const char *workdir, const char *nv,
-                        uint16_t *pl[3], int runs, unsigned threads,
+                        const char *nvt, uint16_t *pl[3], int runs, unsigned threads,
                         const sci_cuda_j2kdec_plane *dp, void *dframe,
                         cudaStream_t st, uint16_t *ref, uint16_t *got) {
     static const struct {
@@ -308,7 +355,8 @@ static void bench_tiled(const char *grk, const char *workdir, const char *nv,
     printf("\n## Tiled codestreams (grk_compress, 5 levels, 64x64 blocks), %ux%u "
            "4:4:4 12-bit, codestream in host memory -> frame in device memory\n\n"
            "| stream | bpp | path | GPU ms (1 frame) | GPU frames/s, 3 in flight | "
-           "GPU == C | nvJPEG2000 frames/s | ours / nvJPEG2000 |\n"
+           "GPU == C | nvJPEG2000 frames/s, 1 frame / 3 in flight | "
+           "ours / nvJPEG2000, 1 frame / 3 in flight |\n"
            "|---|---|---|---|---|---|---|---|\n", W, H);
     double *t = malloc(sizeof(double) * (size_t)runs);
     for (size_t k = 0; k < sizeof tc / sizeof tc[0]; k++) {
@@ -339,16 +387,16 @@ static void bench_tiled(const char *grk, const char *workdir, const char *nv,
         double ms1 = bench_median(t, n);
         double fps3 = in_flight_fps(g, cs, len, dp, st, 3, n);
         sci_cuda_j2kdec_destroy(g);
-        char nvs[64] = "n/a", ratio[64] = "n/a";
-        double nvms;
+        double nvms, nvt_fps[MAX_DEPTH + 1];
         double nvfps = nv ? run_nvj2k(nv, file, n, &nvms) : -1;
-        if (nvfps > 0) {
-            snprintf(nvs, sizeof nvs, "%.1f", nvfps);
-            snprintf(ratio, sizeof ratio, "%.2fx",
-                     (fps3 > 1000.0 / ms1 ? fps3 : 1000.0 / ms1) / nvfps);
-        }
-        printf("| %s | %.3f | %d | %.3f | %.1f | %s | %s | %s |\n", tc[k].name,
-               len * 8.0 / ((double)W * H), path, ms1, fps3, check, nvs, ratio);
+        if (!nvt || run_nvj2k_threads(nvt, file, n, 3, nvt_fps))
+            nvt_fps[3] = -1;
+        char r1[32], r3[32];
+        ratio_str(r1, sizeof r1, 1000.0 / ms1, nvfps);
+        ratio_str(r3, sizeof r3, fps3, nvt_fps[3]);
+        printf("| %s | %.3f | %d | %.3f | %.1f | %s | %.1f / %.1f | %s / %s |\n",
+               tc[k].name, len * 8.0 / ((double)W * H), path, ms1, fps3, check,
+               nvfps, nvt_fps[3], r1, r3);
         free(cs);
     }
     free(t);
@@ -368,7 +416,7 @@ int main(int argc, char **argv) {
     int runs = 50, cpu_runs = 3;
     unsigned threads = 16;
     const char *workdir = "/tmp/bench-j2kdec", *img = NULL;
-    const char *nv = getenv("NVJ2K_BENCH"), *opj = getenv("OPJ_DECOMPRESS"),
+    const char *nv = getenv("NVJ2K_BENCH"), *nvt = getenv("NVJ2K_THREADS"), *opj = getenv("OPJ_DECOMPRESS"),
                *ojph = getenv("OJPH_EXPAND"), *grk = getenv("GRK_DECOMPRESS");
     const char *grk_enc = NULL;
     int tiles_only = 0;
@@ -383,6 +431,8 @@ int main(int argc, char **argv) {
             workdir = argv[++i];
         else if (!strcmp(argv[i], "--nvj2k") && i + 1 < argc)
             nv = argv[++i];
+        else if (!strcmp(argv[i], "--nvj2k-threads") && i + 1 < argc)
+            nvt = argv[++i];
         else if (!strcmp(argv[i], "--opj") && i + 1 < argc)
             opj = argv[++i];
         else if (!strcmp(argv[i], "--ojph") && i + 1 < argc)
@@ -400,7 +450,7 @@ int main(int argc, char **argv) {
             img = argv[i];
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--threads N] "
-                    "[--workdir DIR] [--nvj2k PATH] [--opj PATH] [--ojph PATH] "
+                    "[--workdir DIR] [--nvj2k PATH] [--nvj2k-threads PATH] [--opj PATH] [--ojph PATH] "
                     "[--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only] "
                     "[--size W H] [image.ppm]\n", argv[0]);
             return 2;
@@ -578,10 +628,14 @@ int main(int argc, char **argv) {
 
     /* anchors */
     double nvfps[NKINDS], nvms[NKINDS], opjs[NKINDS], ojphs[NKINDS], grks[NKINDS];
+    double nvt_fps[NKINDS][MAX_DEPTH + 1];
     for (int k = 0; k < nk; k++) {
         nvfps[k] = nvms[k] = opjs[k] = ojphs[k] = grks[k] = -1;
         if (nv)
             nvfps[k] = run_nvj2k(nv, path[k], runs, &nvms[k]);
+        if (!nvt || run_nvj2k_threads(nvt, path[k], runs, MAX_DEPTH, nvt_fps[k]))
+            for (int d = 0; d <= MAX_DEPTH; d++)
+                nvt_fps[k][d] = -1;
         if (opj) {
             snprintf(cmd, sizeof cmd, "%s -i %s -o %s/opj.ppm -threads %u >/dev/null 2>&1",
                      opj, path[k], workdir, threads);
@@ -602,23 +656,22 @@ int main(int argc, char **argv) {
     printf("\n## JPEG 2000 decode, %ux%u 4:4:4 %d-bit, %s, codestream in host "
            "memory -> frame in device memory\n\n", W, H, DEPTH, prop.name);
     printf("| stream | bpp | GPU ms (1 frame) | GPU frames/s 1 / 2 / 3 / 4 in flight "
-           "| host ms | GPU == C | nvJPEG2000 frames/s | ours / nvJPEG2000 |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+           "| host ms | GPU == C | nvJPEG2000 frames/s, 1 frame | nvJPEG2000 "
+           "frames/s 1 / 2 / 3 / 4 in flight | ours / nvJPEG2000, 1 frame | "
+           "ours / nvJPEG2000, best in flight |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
     for (int r = 0; r < nrows; r++) {
         int k = rows[r].kind;
-        double best = 0;
-        for (int d = 1; d <= MAX_DEPTH; d++)
-            if (rows[r].fps[d] > best)
-                best = rows[r].fps[d];
-        char nvs[64] = "n/a", ratio[64] = "n/a";
-        if (nvfps[k] > 0) {
-            snprintf(nvs, sizeof nvs, "%.1f", nvfps[k]);
-            snprintf(ratio, sizeof ratio, "%.2fx", best / nvfps[k]);
-        }
-        printf("| %s | %.3f | %.3f | %.1f / %.1f / %.1f / %.1f | %.3f | %s | %s | %s |\n",
+        const double *nf = nvt_fps[k];
+        char r1[32], rb[32];
+        ratio_str(r1, sizeof r1, rows[r].fps[1], nvfps[k]);
+        ratio_str(rb, sizeof rb, best_of(rows[r].fps, 1, MAX_DEPTH),
+                  best_of(nf, 1, MAX_DEPTH));
+        printf("| %s | %.3f | %.3f | %.1f / %.1f / %.1f / %.1f | %.3f | %s | %.1f | "
+               "%.1f / %.1f / %.1f / %.1f | %s | %s |\n",
                rows[r].label, len[k] * 8.0 / (double)npix, rows[r].ms1, rows[r].fps[1],
                rows[r].fps[2], rows[r].fps[3], rows[r].fps[4], rows[r].host_ms,
-               rows[r].check, nvs, ratio);
+               rows[r].check, nvfps[k], nf[1], nf[2], nf[3], nf[4], r1, rb);
     }
     printf("\n## Stages, ms (median of 12 frames one at a time; device: CUDA "
            "events; host: its clock in submit; host paths: n/a)\n\n");
@@ -651,7 +704,7 @@ int main(int argc, char **argv) {
                cpu1[k], cpun[k], a[0], a[1], a[2], cpup[k]);
     }
     if (grk_enc)
-        bench_tiled(grk_enc, workdir, nv, pl, runs, threads, dp, dframe, st, ref,
+        bench_tiled(grk_enc, workdir, nv, nvt, pl, runs, threads, dp, dframe, st, ref,
                     got);
     for (int k = 0; k < nk; k++)
         free(cs[k]);
