@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 25's scaling benchmark on a host of two or more GPUs, in one
 # command: bench-multigpu (steady-state rates since 752631a) for every
-# coder, from system memory and from CUDA memory of the first device, with
+# coder, from pageable and page-locked system memory and from CUDA memory
+# of the first device, with
 # each GPU's utilisation sampled alongside (nvidia-smi, every 0.5 s) and
 # averaged over the timed one-device and multi-device runs, so that an
 # uneven split between the devices shows.  Tables on stdout, logs and
@@ -18,7 +19,9 @@
 # Settings (environment): BUILD (build-gpu), OUT (/tmp/bench-multigpu),
 # DEVICES (0,1), FRAMES (2000 4K frames a run; dpcmenc's are 1024x1024),
 # CODERS ("htj2kenc ebcotcm dpcmenc"), PATTERNS ("ball snow"), INPUTS
-# ("system cuda": where the frames are).
+# ("system pinned cuda": where the frames are: pageable system memory,
+# the page-locked memory of the pool the coder proposes upstream, CUDA
+# memory of the first device).
 set -u
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-gpu}
@@ -27,15 +30,18 @@ DEVICES=${DEVICES:-0,1}
 FRAMES=${FRAMES:-2000}
 CODERS=${CODERS:-htj2kenc ebcotcm dpcmenc}
 PATTERNS=${PATTERNS:-ball snow}
-INPUTS=${INPUTS:-system cuda}
+INPUTS=${INPUTS:-system pinned cuda}
 mkdir -p "$OUT"
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/$B/elements
 date -u
 nvidia-smi -L
 for input in $INPUTS; do
-  flag=
-  [ "$input" = cuda ] && flag=--cuda-input
+  case $input in
+    cuda) flag=--cuda-input ;;
+    pinned) flag=--pinned-input ;;
+    *) flag= ;;
+  esac
   for coder in $CODERS; do
     for pattern in $PATTERNS; do
       tag=$input-$coder-$pattern

@@ -1,8 +1,10 @@
 /*
  * scimultigpu's scaling (issue 25): each coder on one device, then through
  * scimultigpu on the devices given, from frames made once (videotestsrc,
- * `--unique` distinct ones, in system memory or with --cuda-input in CUDA
- * memory of the first device) and pushed again and again by an appsrc
+ * `--unique` distinct ones, in system memory, with --pinned-input in the
+ * page-locked memory of the pool that the coder proposes upstream, or with
+ * --cuda-input in CUDA memory of the first device) and pushed again and
+ * again by an appsrc
  * (the same memory, no copy: the source is not the bound, as videotestsrc
  * was at 4K), into an appsink.  Prints a table: the coded size, frames/s
  * of one device and of all, the ratio, and whether the outputs are equal
@@ -10,7 +12,7 @@
  *
  *   bench-multigpu [--devices 0,1] [--frames 300] [--unique 8]
  *                  [--backend cuda] [--pattern ball] [--coder NAME]
- *                  [--extra PROPS] [--cuda-input] [--quick]
+ *                  [--extra PROPS] [--cuda-input | --pinned-input] [--quick]
  *
  * --pattern: videotestsrc's (ball: mostly flat, small codestreams; snow:
  * noise, the largest).  --coder: only that coder's cases.  --extra:
@@ -56,6 +58,71 @@ typedef struct
   guint mark;                   /* the output that starts the steady state */
   gint64 t_mark, t_last;        /* when it and the last one came */
 } Sink;
+
+typedef struct
+{
+  GstBuffer **frames;
+  guint n, got;
+} Catch;
+
+static GstPadProbeReturn
+catch_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Catch *c = user_data;
+
+  (void) pad;
+  if (c->got < c->n)
+    c->frames[c->got++] = gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+/* n frames of `raw` caps in the buffers that `coder` (an element
+ * description) gets from videotestsrc: from the pool it proposes, so in
+ * its page-locked host memory where it has a CUDA context */
+static gboolean
+make_pinned_frames (const gchar * raw, const gchar * pattern,
+    const gchar * coder, guint n, GstCaps ** caps, GstBuffer ** frames)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=%s ! "
+      "%s ! %s name=c ! fakesink sync=false", n, pattern, raw, coder);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err), *c;
+  Catch k = { frames, n, 0 };
+  GstMessage *m;
+  GstPad *pad;
+
+  g_free (desc);
+  if (!pipe || err) {
+    fprintf (stderr, "%s\n", err ? err->message : "no pipeline");
+    g_clear_error (&err);
+    g_clear_object (&pipe);
+    return FALSE;
+  }
+  c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  pad = gst_element_get_static_pad (c, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, catch_frame, &k, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error (m, &e, NULL);
+    fprintf (stderr, "%s\n", e->message);
+    g_clear_error (&e);
+  }
+  g_clear_pointer (&m, gst_message_unref);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (c);
+  gst_object_unref (pipe);
+  if (k.got < n) {
+    while (k.got--)
+      gst_buffer_unref (frames[k.got]);
+    return FALSE;
+  }
+  *caps = gst_caps_from_string (raw);
+  return TRUE;
+}
 
 /* n frames of `raw` caps, in CUDA memory of `device` through to_device
  * unless device is NULL; FALSE when the pipeline cannot make them */
@@ -249,7 +316,8 @@ main (int argc, char **argv)
   const gchar *devices = "0,1", *backend = "cuda", *pattern = "ball";
   const gchar *only = NULL, *extra = "";
   guint frames = 300, unique = 8, c, i;
-  gboolean cuda_input = FALSE, quick = FALSE, all_equal = TRUE;
+  gboolean cuda_input = FALSE, pinned_input = FALSE, quick = FALSE;
+  gboolean all_equal = TRUE;
   GString *table = g_string_new (NULL);
   gchar *first;
 
@@ -271,14 +339,21 @@ main (int argc, char **argv)
       only = argv[++i];
     else if (!strcmp (argv[i], "--cuda-input"))
       cuda_input = TRUE;
+    else if (!strcmp (argv[i], "--pinned-input"))
+      pinned_input = TRUE;
     else if (!strcmp (argv[i], "--quick"))
       quick = TRUE;
     else {
       fprintf (stderr, "usage: %s [--devices 0,1] [--frames 300] "
           "[--unique 8] [--backend cuda] [--pattern ball] [--coder NAME] "
-          "[--extra PROPS] [--cuda-input] [--quick]\n", argv[0]);
+          "[--extra PROPS] [--cuda-input | --pinned-input] [--quick]\n",
+          argv[0]);
       return 2;
     }
+  }
+  if (cuda_input && pinned_input) {
+    fprintf (stderr, "--cuda-input or --pinned-input, not both\n");
+    return 2;
   }
   if (frames == 0 || unique == 0) {
     fprintf (stderr, "--frames and --unique must be positive\n");
@@ -290,8 +365,9 @@ main (int argc, char **argv)
       "bytes out a frame | device %s frames/s | devices %s frames/s | ratio | "
       "whole runs, start included: frames/s and ratio | outputs |\n"
       "|---|---|---|---|---|---|---|---|---|\n", pattern, cuda_input ?
-      "CUDA memory of device " : "system memory", cuda_input ? first : "",
-      frames, unique, first, devices);
+      "CUDA memory of device " : pinned_input ? "page-locked memory of the "
+      "coder's pool on device " : "system memory", cuda_input
+      || pinned_input ? first : "", frames, unique, first, devices);
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     const Case *k = &cases[c];
     if (only && strcmp (only, k->coder))
@@ -311,8 +387,9 @@ main (int argc, char **argv)
     GstCaps *caps = NULL;
     gdouble f1 = -1, f2 = -1, w1 = -1, w2 = -1;
 
-    if (!make_frames (raw, pattern, k->to_device, cuda_input ? first : NULL,
-            unique, &caps, buf)) {
+    if (!(pinned_input ? make_pinned_frames (raw, pattern, one, unique,
+                &caps, buf) : make_frames (raw, pattern, k->to_device,
+                cuda_input ? first : NULL, unique, &caps, buf))) {
       all_equal = FALSE;
       g_string_append_printf (table, "| %s | %s | %ux%u | no %s frames "
           "(above) | | | | | |\n", k->coder, *k->props ? k->props :
