@@ -2,11 +2,10 @@
 # Issue 25's scaling benchmark on a host of two or more GPUs, in one
 # command: bench-multigpu (steady-state rates since 752631a) for every
 # coder, from pageable and page-locked system memory and from CUDA memory
-# of the first device, with
-# each GPU's utilisation sampled alongside (nvidia-smi, every 0.5 s) and
-# averaged over the timed one-device and multi-device runs, so that an
-# uneven split between the devices shows.  Tables on stdout, logs and
-# samples in $OUT.
+# of the first device, with each GPU's utilisation sampled alongside
+# (nvidia-smi, every 0.5 s) and averaged over the timed one-device and
+# multi-device runs, so that an uneven split between the devices shows.
+# Tables on stdout, logs and samples in $OUT.
 #
 # Here (no GPU), once:
 #   meson setup build-gpu -Dcuda=enabled -Dcuda-arch=sm_90 -Denvi=disabled
