@@ -33,6 +33,34 @@ static inline unsigned switch_of(unsigned i) {
     return i == 0 || i == 6 || i == 14;
 }
 
+/* The tables above by state byte, for the decoder (mq.h). */
+const uint32_t sci_mq_dec_tab[94] = {
+    0x56010203, 0x56010302, 0x3401040C, 0x3401050D,
+    0x18010612, 0x18010713, 0x0AC10818, 0x0AC10919,
+    0x05210A3A, 0x05210B3B, 0x02214C42, 0x02214D43,
+    0x56010E0D, 0x56010F0C, 0x5401101C, 0x5401111D,
+    0x4801121C, 0x4801131D, 0x3801141C, 0x3801151D,
+    0x30011622, 0x30011723, 0x24011824, 0x24011925,
+    0x1C011A28, 0x1C011B29, 0x16013A2A, 0x16013B2B,
+    0x56011E1D, 0x56011F1C, 0x5401201C, 0x5401211D,
+    0x5101221E, 0x5101231F, 0x48012420, 0x48012521,
+    0x38012622, 0x38012723, 0x34012824, 0x34012925,
+    0x30012A26, 0x30012B27, 0x28012C26, 0x28012D27,
+    0x24012E28, 0x24012F29, 0x2201302A, 0x2201312B,
+    0x1C01322C, 0x1C01332D, 0x1801342E, 0x1801352F,
+    0x16013630, 0x16013731, 0x14013832, 0x14013933,
+    0x12013A34, 0x12013B35, 0x11013C36, 0x11013D37,
+    0x0AC13E38, 0x0AC13F39, 0x09C1403A, 0x09C1413B,
+    0x08A1423C, 0x08A1433D, 0x0521443E, 0x0521453F,
+    0x04414640, 0x04414741, 0x02A14842, 0x02A14943,
+    0x02214A44, 0x02214B45, 0x01414C46, 0x01414D47,
+    0x01114E48, 0x01114F49, 0x0085504A, 0x0085514B,
+    0x0049524C, 0x0049534D, 0x0025544E, 0x0025554F,
+    0x00155650, 0x00155751, 0x00095852, 0x00095953,
+    0x00055A54, 0x00055B55, 0x00015A56, 0x00015B57,
+    0x56015C5C, 0x56015D5D,
+};
+
 unsigned sci_mq_qe(unsigned index) {
     return index < 47 ? qe_tab[index] : 0;
 }
@@ -330,7 +358,7 @@ static inline unsigned byte_at(const sci_mq_dec *d, size_t i) {
 
 /* BYTEIN (Figure C.19): a 0xFF followed by a byte above 0x8F is a marker
  * (or the end): the decoder then feeds 1-bits and stays put. */
-static void bytein(sci_mq_dec *d) {
+void sci_mq_dec_bytein(sci_mq_dec *d) {
     if (d->b == 0xFF) {
         unsigned b1 = byte_at(d, d->bp + 1);
         if (b1 > 0x8F) {
@@ -356,7 +384,7 @@ void sci_mq_dec_restart(sci_mq_dec *d, const uint8_t *buf, size_t len) {
     d->bp = 0;
     d->b = byte_at(d, 0);
     d->c = d->b << 16;
-    bytein(d);
+    sci_mq_dec_bytein(d);
     d->c <<= 7;
     d->ct -= 7;
     d->a = 0x8000;
@@ -364,51 +392,6 @@ void sci_mq_dec_restart(sci_mq_dec *d, const uint8_t *buf, size_t len) {
 
 void sci_mq_dec_init(sci_mq_dec *d, const uint8_t *buf, size_t len,
                      unsigned nctx, const uint8_t *init) {
-    d->symbols = 0;
     set_contexts(d->cx, &d->nctx, nctx, init);
     sci_mq_dec_restart(d, buf, len);
-}
-
-static inline void renormd(sci_mq_dec *d) {
-    do {
-        if (d->ct == 0)
-            bytein(d);
-        d->a <<= 1;
-        d->c <<= 1;
-        d->ct--;
-    } while (!(d->a & 0x8000));
-}
-
-unsigned sci_mq_dec_decode(sci_mq_dec *d, unsigned cx) {
-    uint8_t *s = &d->cx[cx];
-    unsigned i = *s >> 1, mps = *s & 1, bit;
-    uint32_t qe = qe_tab[i];
-    d->symbols++;
-    d->a -= qe;
-    if ((d->c >> 16) < qe) {
-        /* lower sub-interval: the LPS, unless exchanged (LPS_EXCHANGE) */
-        if (d->a < qe) {
-            bit = mps;
-            *s = sci_mq_state(nmps_tab[i], mps);
-        } else {
-            bit = !mps;
-            *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
-        }
-        d->a = qe;
-        renormd(d);
-        return bit;
-    }
-    d->c -= qe << 16;
-    if (d->a & 0x8000)
-        return mps;
-    /* MPS_EXCHANGE */
-    if (d->a < qe) {
-        bit = !mps;
-        *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
-    } else {
-        bit = mps;
-        *s = sci_mq_state(nmps_tab[i], mps);
-    }
-    renormd(d);
-    return bit;
 }

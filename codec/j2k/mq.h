@@ -50,7 +50,6 @@ typedef struct {
     unsigned ct, b;
     size_t bp, len;
     const uint8_t *buf;
-    unsigned long symbols;
     unsigned nctx;
     uint8_t cx[SCI_MQ_MAX_CONTEXTS];
 } sci_mq_dec;
@@ -166,8 +165,64 @@ void sci_mq_dec_init(sci_mq_dec *d, const uint8_t *buf, size_t len,
                      unsigned nctx, const uint8_t *init);
 /* INITDEC for the next segment, buf[0..len), keeping the contexts. */
 void sci_mq_dec_restart(sci_mq_dec *d, const uint8_t *buf, size_t len);
-/* DECODE (C.3.2): the next decision in context cx. */
-unsigned sci_mq_dec_decode(sci_mq_dec *d, unsigned cx);
+/* BYTEIN (C.3.4), for sci_mq_dec_decode. */
+void sci_mq_dec_bytein(sci_mq_dec *d);
+
+/* Table C.2 by a context's state byte (sci_mq_state): Qe << 16, the state
+ * after an MPS << 8, the state after an LPS (its MPS already switched). */
+extern const uint32_t sci_mq_dec_tab[94];
+
+/* RENORMD (C.3.3) with A > 0: the shifts that bring A's bit 15 up, made
+ * in runs between the new bytes rather than one at a time. */
+static inline void sci_mq_dec_renorm(sci_mq_dec *d) {
+    unsigned n = (unsigned)__builtin_clz(d->a) - 16;
+    while (n > d->ct) {
+        d->a <<= d->ct;
+        d->c <<= d->ct;
+        n -= d->ct;
+        d->ct = 0;
+        sci_mq_dec_bytein(d);
+    }
+    d->a <<= n;
+    d->c <<= n;
+    d->ct -= n;
+}
+
+/* DECODE (C.3.2): the next decision in context cx.  Inline: the block
+ * decoders spend most of their time here. */
+static inline unsigned sci_mq_dec_decode(sci_mq_dec *d, unsigned cx) {
+    uint8_t *s = &d->cx[cx];
+    uint32_t t = sci_mq_dec_tab[*s];
+    uint32_t qe = t >> 16;
+    unsigned mps = *s & 1u, bit;
+    d->a -= qe;
+    if ((d->c >> 16) < qe) {
+        /* the lower sub-interval: the LPS, unless exchanged */
+        if (d->a < qe) {
+            bit = mps;
+            *s = (uint8_t)(t >> 8);
+        } else {
+            bit = mps ^ 1u;
+            *s = (uint8_t)t;
+        }
+        d->a = qe;
+        sci_mq_dec_renorm(d);
+        return bit;
+    }
+    d->c -= qe << 16;
+    if (d->a & 0x8000u)
+        return mps;
+    /* MPS_EXCHANGE */
+    if (d->a < qe) {
+        bit = mps ^ 1u;
+        *s = (uint8_t)t;
+    } else {
+        bit = mps;
+        *s = (uint8_t)(t >> 8);
+    }
+    sci_mq_dec_renorm(d);
+    return bit;
+}
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /*
  * Tier-1 decoder of ISO/IEC 15444-1 Annex D, the mirror of t1.c: the same
  * scan, passes and contexts, with decisions read from the MQ decoder.  It
- * exists to test the encoder (and the parallel modeller through it).
+ * tests the encoder (and the parallel modeller through it), and it is the
+ * C reference decoder's block decoder.
  */
 #include "t1.h"
 
@@ -9,18 +10,58 @@
 
 #include "t1_ctx.h"
 
+/* Besides t1_ctx.h's flags, a sample's flags say which of its eight
+ * neighbours are significant, so that a zero coding context is one table
+ * lookup and an insignificant neighbourhood one test (these bits are set
+ * when a neighbour becomes significant, in the border cells too). */
+#define NB_NW (1u << 4)
+#define NB_N (1u << 5)
+#define NB_NE (1u << 6)
+#define NB_W (1u << 7)
+#define NB_E (1u << 8)
+#define NB_SW (1u << 9)
+#define NB_S (1u << 10)
+#define NB_SE (1u << 11)
+#define NB_ALL (0xFFu << 4)
+#define NB_BELOW (NB_SW | NB_S | NB_SE)
+
 typedef struct {
     sci_mq_dec mq;
     sci_raw_dec raw;
     int israw;       /* the current pass is raw (bypass) */
     const sci_t1_params *p;
+    sci_t1_trace_fn trace;  /* p->trace, read once */
     uint16_t *f;
     uint32_t *mag;   /* decoded magnitude bits */
     uint8_t *low;    /* lowest plane decoded, per significant sample */
     size_t W;
+    uint8_t zc[256]; /* the band's zero coding labels by neighbour bits */
 } dec;
 
-static inline unsigned get(dec *d, unsigned cx) {
+/* the neighbour bits that row y sees: not the next stripe's in the
+ * vertically causal mode */
+static inline unsigned nb_seen(unsigned style, unsigned y) {
+    return t1_below(style, y) ? NB_ALL : NB_ALL & ~NB_BELOW;
+}
+
+static inline unsigned zc_ctx(const dec *d, unsigned f, unsigned seen) {
+    return SCI_T1_CX_ZC + d->zc[(f & seen) >> 4];
+}
+
+static void zc_table(dec *d, unsigned band) {
+    for (unsigned m = 0; m < 256; m++) {
+        unsigned nb = m << 4;
+        unsigned h = !!(nb & NB_W) + !!(nb & NB_E);
+        unsigned v = !!(nb & NB_N) + !!(nb & NB_S);
+        unsigned dg = !!(nb & NB_NW) + !!(nb & NB_NE) + !!(nb & NB_SW) +
+                      !!(nb & NB_SE);
+        d->zc[m] = (uint8_t)t1_zc_label(band, h, v, dg);
+    }
+}
+
+/* inlined into every pass: a decision is the decoder's inner loop */
+static inline __attribute__((always_inline)) unsigned get(dec *d,
+                                                          unsigned cx) {
     unsigned bit;
     if (d->israw) {
         bit = sci_raw_dec_get(&d->raw);
@@ -28,37 +69,43 @@ static inline unsigned get(dec *d, unsigned cx) {
     } else {
         bit = sci_mq_dec_decode(&d->mq, cx);
     }
-    if (d->p->trace)
-        d->p->trace(d->p->trace_user, cx, bit);
+    if (d->trace)
+        d->trace(d->p->trace_user, cx, bit);
     return bit;
 }
 
 static void get_sign(dec *d, uint16_t *f, unsigned y, unsigned i,
                      unsigned p) {
     unsigned xr;
-    unsigned cx = t1_sc_ctx(f, d->W, t1_below(d->p->style, y), &xr);
+    size_t W = d->W;
+    unsigned cx = t1_sc_ctx(f, W, t1_below(d->p->style, y), &xr);
     if (get(d, cx) ^ (d->israw ? 0u : xr))
         *f |= T1_NEG;
     *f |= T1_SIG;
+    f[-W - 1] |= NB_SE;
+    f[-W] |= NB_S;
+    f[-W + 1] |= NB_SW;
+    f[-1] |= NB_E;
+    f[1] |= NB_W;
+    f[W - 1] |= NB_NE;
+    f[W] |= NB_N;
+    f[W + 1] |= NB_NW;
     d->mag[i] |= 1u << p;
     d->low[i] = (uint8_t)p;
 }
 
 static void sig_pass(dec *d, unsigned p) {
-    unsigned w = d->p->w, h = d->p->h, band = d->p->band;
+    unsigned w = d->p->w, h = d->p->h, style = d->p->style;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
             for (unsigned y = y0; y < y1; y++) {
                 uint16_t *f = d->f + y * d->W + x;
-                if (*f & T1_SIG)
-                    continue;
-                int below = t1_below(d->p->style, y);
-                unsigned cx = t1_zc_ctx(f, d->W, band, below);
-                if (cx == SCI_T1_CX_ZC)
+                unsigned seen = nb_seen(style, y);
+                if ((*f & T1_SIG) || !(*f & seen))
                     continue;
                 *f |= T1_VIS;
-                if (get(d, cx))
+                if (get(d, zc_ctx(d, *f, seen)))
                     get_sign(d, f, y, y * w + x, p);
             }
         }
@@ -66,7 +113,7 @@ static void sig_pass(dec *d, unsigned p) {
 }
 
 static void ref_pass(dec *d, unsigned p) {
-    unsigned w = d->p->w, h = d->p->h;
+    unsigned w = d->p->w, h = d->p->h, style = d->p->style;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
@@ -75,7 +122,8 @@ static void ref_pass(dec *d, unsigned p) {
                 if ((*f & (T1_SIG | T1_VIS)) != T1_SIG)
                     continue;
                 unsigned i = y * w + x;
-                unsigned cx = t1_mr_ctx(f, d->W, t1_below(d->p->style, y));
+                unsigned cx = *f & T1_REF ? SCI_T1_CX_MR + 2
+                              : SCI_T1_CX_MR + !!(*f & nb_seen(style, y));
                 d->mag[i] |= get(d, cx) << p;
                 d->low[i] = (uint8_t)p;
                 *f |= T1_REF;
@@ -86,16 +134,20 @@ static void ref_pass(dec *d, unsigned p) {
 
 /* Returns 0, or 1 when the segmentation symbol is not 1010. */
 static int cleanup_pass(dec *d, unsigned p) {
-    unsigned w = d->p->w, h = d->p->h, band = d->p->band;
+    unsigned w = d->p->w, h = d->p->h;
     unsigned style = d->p->style;
     size_t W = d->W;
+    /* a full stripe column with nothing significant around it codes a
+     * run: its last row sees the next stripe only if not causal */
+    unsigned busy = T1_SIG | T1_VIS | NB_ALL;
+    unsigned busy3 = T1_SIG | T1_VIS | nb_seen(style, 3);
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
             uint16_t *col = d->f + y0 * W + x;
             unsigned y = y0;
-            int run = t1_run_eligible(col, W, style, y0, y1);
-            if (run) {
+            if (y1 - y0 == 4 && !((col[0] | col[W] | col[2 * W]) & busy) &&
+                !(col[3 * W] & busy3)) {
                 if (!get(d, SCI_T1_CX_RL))
                     continue;
                 unsigned r = get(d, SCI_T1_CX_UNI) << 1;
@@ -107,7 +159,7 @@ static int cleanup_pass(dec *d, unsigned p) {
                 uint16_t *f = d->f + y * W + x;
                 if (*f & (T1_SIG | T1_VIS))
                     continue;
-                if (get(d, t1_zc_ctx(f, W, band, t1_below(style, y))))
+                if (get(d, zc_ctx(d, *f, nb_seen(style, y))))
                     get_sign(d, f, y, y * w + x, p);
             }
         }
@@ -161,12 +213,14 @@ static int decode_core(sci_t1_coder *t, const sci_t1_params *p,
 
     dec d;
     d.p = p;
+    d.trace = p->trace;
     d.W = w + 2;
     d.mag = t->mag;
     d.low = t->low;
     memset(t->flags, 0, (w + 2) * (h + 2) * sizeof t->flags[0]);
     memset(t->mag, 0, (size_t)w * h * sizeof t->mag[0]);
     d.f = t->flags + d.W + 1;
+    zc_table(&d, p->band);
 
     uint8_t init[SCI_T1_NCTX];
     t1_init_states(init);
