@@ -94,11 +94,23 @@ static void get_sign(dec *d, uint16_t *f, unsigned y, unsigned i,
     d->low[i] = (uint8_t)p;
 }
 
+/* the flags of a stripe column's n samples, or-ed */
+static inline unsigned col_or(const uint16_t *f, size_t W, unsigned n) {
+    unsigned v = f[0];
+    for (unsigned k = 1; k < n; k++)
+        v |= f[k * W];
+    return v;
+}
+
 static void sig_pass(dec *d, unsigned p) {
     unsigned w = d->p->w, h = d->p->h, style = d->p->style;
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
+            /* nothing around the column yet: nothing in it to code (a new
+             * significance in it needs one around it first) */
+            if (!(col_or(d->f + y0 * d->W + x, d->W, y1 - y0) & NB_ALL))
+                continue;
             for (unsigned y = y0; y < y1; y++) {
                 uint16_t *f = d->f + y * d->W + x;
                 unsigned seen = nb_seen(style, y);
@@ -117,6 +129,8 @@ static void ref_pass(dec *d, unsigned p) {
     for (unsigned y0 = 0; y0 < h; y0 += 4) {
         unsigned y1 = y0 + 4 < h ? y0 + 4 : h;
         for (unsigned x = 0; x < w; x++) {
+            if (!(col_or(d->f + y0 * d->W + x, d->W, y1 - y0) & T1_SIG))
+                continue;
             for (unsigned y = y0; y < y1; y++) {
                 uint16_t *f = d->f + y * d->W + x;
                 if ((*f & (T1_SIG | T1_VIS)) != T1_SIG)
@@ -162,11 +176,12 @@ static int cleanup_pass(dec *d, unsigned p) {
                 if (get(d, zc_ctx(d, *f, nb_seen(style, y))))
                     get_sign(d, f, y, y * w + x, p);
             }
+            /* the plane's visited marks go once the column is coded (a
+             * run's column had none); no context reads another's */
+            for (unsigned k = 0; k < y1 - y0; k++)
+                col[k * W] &= (uint16_t)~T1_VIS;
         }
     }
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++)
-            d->f[y * W + x] &= (uint16_t)~T1_VIS;
     if (style & SCI_T1_SEGSYM) {
         unsigned s = get(d, SCI_T1_CX_UNI) << 3;
         s |= get(d, SCI_T1_CX_UNI) << 2;
