@@ -82,14 +82,15 @@ static void get_sign(dec *d, uint16_t *f, unsigned y, unsigned i,
     if (get(d, cx) ^ (d->israw ? 0u : xr))
         *f |= T1_NEG;
     *f |= T1_SIG;
-    f[-W - 1] |= NB_SE;
-    f[-W] |= NB_S;
-    f[-W + 1] |= NB_SW;
+    uint16_t *up = f - W, *down = f + W;
+    up[-1] |= NB_SE;
+    up[0] |= NB_S;
+    up[1] |= NB_SW;
     f[-1] |= NB_E;
     f[1] |= NB_W;
-    f[W - 1] |= NB_NE;
-    f[W] |= NB_N;
-    f[W + 1] |= NB_NW;
+    down[-1] |= NB_NE;
+    down[0] |= NB_N;
+    down[1] |= NB_NW;
     d->mag[i] |= 1u << p;
     d->low[i] = (uint8_t)p;
 }
