@@ -169,6 +169,23 @@ int main(int argc, char **argv) {
     sci_dpcm_params p;
     sci_dpcm_params_default(&p);
 
+    /* the tables' buffers, once for the largest frame, and each frame on
+     * the device once */
+    size_t most = 0, most_cap = 0;
+    void *dfr[6];
+    for (unsigned i = 0; i < 6; i++) {
+        size_t n = (size_t)fr[i].w * fr[i].h;
+        size_t c = sci_dpcm_max_bytes(fr[i].w, fr[i].h, 16);
+        most = n > most ? n : most;
+        most_cap = c > most_cap ? c : most_cap;
+        CK(cudaMalloc(&dfr[i], n * 2));
+        CK(cudaMemcpy(dfr[i], fr[i].px, n * 2, cudaMemcpyHostToDevice));
+    }
+    uint8_t *cpu = malloc(most_cap), *gpu = malloc(most_cap);
+    uint16_t *back = malloc(most * 2);
+    void *dback;
+    CK(cudaMalloc(&dback, most * 2));
+
     printf("\nper frame, N=11 M=7 T=13 (ms; GPU wall per call, CPU on all "
            "cores, CharLS one thread)\n");
     printf("| frame    | bpp   | JPEG-LS bpp | GPU enc (host) | GPU enc "
@@ -180,12 +197,7 @@ int main(int argc, char **argv) {
         const frame *f = &fr[i];
         size_t count = (size_t)f->w * f->h;
         size_t cap = sci_dpcm_max_bytes(f->w, f->h, 16);
-        uint8_t *cpu = malloc(cap), *gpu = malloc(cap);
-        uint16_t *back = malloc(count * 2);
-        void *dpx, *dback;
-        CK(cudaMalloc(&dpx, count * 2));
-        CK(cudaMalloc(&dback, count * 2));
-        CK(cudaMemcpy(dpx, f->px, count * 2, cudaMemcpyHostToDevice));
+        void *dpx = dfr[i];
         size_t ncpu = 0, ngpu = 0;
         double t_cenc, t_cdec, t_genc_h, t_genc_d, t_gdec_d, t_gdec_h;
         int r1 = reps;
@@ -265,11 +277,6 @@ int main(int argc, char **argv) {
                "%.3f, download %.3f |\n",
                te.upload_ms, te.predict_ms, te.entropy_ms, te.download_ms,
                td.upload_ms, td.entropy_ms, td.rebuild_ms, td.download_ms);
-        cudaFree(dpx);
-        cudaFree(dback);
-        free(cpu);
-        free(gpu);
-        free(back);
     }
 
     /* The scan direction and the threshold against JPEG-LS: bits per
@@ -282,12 +289,7 @@ int main(int argc, char **argv) {
         const frame *f = &fr[i];
         size_t count = (size_t)f->w * f->h;
         size_t cap = sci_dpcm_max_bytes(f->w, f->h, 16);
-        uint8_t *cpu = malloc(cap), *gpu = malloc(cap);
-        uint16_t *back = malloc(count * 2);
-        void *dpx, *dback;
-        CK(cudaMalloc(&dpx, count * 2));
-        CK(cudaMalloc(&dback, count * 2));
-        CK(cudaMemcpy(dpx, f->px, count * 2, cudaMemcpyHostToDevice));
+        void *dpx = dfr[i];
         double bpp[4], t_enc = 0, t_dec = 0;
         for (unsigned k = 0; k < 4; k++) {
             sci_dpcm_params q = p;
@@ -328,11 +330,6 @@ int main(int argc, char **argv) {
 #endif
         printf("| %-8s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
                f->name, bpp[0], bpp[1], bpp[2], bpp[3], jbpp, t_enc, t_dec);
-        cudaFree(dpx);
-        cudaFree(dback);
-        free(cpu);
-        free(gpu);
-        free(back);
     }
 
     /* What scan=auto's choice (two sums on the device, a host frame copied
@@ -344,12 +341,8 @@ int main(int argc, char **argv) {
     printf("| --- | --- | --- | --- | --- | --- |\n");
     for (unsigned i = 0; i < 6; i++) {
         const frame *f = &fr[i];
-        size_t count = (size_t)f->w * f->h;
         size_t cap = sci_dpcm_max_bytes(f->w, f->h, 16);
-        uint8_t *cpu = malloc(cap), *gpu = malloc(cap);
-        void *dpx;
-        CK(cudaMalloc(&dpx, count * 2));
-        CK(cudaMemcpy(dpx, f->px, count * 2, cudaMemcpyHostToDevice));
+        void *dpx = dfr[i];
         sci_dpcm_params rows = p, aut = p;
         rows.scan = SCI_DPCM_SCAN_ROWS;
         aut.scan = SCI_DPCM_SCAN_AUTO;
@@ -372,9 +365,6 @@ int main(int argc, char **argv) {
             chose = info.params.scan == SCI_DPCM_SCAN_COLUMNS ? "columns" : "rows";
         printf("| %-8s | %s | %.3f | %.3f | %.3f | %.3f |\n", f->name, chose,
                t[0], t[1], t[2], t[3]);
-        cudaFree(dpx);
-        free(cpu);
-        free(gpu);
     }
 
     /* Frames in flight: batches of the three 1024 x 1024 frames. */
@@ -467,6 +457,12 @@ int main(int argc, char **argv) {
     printf("\ndevice memory held: %.1f MiB\n",
            sci_cuda_dpcm_device_bytes(g) / 1048576.0);
     cudaFree(dall);
+    for (unsigned i = 0; i < 6; i++)
+        cudaFree(dfr[i]);
+    cudaFree(dback);
+    free(cpu);
+    free(gpu);
+    free(back);
     sci_cuda_dpcm_destroy(g);
     return 0;
 }
