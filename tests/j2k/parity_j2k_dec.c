@@ -557,77 +557,85 @@ static unsigned list_dir(const char *dir, char **names, unsigned max) {
     return n;
 }
 
-static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/streams", data);
-    char *names[256];
+typedef void (*file_fn)(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
+                        size_t len, void *ctx);
+
+/* Each file of data/sub (at most 256), in name order, read whole, to fn;
+ * checks that there is one and that each reads. */
+static void each_file(sci_cuda_j2kdec *g, const char *data, const char *sub,
+                      file_fn fn, void *ctx) {
+    char dir[1024], *names[256], what[1100];
+    snprintf(dir, sizeof dir, "%s/%s", data, sub);
     unsigned n = list_dir(dir, names, 256);
-    check(n > 0, "conformance: the streams folder has codestreams");
-    unsigned dev = 0;
+    snprintf(what, sizeof what, "%s has codestreams", dir);
+    check(n > 0, what);
     for (unsigned i = 0; i < n; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         size_t len;
         uint8_t *cs = test_read_file(path, &len);
-        if (cs) {
-            unsigned before = path_count[DEV];
-            run_opts o = {-1, 0, 2, 0, 0};
-            compare(g, cs, len, names[i], &o);
-            if (path_count[DEV] > before) {
-                dev++;
-                count_refined(cs, len);
-            }
-            if (verbose)
-                printf("%s: path %d\n", names[i], sci_cuda_j2kdec_path(g));
-            free(cs);
-        }
+        check(cs != NULL, names[i]);
+        if (cs)
+            fn(g, names[i], cs, len, ctx);
+        free(cs);
         free(names[i]);
     }
+}
+
+/* a conformance stream; ctx counts those on the device path */
+static void conformance_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
+                            size_t len, void *ctx) {
+    unsigned before = path_count[DEV];
+    run_opts o = {-1, 0, 2, 0, 0};
+    compare(g, cs, len, name, &o);
+    if (path_count[DEV] > before) {
+        ++*(unsigned *)ctx;
+        count_refined(cs, len);
+    }
+    if (verbose)
+        printf("%s: path %d\n", name, sci_cuda_j2kdec_path(g));
+}
+
+static void test_conformance(sci_cuda_j2kdec *g, const char *data) {
+    unsigned dev = 0;
+    each_file(g, data, "streams", conformance_one, &dev);
     char what[160];
     snprintf(what, sizeof what, "conformance: some streams take the device "
              "path (%u), with HT refinement passes (%lu blocks)", dev, ht_refined);
     check(dev > 0 && ht_refined > 0, what);
 }
 
-static void test_tiled(sci_cuda_j2kdec *g, const char *data) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/tiled", data);
-    char *names[64];
-    unsigned n = list_dir(dir, names, 64);
-    check(n > 0, "tiled: the folder has codestreams");
-    for (unsigned i = 0; i < n; i++) {
-        char path[2048], label[300];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        size_t len;
-        uint8_t *cs = test_read_file(path, &len);
-        check(cs != NULL, names[i]);
-        if (!cs)
-            continue;
-        int path_want = strstr(names[i], "-host.") ? SCI_CUDA_J2KDEC_HOST : DEV;
-        for (unsigned r = 0; r < 2; r++) {
-            run_opts o = {path_want, 0, (int)(3 * r), r, 0};
-            snprintf(label, sizeof label, "tiled %s reduce %u", names[i], r);
-            compare(g, cs, len, label, &o);
-        }
-        run_opts op = {path_want == DEV ? DEV : -1, 1, 1, 0, 0};
-        snprintf(label, sizeof label, "tiled %s packed", names[i]);
-        compare(g, cs, len, label, &op);
-        if (path_want == DEV && strstr(names[i], "-p1-")) {
-            sci_cuda_j2kdec_tune(g, 1);
-            run_opts oh = {HB, 0, 1, 1, 0};
-            snprintf(label, sizeof label, "tiled %s host blocks reduce 1", names[i]);
-            compare(g, cs, len, label, &oh);
-            sci_cuda_j2kdec_tune(g, 0);
-        }
-        for (int t = 0; t < 3; t++) {
-            damage(cs, len);
-            run_opts od = {-1, 0, 0, 0, 0};
-            snprintf(label, sizeof label, "tiled %s damaged #%d", names[i], t);
-            compare(g, cs, len, label, &od);
-        }
-        free(cs);
-        free(names[i]);
+/* a tiled stream: its name says the path it must take */
+static void tiled_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
+                      size_t len, void *ctx) {
+    (void)ctx;
+    char label[300];
+    int path_want = strstr(name, "-host.") ? SCI_CUDA_J2KDEC_HOST : DEV;
+    for (unsigned r = 0; r < 2; r++) {
+        run_opts o = {path_want, 0, (int)(3 * r), r, 0};
+        snprintf(label, sizeof label, "tiled %s reduce %u", name, r);
+        compare(g, cs, len, label, &o);
     }
+    run_opts op = {path_want == DEV ? DEV : -1, 1, 1, 0, 0};
+    snprintf(label, sizeof label, "tiled %s packed", name);
+    compare(g, cs, len, label, &op);
+    if (path_want == DEV && strstr(name, "-p1-")) {
+        sci_cuda_j2kdec_tune(g, 1);
+        run_opts oh = {HB, 0, 1, 1, 0};
+        snprintf(label, sizeof label, "tiled %s host blocks reduce 1", name);
+        compare(g, cs, len, label, &oh);
+        sci_cuda_j2kdec_tune(g, 0);
+    }
+    for (int t = 0; t < 3; t++) {
+        damage(cs, len);
+        run_opts od = {-1, 0, 0, 0, 0};
+        snprintf(label, sizeof label, "tiled %s damaged #%d", name, t);
+        compare(g, cs, len, label, &od);
+    }
+}
+
+static void test_tiled(sci_cuda_j2kdec *g, const char *data) {
+    each_file(g, data, "tiled", tiled_one, NULL);
 }
 
 int main(int argc, char **argv) {
