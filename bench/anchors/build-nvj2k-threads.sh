@@ -15,7 +15,8 @@ python3 -m pip download -q --no-deps -d "$T" nvidia-nvjpeg2k-cu13==0.11.0.51
 python3 -m zipfile -e "$T"/nvidia_nvjpeg2k_cu13-*.whl "$T/x"
 J=$T/x/nvidia/nvjpeg2k
 cp "$J/lib/libnvjpeg2k.so.0" "$OUT/"
-cc -O2 -Wall -Wextra -I"$CUDA/include" -I"$J/include" "$HERE/nvj2k_threads.c" \
+cc -O2 -Wall -Wextra -I"$HERE/../.." -I"$CUDA/include" -I"$J/include" \
+  "$HERE/nvj2k_threads.c" \
   -L"$J/lib" -l:libnvjpeg2k.so.0 "$CUDA/lib64/libcudart_static.a" \
   -ldl -lpthread -lrt -o "$OUT/nvj2k-threads"
 echo "built $OUT/nvj2k-threads"

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/common/readfile.h"
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -112,23 +114,6 @@ static double run(nvjpeg2kHandle_t hd, const unsigned char *cs, size_t len,
     return ok ? n * frames / dt : -1.0;
 }
 
-static unsigned char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 int main(int argc, char **argv) {
     int frames = 40, bad = 0;
     const char *threads = "1 2 3 4";
@@ -148,7 +133,7 @@ int main(int argc, char **argv) {
             continue;
         }
         size_t len;
-        unsigned char *cs = read_all(argv[i], &len);
+        unsigned char *cs = test_read_file(argv[i], &len);
         if (!cs) {
             fprintf(stderr, "%s: cannot read\n", argv[i]);
             bad = 1;
