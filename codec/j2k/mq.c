@@ -8,58 +8,44 @@
 
 #include <string.h>
 
-/* Table C.2: Qe, next index after an MPS, after an LPS, and whether an LPS
- * switches the MPS sense. */
-static const uint16_t qe_tab[47] = {
-    0x5601, 0x3401, 0x1801, 0x0AC1, 0x0521, 0x0221, 0x5601, 0x5401,
-    0x4801, 0x3801, 0x3001, 0x2401, 0x1C01, 0x1601, 0x5601, 0x5401,
-    0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201,
-    0x1C01, 0x1801, 0x1601, 0x1401, 0x1201, 0x1101, 0x0AC1, 0x09C1,
-    0x08A1, 0x0521, 0x0441, 0x02A1, 0x0221, 0x0141, 0x0111, 0x0085,
-    0x0049, 0x0025, 0x0015, 0x0009, 0x0005, 0x0001, 0x5601,
-};
-static const uint8_t nmps_tab[47] = {
-    1, 2, 3, 4, 5, 38, 7, 8, 9, 10, 11, 12, 13, 29, 15, 16,
-    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
-    33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 45, 46,
-};
-static const uint8_t nlps_tab[47] = {
-    1, 6, 9, 12, 29, 33, 6, 14, 14, 14, 17, 18, 20, 21, 14, 14,
-    15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-    30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 46,
-};
-/* SWITCH is 1 only for indices 0, 6 and 14 */
-static inline unsigned switch_of(unsigned i) {
-    return i == 0 || i == 6 || i == 14;
-}
+/* Table C.2, a row an index: Qe, the next index after an MPS and after an
+ * LPS, and whether an LPS switches the MPS sense.  The encoder's tables and
+ * the decoder's are made from it. */
+#define MQ_TABLE(X) \
+    X(0x5601, 1, 1, 1) X(0x3401, 2, 6, 0) X(0x1801, 3, 9, 0) \
+    X(0x0AC1, 4, 12, 0) X(0x0521, 5, 29, 0) X(0x0221, 38, 33, 0) \
+    X(0x5601, 7, 6, 1) X(0x5401, 8, 14, 0) X(0x4801, 9, 14, 0) \
+    X(0x3801, 10, 14, 0) X(0x3001, 11, 17, 0) X(0x2401, 12, 18, 0) \
+    X(0x1C01, 13, 20, 0) X(0x1601, 29, 21, 0) X(0x5601, 15, 14, 1) \
+    X(0x5401, 16, 14, 0) X(0x5101, 17, 15, 0) X(0x4801, 18, 16, 0) \
+    X(0x3801, 19, 17, 0) X(0x3401, 20, 18, 0) X(0x3001, 21, 19, 0) \
+    X(0x2801, 22, 19, 0) X(0x2401, 23, 20, 0) X(0x2201, 24, 21, 0) \
+    X(0x1C01, 25, 22, 0) X(0x1801, 26, 23, 0) X(0x1601, 27, 24, 0) \
+    X(0x1401, 28, 25, 0) X(0x1201, 29, 26, 0) X(0x1101, 30, 27, 0) \
+    X(0x0AC1, 31, 28, 0) X(0x09C1, 32, 29, 0) X(0x08A1, 33, 30, 0) \
+    X(0x0521, 34, 31, 0) X(0x0441, 35, 32, 0) X(0x02A1, 36, 33, 0) \
+    X(0x0221, 37, 34, 0) X(0x0141, 38, 35, 0) X(0x0111, 39, 36, 0) \
+    X(0x0085, 40, 37, 0) X(0x0049, 41, 38, 0) X(0x0025, 42, 39, 0) \
+    X(0x0015, 43, 40, 0) X(0x0009, 44, 41, 0) X(0x0005, 45, 42, 0) \
+    X(0x0001, 45, 43, 0) X(0x5601, 46, 46, 0)
 
-/* The tables above by state byte, for the decoder (mq.h). */
-const uint32_t sci_mq_dec_tab[94] = {
-    0x56010203, 0x56010302, 0x3401040C, 0x3401050D,
-    0x18010612, 0x18010713, 0x0AC10818, 0x0AC10919,
-    0x05210A3A, 0x05210B3B, 0x02214C42, 0x02214D43,
-    0x56010E0D, 0x56010F0C, 0x5401101C, 0x5401111D,
-    0x4801121C, 0x4801131D, 0x3801141C, 0x3801151D,
-    0x30011622, 0x30011723, 0x24011824, 0x24011925,
-    0x1C011A28, 0x1C011B29, 0x16013A2A, 0x16013B2B,
-    0x56011E1D, 0x56011F1C, 0x5401201C, 0x5401211D,
-    0x5101221E, 0x5101231F, 0x48012420, 0x48012521,
-    0x38012622, 0x38012723, 0x34012824, 0x34012925,
-    0x30012A26, 0x30012B27, 0x28012C26, 0x28012D27,
-    0x24012E28, 0x24012F29, 0x2201302A, 0x2201312B,
-    0x1C01322C, 0x1C01332D, 0x1801342E, 0x1801352F,
-    0x16013630, 0x16013731, 0x14013832, 0x14013933,
-    0x12013A34, 0x12013B35, 0x11013C36, 0x11013D37,
-    0x0AC13E38, 0x0AC13F39, 0x09C1403A, 0x09C1413B,
-    0x08A1423C, 0x08A1433D, 0x0521443E, 0x0521453F,
-    0x04414640, 0x04414741, 0x02A14842, 0x02A14943,
-    0x02214A44, 0x02214B45, 0x01414C46, 0x01414D47,
-    0x01114E48, 0x01114F49, 0x0085504A, 0x0085514B,
-    0x0049524C, 0x0049534D, 0x0025544E, 0x0025554F,
-    0x00155650, 0x00155751, 0x00095852, 0x00095953,
-    0x00055A54, 0x00055B55, 0x00015A56, 0x00015B57,
-    0x56015C5C, 0x56015D5D,
-};
+#define MQ_QE(qe, nm, nl, sw) qe,
+#define MQ_NMPS(qe, nm, nl, sw) nm,
+#define MQ_NLPS(qe, nm, nl, sw) nl,
+#define MQ_SWITCH(qe, nm, nl, sw) sw,
+static const uint16_t qe_tab[47] = {MQ_TABLE(MQ_QE)};
+static const uint8_t nmps_tab[47] = {MQ_TABLE(MQ_NMPS)};
+static const uint8_t nlps_tab[47] = {MQ_TABLE(MQ_NLPS)};
+static const uint8_t switch_tab[47] = {MQ_TABLE(MQ_SWITCH)};
+
+/* The decoder's view, by state byte (index << 1 | MPS): both MPS senses of
+ * a row (mq.h) */
+#define MQ_DEC_STATE(qe, nm, nl, sw, mps)                                   \
+    ((uint32_t)(qe) << 16 | (uint32_t)((nm) << 1 | (mps)) << 8 |            \
+     (uint32_t)((nl) << 1 | ((mps) ^ (sw)))),
+#define MQ_DEC(qe, nm, nl, sw)                                              \
+    MQ_DEC_STATE(qe, nm, nl, sw, 0) MQ_DEC_STATE(qe, nm, nl, sw, 1)
+const uint32_t sci_mq_dec_tab[94] = {MQ_TABLE(MQ_DEC)};
 
 unsigned sci_mq_qe(unsigned index) {
     return index < 47 ? qe_tab[index] : 0;
@@ -164,7 +150,7 @@ void sci_mq_enc_encode(sci_mq_enc *e, unsigned cx, unsigned d) {
             e->c += qe;
         else
             e->a = qe;
-        *s = sci_mq_state(nlps_tab[i], switch_of(i) ? !mps : mps);
+        *s = sci_mq_state(nlps_tab[i], switch_tab[i] ? !mps : mps);
     }
     renorme(e);
 }
