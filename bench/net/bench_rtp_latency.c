@@ -639,8 +639,11 @@ static int report(Bench *b, const char *sdesc, const char *rdesc, int rcvbuf) {
     printf("frames pushed from %s\n", b->pooled ?
            "the pool ENC proposed (page-locked with the CUDA backend)" :
            "the bench's own pageable memory");
-    printf("%d counted frames after 1 priming and %d warm-up frames\n\n", b->frames,
+    printf("%d counted frames after 1 priming and %d warm-up frames\n", b->frames,
            b->warmup);
+    /* so that samples taken beside the run (scripts/stall-probe.py) line up
+     * with the per-frame times of --csv, whose capture_s counts from here */
+    printf("priming frame captured at %.6f s of CLOCK_MONOTONIC\n\n", b->t[0][T_CAP] / 1e9);
 
     printf("| frames sent | received | lost | damaged | packets sent / received | "
            "frames/s sent / received | coded bits/pixel | Mbit/s |\n");
