@@ -439,8 +439,17 @@ encode_frame_cuda (GstSciJ2kEnc * self, GstBuffer * inbuf, guint8 * out,
     } else if (self->ht) {
       *err = sci_cuda_ht_encode (self->ht, coeffs, out, cap, written,
           cuda->stream);
-      if (*err)
+      if (*err) {
         *what = "HT encoding";
+      } else {
+        /* rate control codes the blocks once a trial step: how many a
+         * frame took is what explains a slow frame */
+        sci_cuda_ht_times t;
+        sci_cuda_ht_get_times (self->ht, &t);
+        GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": %" G_GSIZE_FORMAT
+            " bytes, blocks coded %d times", GST_TIME_ARGS (GST_BUFFER_PTS
+                (inbuf)), *written, t.trials);
+      }
     } else if (!self->t1[0]) {
       encode_on_host (self, coeffs, out, cap, written, what, err);
     } else {
