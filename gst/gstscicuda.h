@@ -27,6 +27,12 @@ G_BEGIN_DECLS
   gpointer stream;              /* cudaStream_t, NULL until opened */
   gpointer staging[GST_SCI_CUDA_STAGING_SLOTS];
   gsize staging_size[GST_SCI_CUDA_STAGING_SLOTS];
+  /* frames in pageable memory go to the device through page-locked
+   * bounce buffers, a staging slot each, filled by several threads */
+  gpointer bounce[GST_SCI_CUDA_STAGING_SLOTS];
+  gsize bounce_size[GST_SCI_CUDA_STAGING_SLOTS];
+  gpointer bounce_free[GST_SCI_CUDA_STAGING_SLOTS];     /* cudaEvent_t */
+  struct sci_pool *copiers;
 } GstSciCuda;
 
 /* Creates this instance's stream on the context (which must be set);
@@ -57,8 +63,11 @@ const gchar *gst_sci_cuda_error_name (gint err);
 
 /* Stages a mapped host frame in device staging slot `slot`: *dev becomes a
  * copy of *host whose plane addresses point into device memory with the
- * same strides (never unmap it).  Uploads the samples when `upload`.  Call
- * with the context pushed; returns a cudaError_t. */
+ * same strides (never unmap it).  Uploads the samples when `upload`: a
+ * large frame in pageable memory is first copied by several threads into
+ * the slot's page-locked bounce buffer (CUDA would stage it on one), and
+ * the host may reuse the frame when this returns.  Call with the context
+ * pushed; returns a cudaError_t. */
 gint gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
     guint slot, gboolean upload, GstVideoFrame * dev);
 /* The same with the upload on `stream` (a cudaStream_t of the context). */

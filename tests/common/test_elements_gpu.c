@@ -426,7 +426,9 @@ same_coding (const gchar * gpu, const gchar * cpu, const gchar * format,
 #define CUDA_WAVELET "application/x-wavelet(memory:CUDAMemory)"
 
 /* Raw video into htj2kenc backend=cuda, in CUDA memory (cudaupload) or in
- * system memory (uploaded by the element), gives the bytes of
+ * system memory (uploaded by the element; the Y444_12LE 1283x719 frames,
+ * 5.5 MB with padded rows, through the page-locked bounce buffer that
+ * pageable frames of 4 MB and more take), gives the bytes of
  * backend=cpu: lossless, lossy with qstep, with a bitrate target, odd
  * sizes, other code-block sizes and progressions, JPH, refinement
  * passes (blocks coded on the host from the device's coefficients). */
@@ -618,7 +620,9 @@ GST_END_TEST;
  * the CPU's; a property changed mid-stream lets the frame in flight leave
  * coded as before and the next ones with the change; a flush drops the
  * frame in flight; the latency query counts one frame more than with
- * frames-in-flight=1, which gives each frame at once. */
+ * frames-in-flight=1, which gives each frame at once.  The Y444_12LE
+ * frames, pageable and of 5.5 MB, go up through the two lanes' bounce
+ * buffers, each refilled while the other lane's copy may be running. */
 GST_START_TEST (test_ebcot_frames_in_flight)
 {
   const struct
