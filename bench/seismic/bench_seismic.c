@@ -3,19 +3,22 @@
  * to n bits, Huffman in 64-bit packages) against ZFP at equal compression
  * ratio, CPU, same data and same run.  Prints markdown tables.
  *
- *   bench-seismic [--quick] [--csv FILE] [--reps N] [SEGY]
+ *   bench-seismic [--quick] [--csv FILE] [--reps N] [SEGY...]
  *
- * SEGY: the F3 gather (414 traces x 75 samples, int16); default
- * ../shared/data/seismic/f3.sgy next to the source tree (meson passes its
- * path), read by tests/segy/segyread.c.
+ * SEGY: gathers in SEG-Y files, each named after its file (f3.sgy: "f3"),
+ * read by tests/segy/segyread.c; default the F3 gather (414 traces x 75
+ * samples, int16), ../shared/data/seismic/f3.sgy next to the source tree
+ * (meson passes its path).  The Volve lines there are the other real
+ * gathers of issue 24's comparison with cuSZp (bench/anchors/cuszp_seis.cu).
  *
  * Gathers:
- *   f3     the real F3 gather as it is (North Sea, cropped; 4 ms);
+ *   f3     (each SEGY) the real F3 gather as it is (North Sea, cropped; 4 ms);
  *   shot   a synthetic 96 x 3584 marine shot gather at 2 ms (model below);
- *   f3x    F3 mirror-tiled to 828 x 1500 (2 x 20 copies, every other one
- *          mirrored so the copies meet smoothly): a gather big enough for
- *          the codec's parallel paths (>= 65536 values); its CR and SNR say
- *          little about real data of that size.  Not with --quick.
+ *   f3x    the first SEGY gather ("x" after its name) mirror-tiled to
+ *          828 x 1500 (copies, every other one mirrored so the copies meet
+ *          smoothly): a gather big enough for the codec's parallel paths
+ *          (>= 65536 values); its CR and SNR say little about real data of
+ *          that size.  Not with --quick.
  *
  * For each gather, our codec at bits 2..16 and levels 1..4 (--quick: bits
  * 8, 12, 16 and levels 1, 3): frame bytes, CR = 4 x values / bytes (the
@@ -510,6 +513,18 @@ static void run_batches(const options *o) {
 
 /* ---------------------------------------------------------------------- */
 
+/* A gather's name in the tables and the CSV: its file's name without the
+ * folder and the extension (f3.sgy: "f3"), then `suffix`. */
+static const char *gather_name(const char *path, const char *suffix, char *buf,
+                               size_t cap) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    int n = dot ? (int)(dot - b) : (int)strlen(b);
+    snprintf(buf, cap, "%.*s%s", n, b, suffix);
+    return buf;
+}
+
 static float *tile_f3(const float *f3, uint32_t tr, uint32_t ns, uint32_t T,
                       uint32_t S) {
     float *g = xmalloc((size_t)T * S * sizeof *g);
@@ -527,7 +542,8 @@ static float *tile_f3(const float *f3, uint32_t tr, uint32_t ns, uint32_t T,
 
 int main(int argc, char **argv) {
     options o = {0, 0, NULL};
-    const char *path = BENCH_SEISMIC_FILE, *csv = NULL;
+    const char *def = BENCH_SEISMIC_FILE, *csv = NULL, **paths = &def;
+    int npaths = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             o.quick = 1;
@@ -535,11 +551,14 @@ int main(int argc, char **argv) {
             csv = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             o.reps = atoi(argv[++i]);
-        else if (argv[i][0] != '-')
-            path = argv[i];
-        else {
+        else if (argv[i][0] != '-') {
+            paths = (const char **)&argv[i];
+            for (npaths = 0; i < argc && argv[i][0] != '-'; i++)
+                npaths++;
+            i--;
+        } else {
             fprintf(stderr, "usage: %s [--quick] [--csv FILE] [--reps N] "
-                    "[SEGY]\n", argv[0]);
+                    "[SEGY...]\n", argv[0]);
             return 2;
         }
     }
@@ -547,12 +566,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "--reps: 1..256\n");
         return 2;
     }
-    segy_gather f3;
+    segy_gather *seg = xmalloc(npaths * sizeof *seg);
     char why[256];
-    if (segy_read(path, &f3, why, sizeof why)) {
-        fprintf(stderr, "%s\n", why);
-        return 1;
-    }
+    for (int i = 0; i < npaths; i++)
+        if (segy_read(paths[i], &seg[i], why, sizeof why)) {
+            fprintf(stderr, "%s\n", why);
+            return 1;
+        }
     if (csv) {
         o.csv = fopen(csv, "w");
         if (!o.csv) {
@@ -565,8 +585,9 @@ int main(int argc, char **argv) {
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
     printf("## bench-seismic %s\n\n", date);
-    printf("data: %s (%u x %u, format %d)\n", path, f3.traces, f3.samples,
-           f3.format);
+    for (int i = 0; i < npaths; i++)
+        printf("data: %s (%u x %u, format %d)\n", paths[i], seg[i].traces,
+               seg[i].samples, seg[i].format);
     printf("codec pool threads: %u (CPUs: %u)\n",
            sci_pool_threads(bench_pool()), sci_pool_cpus());
 #ifdef _OPENMP
@@ -583,13 +604,16 @@ int main(int argc, char **argv) {
     if (getloadavg(l, 3) == 3)
         printf("load average at start: %.2f %.2f %.2f\n", l[0], l[1], l[2]);
 
-    run_gather("f3", f3.data, f3.traces, f3.samples, &o);
+    char name[256];
+    for (int i = 0; i < npaths; i++)
+        run_gather(gather_name(paths[i], "", name, sizeof name), seg[i].data,
+                   seg[i].traces, seg[i].samples, &o);
     float *shot = make_shot(0);
     run_gather("shot", shot, SHOT_TRACES, SHOT_SAMPLES, &o);
     free(shot);
     if (!o.quick) {
-        float *t = tile_f3(f3.data, f3.traces, f3.samples, 828, 1500);
-        run_gather("f3x", t, 828, 1500, &o);
+        float *t = tile_f3(seg[0].data, seg[0].traces, seg[0].samples, 828, 1500);
+        run_gather(gather_name(paths[0], "x", name, sizeof name), t, 828, 1500, &o);
         free(t);
     }
     run_batches(&o);
@@ -597,6 +621,8 @@ int main(int argc, char **argv) {
         printf("\nload average at end: %.2f %.2f %.2f\n", l[0], l[1], l[2]);
     if (o.csv)
         fclose(o.csv);
-    segy_free(&f3);
+    for (int i = 0; i < npaths; i++)
+        segy_free(&seg[i]);
+    free(seg);
     return 0;
 }
