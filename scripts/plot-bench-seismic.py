@@ -3,10 +3,13 @@
 our codec (one line per number of DWT levels, points at bits 6..16) and
 ZFP at the same ratios, fixed-rate (a line) and fixed-accuracy (the two
 tolerances whose sizes bracket each of our points), for the F3 gather and
-the synthetic shot.
+the synthetic shot.  With cuszp-seis's --csv output as a third argument
+(bench/anchors/cuszp_seis.cu), cuSZp's points too (every mode; the rows it
+coded wrongly are not in that file), and every gather the two files share.
 
     bench-seismic --csv seismic.csv > seismic.txt
     python3 scripts/plot-bench-seismic.py seismic.csv docs/img/seismic-snr-cr.png
+    python3 scripts/plot-bench-seismic.py seismic.csv OUT.png cuszp.csv
 
 Needs matplotlib (pip install matplotlib); only for the docs' figure.
 """
@@ -20,8 +23,13 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 rows = list(csv.DictReader(open(sys.argv[1])))
+cuszp = list(csv.DictReader(open(sys.argv[3]))) if len(sys.argv) > 3 else []
 gathers = [("f3", "F3 (real, 414 x 75, int16)"),
            ("shot", "synthetic shot (96 x 3584, 2 ms)")]
+if cuszp:
+    named = dict(gathers)
+    gathers = [(g, named.get(g, g)) for g in
+               dict.fromkeys(r["gather"] for r in cuszp)]
 gathers = [g for g in gathers if any(r["gather"] == g[0] for r in rows)]
 
 fig, axes = plt.subplots(1, len(gathers), figsize=(5.2 * len(gathers), 4.2),
@@ -59,9 +67,14 @@ for ax, (name, title) in zip(axes[0], gathers):
     p = pts("zfp-accuracy")
     ax.plot([a for a, _ in p], [b for _, b in p], "k^", ms=4, mfc="none",
             label="ZFP fixed accuracy")
+    p = [(float(r["cr"]), float(r["snr_db"])) for r in cuszp
+         if r["gather"] == name and 0 < float(r["snr_db"]) <= top]
+    if p:
+        ax.plot([a for a, _ in p], [b for _, b in p], "x", color="0.45",
+                ms=3, label="cuSZp 3.0, six modes")
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 4, 6, 8, 10, 15,
-                                             20, 30, 40]))
+                                             20, 30, 40, 60, 100, 200, 400]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("compression ratio (float32 bytes / compressed bytes)")
@@ -73,6 +86,7 @@ for ax, (name, title) in zip(axes[0], gathers):
                 va="top", fontsize=7)
     ax.legend(fontsize=7)
 fig.suptitle("Seismic codec (5/3 DWT + n-bit quantization + Huffman) "
-             "against ZFP, same data, same run", fontsize=10)
+             "against ZFP%s, same data, same run" % (" and cuSZp" if cuszp
+                                                     else ""), fontsize=10)
 fig.tight_layout()
 fig.savefig(sys.argv[2])
