@@ -7,7 +7,8 @@
 #   OUTDIR/cuszp-seis [--csv FILE] [--reps N] [SEGY...]
 #   bench/anchors/build-cuszp.sh CUSZP_SRC [OUTDIR]   (default .anchors/cuszp)
 # CUSZP_REV (default: git describe of CUSZP_SRC, else "unknown") is the
-# version the program prints.
+# version the program prints.  The SEG-Y files of the comparison are copied
+# from ../shared/data/seismic into OUTDIR/data.
 set -eu
 if [ $# -lt 1 ]; then
   echo "usage: $0 CUSZP_SRC [OUTDIR]" >&2
@@ -36,4 +37,13 @@ $NVCC -Xcompiler -Wall,-Wextra -I"$HERE/../.." -I"$SRC/include" \
   -DCUSZP_REV="\"$REV\"" -cudart static \
   "$HERE/cuszp_seis.cu" "$OUT"/obj/*.o -o "$OUT/cuszp-seis"
 rm -rf "$OUT/obj"
+# the real gathers of issue 24's comparison travel with it (the GPU host
+# has no ../shared)
+DATA=$HERE/../../../shared/data/seismic
+if [ -d "$DATA" ]; then
+  mkdir -p "$OUT/data"
+  for f in f3.sgy volve10r12-full-twt-arb.sgy volve10r12-full-z-il10117sub.sgy; do
+    cp -f "$DATA/$f" "$OUT/data/"
+  done
+fi
 echo "built $OUT/cuszp-seis (cuSZp $REV)"
