@@ -78,6 +78,7 @@ gst_sci_cuda_close (GstSciCuda * cuda)
   }
   sci_pool_free (cuda->copiers);
   cuda->copiers = NULL;
+  cuda->bounce_refused = FALSE;
   cuda->stream = NULL;
   gst_clear_object (&cuda->context);
 }
@@ -253,16 +254,18 @@ bounce_rows (void *ctx, size_t begin, size_t end, unsigned worker)
   }
 }
 
-/* The upload of a pageable frame through slot's bounce buffer: one copy
- * to the device of `total` bytes laid out as the staging is. */
-static gint
-upload_bounced (GstSciCuda * cuda, gpointer stream, const GstVideoFrame * host,
-    guint slot, const gsize * offsets, gsize total, gpointer base)
+/* Slot's bounce buffer of at least `total` bytes, its event and the
+ * copier threads, made when first needed.  FALSE when one cannot be had
+ * (page-locked memory is short): the frames then go through CUDA's own
+ * staging, slower but the same, without asking again until the instance
+ * is closed. */
+static gboolean
+bounce_ready (GstSciCuda * cuda, guint slot, gsize total)
 {
-  BounceJob job = { host, NULL, offsets, {0} };
   cudaError_t e;
-  guint p;
 
+  if (cuda->bounce_refused)
+    return FALSE;
   if (cuda->bounce_size[slot] < total) {
     if (cuda->bounce[slot]) {
       /* its last copy may still be reading it */
@@ -275,7 +278,10 @@ upload_bounced (GstSciCuda * cuda, gpointer stream, const GstVideoFrame * host,
                 cudaHostAllocDefault)) != cudaSuccess) {
       cudaGetLastError ();
       cuda->bounce[slot] = NULL;
-      return e;
+      GST_WARNING ("no page-locked bounce buffer of %" G_GSIZE_FORMAT
+          " bytes (%s): CUDA stages the frames", total, cudaGetErrorName (e));
+      cuda->bounce_refused = TRUE;
+      return FALSE;
     }
     cuda->bounce_size[slot] = total;
     GST_DEBUG ("bounce slot %u: %" G_GSIZE_FORMAT " page-locked bytes", slot,
@@ -283,18 +289,30 @@ upload_bounced (GstSciCuda * cuda, gpointer stream, const GstVideoFrame * host,
   }
   if (!cuda->bounce_free[slot]) {
     cudaEvent_t ev;
-    if ((e = cudaEventCreateWithFlags (&ev, cudaEventDisableTiming)))
-      return e;
+    if (cudaEventCreateWithFlags (&ev, cudaEventDisableTiming)) {
+      cudaGetLastError ();
+      return FALSE;
+    }
     cuda->bounce_free[slot] = ev;
-  } else if ((e = cudaEventSynchronize ((cudaEvent_t)
-              cuda->bounce_free[slot]))) {
-    return e;
   }
-  if (!cuda->copiers
-      && !(cuda->copiers = sci_pool_new (MIN (BOUNCE_THREADS,
-                  sci_pool_cpus ()))))
-    return cudaErrorMemoryAllocation;
-  job.dst = cuda->bounce[slot];
+  if (!cuda->copiers)
+    cuda->copiers = sci_pool_new (MIN (BOUNCE_THREADS, sci_pool_cpus ()));
+  return cuda->copiers != NULL;
+}
+
+/* The upload of a pageable frame through slot's bounce buffer (ready):
+ * one copy to the device of `total` bytes laid out as the staging is. */
+static gint
+upload_bounced (GstSciCuda * cuda, gpointer stream, const GstVideoFrame * host,
+    guint slot, const gsize * offsets, gsize total, gpointer base)
+{
+  BounceJob job = { host, cuda->bounce[slot], offsets, {0} };
+  cudaError_t e;
+  guint p;
+
+  /* the copy that last read it */
+  if ((e = cudaEventSynchronize ((cudaEvent_t) cuda->bounce_free[slot])))
+    return e;
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (host); p++) {
     gsize row_bytes, rows;
     plane_extent (host, p, &row_bytes, &rows);
@@ -329,7 +347,8 @@ gst_sci_cuda_stage_frame_on (GstSciCuda * cuda, gpointer stream,
   if (!base)
     return err;
   *dev = *host;
-  if (upload && total >= BOUNCE_MIN_BYTES && host_is_pageable (host->data[0])) {
+  if (upload && total >= BOUNCE_MIN_BYTES && host_is_pageable (host->data[0])
+      && bounce_ready (cuda, slot, total)) {
     for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (host); p++)
       dev->data[p] = base + offsets[p];
     return upload_bounced (cuda, stream, host, slot, offsets, total, base);

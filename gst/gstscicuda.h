@@ -32,6 +32,7 @@ G_BEGIN_DECLS
   gpointer bounce[GST_SCI_CUDA_STAGING_SLOTS];
   gsize bounce_size[GST_SCI_CUDA_STAGING_SLOTS];
   gpointer bounce_free[GST_SCI_CUDA_STAGING_SLOTS];     /* cudaEvent_t */
+  gboolean bounce_refused;      /* page-locked memory was short: not again */
   struct sci_pool *copiers;
 } GstSciCuda;
 
