@@ -97,15 +97,6 @@ static const struct codec {
 };
 #define NCODECS (sizeof codecs / sizeof *codecs)
 
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* A gather (or the batch of shots) on host and device: shots x traces x
  * samples real values.  cuSZp gets them padded with copies of the edge
  * values, which its CR does not count, because this version mishandles
@@ -155,7 +146,7 @@ static void field_init(field *f, const char *name, float *x, uint32_t traces,
     }
     f->range = (double)hi - lo;
     const size_t ny = f->n1 > f->n2 ? f->n1 : f->n2;
-    float *p = (float *)xmalloc(ny * sizeof(float));
+    float *p = (float *)bench_xmalloc(ny * sizeof(float));
     for (size_t i = 0; i < f->n1; i++)
         p[i] = x[i < f->n ? i : f->n - 1];
     f->d_x1 = upload(p, f->n1);
@@ -167,7 +158,7 @@ static void field_init(field *f, const char *name, float *x, uint32_t traces,
                       (s < samples ? s : samples - 1)];
     f->d_x2 = upload(p, f->n2);
     free(p);
-    f->y = (float *)xmalloc(ny * sizeof(float));
+    f->y = (float *)bench_xmalloc(ny * sizeof(float));
     CK(cudaMalloc((void **)&f->d_y, ny * sizeof(float)));
     /* cuSZp takes no output capacity.  Its worst case is a fixed-length
      * code of 32 bits a value plus a rate byte and the signs a block (1-D:
@@ -278,7 +269,7 @@ static point code(field *f, const struct codec *c, double rel) {
     measure(f, c, &p);
     p.cr = 4.0 * f->n / p.bytes;
     const size_t ny = c->dim == CUSZP_DIM_2D ? f->n2 : f->n1;
-    float *first = (float *)xmalloc(ny * sizeof(float));
+    float *first = (float *)bench_xmalloc(ny * sizeof(float));
     memcpy(first, f->y, ny * sizeof(float));
     CK(cudaMemset(f->d_cmp + p.bytes, 0xa5, f->cap - p.bytes));
     decompress(f, c, p.eb, p.bytes);
@@ -344,7 +335,7 @@ static double time_decode(const field *f, const struct codec *c, double eb,
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    double *t = (double *)xmalloc(reps * sizeof *t);
+    double *t = (double *)bench_xmalloc(reps * sizeof *t);
     for (int r = -3; r < reps; r++) {
         CK(cudaEventRecord(e0, 0));
         if (h_cmp)
@@ -367,7 +358,7 @@ static double time_decode(const field *f, const struct codec *c, double eb,
 static void throughput(int reps, int *excluded) {
     static const double targets[] = {25, 35, 58};
     const size_t per = (size_t)SHOT_TRACES * SHOT_SAMPLES;
-    float *x = (float *)xmalloc(BATCH * per * sizeof(float));
+    float *x = (float *)bench_xmalloc(BATCH * per * sizeof(float));
     for (int k = 0; k < BATCH; k++)
         synthshot(x + k * per, SHOT_TRACES, SHOT_SAMPLES, SHOT_DT, (uint64_t)k + 1);
     field f;
@@ -423,7 +414,7 @@ static int usage(FILE *to, const char *argv0) {
 int main(int argc, char **argv) {
     const char *csv_path = NULL;
     int reps = 31, nsegy = 0;
-    const char **segy = (const char **)xmalloc(argc * sizeof *segy);
+    const char **segy = (const char **)bench_xmalloc(argc * sizeof *segy);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             free(segy);
@@ -444,7 +435,7 @@ int main(int argc, char **argv) {
         return usage(stderr, argv[0]);
     }
     /* read everything before the GPU is touched */
-    segy_gather *g = (segy_gather *)xmalloc((nsegy ? nsegy : 1) * sizeof *g);
+    segy_gather *g = (segy_gather *)bench_xmalloc((nsegy ? nsegy : 1) * sizeof *g);
     for (int i = 0; i < nsegy; i++) {
         char why[256];
         if (segy_read(segy[i], &g[i], why, sizeof why)) {
@@ -470,7 +461,7 @@ int main(int argc, char **argv) {
     printf("## cuszp-seis %s\n\ncuSZp %s on %s\n", date, CUSZP_REV, prop.name);
 
     int bad = 0, excluded = 0;
-    float *shot = (float *)xmalloc((size_t)SHOT_TRACES * SHOT_SAMPLES * sizeof(float));
+    float *shot = (float *)bench_xmalloc((size_t)SHOT_TRACES * SHOT_SAMPLES * sizeof(float));
     synthshot(shot, SHOT_TRACES, SHOT_SAMPLES, SHOT_DT, 0);
     field f;
     field_init(&f, "shot", shot, SHOT_TRACES, 1, SHOT_SAMPLES);

@@ -1,7 +1,9 @@
-/* Clock, medians and the codec's thread pool for the benchmark programs. */
+/* Clock, medians, allocation and the codec's thread pool for the benchmark
+ * programs. */
 #ifndef SCI_BENCH_BENCHUTIL_H
 #define SCI_BENCH_BENCHUTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -11,6 +13,17 @@ static inline double bench_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* malloc that ends the program when memory is short (a benchmark has no
+ * use for less). */
+static inline void *bench_xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
 }
 
 static inline int bench_cmp_double(const void *a, const void *b) {

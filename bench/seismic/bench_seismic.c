@@ -87,15 +87,6 @@ static int threads(void) {
 #endif
 }
 
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* ---------------------------------------------------------------------- */
 /* The synthetic shot: bench/seismic/synthshot.h's model, 96 x 3584 at 2 ms. */
 
@@ -104,7 +95,7 @@ static void *xmalloc(size_t n) {
 #define SHOT_DT 0.002
 
 static float *make_shot(uint64_t seed) {
-    float *g = xmalloc((size_t)SHOT_TRACES * SHOT_SAMPLES * sizeof *g);
+    float *g = bench_xmalloc((size_t)SHOT_TRACES * SHOT_SAMPLES * sizeof *g);
     synthshot(g, SHOT_TRACES, SHOT_SAMPLES, SHOT_DT, seed);
     return g;
 }
@@ -154,7 +145,7 @@ static size_t zfp_run(const float *x, uint32_t traces, uint32_t samples,
     if (actual)
         *actual = a;
     size_t cap = zfp_stream_maximum_size(z, f);
-    void *buf = xmalloc(cap);
+    void *buf = bench_xmalloc(cap);
     bitstream *bs = stream_open(buf, cap);
     zfp_stream_set_bit_stream(z, bs);
     zfp_stream_rewind(z);
@@ -214,14 +205,14 @@ static void run_gather(const char *name, const float *x, uint32_t traces,
     static const unsigned quick_bits[] = {8, 12, 16};
     static const unsigned quick_levels[] = {1, 3};
     unsigned nb = o->quick ? 3 : 15, nl = o->quick ? 2 : 4;
-    float *y = xmalloc(n * sizeof *y);
+    float *y = bench_xmalloc(n * sizeof *y);
     for (unsigned bi = 0; bi < nb; bi++) {
         unsigned bits = o->quick ? quick_bits[bi] : 2 + bi;
         for (unsigned li = 0; li < nl; li++) {
             unsigned levels = o->quick ? quick_levels[li] : 1 + li;
             sci_seis_params p = {traces, samples, 0, bits, levels};
             size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
-            uint8_t *f = xmalloc(bound);
+            uint8_t *f = bench_xmalloc(bound);
             double t0 = bench_now_ms();
             int rc = sci_seis_encode(bench_pool(), &p, x, NULL, 0, f, bound, &len, NULL);
             double first = bench_now_ms() - t0;
@@ -289,7 +280,7 @@ static void run_gather(const char *name, const float *x, uint32_t traces,
                         s_lo = s;
                     }
                 }
-                float *y2 = xmalloc(n * sizeof *y2);
+                float *y2 = bench_xmalloc(n * sizeof *y2);
                 zfp_run(x, traces, samples, 1, ldexp(1, elo), y, NULL);
                 zfp_run(x, traces, samples, 1, ldexp(1, ehi), y2, NULL);
                 double snr_lo = measure(x, y, n).snr; /* bigger, better */
@@ -405,13 +396,13 @@ static void run_batches(const options *o) {
     const int nshots = 64;
     static const unsigned bits_list[] = {8, 12, 16};
     static const int batches[] = {1, 8, 64};
-    float **shots = xmalloc(nshots * sizeof *shots);
-    float **out = xmalloc(nshots * sizeof *out);
-    uint8_t **frames = xmalloc(nshots * sizeof *frames);
-    size_t *lens = xmalloc(nshots * sizeof *lens);
+    float **shots = bench_xmalloc(nshots * sizeof *shots);
+    float **out = bench_xmalloc(nshots * sizeof *out);
+    uint8_t **frames = bench_xmalloc(nshots * sizeof *frames);
+    size_t *lens = bench_xmalloc(nshots * sizeof *lens);
     for (int k = 0; k < nshots; k++) {
         shots[k] = make_shot((uint64_t)k + 1);
-        out[k] = xmalloc(n * sizeof(float));
+        out[k] = bench_xmalloc(n * sizeof(float));
     }
     printf("\n### Decoding batches of %d x %d shots (levels 3)\n\n",
            SHOT_TRACES, SHOT_SAMPLES);
@@ -426,7 +417,7 @@ static void run_batches(const options *o) {
         sci_seis_params p = {SHOT_TRACES, SHOT_SAMPLES, 2000, bits, 3};
         size_t bound = sci_seis_frame_bound(&p, 0), total = 0;
         for (int k = 0; k < nshots; k++) {
-            frames[k] = xmalloc(bound);
+            frames[k] = bench_xmalloc(bound);
             if (sci_seis_encode(bench_pool(), &p, shots[k], NULL, 0, frames[k], bound,
                                 &lens[k], NULL)) {
                 fprintf(stderr, "encode failed\n");
@@ -445,9 +436,9 @@ static void run_batches(const options *o) {
         size_t zcap = zfp_stream_maximum_size(zs, zf0);
         zfp_field_free(zf0);
         zfp_stream_close(zs);
-        uint8_t **zbuf = xmalloc(nshots * sizeof *zbuf);
+        uint8_t **zbuf = bench_xmalloc(nshots * sizeof *zbuf);
         for (int k = 0; k < nshots; k++) {
-            zbuf[k] = xmalloc(zcap);
+            zbuf[k] = bench_xmalloc(zcap);
             zfp_field *f = zfp_field_2d(shots[k], zfp_type_float,
                                         SHOT_SAMPLES, SHOT_TRACES);
             zfp_stream *z = zfp_stream_open(NULL);
@@ -527,7 +518,7 @@ static const char *gather_name(const char *path, const char *suffix, char *buf,
 
 static float *tile_f3(const float *f3, uint32_t tr, uint32_t ns, uint32_t T,
                       uint32_t S) {
-    float *g = xmalloc((size_t)T * S * sizeof *g);
+    float *g = bench_xmalloc((size_t)T * S * sizeof *g);
     for (uint32_t t = 0; t < T; t++) {
         uint32_t bt = t / tr, it = t % tr;
         uint32_t st = bt % 2 ? tr - 1 - it : it;
@@ -566,7 +557,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "--reps: 1..256\n");
         return 2;
     }
-    segy_gather *seg = xmalloc(npaths * sizeof *seg);
+    segy_gather *seg = bench_xmalloc(npaths * sizeof *seg);
     char why[256];
     for (int i = 0; i < npaths; i++)
         if (segy_read(paths[i], &seg[i], why, sizeof why)) {
