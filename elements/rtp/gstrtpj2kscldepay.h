@@ -20,6 +20,11 @@ struct _GstRtpJ2kSclDepay
   GArray *pieces;
   gsize bytes;
   GstClockTime pts;
+  /* a frame of more packets than a buffer holds memories: the payloads
+   * of its first `gathered` pieces, copied as they came */
+  GByteArray *whole;
+  guint gathered;
+  gsize whole_hint;             /* the last such frame's size */
   gboolean have_last_ts;        /* last_ts: the last frame pushed or dropped */
   guint32 last_ts;
 
