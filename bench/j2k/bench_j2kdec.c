@@ -24,7 +24,10 @@
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
  *                [--nvj2k PATH] [--nvj2k-threads PATH]
  *                [--opj PATH] [--ojph PATH] [--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only]
- *                [--size W H] [image.ppm]
+ *                [--ht-symbols auto|thread|warp] [--size W H] [image.ppm]
+ *
+ * --ht-symbols: where the HT blocks' symbols are decoded
+ * (sci_cuda_j2kdec_tune_ht; auto, the default, chooses by the frame).
  *
  * --tiles-with: also the picture coded by grk_compress in one tile and in
  * 1024x1024 and 512x512 tiles (Part 1, lossless and 9/7), on the GPU and
@@ -419,7 +422,7 @@ int main(int argc, char **argv) {
     const char *nv = getenv("NVJ2K_BENCH"), *nvt = getenv("NVJ2K_THREADS"), *opj = getenv("OPJ_DECOMPRESS"),
                *ojph = getenv("OJPH_EXPAND"), *grk = getenv("GRK_DECOMPRESS");
     const char *grk_enc = NULL;
-    int tiles_only = 0;
+    int tiles_only = 0, ht_symbols = SCI_CUDA_J2KDEC_SYM_AUTO;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -441,7 +444,12 @@ int main(int argc, char **argv) {
             grk = argv[++i];
         else if (!strcmp(argv[i], "--tiles-with") && i + 1 < argc)
             grk_enc = argv[++i];
-        else if (!strcmp(argv[i], "--tiles-only"))
+        else if (!strcmp(argv[i], "--ht-symbols") && i + 1 < argc) {
+            const char *m = argv[++i];
+            ht_symbols = !strcmp(m, "thread") ? SCI_CUDA_J2KDEC_SYM_THREAD
+                         : !strcmp(m, "warp") ? SCI_CUDA_J2KDEC_SYM_WARP
+                                              : SCI_CUDA_J2KDEC_SYM_AUTO;
+        } else if (!strcmp(argv[i], "--tiles-only"))
             tiles_only = 1;
         else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
             W = (uint32_t)atoi(argv[++i]);
@@ -573,6 +581,7 @@ int main(int argc, char **argv) {
             sci_cuda_j2kdec *g;
             CKW(sci_cuda_j2kdec_create(&g, MAX_DEPTH, threads));
             sci_cuda_j2kdec_tune(g, host_blocks);
+            sci_cuda_j2kdec_tune_ht(g, ht_symbols);
             /* warm-up and the check */
             CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
             CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));

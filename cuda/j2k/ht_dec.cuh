@@ -1,8 +1,8 @@
 /*
  * The parts of the HT block decoder of codec/j2k/ht_dec.c that run on one
- * lane, as device code (cuda/j2k/ht_dec_warp.cuh decodes the cleanup pass
- * with a warp around them): the MEL and VLC readers, the SigProp and MagRef
- * passes, and the dequantization of sci_j2k_block_decode
+ * lane, as device code (ht_dec_sym.cuh decodes the cleanup pass's symbols
+ * and ht_dec_warp.cuh its magnitudes): the SigProp and MagRef passes, and
+ * the dequantization of sci_j2k_block_decode
  * (codec/j2k/j2k_dec.c), fused: the block's words are decoded straight into
  * its place in the coefficient plane, as sign-magnitude, and turned into
  * int32 (5/3) or float (9/7) coefficients there.  Same streams, same reads
@@ -46,141 +46,12 @@ SCI_HTD unsigned cup_byte(const uint8_t *d, size_t lcup, size_t pos) {
     return d[pos];
 }
 
-struct mel_reader {
-    const uint8_t *d;
-    size_t pos, lcup;
-    unsigned tmp, bits;
-    int last_ff;
-    unsigned k, run;
-    int one, over;
-};
-
-SCI_HTD unsigned mel_bit(mel_reader *m) {
-    if (!m->bits) {
-        unsigned b = 0xFF;
-        if (m->pos < m->lcup)
-            b = cup_byte(m->d, m->lcup, m->pos++);
-        else
-            m->over = 1;
-        m->bits = m->last_ff ? 7 : 8;
-        m->last_ff = b == 0xFF;
-        m->tmp = b;
-    }
-    m->bits--;
-    return (m->tmp >> m->bits) & 1;
-}
-
 /* clause 7.3.3's exponents of the 13 MEL states, packed 3 bits each */
 SCI_HTD unsigned mel_exp(unsigned k) {
     const uint64_t e = 0ull | 0ull << 3 | 0ull << 6 | 1ull << 9 | 1ull << 12 |
                        1ull << 15 | 2ull << 18 | 2ull << 21 | 2ull << 24 |
                        3ull << 27 | 3ull << 30 | 4ull << 33 | 5ull << 36;
     return (unsigned)(e >> (3 * k)) & 7;
-}
-
-SCI_HTD unsigned mel_get(mel_reader *m) {
-    if (m->run == 0 && !m->one) {
-        unsigned e = mel_exp(m->k);
-        if (mel_bit(m)) {
-            m->run = 1u << e;
-            if (m->k < 12)
-                m->k++;
-        } else {
-            unsigned r = 0;
-            while (e--)
-                r = r << 1 | mel_bit(m);
-            m->run = r;
-            m->one = 1;
-            if (m->k > 0)
-                m->k--;
-        }
-    }
-    if (m->run > 0) {
-        m->run--;
-        return 0;
-    }
-    m->one = 0;
-    return 1;
-}
-
-struct vlc_reader {
-    const uint8_t *d;
-    ptrdiff_t pos, start;
-    uint64_t acc;
-    unsigned bits, last;
-    uint64_t in, out, limit;
-};
-
-SCI_HTD void vlc_init(vlc_reader *v, const uint8_t *d, size_t lcup, size_t pcup) {
-    unsigned b = d[lcup - 2] | 0x0Fu;
-    v->d = d;
-    v->acc = b >> 4;
-    v->bits = 4;
-    if ((v->acc & 7) == 7) {
-        v->acc &= 7;
-        v->bits = 3;
-    }
-    v->last = b;
-    v->pos = (ptrdiff_t)lcup - 3;
-    v->start = (ptrdiff_t)pcup;
-    v->in = v->bits;
-    v->out = 0;
-    v->limit = SCI_HTD_NO_LIMIT;
-}
-
-SCI_HTD void vlc_fill(vlc_reader *v) {
-    while (v->bits <= 56) {
-        unsigned b = 0;
-        if (v->pos >= v->start)
-            b = v->d[v->pos--];
-        else if (v->limit == SCI_HTD_NO_LIMIT)
-            v->limit = v->in;
-        unsigned n = v->last > 0x8F && (b & 0x7F) == 0x7F ? 7 : 8;
-        v->acc |= (uint64_t)(b & ((1u << n) - 1)) << v->bits;
-        v->bits += n;
-        v->in += n;
-        v->last = b;
-    }
-}
-
-SCI_HTD unsigned vlc_peek(vlc_reader *v, unsigned n) {
-    if (v->bits < n)
-        vlc_fill(v);
-    return (unsigned)(v->acc & ((1u << n) - 1));
-}
-
-SCI_HTD void vlc_skip(vlc_reader *v, unsigned n) {
-    v->acc >>= n;
-    v->bits -= n;
-    v->out += n;
-}
-
-SCI_HTD unsigned vlc_get(vlc_reader *v, unsigned n) {
-    unsigned x = vlc_peek(v, n);
-    vlc_skip(v, n);
-    return x;
-}
-
-SCI_HTD unsigned uvlc_prefix(vlc_reader *v) {
-    unsigned b = vlc_peek(v, 3);
-    if (b & 1) {
-        vlc_skip(v, 1);
-        return 1;
-    }
-    if (b & 2) {
-        vlc_skip(v, 2);
-        return 2;
-    }
-    vlc_skip(v, 3);
-    return b & 4 ? 3 : 5;
-}
-
-SCI_HTD unsigned uvlc_suffix(vlc_reader *v, unsigned pfx) {
-    return pfx == 3 ? vlc_get(v, 1) : pfx == 5 ? vlc_get(v, 5) : 0;
-}
-
-SCI_HTD unsigned uvlc_ext(vlc_reader *v, unsigned pfx, unsigned sfx) {
-    return pfx == 5 && sfx >= 28 ? 4 * vlc_get(v, 4) : 0;
 }
 
 /* bit length of 2 mu - 1; 0 for mu = 0 (an insignificant sample) */

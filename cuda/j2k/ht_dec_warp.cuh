@@ -3,20 +3,15 @@
  * (cuda/j2k/j2kdec.cu), equal sample for sample to codec/j2k/ht_dec.c,
  * damage included.
  *
- * A line-pair of quads is decoded in two steps:
- *   - lane 0 decodes its MEL, CxtVLC and U-VLC symbols, quad pair after
- *     quad pair, into a record a quad (rho, u_off, e_k, e_1, u) in shared
- *     memory.  Nothing there depends on the magnitudes: the context of a
- *     quad needs only the significance of the line above, which the
- *     records of that line-pair give;
- *   - then 32 quads at a time, a quad a lane: the exponent predictor
- *     kappa (from the exponents of the line above, kept in shared memory),
- *     U = u + kappa and the quad's MagSgn bit count; a warp prefix sum
- *     places each quad's bits in the MagSgn stream, which the warp
- *     unstuffs 32 bytes a round into a window of shared memory (a byte
- *     after 0xFF holds 7 bits), and every lane reads its samples from there.
- * Serial work per quad is the symbol decoding only; the magnitudes, the
- * stuffing and the exponents go 32 wide.
+ * The symbols (MEL, CxtVLC, U-VLC) come first, a block a thread
+ * (ht_dec_sym.cuh), as a record a quad in the coefficient plane.  Then a
+ * line-pair at a time, 32 quads at a time, a quad a lane: the exponent
+ * predictor kappa (from the exponents of the line above, kept in shared
+ * memory), U = u + kappa and the quad's MagSgn bit count; a warp prefix
+ * sum places each quad's bits in the MagSgn stream, which the warp
+ * unstuffs 32 bytes a round into a window of shared memory (a byte after
+ * 0xFF holds 7 bits), and every lane reads its samples from there and
+ * writes the quad's four words over its record.
  *
  * Damage: the C decoder stops at the quad pair where a stream ran out or a
  * magnitude went past M_b and zeroes the block from that line-pair down;
@@ -32,6 +27,7 @@
 
 #include "dec_warp.cuh"
 #include "ht_dec.cuh"
+#include "ht_dec_sym.cuh"
 
 namespace sci_htw {
 
@@ -45,7 +41,7 @@ using namespace sci_dw;
 
 /* Shared memory a warp needs for blocks up to 2 qw samples wide. */
 SCI_HTD size_t smem_words(unsigned qw) {
-    return SCI_HTW_WIN + 2u * qw + (2u * (2u * qw + 4u) + 3u) / 4u;
+    return SCI_HTW_WIN + (2u * (2u * qw + 4u) + 3u) / 4u;
 }
 
 /* The MagSgn stream, unstuffed into win: bit k of win is bit base + k of
@@ -111,81 +107,6 @@ SCI_HTW uint32_t win_get(const uint32_t *win, uint32_t k, unsigned n) {
     return (uint32_t)v & ((1u << n) - 1u);
 }
 
-/* significance of the sample of the line above at column x, from the
- * records of the line-pair above (0 outside the block) */
-SCI_HTW unsigned sig_above(const uint32_t *rp, unsigned w, int x) {
-    if (x < 0 || x >= (int)w)
-        return 0;
-    return rp[x >> 1] >> (((x & 1) << 1) + 1) & 1;
-}
-
-/* Lane 0: the symbols of line-pair qy into records rc (rho bits 0-3,
- * u_off 4, e_k 5-8, e_1 9-12, u from 13), rp being the line-pair
- * above's.  Returns the C decoder's code for a stream that ran out. */
-SCI_HTW int vlc_row(const uint16_t *lut2, sci_htd::mel_reader *mel,
-                    sci_htd::vlc_reader *vlc, unsigned qy, unsigned qw,
-                    unsigned w, const uint32_t *rp, uint32_t *rc) {
-    using namespace sci_htd;
-    const uint16_t *lut = lut2 + (qy != 0 ? 1024 : 0);
-    unsigned left_rho = 0;
-    for (unsigned qx = 0; qx < qw; qx += 2) {
-        unsigned nq = qx + 1 < qw ? 2 : 1;
-        unsigned uoff[2] = {0, 0}, u[2] = {0, 0};
-        for (unsigned i = 0; i < nq; i++) {
-            int x0 = 2 * (int)(qx + i);
-            unsigned cq;
-            if (qy == 0)
-                cq = ((left_rho | left_rho >> 1) & 1) |
-                     (left_rho >> 2 & 1) << 1 | (left_rho >> 3 & 1) << 2;
-            else
-                cq = (sig_above(rp, w, x0 - 1) | sig_above(rp, w, x0)) |
-                     ((left_rho >> 2 | left_rho >> 3) & 1) << 1 |
-                     (sig_above(rp, w, x0 + 1) | sig_above(rp, w, x0 + 2)) << 2;
-            if (cq == 0 && !mel_get(mel)) {
-                rc[qx + i] = 0;
-                left_rho = 0;
-                continue;
-            }
-            unsigned e = lut[cq << 7 | vlc_peek(vlc, 7)];
-            vlc_skip(vlc, e >> 13);
-            rc[qx + i] = e & 0x1FFFu;
-            uoff[i] = e >> 4 & 1;
-            left_rho = e & 15;
-        }
-
-        if (qy == 0 && uoff[0] && uoff[1] && mel_get(mel)) {
-            unsigned p0 = uvlc_prefix(vlc), p1 = uvlc_prefix(vlc);
-            unsigned s0 = uvlc_suffix(vlc, p0), s1 = uvlc_suffix(vlc, p1);
-            u[0] = 2 + p0 + s0 + uvlc_ext(vlc, p0, s0);
-            u[1] = 2 + p1 + s1 + uvlc_ext(vlc, p1, s1);
-        } else if (uoff[0] && uoff[1]) {
-            unsigned p0 = uvlc_prefix(vlc);
-            if (qy == 0 && p0 > 2) {
-                u[1] = 1 + vlc_get(vlc, 1);
-                unsigned s0 = uvlc_suffix(vlc, p0);
-                u[0] = p0 + s0 + uvlc_ext(vlc, p0, s0);
-            } else {
-                unsigned p1 = uvlc_prefix(vlc);
-                unsigned s0 = uvlc_suffix(vlc, p0), s1 = uvlc_suffix(vlc, p1);
-                u[0] = p0 + s0 + uvlc_ext(vlc, p0, s0);
-                u[1] = p1 + s1 + uvlc_ext(vlc, p1, s1);
-            }
-        } else if (uoff[0] || uoff[1]) {
-            unsigned i = uoff[1];
-            unsigned p0 = uvlc_prefix(vlc), s0 = uvlc_suffix(vlc, p0);
-            u[i] = p0 + s0 + uvlc_ext(vlc, p0, s0);
-        }
-        rc[qx] |= u[0] << 13;
-        if (nq > 1)
-            rc[qx + 1] |= u[1] << 13;
-        if (mel->over)
-            return SCI_HT_DEC_EMEL;
-        if (vlc->out > vlc->limit)
-            return SCI_HT_DEC_EVLC;
-    }
-    return SCI_HT_DEC_OK;
-}
-
 SCI_HTW void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
                        unsigned y1, unsigned lane) {
     for (unsigned y = y0; y < y1; y++)
@@ -194,10 +115,11 @@ SCI_HTW void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
 }
 
 /* The cleanup pass of sci_htd's decoder (p: the plane of its LSBs, kb:
- * the magnitude bound) into out, zero before, with smem_words(qwmax)
- * words of shared memory sm (qwmax >= the block's quads a row).  All
- * lanes call it and get the same result. */
-SCI_HTW int cleanup(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
+ * the magnitude bound) into out, which holds the records of
+ * sci_hts::symbols and its result sym, with smem_words(qwmax) words of
+ * shared memory sm (qwmax >= the block's quads a row).  Every sample is
+ * written.  All lanes call it and get the same result. */
+SCI_HTW int cleanup(const uint8_t *cup, size_t lcup, uint32_t sym,
                     unsigned w, unsigned h, unsigned p, unsigned kb,
                     uint32_t *out, size_t stride, uint32_t *sm,
                     unsigned qwmax, unsigned lane) {
@@ -210,34 +132,25 @@ SCI_HTW int cleanup(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
     size_t pcup = lcup - scup;
 
     unsigned qw = (w + 1) / 2, qh = (h + 1) / 2, eaw = 2 * qwmax + 4;
-    uint32_t *rec = sm + SCI_HTW_WIN;
-    uint8_t *ea = (uint8_t *)(rec + 2 * qwmax);
+    uint8_t *ea = (uint8_t *)(sm + SCI_HTW_WIN);
     ms_window m = {sm, cup, pcup, 0, 0, 0, 0, SCI_HTD_NO_LIMIT};
     for (unsigned k = lane; k < SCI_HTW_WIN; k += 32)
         sm[k] = 0;
     for (unsigned k = lane; k < 2 * eaw; k += 32)
         ea[k] = 0;
-    mel_reader mel = {cup, pcup, lcup, 0, 0, 0, 0, 0, 0, 0};
-    vlc_reader vlc;
-    vlc_init(&vlc, cup, lcup, pcup);
     w_sync();
 
     uint64_t at = 0; /* MagSgn bits consumed */
     for (unsigned qy = 0; qy < qh; qy++) {
-        unsigned y0 = 2 * qy, y1 = y0 + 2 < h ? y0 + 2 : h;
-        uint32_t *rc = rec + (qy & 1) * qwmax;
-        const uint32_t *rp = rec + (~qy & 1) * qwmax;
+        unsigned y0 = 2 * qy;
+        uint32_t *row = out + (size_t)y0 * stride;
         const uint8_t *eap = ea + (~qy & 1) * eaw;
         uint8_t *eac = ea + (qy & 1) * eaw;
-        int err = 0;
-        if (lane == 0)
-            err = vlc_row(lut2, &mel, &vlc, qy, qw, w, rp, rc);
-        err = (int)w_shfl((uint32_t)err, 0);
-        w_sync();
+        int err = sym != SCI_HTS_OK && sym >> 8 == qy ? -(int)(sym & 255) : 0;
         int bad = 0;
         for (unsigned c0 = 0; c0 < qw && !err && !bad; c0 += 32) {
             unsigned q = c0 + lane;
-            uint32_t r = q < qw ? rc[q] : 0;
+            uint32_t r = q < qw ? row[2 * q] : 0;
             unsigned rho = r & 15, ek = r >> 5 & 15, e1 = r >> 9 & 15;
             unsigned big_u = 0, nbits = 0;
             int qbad = 0;
@@ -268,6 +181,7 @@ SCI_HTW int cleanup(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
                 break;
             }
             uint32_t k = (uint32_t)(at + incl - nbits - m.base);
+            uint32_t smp[4] = {0, 0, 0, 0};
             unsigned eb[2] = {0, 0};
             if (rho && !qbad)
                 for (unsigned n = 0; n < 4; n++) {
@@ -284,11 +198,17 @@ SCI_HTW int cleanup(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
                     unsigned x = (unsigned)x0 + (n >> 1), y = y0 + (n & 1);
                     if (x >= w || y >= h)
                         continue;
-                    out[(size_t)y * stride + x] = mu << p | (v & 1) << 31;
+                    smp[n] = mu << p | (v & 1) << 31;
                     if (n & 1)
                         eb[n >> 1] = exponent(mu);
                 }
             if (q < qw) {
+                /* the quad's words replace its record */
+                for (unsigned n = 0; n < 4; n++) {
+                    unsigned x = (unsigned)x0 + (n >> 1), y = y0 + (n & 1);
+                    if (x < w && y < h)
+                        out[(size_t)y * stride + x] = smp[n];
+                }
                 eac[x0 + 1] = (uint8_t)eb[0];
                 eac[x0 + 2] = (uint8_t)eb[1];
             }
@@ -298,7 +218,8 @@ SCI_HTW int cleanup(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
         }
         w_sync();
         if (err || bad) {
-            zero_rows(out, stride, w, y0, y1, lane);
+            /* the rows below hold records */
+            zero_rows(out, stride, w, y0, h, lane);
             w_sync();
             return err ? err : bad;
         }

@@ -36,7 +36,12 @@
 
 #define MAX_SLOTS 8
 
+#define SYM_NT 32       /* threads a CUDA block of the HT symbols kernel:
+                         * a frame's few thousand blocks spread over
+                         * every SM */
 #define BLK_NT 128      /* threads a CUDA block of the HT block kernel */
+#define HT_LUT_WORDS 1024 /* the two VLC tables, 2 x 1024 uint16 */
+static_assert(sizeof(sci_ht_dec_tables) == HT_LUT_WORDS * 4, "VLC tables");
 #define T1_NT 64        /* and of the EBCOT one: two warps, whose shared
                          * memory stays under the default 48 KB for any
                          * block shape */
@@ -99,15 +104,25 @@ SCI_HTW void note_damage(int *status, unsigned i) {
 #endif
 }
 
-/* One HT block by one warp: the cleanup pass 32 wide (ht_dec_warp.cuh),
- * the refinement passes on lane 0, the dequantization 32 wide. */
-SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena,
-                     const uint16_t *lut, uint32_t *coef, int *status,
-                     unsigned i, uint32_t *sm, unsigned qwmax, unsigned lane) {
+/* One HT block's symbols by one thread (ht_dec_sym.cuh); ma, mb: its
+ * two masks, their words ms apart. */
+SCI_HTW uint32_t ht_symbols(const jd_block &b, const uint8_t *arena,
+                            const uint16_t *lut, uint32_t *coef, uint32_t *ma,
+                            uint32_t *mb, unsigned ms) {
+    return sci_hts::symbols(lut, arena + b.data, b.lcup, b.w, b.h,
+                            coef + b.coef, b.stride, ma, mb, ms);
+}
+
+/* One HT block by one warp, after its symbols (sym: their result): the
+ * cleanup pass 32 wide (ht_dec_warp.cuh), the refinement passes on lane
+ * 0, the dequantization 32 wide. */
+SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena, uint32_t sym,
+                     uint32_t *coef, int *status, unsigned i, uint32_t *sm,
+                     unsigned qwmax, unsigned lane) {
     uint32_t *out = coef + b.coef;
     const uint8_t *cup = arena + b.data;
     unsigned p = b.mb - 1u - b.zbp;
-    int r = sci_htw::cleanup(lut, cup, b.lcup, b.w, b.h, p, b.mb - p, out,
+    int r = sci_htw::cleanup(cup, b.lcup, sym, b.w, b.h, p, b.mb - p, out,
                              b.stride, sm, qwmax, lane);
     if (r == SCI_HT_DEC_OK && b.passes >= 2) {
         if (lane == 0)
@@ -176,17 +191,52 @@ SCI_HTW void t1_warp(const jd_block &b, const uint8_t *arena,
         }
 }
 
-/* A code-block a warp, BLK_NT / 32 a CUDA block. */
 #if defined(__CUDACC__) && !defined(SCI_J2KDEC_EMU)
+/* A code-block's symbols a thread, SYM_NT a CUDA block: the VLC table
+ * and the threads' masks (their words SYM_NT apart: no bank conflicts) in
+ * shared memory. */
+__global__ void __launch_bounds__(SYM_NT)
+ht_sym_kernel(const jd_block *blk, size_t n, unsigned qwmax,
+              const uint8_t *arena, const uint16_t *lut, uint32_t *coef,
+              uint32_t *sym) {
+    extern __shared__ uint32_t sym_smem[];
+    uint16_t *lut_s = (uint16_t *)sym_smem;
+    for (unsigned k = threadIdx.x; k < HT_LUT_WORDS; k += SYM_NT)
+        sym_smem[k] = ((const uint32_t *)lut)[k];
+    __syncthreads();
+    size_t i = (size_t)blockIdx.x * SYM_NT + threadIdx.x;
+    uint32_t *ma = sym_smem + HT_LUT_WORDS + threadIdx.x;
+    uint32_t *mb = ma + sci_hts::mask_words(qwmax) * SYM_NT;
+    if (i < n)
+        sym[i] = ht_symbols(blk[i], arena, lut_s, coef, ma, mb, SYM_NT);
+}
+
+/* A code-block a warp, BLK_NT / 32 a CUDA block; with sym_in_warp, lane 0
+ * decodes the block's symbols first (its masks after the warp's words),
+ * else ht_sym_kernel did (sym). */
 __global__ void __launch_bounds__(BLK_NT)
 ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
-          const uint16_t *lut, uint32_t *coef, int *status) {
+          const uint16_t *lut, int sym_in_warp, uint32_t *sym, uint32_t *coef,
+          int *status) {
     extern __shared__ uint32_t ht_smem[];
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (i < n)
-        ht_warp(blk[i], arena, lut, coef, status, (unsigned)i,
-                ht_smem + (threadIdx.x >> 5) * sci_htw::smem_words(qwmax),
-                qwmax, threadIdx.x & 31);
+    if (i >= n)
+        return;
+    unsigned lane = threadIdx.x & 31;
+    size_t words = sci_htw::smem_words(qwmax) +
+                   (sym_in_warp ? 2 * sci_hts::mask_words(qwmax) : 0);
+    uint32_t *sm = ht_smem + (threadIdx.x >> 5) * words;
+    uint32_t st = 0;
+    if (sym_in_warp) {
+        uint32_t *ma = sm + sci_htw::smem_words(qwmax);
+        if (lane == 0)
+            st = ht_symbols(blk[i], arena, lut, coef, ma,
+                            ma + sci_hts::mask_words(qwmax), 1);
+        st = sci_dw::w_shfl(st, 0);
+    } else {
+        st = sym[i];
+    }
+    ht_warp(blk[i], arena, st, coef, status, (unsigned)i, sm, qwmax, lane);
 }
 
 __global__ void __launch_bounds__(T1_NT, T1_MIN_CTAS)
@@ -255,31 +305,71 @@ static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
 #endif
 }
 
-/* qwmax: the most quads a row of any of the blocks (their shared memory) */
+#ifndef SCI_J2KDEC_EMU
+/* Where the symbols of a frame's n HT blocks (arena_bytes of code) are
+ * decoded.  A block a thread (ht_sym_kernel) issues a 32nd of the
+ * instructions that lane 0 of each block's warp does, but its few hundred
+ * warps wait on their own latency for the length of the longest block:
+ * about 0.85 ms for a 4K 4:4:4 frame (6208 blocks of 64x64) at 1 bpp and
+ * lossless alike.  On lane 0 the time grows with the work: 0.49 ms at
+ * 1 bpp (167 bytes a block), 1.25 ms lossless (1.6 KB a block); and with
+ * fewer blocks than one wave of ht_kernel (about 3700 warps on an H100)
+ * each warp has its SM's issue slots more to itself.  (H100, 2026-11-28,
+ * HT blocks stage of bench-j2kdec.) */
+#define HT_SYM_THREAD_MIN_BLOCKS 4096
+#define HT_SYM_THREAD_MIN_BYTES 768
+static int ht_symbols_in_warp(int mode, size_t n, size_t arena_bytes) {
+    if (mode != SCI_CUDA_J2KDEC_SYM_AUTO)
+        return mode == SCI_CUDA_J2KDEC_SYM_WARP;
+    return n < HT_SYM_THREAD_MIN_BLOCKS ||
+           arena_bytes < HT_SYM_THREAD_MIN_BYTES * n;
+}
+#endif
+
+/* qwmax: the most quads a row of any of the blocks (their shared memory);
+ * sym: a word a block, the symbols' results */
 static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
-                             const uint8_t *arena, const uint16_t *lut,
-                             void *coef, int *status, cudaStream_t s) {
+                             const uint8_t *arena, size_t arena_bytes,
+                             int sym_mode, const uint16_t *lut, void *coef,
+                             uint32_t *sym, int *status, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
     size_t words = sci_htw::smem_words(qwmax);
+    unsigned mw = sci_hts::mask_words(qwmax);
 #ifdef SCI_J2KDEC_EMU
     (void)s;
-    uint32_t *sm = (uint32_t *)malloc(words * 4);
+    (void)arena_bytes;
+    (void)sym_mode;
+    uint32_t *sm = (uint32_t *)malloc((words > 2 * mw ? words : 2 * mw) * 4);
     if (!sm)
         return cudaErrorMemoryAllocation;
     for (size_t i = 0; i < n; i++) {
-        /* garbage in, so that a read of a word no lane wrote shows */
+        /* garbage in, so that a read of a word no one wrote shows */
+        memset(sm, 0x5a, 2 * mw * 4);
+        sym[i] = ht_symbols(blk[i], arena, lut, (uint32_t *)coef, sm, sm + mw, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
         memset(sm, 0x5a, words * 4);
         warp_emu_run([&](unsigned lane) {
-            ht_warp(blk[i], arena, lut, (uint32_t *)coef, status, (unsigned)i,
-                    sm, qwmax, lane);
+            ht_warp(blk[i], arena, sym[i], (uint32_t *)coef, status,
+                    (unsigned)i, sm, qwmax, lane);
         });
     }
     free(sm);
     return cudaSuccess;
 #else
+    int in_warp = ht_symbols_in_warp(sym_mode, n, arena_bytes);
+    if (!in_warp) {
+        size_t sym_bytes = (HT_LUT_WORDS + 2 * (size_t)mw * SYM_NT) * 4;
+        ht_sym_kernel<<<(unsigned)((n + SYM_NT - 1) / SYM_NT), SYM_NT, sym_bytes, s>>>(
+            blk, n, qwmax, arena, lut, (uint32_t *)coef, sym);
+        cudaError_t e = cudaGetLastError();
+        if (e)
+            return e;
+    }
+    words += in_warp ? 2 * mw : 0;
     ht_kernel<<<block_grid(n, BLK_NT), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
-        blk, n, qwmax, arena, lut, (uint32_t *)coef, status);
+        blk, n, qwmax, arena, lut, in_warp, sym, (uint32_t *)coef, status);
     return cudaGetLastError();
 #endif
 }
@@ -356,6 +446,7 @@ struct sci_cuda_j2kdec {
     /* device */
     uint16_t *d_lut;
     int ebcot_host;         /* EBCOT blocks on the host (tune) */
+    int ht_sym;             /* SCI_CUDA_J2KDEC_SYM_* (tune_ht) */
     sci_j2k_decode_params prm; /* reduce and layers (set_decode) */
     sci_j2k_decode_params fprm; /* those of the parsed frame */
     int profile;
@@ -1143,9 +1234,12 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         size_t blk_bytes = align16((t.nht + t.neb) * sizeof(jd_block));
         size_t ref_bytes = align16(t.nref * sizeof(jd_ref));
         size_t total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
+        /* on the device only, after the upload: the HT symbols' results */
+        size_t sym_at = align16(total);
         e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
         if (!e)
-            e = grow_device((void **)&s->d_up, &s->d_up_cap, total);
+            e = grow_device((void **)&s->d_up, &s->d_up_cap,
+                            sym_at + t.nht * sizeof(uint32_t));
         if (!e)
             e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena + 16);
         if (!e && grow_host((void **)&s->org, &s->org_cap, t.nht + t.neb + 1,
@@ -1185,7 +1279,8 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                               t.nref, s->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
-            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, d->d_lut, s->d_coef,
+            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, d->ht_sym,
+                          d->d_lut, s->d_coef, (uint32_t *)(s->d_up + sym_at),
                           d_status, st);
         mark(d, s, 3, st);
         if (!e)
@@ -1323,6 +1418,10 @@ extern "C" void sci_cuda_j2kdec_set_decode(sci_cuda_j2kdec *d, unsigned reduce,
 
 extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host) {
     d->ebcot_host = ebcot_on_host != 0;
+}
+
+extern "C" void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols) {
+    d->ht_sym = symbols;
 }
 
 extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {

@@ -138,6 +138,17 @@ int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
  * default). */
 void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host);
 
+/* For benchmarks and tests: where the symbols of HT code-blocks (MEL,
+ * CxtVLC, U-VLC) are decoded on the device. */
+enum {
+    SCI_CUDA_J2KDEC_SYM_AUTO = 0,   /* by the frame's blocks and bytes (the
+                                     * default) */
+    SCI_CUDA_J2KDEC_SYM_THREAD = 1, /* a code-block a thread, a kernel
+                                     * before the blocks' warps */
+    SCI_CUDA_J2KDEC_SYM_WARP = 2    /* lane 0 of each block's warp */
+};
+void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols);
+
 /* Stage times of device-path frames (CUDA events, for benchmarks): after
  * profile(d, 1), stage_ms gives the last finished frame's milliseconds of
  * [0] the upload and the plane clearing, [1] the gather, [2] the HT

@@ -256,6 +256,19 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     return bad ? -1 : 0;
 }
 
+/* compare, then again with the HT blocks' symbols decoded a block a
+ * thread: the frames here are small, and on their own take lane 0 of each
+ * block's warp (SCI_CUDA_J2KDEC_SYM_AUTO) */
+static void compare_both(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
+                         const char *label, const run_opts *o) {
+    char l2[400];
+    compare(g, cs, len, label, o);
+    snprintf(l2, sizeof l2, "%s, symbols a thread a block", label);
+    sci_cuda_j2kdec_tune_ht(g, SCI_CUDA_J2KDEC_SYM_THREAD);
+    compare(g, cs, len, l2, o);
+    sci_cuda_j2kdec_tune_ht(g, SCI_CUDA_J2KDEC_SYM_AUTO);
+}
+
 /* ---- our encoder ----------------------------------------------------------- */
 
 typedef struct {
@@ -420,7 +433,7 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                 continue;
             }
             run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3), 0, 0};
-            compare(g, cs, len, label, &o);
+            compare_both(g, cs, len, label, &o);
             if (e->levels) {
                 /* a lower resolution, and fewer layers where there are
                  * several, on the device too */
@@ -452,7 +465,7 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     snprintf(label, sizeof label, "%s %ux%u damaged #%d",
                              e->label, w, h, t);
                     run_opts od = {-1, 0, 0, 0, 0};
-                    compare(g, bad, len, label, &od);
+                    compare_both(g, bad, len, label, &od);
                     free(bad);
                 }
             }
@@ -587,7 +600,7 @@ static void conformance_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
                             size_t len, void *ctx) {
     unsigned before = path_count[DEV];
     run_opts o = {-1, 0, 2, 0, 0};
-    compare(g, cs, len, name, &o);
+    compare_both(g, cs, len, name, &o);
     if (path_count[DEV] > before) {
         ++*(unsigned *)ctx;
         count_refined(cs, len);
@@ -630,7 +643,7 @@ static void tiled_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
         damage(cs, len);
         run_opts od = {-1, 0, 0, 0, 0};
         snprintf(label, sizeof label, "tiled %s damaged #%d", name, t);
-        compare(g, cs, len, label, &od);
+        compare_both(g, cs, len, label, &od);
     }
 }
 
