@@ -280,12 +280,9 @@ static void zero_rows(uint32_t *out, size_t stride, unsigned w, unsigned y0,
 static int cleanup_pass(const sci_ht_dec_tables *t, const uint8_t *cup,
                         size_t lcup, unsigned w, unsigned h, unsigned p,
                         unsigned kb, uint32_t *out, size_t stride) {
-    if (lcup < 2)
+    size_t pcup;
+    if (sci_ht_dec_split(cup, lcup, &pcup))
         return SCI_HT_DEC_ESCUP;
-    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
-    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
-        return SCI_HT_DEC_ESCUP;
-    size_t pcup = lcup - scup;
 
     ms_reader ms = {cup, 0, pcup, 0, 0, 0, 0, 0, NO_LIMIT};
     mel_reader mel = {cup, pcup, lcup, 0, 0, 0, 0, 0, 0, 0};

@@ -77,6 +77,26 @@ enum {
     SCI_HT_DEC_EMAG = -6,    /* an exponent or magnitude above M_b's bound */
 };
 
+#if defined(__CUDACC__)
+#define SCI_HT_DEC_HD __host__ __device__
+#else
+#define SCI_HT_DEC_HD
+#endif
+
+/* The cleanup segment's split (its last two bytes give Scup, the length
+ * of its MEL and VLC part): the MagSgn part's length in *pcup, and
+ * SCI_HT_DEC_OK, or SCI_HT_DEC_ESCUP.  Shared with the CUDA decoder. */
+static inline SCI_HT_DEC_HD int sci_ht_dec_split(const uint8_t *cup,
+                                                 size_t lcup, size_t *pcup) {
+    if (lcup < 2)
+        return SCI_HT_DEC_ESCUP;
+    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
+    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
+        return SCI_HT_DEC_ESCUP;
+    *pcup = lcup - scup;
+    return SCI_HT_DEC_OK;
+}
+
 /*
  * CxtVLC decoding lookup, built from the rows of codec/j2k/ht_tables.c (the
  * same rows the encoder's lookup comes from): entry [(c_q << 7) | the next

@@ -239,12 +239,9 @@ SCI_HTD unsigned uvlc_pair(uint32_t x, int both, int first_row, int mel2,
 SCI_HTD uint32_t symbols(const uint16_t *lut2, const uint8_t *cup, size_t lcup,
                          unsigned w, unsigned h, uint32_t *out, size_t stride,
                          uint32_t *ma, uint32_t *mb, unsigned ms) {
-    if (lcup < 2)
+    size_t pcup;
+    if (sci_ht_dec_split(cup, lcup, &pcup))
         return SCI_HTS_OK;
-    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
-    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
-        return SCI_HTS_OK;
-    size_t pcup = lcup - scup;
     mel_rd mel = {cup, (unsigned)pcup, (unsigned)lcup, 0, 0, 0, 0, 0, 0,
                   0, 0, SCI_HTS_NO_END};
     vlc_rd vlc;

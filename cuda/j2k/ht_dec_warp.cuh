@@ -124,12 +124,9 @@ SCI_HTW int cleanup(const uint8_t *cup, size_t lcup, uint32_t sym,
                     uint32_t *out, size_t stride, uint32_t *sm,
                     unsigned qwmax, unsigned lane) {
     using namespace sci_htd;
-    if (lcup < 2)
+    size_t pcup;
+    if (sci_ht_dec_split(cup, lcup, &pcup))
         return SCI_HT_DEC_ESCUP;
-    size_t scup = (size_t)cup[lcup - 1] << 4 | (cup[lcup - 2] & 15u);
-    if (scup < 2 || scup > lcup || scup > SCI_HT_DEC_MAX_SCUP)
-        return SCI_HT_DEC_ESCUP;
-    size_t pcup = lcup - scup;
 
     unsigned qw = (w + 1) / 2, qh = (h + 1) / 2, eaw = 2 * qwmax + 4;
     uint8_t *ea = (uint8_t *)(sm + SCI_HTW_WIN);
