@@ -5,7 +5,8 @@
  *
  * The payload header's layout follows draft-ietf-avtcore-rtp-j2k-scl-00 as
  * OpenJPH's receiver (ojph_stream_expand) reads it, which its author tested
- * against Kakadu's sender (docs/streaming.md says what was checked):
+ * against Kakadu's sender, and the same field for field as the parser of
+ * OpenHTJ2K's RFC 9828 receiver (docs/streaming.md says what was checked):
  *
  *   main packet (MH != 0)        body packet (MH == 0)
  *   byte 0: MH:2 TP:3 ORDH:3     MH:2 TP:3 RES:3

@@ -222,6 +222,43 @@ marked (GstBuffer * b)
   return m;
 }
 
+/* The rules on the payload header's fields that OpenHTJ2K's RFC 9828
+ * receiver (open_htj2k_rtp_recv) enforces, packet by packet: no XTRAB
+ * (XTRAC 0), the reserved bits of a main packet zero, no colour codes
+ * without S, code-block caching (C) only with R, POS and PID zero without
+ * ORDB.  And the order of a frame's packets: main packets (MH 1 ... 1 2,
+ * or one MH 3) before its body packets.  *state: 0 before a frame's
+ * first packet, 1 inside its main header, 2 in its body. */
+static void
+assert_header_rules (GstBuffer * b, gint * state)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  sci_j2kscl_hdr hdr;
+  const guint8 *p;
+
+  gst_rtp_buffer_map (b, GST_MAP_READ, &rtp);
+  p = gst_rtp_buffer_get_payload (&rtp);
+  fail_unless_equals_int (sci_j2kscl_hdr_read (p,
+          gst_rtp_buffer_get_payload_len (&rtp), &hdr), 0);
+  if (hdr.mh != SCI_J2KSCL_BODY) {
+    fail_unless (*state != 2, "a main packet inside a frame's body");
+    fail_unless_equals_int (hdr.xtrac, 0);
+    fail_unless_equals_int (p[4] & 0x1E, 0);
+    if (!hdr.s)
+      fail_unless (hdr.prims == 0 && hdr.trans == 0 && hdr.mat == 0
+          && hdr.range == 0);
+    fail_unless (!hdr.c || hdr.r);
+    *state = hdr.mh == SCI_J2KSCL_MAIN_MORE ? 1 : 2;
+  } else {
+    fail_unless (*state == 2, "a body packet before its main header ended");
+    if (!hdr.ordb)
+      fail_unless (hdr.pos == 0 && hdr.pid == 0);
+  }
+  if (gst_rtp_buffer_get_marker (&rtp))
+    *state = 0;
+  gst_rtp_buffer_unmap (&rtp);
+}
+
 /* Our encoders' frames through the payloader and depayloader at several
  * MTUs, byte for byte: at 60 and 200 bytes a frame takes more packets than
  * a buffer holds memories, which the depayloader copies as they come; at
@@ -250,8 +287,10 @@ GST_START_TEST (test_round_trips)
       J2kPosted p;
       GList *out = depayload (pk, NULL, &caps, &p);
       guint marks = 0;
+      gint state = 0;
 
       for (guint i = 0; i < pk->len; i++) {
+        assert_header_rules (g_ptr_array_index (pk, i), &state);
         marks += marked (g_ptr_array_index (pk, i));
         fail_unless (gst_buffer_get_size (g_ptr_array_index (pk, i)) <=
             mtus[m]);
