@@ -3,15 +3,15 @@
  * (cuda/j2k/j2kdec.cu), equal sample for sample to codec/j2k/ht_dec.c,
  * damage included.
  *
- * The symbols (MEL, CxtVLC, U-VLC) come first, a block a thread
- * (ht_dec_sym.cuh), as a record a quad in the coefficient plane.  Then a
- * line-pair at a time, 32 quads at a time, a quad a lane: the exponent
- * predictor kappa (from the exponents of the line above, kept in shared
- * memory), U = u + kappa and the quad's MagSgn bit count; a warp prefix
- * sum places each quad's bits in the MagSgn stream, which the warp
- * unstuffs 32 bytes a round into a window of shared memory (a byte after
- * 0xFF holds 7 bits), and every lane reads its samples from there and
- * writes the quad's four words over its record.
+ * The symbols (MEL, CxtVLC, U-VLC) come first (ht_dec_sym.cuh: a block
+ * a thread, or lane 0 of this warp), as a record a quad in the
+ * coefficient plane.  Then a line-pair at a time, 32 quads at a time, a
+ * quad a lane: the exponent predictor kappa (from the exponents of the
+ * line above, kept in shared memory), U = u + kappa and the quad's MagSgn
+ * bit count; a warp prefix sum places each quad's bits in the MagSgn
+ * stream, which the warp unstuffs 32 bytes a round into a window of shared
+ * memory (a byte after 0xFF holds 7 bits), and every lane reads its
+ * samples from there and writes the quad's four words over its record.
  *
  * Damage: the C decoder stops at the quad pair where a stream ran out or a
  * magnitude went past M_b and zeroes the block from that line-pair down;

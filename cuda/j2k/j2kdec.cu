@@ -138,6 +138,34 @@ SCI_HTW void ht_warp(const jd_block &b, const uint8_t *arena, uint32_t sym,
                         b.step, lane, 32);
 }
 
+/* A warp's shared memory for the HT blocks of a frame, in words: the
+ * cleanup pass's, and the symbols' two masks after it when lane 0
+ * decodes them. */
+SCI_HTD size_t ht_warp_words(unsigned qwmax, int sym_in_warp) {
+    return sci_htw::smem_words(qwmax) +
+           (sym_in_warp ? 2 * sci_hts::mask_words(qwmax) : 0);
+}
+
+/* Block i by one warp, in sm (ht_warp_words words): with sym_in_warp,
+ * lane 0 decodes its symbols first, else ht_sym_kernel did (sym[i]).  The
+ * device kernel and the emulated launch both run this. */
+SCI_HTW void ht_block(const jd_block &b, unsigned i, const uint8_t *arena,
+                      const uint16_t *lut, int sym_in_warp, const uint32_t *sym,
+                      uint32_t *coef, int *status, uint32_t *sm, unsigned qwmax,
+                      unsigned lane) {
+    uint32_t st = 0;
+    if (sym_in_warp) {
+        uint32_t *ma = sm + sci_htw::smem_words(qwmax);
+        if (lane == 0)
+            st = ht_symbols(b, arena, lut, coef, ma,
+                            ma + sci_hts::mask_words(qwmax), 1);
+        st = sci_dw::w_shfl(st, 0);
+    } else {
+        st = sym[i];
+    }
+    ht_warp(b, arena, st, coef, status, i, sm, qwmax, lane);
+}
+
 /* A warp's shared memory for the EBCOT blocks of a frame, in words: the
  * three visit maps of mw words, the MQ context states, the context tables
  * (512 and 256 bytes) and fn flag words (sci_t1d::decode_block), mw and fn
@@ -211,32 +239,18 @@ ht_sym_kernel(const jd_block *blk, size_t n, unsigned qwmax,
         sym[i] = ht_symbols(blk[i], arena, lut_s, coef, ma, mb, SYM_NT);
 }
 
-/* A code-block a warp, BLK_NT / 32 a CUDA block; with sym_in_warp, lane 0
- * decodes the block's symbols first (its masks after the warp's words),
- * else ht_sym_kernel did (sym). */
+/* A code-block a warp, BLK_NT / 32 a CUDA block. */
 __global__ void __launch_bounds__(BLK_NT)
 ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
-          const uint16_t *lut, int sym_in_warp, uint32_t *sym, uint32_t *coef,
-          int *status) {
+          const uint16_t *lut, int sym_in_warp, const uint32_t *sym,
+          uint32_t *coef, int *status) {
     extern __shared__ uint32_t ht_smem[];
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (i >= n)
-        return;
-    unsigned lane = threadIdx.x & 31;
-    size_t words = sci_htw::smem_words(qwmax) +
-                   (sym_in_warp ? 2 * sci_hts::mask_words(qwmax) : 0);
-    uint32_t *sm = ht_smem + (threadIdx.x >> 5) * words;
-    uint32_t st = 0;
-    if (sym_in_warp) {
-        uint32_t *ma = sm + sci_htw::smem_words(qwmax);
-        if (lane == 0)
-            st = ht_symbols(blk[i], arena, lut, coef, ma,
-                            ma + sci_hts::mask_words(qwmax), 1);
-        st = sci_dw::w_shfl(st, 0);
-    } else {
-        st = sym[i];
-    }
-    ht_warp(blk[i], arena, st, coef, status, (unsigned)i, sm, qwmax, lane);
+    if (i < n)
+        ht_block(blk[i], (unsigned)i, arena, lut, sym_in_warp, sym, coef,
+                 status,
+                 ht_smem + (threadIdx.x >> 5) * ht_warp_words(qwmax, sym_in_warp),
+                 qwmax, threadIdx.x & 31);
 }
 
 __global__ void __launch_bounds__(T1_NT, T1_MIN_CTAS)
@@ -305,7 +319,6 @@ static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
 #endif
 }
 
-#ifndef SCI_J2KDEC_EMU
 /* Where the symbols of a frame's n HT blocks (arena_bytes of code) are
  * decoded.  A block a thread (ht_sym_kernel) issues a 32nd of the
  * instructions that lane 0 of each block's warp does, but its few hundred
@@ -324,7 +337,6 @@ static int ht_symbols_in_warp(int mode, size_t n, size_t arena_bytes) {
     return n < HT_SYM_THREAD_MIN_BLOCKS ||
            arena_bytes < HT_SYM_THREAD_MIN_BYTES * n;
 }
-#endif
 
 /* qwmax: the most quads a row of any of the blocks (their shared memory);
  * sym: a word a block, the symbols' results */
@@ -334,16 +346,15 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
                              uint32_t *sym, int *status, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
-    size_t words = sci_htw::smem_words(qwmax);
+    int in_warp = ht_symbols_in_warp(sym_mode, n, arena_bytes);
+    size_t words = ht_warp_words(qwmax, in_warp);
     unsigned mw = sci_hts::mask_words(qwmax);
 #ifdef SCI_J2KDEC_EMU
     (void)s;
-    (void)arena_bytes;
-    (void)sym_mode;
     uint32_t *sm = (uint32_t *)malloc((words > 2 * mw ? words : 2 * mw) * 4);
     if (!sm)
         return cudaErrorMemoryAllocation;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; !in_warp && i < n; i++) {
         /* garbage in, so that a read of a word no one wrote shows */
         memset(sm, 0x5a, 2 * mw * 4);
         sym[i] = ht_symbols(blk[i], arena, lut, (uint32_t *)coef, sm, sm + mw, 1);
@@ -351,14 +362,13 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
     for (size_t i = 0; i < n; i++) {
         memset(sm, 0x5a, words * 4);
         warp_emu_run([&](unsigned lane) {
-            ht_warp(blk[i], arena, sym[i], (uint32_t *)coef, status,
-                    (unsigned)i, sm, qwmax, lane);
+            ht_block(blk[i], (unsigned)i, arena, lut, in_warp, sym,
+                     (uint32_t *)coef, status, sm, qwmax, lane);
         });
     }
     free(sm);
     return cudaSuccess;
 #else
-    int in_warp = ht_symbols_in_warp(sym_mode, n, arena_bytes);
     if (!in_warp) {
         size_t sym_bytes = (HT_LUT_WORDS + 2 * (size_t)mw * SYM_NT) * 4;
         ht_sym_kernel<<<(unsigned)((n + SYM_NT - 1) / SYM_NT), SYM_NT, sym_bytes, s>>>(
@@ -367,7 +377,6 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
         if (e)
             return e;
     }
-    words += in_warp ? 2 * mw : 0;
     ht_kernel<<<block_grid(n, BLK_NT), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
         blk, n, qwmax, arena, lut, in_warp, sym, (uint32_t *)coef, status);
     return cudaGetLastError();
