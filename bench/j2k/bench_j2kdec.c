@@ -446,9 +446,14 @@ int main(int argc, char **argv) {
             grk_enc = argv[++i];
         else if (!strcmp(argv[i], "--ht-symbols") && i + 1 < argc) {
             const char *m = argv[++i];
-            ht_symbols = !strcmp(m, "thread") ? SCI_CUDA_J2KDEC_SYM_THREAD
-                         : !strcmp(m, "warp") ? SCI_CUDA_J2KDEC_SYM_WARP
-                                              : SCI_CUDA_J2KDEC_SYM_AUTO;
+            if (!strcmp(m, "auto") || !strcmp(m, "thread") || !strcmp(m, "warp")) {
+                ht_symbols = m[0] == 't'   ? SCI_CUDA_J2KDEC_SYM_THREAD
+                             : m[0] == 'w' ? SCI_CUDA_J2KDEC_SYM_WARP
+                                           : SCI_CUDA_J2KDEC_SYM_AUTO;
+            } else {
+                fprintf(stderr, "--ht-symbols: auto, thread or warp, not %s\n", m);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--tiles-only"))
             tiles_only = 1;
         else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
