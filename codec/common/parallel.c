@@ -162,8 +162,8 @@ unsigned sci_pool_threads(const sci_pool *p) {
     return p ? p->threads : 1u;
 }
 
-void sci_pool_for(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
-                  void *ctx) {
+static void pool_for(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
+                     void *ctx, int wait) {
     if (n == 0)
         return;
     unsigned t = p ? p->threads : 1;
@@ -172,7 +172,8 @@ void sci_pool_for(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
         grain = (n + pieces - 1) / pieces;
     }
     size_t chunks = (n - 1) / grain + 1;
-    if (t == 1 || chunks == 1 || pthread_mutex_trylock(&p->run)) {
+    if (t == 1 || chunks == 1 ||
+        (wait ? pthread_mutex_lock(&p->run) : pthread_mutex_trylock(&p->run))) {
         fn(ctx, 0, n, 0);
         return;
     }
@@ -204,4 +205,14 @@ void sci_pool_for(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
         pthread_cond_wait(&p->idle, &p->m);
     pthread_mutex_unlock(&p->m);
     pthread_mutex_unlock(&p->run);
+}
+
+void sci_pool_for(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
+                  void *ctx) {
+    pool_for(p, n, grain, fn, ctx, 0);
+}
+
+void sci_pool_for_shared(sci_pool *p, size_t n, size_t grain, sci_pool_fn fn,
+                         void *ctx) {
+    pool_for(p, n, grain, fn, ctx, 1);
 }

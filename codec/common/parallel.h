@@ -72,6 +72,12 @@ unsigned sci_pool_threads(const sci_pool *pool);
 void sci_pool_for(sci_pool *pool, size_t n, size_t grain, sci_pool_fn fn,
                   void *ctx);
 
+/* sci_pool_for for a pool that several threads share: a region another
+ * thread is running is waited for, instead of this one running on the
+ * calling thread alone.  Never from inside a region's fn. */
+void sci_pool_for_shared(sci_pool *pool, size_t n, size_t grain,
+                         sci_pool_fn fn, void *ctx);
+
 /* `pool` when cond holds, else NULL: for regions too small to be worth
  * waking threads for. */
 static inline sci_pool *sci_pool_if(sci_pool *pool, int cond) {

@@ -62,6 +62,8 @@ typedef struct {
     sci_pool *nest;           /* pool to start a region from inside */
     atomic_uint nested_ok;
     unsigned sleep_ms;
+    int shared;               /* sci_pool_for_shared: never the whole range
+                               * on the caller when there are chunks */
 } cover_args;
 
 static void nested_fn(void *arg, size_t b, size_t e, unsigned wk) {
@@ -74,7 +76,8 @@ static void cover_fn(void *arg, size_t b, size_t e, unsigned wk) {
     /* a chunk of the grain, or the whole range on the caller (no pool, a
      * pool of one thread, a single chunk, a nested region) */
     int whole = b == 0 && e == a->n && wk == 0;
-    if (b >= e || e > a->n || (a->grain && !whole && (b % a->grain || e - b > a->grain)))
+    if (b >= e || e > a->n || (a->grain && !whole && (b % a->grain || e - b > a->grain)) ||
+        (a->shared && whole && a->grain && a->n > a->grain && a->threads > 1))
         atomic_store(&a->bad_chunk, 1);
     if (wk >= a->threads)
         atomic_store(&a->bad_worker, 1);
@@ -103,7 +106,10 @@ static int cover(sci_pool *pool, size_t n, size_t grain, cover_args *a) {
     atomic_store(&a->bad_worker, 0);
     atomic_store(&a->workers_seen, 0);
     atomic_store(&a->nested_ok, 0);
-    sci_pool_for(pool, n, grain, cover_fn, a);
+    if (a->shared)
+        sci_pool_for_shared(pool, n, grain, cover_fn, a);
+    else
+        sci_pool_for(pool, n, grain, cover_fn, a);
     int ok = !atomic_load(&a->bad_chunk) && !atomic_load(&a->bad_worker);
     for (size_t i = 0; i < n; i++)
         ok = ok && atomic_load(&a->count[i]) == 1;
@@ -113,12 +119,13 @@ static int cover(sci_pool *pool, size_t n, size_t grain, cover_args *a) {
 
 typedef struct {
     sci_pool *pool;
-    int ok;
+    int ok, shared;
 } racer;
 
 static void *race_main(void *arg) {
     racer *r = arg;
     cover_args a = {0};
+    a.shared = r->shared;
     r->ok = 1;
     for (unsigned k = 0; k < 200; k++)
         r->ok = r->ok && cover(r->pool, 50 + k, 3, &a);
@@ -174,13 +181,23 @@ static void test_regions(void) {
 
     /* two threads on one pool at once: one runs its regions on the
      * workers, the other on itself, and neither waits for the other */
-    racer r[2] = {{p, 0}, {p, 0}};
+    racer r[2] = {{p, 0, 0}, {p, 0, 0}};
     pthread_t tid[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&tid[i], NULL, race_main, &r[i]);
     for (int i = 0; i < 2; i++)
         pthread_join(tid[i], NULL);
     check(r[0].ok && r[1].ok, "two threads running regions on one pool");
+
+    /* the same with sci_pool_for_shared: each waits for the other's
+     * region and runs its own on the workers, in chunks */
+    for (int i = 0; i < 2; i++) {
+        r[i].shared = 1;
+        pthread_create(&tid[i], NULL, race_main, &r[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(tid[i], NULL);
+    check(r[0].ok && r[1].ok, "two threads sharing one pool, taking turns");
     sci_pool_free(p);
 }
 
