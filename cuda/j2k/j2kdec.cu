@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "j2kdec.h"
+#include "j2kdec_lane.h"
 #include "dwt.h"
 #include "ht_dec_warp.cuh"
 #include "t1_dec.cuh"
@@ -33,8 +34,6 @@
 #include "codec/common/parallel.h"
 #include "codec/j2k/ht_dec.h"
 #include "codec/j2k/wavelet_frame.h"
-
-#define MAX_SLOTS 8
 
 #define SYM_NT 32       /* threads a CUDA block of the HT symbols kernel:
                          * a frame's few thousand blocks spread over
@@ -409,9 +408,9 @@ struct tile_run {
     ptrdiff_t out[SCI_WT_MAX_COMPONENTS];
 };
 
+/* A lane's frame on the device: its stream, buffers and events. */
 struct slot {
-    int busy;
-    unsigned ticket;
+    int busy;               /* submitted, not yet finished */
     sci_cuda_j2kdec_path_t path;
     uint8_t *h_up;          /* pinned: codestream, blocks, pieces */
     size_t up_cap;
@@ -422,11 +421,11 @@ struct slot {
     size_t nht;             /* blocks on the device */
     cudaEvent_t ev[6];      /* stage marks (sci_cuda_j2kdec_profile) */
     int profiled;           /* its last frame recorded them */
-    /* A slot's frame runs on the slot's own stream and buffers, so the
+    /* A lane's frame runs on the lane's own stream and buffers, so the
      * frames in flight overlap on the device too: one frame's longest
      * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
     cudaStream_t st;
-    cudaEvent_t start;      /* the caller's stream at submit */
+    cudaEvent_t start;      /* the caller's stream (jd_lane_after) */
     uint8_t *d_up, *d_arena;
     size_t d_up_cap, arena_cap;
     void *d_coef;
@@ -439,28 +438,22 @@ struct slot {
     size_t org_cap;
 };
 
-struct sci_cuda_j2kdec {
+/* A frame's decoder (j2kdec_lane.h): the C reference that parses it and
+ * runs its tier-2, the tables built from it, and its slot. */
+struct jd_lane {
     sci_j2k_dec *dec;
-    sci_pool *pool;
+    sci_pool *pool;         /* the decoder's, shared by its lanes */
     unsigned nthreads;
     sci_j2k_block_scratch **scratch;
-    unsigned nslots;
-    slot slots[MAX_SLOTS];
-    unsigned next_ticket;
+    slot s;
     const uint8_t *data;
     size_t len;
     int parsed;
     sci_j2k_info info;
-    sci_cuda_j2kdec_path_t path;
-    /* device */
     uint16_t *d_lut;
-    int ebcot_host;         /* EBCOT blocks on the host (tune) */
-    int ht_sym;             /* SCI_CUDA_J2KDEC_SYM_* (tune_ht) */
-    sci_j2k_decode_params prm; /* reduce and layers (set_decode) */
-    sci_j2k_decode_params fprm; /* those of the parsed frame */
+    sci_j2k_decode_params fprm; /* reduce and layers of the parsed frame */
     int profile;
-    float stage_ms[5];
-    float host_ms[3];       /* the last device-path submit's host stages */
+    jd_lane_report rep;
     /* the frame's tables, tile by tile as tier-2 finds them, before they
      * go to the pinned buffer: EBCOT and HT blocks, their byte pieces, the
      * EBCOT blocks' pass ends, the tiles */
@@ -475,7 +468,7 @@ struct sci_cuda_j2kdec {
     tile_run *runs;
     size_t runs_cap;
     size_t sort_at[SORT_BUCKETS];
-    int *d_status;          /* one pair a slot */
+    int *d_status;          /* damaged HT blocks, first one */
     /* host-side buffers of the host paths (pinned, one at a time) */
     void *h_coef;
     size_t h_coef_cap;
@@ -483,21 +476,17 @@ struct sci_cuda_j2kdec {
     size_t h_planes_cap;
     cudaEvent_t host_up;    /* their last upload */
     int host_up_pending;
-    /* messages */
-    char err[512];
-    unsigned warnings;
-    char warning[256];
 };
 
-static int fail(sci_cuda_j2kdec *d, int code, const char *fmt, ...) {
+static int fail(jd_lane *d, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    vsnprintf(d->rep.err, sizeof d->rep.err, fmt, ap);
     va_end(ap);
     return code;
 }
 
-static int dec_fail(sci_cuda_j2kdec *d, int r) {
+static int dec_fail(jd_lane *d, int r) {
     if (r == SCI_J2K_ENOMEM)
         return fail(d, cudaErrorMemoryAllocation, "out of host memory");
     return fail(d, SCI_CUDA_J2KDEC_ERR_DECODE, "%s", sci_j2k_dec_error(d->dec));
@@ -531,24 +520,20 @@ static cudaError_t grow_device(void **p, size_t *cap, size_t need) {
     return e;
 }
 
-extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
-                                      unsigned threads) {
+int jd_lane_create(jd_lane **out, sci_pool *pool) {
     *out = NULL;
-    if (slots < 1 || slots > MAX_SLOTS)
-        return SCI_CUDA_J2KDEC_ERR_ARG;
-    sci_cuda_j2kdec *d = (sci_cuda_j2kdec *)calloc(1, sizeof *d);
+    jd_lane *d = (jd_lane *)calloc(1, sizeof *d);
     if (!d)
         return cudaErrorMemoryAllocation;
-    d->nslots = slots;
     for (int k = 0; k < 5; k++)
-        d->stage_ms[k] = -1;
+        d->rep.stage_ms[k] = -1;
     for (int k = 0; k < 3; k++)
-        d->host_ms[k] = -1;
+        d->rep.host_ms[k] = -1;
     d->dec = sci_j2k_dec_new();
-    d->pool = sci_pool_new(threads);
-    d->nthreads = sci_pool_threads(d->pool);
+    d->pool = pool;
+    d->nthreads = sci_pool_threads(pool);
     d->scratch = (sci_j2k_block_scratch **)calloc(d->nthreads, sizeof *d->scratch);
-    int err = d->dec && d->pool && d->scratch ? cudaSuccess : cudaErrorMemoryAllocation;
+    int err = d->dec && d->scratch ? cudaSuccess : cudaErrorMemoryAllocation;
     for (unsigned i = 0; !err && i < d->nthreads; i++)
         if (!(d->scratch[i] = sci_j2k_block_scratch_new()))
             err = cudaErrorMemoryAllocation;
@@ -561,53 +546,50 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
         err = cudaMemcpy(d->d_lut, t->vlc, sizeof t->vlc, cudaMemcpyHostToDevice);
     free(t);
     if (!err)
-        err = cudaMalloc((void **)&d->d_status, MAX_SLOTS * 2 * sizeof(int));
+        err = cudaMalloc((void **)&d->d_status, 2 * sizeof(int));
     if (!err)
         err = cudaEventCreateWithFlags(&d->host_up, cudaEventDisableTiming);
-    for (unsigned i = 0; !err && i < slots; i++) {
-        slot *s = &d->slots[i];
+    slot *s = &d->s;
+    if (!err)
         err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
-        if (!err)
-            err = cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming);
-        if (!err)
-            err = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
-        if (!err)
-            err = cudaMallocHost((void **)&s->h_status, 2 * sizeof(int));
-    }
+    if (!err)
+        err = cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming);
+    if (!err)
+        err = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
+    if (!err)
+        err = cudaMallocHost((void **)&s->h_status, 2 * sizeof(int));
     if (err) {
-        sci_cuda_j2kdec_destroy(d);
+        jd_lane_destroy(d);
         return err;
     }
     *out = d;
     return cudaSuccess;
 }
 
-extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
+void jd_lane_destroy(jd_lane *d) {
     if (!d)
         return;
-    for (unsigned i = 0; i < d->nslots; i++) {
-        slot *s = &d->slots[i];
-        if (s->done) {
-            cudaEventSynchronize(s->done);
-            cudaEventDestroy(s->done);
-        }
-        cudaFreeHost(s->h_up);
-        cudaFreeHost(s->h_status);
-        for (int k = 0; k < 6; k++)
-            if (s->ev[k])
-                cudaEventDestroy(s->ev[k]);
-        if (s->start)
-            cudaEventDestroy(s->start);
-        if (s->st)
-            cudaStreamDestroy(s->st);
-        for (unsigned k = 0; k < s->nwt; k++)
-            sci_cuda_wt_destroy(s->wts[k].wt);
-        free(s->wts);
-        free(s->org);
-        cudaFree(s->d_up);
-        cudaFree(s->d_arena);
-        cudaFree(s->d_coef);
+    slot *s = &d->s;
+    if (s->done) {
+        cudaEventSynchronize(s->done);
+        cudaEventDestroy(s->done);
     }
+    cudaFreeHost(s->h_up);
+    cudaFreeHost(s->h_status);
+    for (int k = 0; k < 6; k++)
+        if (s->ev[k])
+            cudaEventDestroy(s->ev[k]);
+    if (s->start)
+        cudaEventDestroy(s->start);
+    if (s->st)
+        cudaStreamDestroy(s->st);
+    for (unsigned k = 0; k < s->nwt; k++)
+        sci_cuda_wt_destroy(s->wts[k].wt);
+    free(s->wts);
+    free(s->org);
+    cudaFree(s->d_up);
+    cudaFree(s->d_arena);
+    cudaFree(s->d_coef);
     if (d->host_up) {
         cudaEventSynchronize(d->host_up);
         cudaEventDestroy(d->host_up);
@@ -627,16 +609,15 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
     free(d->href);
     free(d->hplen);
     free(d->runs);
-    sci_pool_free(d->pool);
     sci_j2k_dec_free(d->dec);
     free(d);
 }
 
-extern "C" int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data,
-                                     size_t len, sci_j2k_info *info,
-                                     sci_j2k_comp_info *comp, unsigned ncomp) {
+int jd_lane_parse(jd_lane *d, const uint8_t *data, size_t len,
+                  const sci_j2k_decode_params *prm, sci_j2k_info *info,
+                  sci_j2k_comp_info *comp, unsigned ncomp) {
     d->parsed = 0;
-    d->err[0] = 0;
+    d->rep.err[0] = 0;
     int r = sci_j2k_dec_parse(d->dec, data, len, &d->info);
     if (r)
         return dec_fail(d, r);
@@ -645,7 +626,7 @@ extern "C" int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data,
     d->parsed = 1;
     /* as j2kdec does: reduce beyond the levels gives the smallest
      * resolution there is */
-    d->fprm = d->prm;
+    d->fprm = *prm;
     if (d->fprm.reduce > d->info.levels)
         d->fprm.reduce = d->info.levels;
     if (info)
@@ -688,7 +669,7 @@ static uint32_t ceil_shift(uint32_t a, unsigned r) {
 /* Before tier-2: whether every tile of the grid can be aligned, by the
  * main header's levels (a tile's own COD may still say otherwise, which
  * tile_geometry then finds). */
-static int grid_aligned(const sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci) {
+static int grid_aligned(const jd_lane *d, const sci_j2k_comp_info *ci) {
     const sci_j2k_info *in = &d->info;
     unsigned r = d->fprm.reduce, top = in->levels - r;
     uint64_t nt = (uint64_t)in->tiles_x * in->tiles_y;
@@ -716,7 +697,7 @@ static int grid_aligned(const sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci) {
 
 /* Whether tile tb fits the device layout: fills its run (geometry and
  * output offsets in the caller's planes). */
-static int tile_geometry(const sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+static int tile_geometry(const jd_lane *d, const sci_j2k_tile_blocks *tb,
                          const sci_j2k_comp_info *ci,
                          const sci_cuda_j2kdec_plane *planes, tile_run *run) {
     unsigned nc = tb->ncomp;
@@ -788,7 +769,7 @@ static cudaError_t slot_wt(slot *s, const sci_wt_geometry *g, sci_cuda_wt **wt) 
 }
 
 struct host_blocks_ctx {
-    sci_cuda_j2kdec *d;
+    jd_lane *d;
     const sci_j2k_tile_blocks *tb;
     const tile_run *run;
     int damaged[SCI_POOL_MAX_THREADS];
@@ -814,12 +795,12 @@ static void host_blocks_fn(void *vctx, size_t begin, size_t end, unsigned worker
     }
 }
 
-static void note_host_warnings(sci_cuda_j2kdec *d, slot *s) {
+static void note_host_warnings(jd_lane *d, slot *s) {
     s->warnings = sci_j2k_dec_warnings(d->dec);
     snprintf(s->warning, sizeof s->warning, "%s", sci_j2k_dec_warning(d->dec));
 }
 
-static void host_up_wait(sci_cuda_j2kdec *d) {
+static void host_up_wait(jd_lane *d) {
     if (d->host_up_pending) {
         cudaEventSynchronize(d->host_up);
         d->host_up_pending = 0;
@@ -827,7 +808,7 @@ static void host_up_wait(sci_cuda_j2kdec *d) {
 }
 
 /* The whole frame by the C reference, its planes uploaded. */
-static int submit_host(sci_cuda_j2kdec *d, slot *s,
+static int submit_host(jd_lane *d, slot *s,
                        const sci_cuda_j2kdec_plane *planes,
                        const sci_j2k_comp_info *ci, cudaStream_t st) {
     unsigned nc = d->info.components;
@@ -897,7 +878,7 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t elem) {
 }
 
 /* Room in the decoder's arrays for the tables of tile tb. */
-static int tables_room(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+static int tables_room(jd_lane *d, const sci_j2k_tile_blocks *tb,
                        tables *t) {
     size_t nplen = 0;
     for (size_t i = 0; i < tb->nblocks; i++)
@@ -925,7 +906,7 @@ static int tables_room(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
     return 0;
 }
 
-static void add_block(sci_cuda_j2kdec *d, const sci_j2k_tile_blocks *tb,
+static void add_block(jd_lane *d, const sci_j2k_tile_blocks *tb,
                       const sci_wt_geometry *g, size_t i, tables *t) {
     sci_j2k_status *st = sci_j2k_dec_status(d->dec);
     const sci_j2k_block *b = &tb->blocks[i];
@@ -1072,7 +1053,7 @@ static unsigned weight_bucket(const jd_block &b, int ht) {
 }
 
 /* src[0..n) into dst, heaviest first, and their origins alike */
-static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src,
+static void sort_heavier(jd_lane *d, const jd_block *src,
                          const blk_origin *org, size_t n, int ht,
                          jd_block *dst, blk_origin *org_dst) {
     size_t *at = d->sort_at;
@@ -1092,7 +1073,7 @@ static void sort_heavier(sci_cuda_j2kdec *d, const jd_block *src,
     }
 }
 
-static void mark(const sci_cuda_j2kdec *d, slot *s, int k, cudaStream_t st) {
+static void mark(const jd_lane *d, slot *s, int k, cudaStream_t st) {
     if (d->profile)
         cudaEventRecord(s->ev[k], st);
 }
@@ -1118,7 +1099,7 @@ static size_t tile_words(const sci_wt_geometry *g) {
  * tables.  Returns 0 (t and d->runs[0 .. *ntiles) filled; *ebcot: an
  * EBCOT block is among them), -1 when a tile does not fit the device
  * layout, or an error code. */
-static int collect_tiles(sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci,
+static int collect_tiles(jd_lane *d, const sci_j2k_comp_info *ci,
                          const sci_cuda_j2kdec_plane *planes, tables *t,
                          size_t *ntiles, int *ebcot, double *table_ms) {
     size_t nt = (size_t)d->info.tiles_x * d->info.tiles_y;
@@ -1150,16 +1131,21 @@ static int collect_tiles(sci_cuda_j2kdec *d, const sci_j2k_comp_info *ci,
     return 0;
 }
 
-extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
-                                      const sci_cuda_j2kdec_plane *planes,
-                                      void *stream, unsigned *ticket) {
-    d->err[0] = 0;
+int jd_lane_after(jd_lane *d, cudaStream_t stream) {
+    /* the lane's last frame may still be reading its pinned buffer */
+    cudaEventSynchronize(d->s.done);
+    cudaError_t e = cudaEventRecord(d->s.start, stream);
+    return e ? fail(d, e, "CUDA: %s", cudaGetErrorString(e)) : 0;
+}
+
+int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
+                   const jd_tuning *tu) {
+    d->rep.err[0] = 0;
+    for (int k = 0; k < 3; k++)
+        d->rep.host_ms[k] = -1;
     if (!d->parsed || !planes)
         return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "nothing parsed, or no planes");
-    slot *s = &d->slots[d->next_ticket % d->nslots];
-    if (s->busy)
-        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "%u frames in flight already",
-                    d->nslots);
+    slot *s = &d->s;
     unsigned nc = d->info.components;
     sci_j2k_comp_info *ci = (sci_j2k_comp_info *)calloc(nc, sizeof *ci);
     if (!ci)
@@ -1183,12 +1169,8 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         free(ci);
         return ret;
     }
-    /* the slot's last frame may still be reading its pinned buffer */
-    cudaEventSynchronize(s->done);
     /* the frame runs after what the caller queued before it */
-    cudaError_t e = cudaEventRecord(s->start, (cudaStream_t)stream);
-    if (!e)
-        e = cudaStreamWaitEvent(s->st, s->start, 0);
+    cudaError_t e = cudaStreamWaitEvent(s->st, s->start, 0);
     if (e) {
         free(ci);
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
@@ -1207,11 +1189,11 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         free(ci);
         return r;
     }
-    d->path = r < 0 ? SCI_CUDA_J2KDEC_HOST
-              : ebcot && d->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
+    d->rep.path = r < 0 ? SCI_CUDA_J2KDEC_HOST
+              : ebcot && tu->ebcot_host ? SCI_CUDA_J2KDEC_HOST_BLOCKS
                                        : SCI_CUDA_J2KDEC_DEVICE;
-    s->path = d->path;
-    if (d->path == SCI_CUDA_J2KDEC_HOST) {
+    s->path = d->rep.path;
+    if (d->rep.path == SCI_CUDA_J2KDEC_HOST) {
         ret = submit_host(d, s, planes, ci, st);
         free(ci);
         if (ret)
@@ -1219,8 +1201,6 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         cudaEventRecord(s->done, st);
         s->h_status[0] = 0;
         s->busy = 1;
-        s->ticket = d->next_ticket++;
-        *ticket = s->ticket;
         return 0;
     }
 
@@ -1235,9 +1215,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     for (unsigned c = 0; c < nc; c++)
         out[c] = out_rule(ci[c], planes[c].bytes);
     free(ci);
-    int *d_status = d->d_status + 2 * (s - d->slots);
+    int *d_status = d->d_status;
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
-    if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE) {
+    if (!e && d->rep.path == SCI_CUDA_J2KDEC_DEVICE) {
         /* the upload: codestream | blocks | pieces | pass ends */
         size_t cs_bytes = align16(d->len);
         size_t blk_bytes = align16((t.nht + t.neb) * sizeof(jd_block));
@@ -1266,9 +1246,9 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                          s->org + t.nht);
             memcpy(s->h_up + cs_bytes + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
             memcpy(s->h_up + cs_bytes + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
-            d->host_ms[0] = (float)(h1 - h0 - table_ms);
-            d->host_ms[1] = (float)(table_ms + now_ms() - h2);
-            d->host_ms[2] = (float)(h2 - h1);
+            d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
+            d->rep.host_ms[1] = (float)(table_ms + now_ms() - h2);
+            d->rep.host_ms[2] = (float)(h2 - h1);
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
@@ -1288,7 +1268,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                               t.nref, s->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
-            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, d->ht_sym,
+            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, tu->ht_sym,
                           d->d_lut, s->d_coef, (uint32_t *)(s->d_up + sym_at),
                           d_status, st);
         mark(d, s, 3, st);
@@ -1318,7 +1298,8 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
             x->d = d;
             x->tb = &tb;
             x->run = &d->runs[k];
-            sci_pool_for(d->pool, tb.nblocks, 16, host_blocks_fn, x);
+            /* the frame's longest region: it waits for another lane's */
+            sci_pool_for_shared(d->pool, tb.nblocks, 16, host_blocks_fn, x);
             int damaged = 0;
             for (unsigned w = 0; w < d->nthreads; w++)
                 damaged += x->damaged[w];
@@ -1354,10 +1335,10 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         e = (cudaError_t)sci_cuda_wt_inverse_dec(
             run->wt, (const uint32_t *)s->d_coef + run->coef, dst, out, st);
     }
-    s->profiled = d->profile && d->path == SCI_CUDA_J2KDEC_DEVICE;
+    s->profiled = d->profile && d->rep.path == SCI_CUDA_J2KDEC_DEVICE;
     if (s->profiled)
         mark(d, s, 5, st);
-    if (!e && d->path == SCI_CUDA_J2KDEC_DEVICE)
+    if (!e && d->rep.path == SCI_CUDA_J2KDEC_DEVICE)
         e = cudaMemcpyAsync(s->h_status, d_status, 2 * sizeof(int),
                             cudaMemcpyDeviceToHost, st);
     if (!e)
@@ -1366,25 +1347,23 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     note_host_warnings(d, s);
     s->busy = 1;
-    s->ticket = d->next_ticket++;
-    *ticket = s->ticket;
     return 0;
 }
 
-extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
-    slot *s = &d->slots[ticket % d->nslots];
-    if (!s->busy || s->ticket != ticket)
-        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frame %u is not in flight", ticket);
+int jd_lane_finish(jd_lane *d) {
+    slot *s = &d->s;
+    if (!s->busy)
+        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "no frame in flight");
     s->busy = 0;
     cudaError_t e = cudaEventSynchronize(s->done);
     if (e)
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
-    d->warnings = s->warnings;
-    snprintf(d->warning, sizeof d->warning, "%s", s->warning);
+    d->rep.warnings = s->warnings;
+    snprintf(d->rep.warning, sizeof d->rep.warning, "%s", s->warning);
     for (int k = 0; k < 5; k++) {
-        d->stage_ms[k] = -1;
+        d->rep.stage_ms[k] = -1;
         if (s->profiled)
-            cudaEventElapsedTime(&d->stage_ms[k], s->ev[k], s->ev[k + 1]);
+            cudaEventElapsedTime(&d->rep.stage_ms[k], s->ev[k], s->ev[k + 1]);
     }
     if (s->path == SCI_CUDA_J2KDEC_DEVICE && s->h_status[0] > 0) {
         /* the C reference's words for the one the kernels name (the
@@ -1395,80 +1374,30 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
         if (s->h_status[0] > 1)
             snprintf(more, sizeof more, " and %d more are",
                      s->h_status[0] - 1);
-        if (!d->warnings && o)
-            snprintf(d->warning, sizeof d->warning, "tile %u: a code-block of "
+        if (!d->rep.warnings && o)
+            snprintf(d->rep.warning, sizeof d->rep.warning, "tile %u: a code-block of "
                      "component %u%s damaged (HT data, or a wrong segmentation "
                      "symbol): decoded in part (at byte %llu)", o->tile,
                      o->comp, s->h_status[0] > 1 ? more : " is",
                      (unsigned long long)o->src);
-        d->warnings += (unsigned)s->h_status[0];
+        d->rep.warnings += (unsigned)s->h_status[0];
     }
     return 0;
 }
 
-extern "C" int sci_cuda_j2kdec_decode(sci_cuda_j2kdec *d, const uint8_t *data,
-                                      size_t len,
-                                      const sci_cuda_j2kdec_plane *planes,
-                                      void *stream) {
-    unsigned t;
-    int r = sci_cuda_j2kdec_parse(d, data, len, NULL, NULL, 0);
-    if (!r)
-        r = sci_cuda_j2kdec_submit(d, planes, stream, &t);
-    if (!r)
-        r = sci_cuda_j2kdec_finish(d, t);
-    return r;
-}
-
-extern "C" void sci_cuda_j2kdec_set_decode(sci_cuda_j2kdec *d, unsigned reduce,
-                                           unsigned max_layers) {
-    d->prm.reduce = reduce;
-    d->prm.max_layers = max_layers;
-}
-
-extern "C" void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host) {
-    d->ebcot_host = ebcot_on_host != 0;
-}
-
-extern "C" void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols) {
-    d->ht_sym = symbols;
-}
-
-extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
-    for (unsigned i = 0; on && i < d->nslots; i++) {
-        cudaEventSynchronize(d->slots[i].done);
-        for (int k = 0; k < 6; k++)
-            if (!d->slots[i].ev[k]) {
-                cudaError_t e = cudaEventCreate(&d->slots[i].ev[k]);
-                if (e)
-                    return e;
-            }
-    }
+int jd_lane_profile(jd_lane *d, int on) {
+    slot *s = &d->s;
+    cudaEventSynchronize(s->done);
+    for (int k = 0; on && k < 6; k++)
+        if (!s->ev[k]) {
+            cudaError_t e = cudaEventCreate(&s->ev[k]);
+            if (e)
+                return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+        }
     d->profile = on != 0;
     return 0;
 }
 
-extern "C" void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]) {
-    for (int k = 0; k < 3; k++)
-        ms[k] = d->host_ms[k];
-}
-
-extern "C" void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]) {
-    for (int k = 0; k < 5; k++)
-        ms[k] = d->stage_ms[k];
-}
-
-extern "C" sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d) {
-    return d->path;
-}
-
-extern "C" const char *sci_cuda_j2kdec_error(const sci_cuda_j2kdec *d) {
-    return d->err;
-}
-
-extern "C" unsigned sci_cuda_j2kdec_warnings(const sci_cuda_j2kdec *d) {
-    return d->warnings;
-}
-
-extern "C" const char *sci_cuda_j2kdec_warning(const sci_cuda_j2kdec *d) {
-    return d->warnings ? d->warning : "";
+const jd_lane_report *jd_lane_report_of(const jd_lane *d) {
+    return &d->rep;
 }

@@ -41,10 +41,15 @@
  *
  * Frames in flight: submit queues a frame and returns; finish waits for it.
  * Up to `slots` frames (sci_cuda_j2kdec_create) may be submitted before the
- * oldest is finished, so the host parses frame n + 1 while the device
- * decodes frame n.  Each slot has its own CUDA stream and device buffers
- * (4 bytes a sample of coefficients, 1.25 of wavelet scratch, twice the
- * codestream), so the device decodes the frames in flight at once.
+ * oldest is finished.  Each slot has its own host thread, which does a
+ * frame's host work after the submit (tier-2, the tables, the upload; the
+ * parse stays on the caller's thread), and its own CUDA stream and device
+ * buffers (4 bytes a sample of coefficients, 1.25 of wavelet scratch,
+ * twice the codestream), so the host work and the device work of the
+ * frames in flight run at once.  With one slot there is no thread: the
+ * submit does the host work.  The slot threads run in the CUDA context
+ * current where the decoder was created.  A decoder is used by one thread
+ * at a time.
  * A frame starts after the work queued on `stream` before its submit; its
  * planes are written when finish returns (later work on `stream` does not
  * wait for them by itself).
@@ -102,8 +107,9 @@ int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
 /* Waits for the frames in flight. */
 void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d);
 
-/* Parses data[0..len) (sci_j2k_dec_parse); data need only stay valid until
- * the submit that follows returns.  comp: NULL or room for info->components
+/* Parses data[0..len) (sci_j2k_dec_parse) into the next slot, which must
+ * not be in flight (SCI_CUDA_J2KDEC_ERR_ARG); data must stay valid until
+ * the frame's finish returns.  comp: NULL or room for info->components
  * entries (at most 16384) of sci_j2k_dec_comp_info at reduce 0. */
 int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data, size_t len,
                           sci_j2k_info *info, sci_j2k_comp_info *comp,
@@ -118,8 +124,11 @@ void sci_cuda_j2kdec_set_decode(sci_cuda_j2kdec *d, unsigned reduce,
                                 unsigned max_layers);
 
 /* Queues the decode of the parsed codestream (at set_decode's reduce and
- * layers) into planes[components] on `stream` (a cudaStream_t) and
- * returns a ticket for finish.  The host paths decode before returning. */
+ * layers) into planes[components] after the work queued on `stream` (a
+ * cudaStream_t) and returns a ticket for finish.  What the slot's thread
+ * finds then (planes it refuses, a codestream the C reference fails on, a
+ * CUDA error) is the finish's error.  The host paths decode on that
+ * thread too. */
 int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
                            const sci_cuda_j2kdec_plane *planes, void *stream,
                            unsigned *ticket);
@@ -156,12 +165,13 @@ void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols);
  * for a frame on a host path or not profiled. */
 int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on);
 void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]);
-/* Host milliseconds of the last device-path submit (-1 before one):
+/* Host milliseconds of the last finished frame's submit, when it took the
+ * device path (else -1):
  * [0] tier-2 (sci_j2k_dec_tile_blocks) and the buffers, [1] the block
  * and piece tables, [2] the codestream into pinned memory. */
 void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]);
 
-/* The path of the last submit. */
+/* The path of the last finished frame. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);
 /* The last error's details, "" when none. */
 const char *sci_cuda_j2kdec_error(const sci_cuda_j2kdec *d);

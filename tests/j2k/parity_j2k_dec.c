@@ -473,7 +473,9 @@ static void test_encoded(sci_cuda_j2kdec *g) {
         }
 }
 
-/* Two frames submitted before the first is finished, on two slots. */
+/* Two frames submitted before the first is finished, on two slots (each
+ * slot's host work on a thread of its own); a frame whose planes the
+ * slot's thread refuses fails at its finish, and the slot goes on. */
 static void test_in_flight(void) {
     sci_cuda_j2kdec *g;
     CKW(sci_cuda_j2kdec_create(&g, 2, 2));
@@ -495,10 +497,6 @@ static void test_in_flight(void) {
         pa[c].bytes = 2;
     }
     CKW(sci_cuda_j2kdec_submit(g, pa, NULL, &ta));
-    /* a's bytes may go now: the submit copied them */
-    uint8_t *a_copy = malloc(la);
-    memcpy(a_copy, a, la);
-    memset(a, 0, la);
     CKW(sci_cuda_j2kdec_parse(g, b, lb, &ib, cb, 3));
     for (unsigned c = 0; c < 3; c++) {
         pb[c].data = (uint8_t *)db + (size_t)c * 97 * 61 * 2;
@@ -508,15 +506,29 @@ static void test_in_flight(void) {
     }
     CKW(sci_cuda_j2kdec_submit(g, pb, NULL, &tb));
     unsigned tc;
-    CKW(sci_cuda_j2kdec_parse(g, b, lb, NULL, NULL, 0));
-    check(sci_cuda_j2kdec_submit(g, pb, NULL, &tc) == SCI_CUDA_J2KDEC_ERR_ARG,
+    check(sci_cuda_j2kdec_parse(g, b, lb, NULL, NULL, 0) == SCI_CUDA_J2KDEC_ERR_ARG,
           "in flight: a third frame on two slots is refused");
     CKW(sci_cuda_j2kdec_finish(g, ta));
     CKW(sci_cuda_j2kdec_finish(g, tb));
     check(sci_cuda_j2kdec_finish(g, tb) == SCI_CUDA_J2KDEC_ERR_ARG,
           "in flight: a ticket finishes once");
+    /* 3-byte samples: queued, refused by the slot's thread, told at the
+     * finish; the slot then decodes the next frame on it */
+    sci_cuda_j2kdec_plane bad[3];
+    memcpy(bad, pa, sizeof bad);
+    bad[1].bytes = 3;
+    CKW(sci_cuda_j2kdec_parse(g, a, la, NULL, NULL, 0));
+    CKW(sci_cuda_j2kdec_submit(g, bad, NULL, &tc));
+    check(sci_cuda_j2kdec_finish(g, tc) == SCI_CUDA_J2KDEC_ERR_ARG &&
+          strstr(sci_cuda_j2kdec_error(g), "plane 1") != NULL,
+          "in flight: planes refused on the slot's thread fail at the finish");
+    for (int k = 0; k < 2; k++) {
+        CKW(sci_cuda_j2kdec_parse(g, a, la, NULL, NULL, 0));
+        CKW(sci_cuda_j2kdec_submit(g, pa, NULL, &tc));
+        CKW(sci_cuda_j2kdec_finish(g, tc));
+    }
     /* both against the C reference */
-    const uint8_t *cs[2] = {a_copy, b};
+    const uint8_t *cs[2] = {a, b};
     size_t lens[2] = {la, lb};
     void *dev[2] = {da, db};
     unsigned ws[2] = {130, 97}, hs[2] = {67, 61};
@@ -542,10 +554,111 @@ static void test_in_flight(void) {
         free(want);
     }
     free(a);
-    free(a_copy);
     free(b);
     CK(cudaFree(da));
     CK(cudaFree(db));
+    sci_cuda_j2kdec_destroy(g);
+}
+
+/* A frame of the pipeline: its codestream, device planes and ticket. */
+typedef struct {
+    uint8_t *cs;
+    size_t len;
+    const char *name;
+    void *dev;
+    size_t bytes[16], off[16];
+    unsigned nc, w[16], h[16], ticket;
+} piped;
+
+/* Frame p's planes against the C reference's; frees them. */
+static void piped_check(piped *p) {
+    char what[160];
+    sci_j2k_dec *ref = sci_j2k_dec_new();
+    sci_j2k_info info;
+    sci_j2k_plane hp[16];
+    size_t total = p->off[p->nc - 1] + (size_t)p->w[p->nc - 1] * p->h[p->nc - 1] *
+                                        p->bytes[p->nc - 1];
+    uint8_t *want = malloc(total), *got = malloc(total);
+    for (unsigned c = 0; c < p->nc; c++) {
+        hp[c].data = want + p->off[c];
+        hp[c].stride = p->w[c];
+        hp[c].bytes = (unsigned)p->bytes[c];
+    }
+    sci_j2k_decode_params prm = {0, 0};
+    CK(cudaMemcpy(got, p->dev, total, cudaMemcpyDeviceToHost));
+    int ok = !sci_j2k_dec_parse(ref, p->cs, p->len, &info) &&
+             !sci_j2k_dec_decode(ref, &prm, hp) && !memcmp(want, got, total);
+    snprintf(what, sizeof what, "pipelined %s: equals the C reference", p->name);
+    check(ok, what);
+    sci_j2k_dec_free(ref);
+    free(want);
+    free(got);
+    free(p->cs);
+    CK(cudaFree(p->dev));
+}
+
+/* Every encoded case at odd sizes, three frames in flight on three slots:
+ * each frame's host work on a slot's thread while the others decode. */
+static void test_pipelined(void) {
+    enum { DEPTH = 3 };
+    sci_cuda_j2kdec *g;
+    CKW(sci_cuda_j2kdec_create(&g, DEPTH, 3));
+    size_t n = sizeof cases / sizeof cases[0];
+    piped q[DEPTH];
+    memset(q, 0, sizeof q);
+    for (size_t i = 0; i < n + DEPTH - 1; i++) {
+        if (i >= DEPTH - 1) {
+            piped *p = &q[(i - (DEPTH - 1)) % DEPTH];
+            if (p->cs) {
+                char what[160];
+                snprintf(what, sizeof what, "pipelined %s: finished", p->name);
+                int r = sci_cuda_j2kdec_finish(g, p->ticket);
+                check(r == 0, what);
+                if (r) {
+                    free(p->cs);
+                    CK(cudaFree(p->dev));
+                } else {
+                    piped_check(p);
+                }
+                p->cs = NULL;
+            }
+        }
+        if (i >= n)
+            continue;
+        piped *p = &q[i % DEPTH];
+        p->name = cases[i].label;
+        p->cs = encode(&cases[i], 41 + (unsigned)(i * 13) % 50,
+                       23 + (unsigned)(i * 7) % 40, &p->len);
+        sci_j2k_info info;
+        sci_j2k_comp_info ci[16];
+        if (!p->cs)
+            continue;   /* sizes the encoder refuses */
+        if (sci_cuda_j2kdec_parse(g, p->cs, p->len, &info, ci, 16) ||
+            info.components > 16) {
+            check(0, "pipelined: parsed");
+            free(p->cs);
+            p->cs = NULL;
+            continue;
+        }
+        sci_cuda_j2kdec_plane dp[16];
+        size_t total = 0;
+        p->nc = info.components;
+        for (unsigned c = 0; c < p->nc; c++) {
+            p->w[c] = ci[c].w;
+            p->h[c] = ci[c].h;
+            p->bytes[c] = ci[c].depth > 8 ? 2 : 1;
+            p->off[c] = total;
+            total += (size_t)ci[c].w * ci[c].h * p->bytes[c];
+        }
+        CK(cudaMalloc(&p->dev, total + 1));
+        for (unsigned c = 0; c < p->nc; c++) {
+            dp[c].data = (uint8_t *)p->dev + p->off[c];
+            dp[c].row_stride = (ptrdiff_t)(p->w[c] * p->bytes[c]);
+            dp[c].pixel_stride = (unsigned)p->bytes[c];
+            dp[c].bytes = (unsigned)p->bytes[c];
+        }
+        CKW(sci_cuda_j2kdec_submit(g, dp, NULL, &p->ticket));
+    }
     sci_cuda_j2kdec_destroy(g);
 }
 
@@ -680,6 +793,7 @@ int main(int argc, char **argv) {
     }
     sci_cuda_j2kdec_destroy(g);
     test_in_flight();
+    test_pipelined();
     printf("%u checks, %u failed; frames: %u device, %u host blocks, %u host\n",
            checks, failures, path_count[0], path_count[1], path_count[2]);
     return failures ? 1 : 0;
