@@ -176,11 +176,8 @@ read_params (GstJ2kDec * self, sci_j2k_decode_params * p)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* A frame through the C reference into system memory (then uploaded
- * when the src caps are CUDA memory); the frame is finished or
- * released. */
-static GstFlowReturn
-decode_cpu (GstJ2kDec * self, GstVideoCodecFrame * frame,
+GstFlowReturn
+gst_j2k_dec_decode_cpu (GstJ2kDec * self, GstVideoCodecFrame * frame,
     const guint8 * data, gsize len)
 {
   GstVideoDecoder *decoder = GST_VIDEO_DECODER (self);
@@ -270,14 +267,14 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder, GstVideoCodecFrame * frame)
   self->frames++;
 #if HAVE_CUDA
   if (GST_SCI_VIDEO_DECODER (self)->backend.use_cuda) {
-    ret = gst_j2k_dec_cuda_frame (self, frame, map.data, map.size);
+    ret = gst_j2k_dec_cuda_frame (self, frame, in);
     if (ret == GST_J2K_DEC_FLOW_CPU) {
       /* the frames queued before it leave first */
       ret = gst_j2k_dec_cuda_drain (self);
       if (ret != GST_FLOW_OK) {
         gst_video_decoder_release_frame (decoder, frame);
       } else {
-        ret = decode_cpu (self, frame, map.data, map.size);
+        ret = gst_j2k_dec_decode_cpu (self, frame, map.data, map.size);
       }
     }
     gst_buffer_unmap (in, &map);
@@ -285,7 +282,7 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder, GstVideoCodecFrame * frame)
     return failed (self, ret);
   }
 #endif
-  ret = decode_cpu (self, frame, map.data, map.size);
+  ret = gst_j2k_dec_decode_cpu (self, frame, map.data, map.size);
   gst_buffer_unmap (in, &map);
   gst_buffer_unref (in);
   return failed (self, ret);

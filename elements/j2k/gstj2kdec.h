@@ -35,10 +35,15 @@ typedef struct
   gint stride[GST_VIDEO_MAX_PLANES];
 } GstJ2kDecDevMap;
 
-/* A frame queued on the GPU. */
+/* A frame queued on the GPU.  Its input stays mapped until it is
+ * finished: the decoder reads it on a thread of its own after the submit,
+ * and the C reference decodes it instead when the GPU decoder refuses it
+ * then. */
 typedef struct
 {
   GstVideoCodecFrame *frame;
+  GstBuffer *in;
+  GstMapInfo in_map;
   GstBuffer *out;               /* the output buffer */
   GstJ2kDecDevMap dev;          /* out, when in device memory */
   GstMapInfo host;              /* out, when in (page-locked) host memory */
@@ -94,6 +99,11 @@ gboolean gst_j2k_dec_set_output (GstJ2kDec * self, GstVideoFormat format,
 gboolean gst_j2k_dec_same_output (GstJ2kDec * self, GstVideoFormat format,
     const sci_j2k_comp_info * comp);
 
+/* gstj2kdec.c: a frame by the C reference into system memory (uploaded
+ * when the src caps are CUDA memory); the frame is finished or released. */
+GstFlowReturn gst_j2k_dec_decode_cpu (GstJ2kDec * self,
+    GstVideoCodecFrame * frame, const guint8 * data, gsize len);
+
 /* gstj2kdeccpu.c: the parsed codestream of self->dec decoded with `p`
  * into the mapped system-memory buffer `data` laid out as out_info.
  * Posts a warning for damage, an error (FALSE) for a failed decode. */
@@ -113,7 +123,7 @@ void gst_j2k_dec_post_warnings (GstJ2kDec * self, unsigned n,
  * CUDA failure the CPU took over from): nothing was posted. */
 #define GST_J2K_DEC_FLOW_CPU GST_FLOW_CUSTOM_SUCCESS
 GstFlowReturn gst_j2k_dec_cuda_frame (GstJ2kDec * self,
-    GstVideoCodecFrame * frame, const guint8 * data, gsize len);
+    GstVideoCodecFrame * frame, GstBuffer * in);
 /* Finishes the frames in flight, oldest first. */
 GstFlowReturn gst_j2k_dec_cuda_drain (GstJ2kDec * self);
 /* Drops the frames in flight (flush, stop) after waiting for them. */

@@ -228,7 +228,7 @@ device_planes (GstJ2kDec * self, guint8 * const *data, const gint * stride,
 }
 
 static void
-flight_clear (GstJ2kDecFlight * f)
+flight_clear_output (GstJ2kDecFlight * f)
 {
   if (f->out) {
     if (f->dev.mapped)
@@ -237,8 +237,27 @@ flight_clear (GstJ2kDecFlight * f)
       gst_buffer_unmap (f->out, &f->host);
     gst_clear_buffer (&f->out);
   }
-  f->frame = NULL;
   f->staging = NULL;
+}
+
+static void
+flight_clear (GstJ2kDecFlight * f)
+{
+  flight_clear_output (f);
+  if (f->in) {
+    gst_buffer_unmap (f->in, &f->in_map);
+    gst_clear_buffer (&f->in);
+  }
+  f->frame = NULL;
+}
+
+/* The flight entry the next frame takes: after a drain too (the head
+ * then moves to it). */
+static GstJ2kDecFlight *
+next_flight (GstJ2kDec * self, guint * idx)
+{
+  *idx = (self->flight_head + self->flight_count) % GST_J2K_DEC_MAX_FLIGHT;
+  return &self->flight[*idx];
 }
 
 /* The oldest frame in flight: waited for, copied back when in system
@@ -254,6 +273,10 @@ finish_oldest (GstJ2kDec * self)
 
   if (gst_sci_cuda_push (cuda)) {
     rc = sci_cuda_j2kdec_finish (self->cuda_dec, f->ticket);
+    if (!rc)
+      GST_LOG_OBJECT (self, "ticket %u decoded (%s path)", f->ticket,
+          sci_cuda_j2kdec_path (self->cuda_dec) == SCI_CUDA_J2KDEC_DEVICE ?
+          "device" : "host");
     if (!rc && f->staging) {
       rc = gst_sci_cuda_copy (cuda, f->host.data, f->staging,
           GST_VIDEO_INFO_SIZE (&self->out_info));
@@ -264,9 +287,22 @@ finish_oldest (GstJ2kDec * self)
       cudaGetLastError ();
     gst_sci_cuda_pop ();
   }
-  flight_clear (f);
   self->flight_head = (self->flight_head + 1) % GST_J2K_DEC_MAX_FLIGHT;
   self->flight_count--;
+  if (rc == SCI_CUDA_J2KDEC_ERR_UNSUPPORTED || rc == SCI_CUDA_J2KDEC_ERR_DECODE) {
+    /* packed output on the host path; or the C reference's error, which
+     * its own decode posts with the byte offset */
+    GstFlowReturn ret;
+
+    GST_DEBUG_OBJECT (self, "frame to the C reference: %s",
+        sci_cuda_j2kdec_error (self->cuda_dec));
+    flight_clear_output (f);
+    gst_buffer_unref (out);
+    ret = gst_j2k_dec_decode_cpu (self, frame, f->in_map.data, f->in_map.size);
+    flight_clear (f);
+    return ret;
+  }
+  flight_clear (f);
   if (rc) {
     GST_ELEMENT_ERROR (self, STREAM, DECODE,
         ("The GPU could not decode a JPEG 2000 frame: %s",
@@ -339,7 +375,7 @@ cuda_failed (GstJ2kDec * self, GstVideoCodecFrame * frame,
 
 GstFlowReturn
 gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
-    const guint8 * data, gsize len)
+    GstBuffer * in)
 {
   GstSciBackendState *b = &GST_SCI_VIDEO_DECODER (self)->backend;
   GstSciCuda *cuda = &b->cuda;
@@ -363,16 +399,29 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
   if (!b->use_cuda)
     return GST_J2K_DEC_FLOW_CPU;
 
-  if (!gst_sci_cuda_push (cuda))
+  f = next_flight (self, &idx);
+  if (!gst_buffer_map (in, &f->in_map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
+        (NULL));
+    gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
+    return GST_FLOW_ERROR;
+  }
+  f->in = gst_buffer_ref (in);
+  if (!gst_sci_cuda_push (cuda)) {
+    flight_clear (f);
     return cuda_failed (self, frame, "context push", 0);
+  }
   sci_cuda_j2kdec_set_decode (self->cuda_dec, reduce, layers);
-  rc = sci_cuda_j2kdec_parse (self->cuda_dec, data, len, &info, comp,
-      GST_J2K_DEC_MAX_COMPONENTS);
+  rc = sci_cuda_j2kdec_parse (self->cuda_dec, f->in_map.data, f->in_map.size,
+      &info, comp, GST_J2K_DEC_MAX_COMPONENTS);
   gst_sci_cuda_pop ();
   /* the C reference posts the parser's error with its code and offset */
-  if (rc)
+  if (rc) {
+    flight_clear (f);
     return GST_J2K_DEC_FLOW_CPU;
+  }
   if (!gst_j2k_dec_choose_format (self, &info, comp, &format)) {
+    flight_clear (f);
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
   }
@@ -384,21 +433,22 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
     GstFlowReturn ret = gst_j2k_dec_cuda_drain (self);
 
     if (ret != GST_FLOW_OK) {
+      flight_clear (f);
       gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
       return ret;
     }
   }
   if (!gst_j2k_dec_set_output (self, format, comp, info.components)) {
+    flight_clear (f);
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  idx = (self->flight_head + self->flight_count) % GST_J2K_DEC_MAX_FLIGHT;
-  f = &self->flight[idx];
   f->staging = NULL;
   device = b->out_cuda_memory;
   f->out = device ? acquire_device_output (self) : acquire_host_output (self);
   if (!f->out) {
+    flight_clear (f);
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
   }
@@ -408,6 +458,7 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Cannot map output buffer"),
           (NULL));
     gst_clear_buffer (&f->out);
+    flight_clear (f);
     gst_video_decoder_release_frame (GST_VIDEO_DECODER (self), frame);
     return GST_FLOW_ERROR;
   }
@@ -440,14 +491,6 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
   if (rc > 0 && rc < SCI_CUDA_J2KDEC_ERR_DECODE)
     cudaGetLastError ();
   gst_sci_cuda_pop ();
-  if (rc == SCI_CUDA_J2KDEC_ERR_UNSUPPORTED || rc == SCI_CUDA_J2KDEC_ERR_DECODE) {
-    /* packed output on the host path; or the C reference's error, which
-     * its own decode posts with the byte offset */
-    GST_DEBUG_OBJECT (self, "frame to the C reference: %s",
-        sci_cuda_j2kdec_error (self->cuda_dec));
-    flight_clear (f);
-    return GST_J2K_DEC_FLOW_CPU;
-  }
   if (rc == SCI_CUDA_J2KDEC_ERR_ARG || rc < 0) {
     GST_ELEMENT_ERROR (self, STREAM, DECODE,
         ("The GPU decoder refused a JPEG 2000 frame: %s",
@@ -461,10 +504,8 @@ gst_j2k_dec_cuda_frame (GstJ2kDec * self, GstVideoCodecFrame * frame,
     flight_clear (f);
     return cuda_failed (self, frame, "JPEG 2000 decoding", rc);
   }
-  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " queued (%s path), "
-      "ticket %u", self->frames,
-      sci_cuda_j2kdec_path (self->cuda_dec) == SCI_CUDA_J2KDEC_DEVICE ?
-      "device" : "host", f->ticket);
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " queued, ticket %u",
+      self->frames, f->ticket);
   f->frame = frame;
   self->flight_count++;
   while (self->flight_count >= MAX (self->slots, 1)) {

@@ -3,7 +3,8 @@
  * device): lossless round trips from htj2kenc and ebcotcm exact in system
  * memory and in CUDA memory, the same frames as the CPU backend (reduce,
  * max-layers and damaged frames too), frames in flight leaving in order
- * with a change of size between them, and its CUDA frames read in place
+ * with a change of size between them, damaged frames among frames in
+ * flight, and its CUDA frames read in place
  * by htj2kenc and ebcotcm on the GPU.
  */
 #include <gst/check/gstcheck.h>
@@ -250,6 +251,57 @@ GST_START_TEST (test_same_as_cpu)
 
 GST_END_TEST;
 
+/* Damaged frames among frames in flight (cut short: each slot's thread
+ * decodes in part, or the GPU decoder hands the frame to the C reference
+ * at its finish): the same frames, in order, and the same warnings and
+ * errors as the CPU backend. */
+GST_START_TEST (test_damaged_in_flight)
+{
+  const gdouble cuts[] = { 1.0, 0.45, 1.0, 0.8, 0.15, 1.0, 0.6, 1.0 };
+  GList *coded = NULL, *a, *b, *ca = NULL, *cb = NULL, *x, *y, *c;
+  GstCaps *cc = NULL;
+  J2kPosted pa, pb;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cuts); i++) {
+    GstVideoInfo info;
+    GstBuffer *in, *full;
+    GstCaps *caps = NULL;
+
+    full = random_coded ("htj2kenc backend=cpu reversible=true", "Y444",
+        72, 41, 700 + i, &info, &in, &caps);
+    coded = g_list_append (coded, gst_buffer_copy_region (full,
+            GST_BUFFER_COPY_ALL, 0, gst_buffer_get_size (full) * cuts[i]));
+    gst_buffer_unref (full);
+    gst_buffer_unref (in);
+    if (!cc)
+      cc = caps;
+    else
+      gst_caps_unref (caps);
+  }
+  a = j2kutil_decode_all ("j2kdec backend=cpu", coded, cc, &ca, &pa);
+  b = j2kutil_decode_all ("j2kdec backend=cuda frames-in-flight=3", coded,
+      cc, &cb, &pb);
+  fail_unless_equals_int (g_list_length (a), g_list_length (b));
+  fail_unless (pa.warnings == pb.warnings && pa.errors == pb.errors,
+      "%u/%u warnings, %u/%u errors", pa.warnings, pb.warnings, pa.errors,
+      pb.errors);
+  fail_unless (pa.warnings > 0);
+  for (x = a, y = b, c = ca, i = 0; x; x = x->next, y = y->next, c = c->next,
+      i++)
+    fail_unless (same_samples (c->data, x->data, y->data), "frame %u", i);
+  j2kutil_posted_clear (&pa);
+  j2kutil_posted_clear (&pb);
+  g_list_free_full (a, (GDestroyNotify) gst_buffer_unref);
+  g_list_free_full (b, (GDestroyNotify) gst_buffer_unref);
+  g_list_free_full (ca, (GDestroyNotify) gst_caps_unref);
+  g_list_free_full (cb, (GDestroyNotify) gst_caps_unref);
+  g_list_free_full (coded, (GDestroyNotify) gst_buffer_unref);
+  gst_caps_unref (cc);
+}
+
+GST_END_TEST;
+
 /* Frames in flight leave in order, exact, with their own caps across a
  * change of size, in both memories. */
 GST_START_TEST (test_frames_in_flight)
@@ -374,6 +426,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_cudadownload);
   tcase_add_test (tc, test_same_as_cpu);
   tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_test (tc, test_damaged_in_flight);
   tcase_add_test (tc, test_cuda_frames_into_encoders);
   return s;
 }
