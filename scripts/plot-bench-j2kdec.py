@@ -6,7 +6,7 @@ bar chart of frames per second.
     python3 scripts/plot-bench-j2kdec.py bench-j2kdec.txt [nvj2k-threads.txt] \
         docs/img/j2kdec-bench.png
 
-GPU bars: one frame at a time, and the best of 1..4 frames in flight, for
+GPU bars: one frame at a time, and the best of the frames in flight, for
 both decoders (nvJPEG2000 in flight from bench-j2kdec's columns, or from
 nvj2k-threads' own output given beside).
 
@@ -39,9 +39,13 @@ def rates(cell):
 head = next(l for l in text.splitlines()
             if l.startswith("| stream | bpp | GPU ms (1 frame) |"))
 col = {name: i for i, name in enumerate(cells(head))}
-ours_in_flight = col["GPU frames/s 1 / 2 / 3 / 4 in flight"]
+# "GPU frames/s 1 / 2 / ... / N in flight" (N: 4 in older runs, then 8)
+ours_in_flight = next(i for n, i in col.items()
+                      if n.startswith("GPU frames/s 1 / ") and n.endswith(" in flight"))
 nv_one = col.get("nvJPEG2000 frames/s, 1 frame", col.get("nvJPEG2000 frames/s"))
-nv_in_flight = col.get("nvJPEG2000 frames/s 1 / 2 / 3 / 4 in flight")
+nv_in_flight = next((i for n, i in col.items()
+                     if n.startswith("nvJPEG2000 frames/s 1 / ")
+                     and n.endswith(" in flight")), None)
 fps = {}
 # the CPU table comes after its heading (the stage table has rows alike)
 cpu_text = text[text.index("## CPU decode"):]
