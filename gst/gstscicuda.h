@@ -20,7 +20,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 
 G_BEGIN_DECLS
-#define GST_SCI_CUDA_STAGING_SLOTS 4
+#define GST_SCI_CUDA_STAGING_SLOTS 8
     typedef struct
 {
   GstCudaContext *context;

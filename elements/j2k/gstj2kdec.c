@@ -480,13 +480,14 @@ gst_j2k_dec_class_init (GstJ2kDecClass * klass)
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
       g_param_spec_uint ("frames-in-flight", "Frames in flight",
           "CUDA backend: frames queued on the GPU before the oldest is "
-          "output, so that the host parses the next frame while the GPU "
-          "decodes, and the GPU decodes them at once (each has its own "
-          "device buffers, about 6 bytes a sample).  More frames: more "
-          "throughput, latency and device memory; 3 gave the most on an "
-          "H100 at 4K.  1: each frame leaves before the "
-          "next one is taken.  Read when the GPU decoder is made (the first "
-          "frame after start)", 1, GST_J2K_DEC_MAX_FLIGHT,
+          "output; each has a host thread of its own for its tier-2 and "
+          "upload and its own device buffers (about 6 bytes a sample), so "
+          "their host and device work run at once.  More frames: more "
+          "throughput, latency and device memory (4K lossless HTJ2K on an "
+          "H200: 330 frames/s with 1, 1030 with 4, 1500 with 8).  1: each "
+          "frame leaves before the next one is taken.  Read when the GPU "
+          "decoder is made (the first frame after start)", 1,
+          GST_J2K_DEC_MAX_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -20,7 +20,7 @@ G_DECLARE_FINAL_TYPE (GstJ2kDec, gst_j2k_dec, GST, J2K_DEC, GstSciVideoDecoder);
 
 /* Components a frame may have: what GStreamer's video formats carry. */
 #define GST_J2K_DEC_MAX_COMPONENTS 4
-#define GST_J2K_DEC_MAX_FLIGHT 4
+#define GST_J2K_DEC_MAX_FLIGHT 8
 
 #if HAVE_CUDA
 /* A device buffer mapped for the kernels: its planes' device addresses and

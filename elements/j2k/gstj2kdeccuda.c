@@ -23,6 +23,9 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_j2k_dec_debug);
 #define GST_CAT_DEFAULT gst_j2k_dec_debug
 
+/* a frame in flight into system memory has a staging block of its own */
+G_STATIC_ASSERT (GST_J2K_DEC_MAX_FLIGHT <= GST_SCI_CUDA_STAGING_SLOTS);
+
 void
 gst_j2k_dec_cuda_release (GstJ2kDec * self)
 {
