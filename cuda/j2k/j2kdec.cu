@@ -3,8 +3,8 @@
  *
  * Host: sci_j2k_dec parses and runs tier-2 in refs mode (it says where each
  * code-block's byte pieces lie in the codestream instead of copying them);
- * the codestream, the block table and the piece table go into one pinned
- * buffer and to the device in one copy.  Device: a gather kernel lays each
+ * the codestream goes through pinned memory to the device while tier-2
+ * runs, then the block and piece tables.  Device: a gather kernel lays each
  * block's pieces end to end in an arena (a block of a layered stream has one
  * piece a layer), the block kernels decode a block a warp into the
  * coefficient planes and dequantize it there (HT: ht_dec_warp.cuh, the
@@ -412,7 +412,9 @@ struct tile_run {
 struct slot {
     int busy;               /* submitted, not yet finished */
     sci_cuda_j2kdec_path_t path;
-    uint8_t *h_up;          /* pinned: codestream, blocks, pieces */
+    uint8_t *h_cs;          /* pinned: the codestream */
+    size_t cs_cap;
+    uint8_t *h_up;          /* pinned: blocks, pieces, pass ends */
     size_t up_cap;
     int *h_status;          /* pinned: damaged HT blocks, first one */
     cudaEvent_t done;
@@ -426,8 +428,8 @@ struct slot {
      * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
     cudaStream_t st;
     cudaEvent_t start;      /* the caller's stream (jd_lane_after) */
-    uint8_t *d_up, *d_arena;
-    size_t d_up_cap, arena_cap;
+    uint8_t *d_cs, *d_up, *d_arena;
+    size_t d_cs_cap, d_up_cap, arena_cap;
     void *d_coef;
     size_t coef_cap;
     /* one a tile shape seen (a grid has at most nine: inner, edge and
@@ -574,6 +576,7 @@ void jd_lane_destroy(jd_lane *d) {
         cudaEventSynchronize(s->done);
         cudaEventDestroy(s->done);
     }
+    cudaFreeHost(s->h_cs);
     cudaFreeHost(s->h_up);
     cudaFreeHost(s->h_status);
     for (int k = 0; k < 6; k++)
@@ -587,6 +590,7 @@ void jd_lane_destroy(jd_lane *d) {
         sci_cuda_wt_destroy(s->wts[k].wt);
     free(s->wts);
     free(s->org);
+    cudaFree(s->d_cs);
     cudaFree(s->d_up);
     cudaFree(s->d_arena);
     cudaFree(s->d_coef);
@@ -1041,6 +1045,20 @@ static void copy_fn(void *v, size_t begin, size_t end, unsigned worker) {
     }
 }
 
+/* The codestream into the lane's pinned buffer (on the pool's threads
+ * when it is large) and its upload queued on st. */
+static cudaError_t upload_codestream(jd_lane *d, slot *s, cudaStream_t st) {
+    cudaError_t e = grow_pinned((void **)&s->h_cs, &s->cs_cap, d->len + 1);
+    if (!e)
+        e = grow_device((void **)&s->d_cs, &s->d_cs_cap, d->len + 1);
+    if (e)
+        return e;
+    copy_ctx cc = {s->h_cs, d->data, d->len};
+    sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
+                 (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
+    return cudaMemcpyAsync(s->d_cs, s->h_cs, d->len, cudaMemcpyHostToDevice, st);
+}
+
 /* Heaviest blocks first, so that the long ones do not start last: a
  * counting sort on their bytes (16-byte steps, at most SORT_BUCKETS - 1 of
  * them), stable, in linear time (a comparison sort of a 4K frame's 6000
@@ -1176,16 +1194,31 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     }
     cudaStream_t st = s->st;
-    double h0 = now_ms(), table_ms = 0;
     d->parsed = 0;
     s->nht = 0;
+    int aligned = grid_aligned(d, ci);
+    double copy_ms = 0;
+    if (aligned) {
+        /* a device path: the codestream goes up while tier-2 runs */
+        mark(d, s, 0, st);
+        double c0 = now_ms();
+        e = upload_codestream(d, s, st);
+        copy_ms = now_ms() - c0;
+        if (e) {
+            free(ci);
+            return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+        }
+    }
+    double h0 = now_ms(), table_ms = 0;
     tables t;
     size_t ntiles = 0;
     int ebcot = 0;
-    int r = grid_aligned(d, ci) ? collect_tiles(d, ci, planes, &t, &ntiles,
-                                                &ebcot, &table_ms)
-                                : -1;
+    int r = aligned ? collect_tiles(d, ci, planes, &t, &ntiles, &ebcot, &table_ms)
+                    : -1;
+    double h1 = now_ms();
     if (r > 0) {
+        /* the next frame on the lane waits for the upload */
+        cudaEventRecord(s->done, st);
         free(ci);
         return r;
     }
@@ -1218,11 +1251,10 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     int *d_status = d->d_status;
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
     if (!e && d->rep.path == SCI_CUDA_J2KDEC_DEVICE) {
-        /* the upload: codestream | blocks | pieces | pass ends */
-        size_t cs_bytes = align16(d->len);
+        /* the tables' upload: blocks | pieces | pass ends */
         size_t blk_bytes = align16((t.nht + t.neb) * sizeof(jd_block));
         size_t ref_bytes = align16(t.nref * sizeof(jd_ref));
-        size_t total = cs_bytes + blk_bytes + ref_bytes + t.nplen * 4;
+        size_t total = blk_bytes + ref_bytes + t.nplen * 4;
         /* on the device only, after the upload: the HT symbols' results */
         size_t sym_at = align16(total);
         e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
@@ -1235,25 +1267,20 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                             sizeof(blk_origin)))
             e = cudaErrorMemoryAllocation;
         if (!e) {
-            double h1 = now_ms();
-            copy_ctx cc = {s->h_up, d->data, d->len};
-            sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
-                         (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
             double h2 = now_ms();
-            jd_block *blk = (jd_block *)(s->h_up + cs_bytes);
+            jd_block *blk = (jd_block *)s->h_up;
             sort_heavier(d, t.ht, t.ht_org, t.nht, 1, blk, s->org);
             sort_heavier(d, t.eb, t.eb_org, t.neb, 0, blk + t.nht,
                          s->org + t.nht);
-            memcpy(s->h_up + cs_bytes + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
-            memcpy(s->h_up + cs_bytes + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
+            memcpy(s->h_up + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
+            memcpy(s->h_up + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
             d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
             d->rep.host_ms[1] = (float)(table_ms + now_ms() - h2);
-            d->rep.host_ms[2] = (float)(h2 - h1);
+            d->rep.host_ms[2] = (float)copy_ms;
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
             s->h_status[1] = 0x7fffffff;
         }
-        mark(d, s, 0, st);
         if (!e)
             e = cudaMemcpyAsync(s->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
         if (!e)
@@ -1261,10 +1288,10 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                                 cudaMemcpyHostToDevice, st);
         if (!e)
             e = cudaMemsetAsync(s->d_coef, 0, ncoef * 4, st);
-        const jd_block *dblk = (const jd_block *)(s->d_up + cs_bytes);
+        const jd_block *dblk = (const jd_block *)s->d_up;
         mark(d, s, 1, st);
         if (!e)
-            e = launch_gather(s->d_up, (const jd_ref *)(s->d_up + cs_bytes + blk_bytes),
+            e = launch_gather(s->d_cs, (const jd_ref *)(s->d_up + blk_bytes),
                               t.nref, s->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
@@ -1274,7 +1301,7 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
         mark(d, s, 3, st);
         if (!e)
             e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, s->d_arena,
-                          (const uint32_t *)(s->d_up + cs_bytes + blk_bytes + ref_bytes),
+                          (const uint32_t *)(s->d_up + blk_bytes + ref_bytes),
                           s->d_coef, d_status, (unsigned)t.nht, st);
         mark(d, s, 4, st);
     } else if (!e) {
@@ -1288,8 +1315,10 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
         for (size_t k = 0; !e && k < ntiles; k++) {
             sci_j2k_tile_blocks tb;
             r = sci_j2k_dec_tile_blocks(d->dec, (unsigned)k, &d->fprm, &tb);
-            if (r)
+            if (r) {
+                cudaEventRecord(s->done, st);
                 return dec_fail(d, r);
+            }
             host_blocks_ctx *x = (host_blocks_ctx *)calloc(1, sizeof *x);
             if (!x) {
                 e = cudaErrorMemoryAllocation;
@@ -1343,8 +1372,12 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                             cudaMemcpyDeviceToHost, st);
     if (!e)
         e = cudaEventRecord(s->done, st);
-    if (e)
+    if (e) {
+        /* what was queued before the error, the upload at least, is
+         * waited for by the lane's next frame */
+        cudaEventRecord(s->done, st);
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
+    }
     note_host_warnings(d, s);
     s->busy = 1;
     return 0;

@@ -5,9 +5,10 @@
  * frame's component planes in device memory out.
  *
  * Per frame, the host parses the headers and runs tier-2 (packet headers:
- * where each code-block's bytes are) with the C reference, packs the
- * codestream, a table of the code-blocks and of their byte pieces into one
- * pinned buffer and copies it to the device: the only host-to-device copy.
+ * where each code-block's bytes are) with the C reference while the
+ * codestream goes to the device (through pinned memory), then copies a
+ * table of the code-blocks and of their byte pieces: the codestream is the
+ * only large host-to-device copy.
  * On the device: the pieces are gathered, the code-blocks decoded, one
  * warp each, with the dequantization fused, straight into the wavelet
  * planes (int32 for 5/3, float for 9/7, in the layout of
@@ -159,16 +160,18 @@ enum {
 void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols);
 
 /* Stage times of device-path frames (CUDA events, for benchmarks): after
- * profile(d, 1), stage_ms gives the last finished frame's milliseconds of
- * [0] the upload and the plane clearing, [1] the gather, [2] the HT
- * blocks, [3] the EBCOT blocks, [4] the inverse DWT and output; -1 each
- * for a frame on a host path or not profiled. */
+ * profile(d, 1) (with no frame in flight), stage_ms gives the last
+ * finished frame's milliseconds of [0] the uploads and the plane clearing
+ * (from the codestream's upload, which overlaps the host's tier-2, to the
+ * first kernel), [1] the gather, [2] the HT blocks, [3] the EBCOT blocks,
+ * [4] the inverse DWT and output; -1 each for a frame on a host path or
+ * not profiled. */
 int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on);
 void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]);
 /* Host milliseconds of the last finished frame's submit, when it took the
- * device path (else -1):
- * [0] tier-2 (sci_j2k_dec_tile_blocks) and the buffers, [1] the block
- * and piece tables, [2] the codestream into pinned memory. */
+ * device path (else -1): [0] tier-2 (sci_j2k_dec_tile_blocks), [1] the
+ * block and piece tables and the buffers, [2] the codestream into pinned
+ * memory. */
 void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]);
 
 /* The path of the last finished frame. */
