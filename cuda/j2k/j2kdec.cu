@@ -1267,7 +1267,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                             sizeof(blk_origin)))
             e = cudaErrorMemoryAllocation;
         if (!e) {
-            double h2 = now_ms();
             jd_block *blk = (jd_block *)s->h_up;
             sort_heavier(d, t.ht, t.ht_org, t.nht, 1, blk, s->org);
             sort_heavier(d, t.eb, t.eb_org, t.neb, 0, blk + t.nht,
@@ -1275,7 +1274,7 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
             memcpy(s->h_up + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
             memcpy(s->h_up + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
             d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
-            d->rep.host_ms[1] = (float)(table_ms + now_ms() - h2);
+            d->rep.host_ms[1] = (float)(table_ms + now_ms() - h1);
             d->rep.host_ms[2] = (float)copy_ms;
             s->nht = t.nht + t.neb;
             s->h_status[0] = 0;
