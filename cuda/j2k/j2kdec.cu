@@ -327,25 +327,29 @@ static cudaError_t launch_gather(const uint8_t *cs, const jd_ref *refs,
  * 1 bpp (167 bytes a block), 1.25 ms lossless (1.6 KB a block); and with
  * fewer blocks than one wave of ht_kernel (about 3700 warps on an H100)
  * each warp has its SM's issue slots more to itself.  (H100, 2026-11-28,
- * HT blocks stage of bench-j2kdec.) */
+ * HT blocks stage of bench-j2kdec.)  With other frames in flight the
+ * device is shared, and what counts is the issue slots a frame takes, not
+ * its latency: a block a thread then, at any rate (4K 1 bpp with 8 frames
+ * in flight: 2516 frames/s against 2099 on lane 0; H200, 2026-11-28). */
 #define HT_SYM_THREAD_MIN_BLOCKS 4096
 #define HT_SYM_THREAD_MIN_BYTES 768
-static int ht_symbols_in_warp(int mode, size_t n, size_t arena_bytes) {
+static int ht_symbols_in_warp(int mode, size_t n, size_t arena_bytes,
+                              int others_in_flight) {
     if (mode != SCI_CUDA_J2KDEC_SYM_AUTO)
         return mode == SCI_CUDA_J2KDEC_SYM_WARP;
-    return n < HT_SYM_THREAD_MIN_BLOCKS ||
-           arena_bytes < HT_SYM_THREAD_MIN_BYTES * n;
+    return !others_in_flight && (n < HT_SYM_THREAD_MIN_BLOCKS ||
+                                 arena_bytes < HT_SYM_THREAD_MIN_BYTES * n);
 }
 
 /* qwmax: the most quads a row of any of the blocks (their shared memory);
  * sym: a word a block, the symbols' results */
 static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
                              const uint8_t *arena, size_t arena_bytes,
-                             int sym_mode, const uint16_t *lut, void *coef,
+                             const jd_tuning *tu, const uint16_t *lut, void *coef,
                              uint32_t *sym, int *status, cudaStream_t s) {
     if (!n)
         return cudaSuccess;
-    int in_warp = ht_symbols_in_warp(sym_mode, n, arena_bytes);
+    int in_warp = ht_symbols_in_warp(tu->ht_sym, n, arena_bytes, tu->others);
     size_t words = ht_warp_words(qwmax, in_warp);
     unsigned mw = sci_hts::mask_words(qwmax);
 #ifdef SCI_J2KDEC_EMU
@@ -1294,7 +1298,7 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                               t.nref, s->d_arena, st);
         mark(d, s, 2, st);
         if (!e)
-            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, tu->ht_sym,
+            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, tu,
                           d->d_lut, s->d_coef, (uint32_t *)(s->d_up + sym_at),
                           d_status, st);
         mark(d, s, 3, st);

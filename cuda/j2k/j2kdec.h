@@ -151,8 +151,9 @@ void sci_cuda_j2kdec_tune(sci_cuda_j2kdec *d, int ebcot_on_host);
 /* For benchmarks and tests: where the symbols of HT code-blocks (MEL,
  * CxtVLC, U-VLC) are decoded on the device. */
 enum {
-    SCI_CUDA_J2KDEC_SYM_AUTO = 0,   /* by the frame's blocks and bytes (the
-                                     * default) */
+    SCI_CUDA_J2KDEC_SYM_AUTO = 0,   /* by the frame's blocks and bytes, and
+                                     * a block a thread while other frames
+                                     * are in flight (the default) */
     SCI_CUDA_J2KDEC_SYM_THREAD = 1, /* a code-block a thread, a kernel
                                      * before the blocks' warps */
     SCI_CUDA_J2KDEC_SYM_WARP = 2    /* lane 0 of each block's warp */

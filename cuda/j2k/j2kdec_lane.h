@@ -17,10 +17,12 @@
 
 struct jd_lane;
 
-/* What sci_cuda_j2kdec_tune and _tune_ht chose, as at the frame's submit. */
+/* What sci_cuda_j2kdec_tune and _tune_ht chose, as at the frame's submit,
+ * and how many other frames were in flight then. */
 struct jd_tuning {
     int ebcot_host;
     int ht_sym;
+    int others;
 };
 
 /* What the public getters read after a lane's call. */

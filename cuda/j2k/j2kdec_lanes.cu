@@ -245,10 +245,10 @@ static lane_slot *free_lane(sci_cuda_j2kdec *d) {
 }
 
 static int in_flight(const sci_cuda_j2kdec *d) {
+    int n = 0;
     for (unsigned i = 0; i < d->nlanes; i++)
-        if (d->lanes[i].busy)
-            return 1;
-    return 0;
+        n += d->lanes[i].busy;
+    return n;
 }
 
 extern "C" int sci_cuda_j2kdec_parse(sci_cuda_j2kdec *d, const uint8_t *data,
@@ -292,9 +292,10 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
     d->parsed = NULL;
     memcpy(l->planes, planes, d->ncomp * sizeof *l->planes);
     l->tu = d->tu;
+    l->tu.others = in_flight(d);
     /* nothing else in flight: no host work to overlap, so none to hand
      * over (a frame at a time costs no thread switch) */
-    int here = !l->started || !in_flight(d);
+    int here = !l->started || !l->tu.others;
     l->ticket = d->next_ticket++;
     l->used = ++d->submits;
     l->busy = 1;
