@@ -1057,7 +1057,7 @@ GST_START_TEST (test_properties)
       && ps->default_value == 0);
   ps = (GParamSpecUInt *) g_object_class_find_property (G_OBJECT_GET_CLASS
       (e), "frames-in-flight");
-  fail_unless (ps && ps->minimum == 1 && ps->maximum == 4
+  fail_unless (ps && ps->minimum == 1 && ps->maximum == 8
       && ps->default_value == 2);
   fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
           "backend") != NULL);
