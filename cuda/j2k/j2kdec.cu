@@ -572,14 +572,19 @@ int jd_lane_create(jd_lane **out, sci_pool *pool) {
     return cudaSuccess;
 }
 
+/* Waits for what the event marks, then destroys it (NULL: nothing). */
+static void event_drop(cudaEvent_t e) {
+    if (e) {
+        cudaEventSynchronize(e);
+        cudaEventDestroy(e);
+    }
+}
+
 void jd_lane_destroy(jd_lane *d) {
     if (!d)
         return;
     slot *s = &d->s;
-    if (s->done) {
-        cudaEventSynchronize(s->done);
-        cudaEventDestroy(s->done);
-    }
+    event_drop(s->done);
     cudaFreeHost(s->h_cs);
     cudaFreeHost(s->h_up);
     cudaFreeHost(s->h_status);
@@ -598,10 +603,7 @@ void jd_lane_destroy(jd_lane *d) {
     cudaFree(s->d_up);
     cudaFree(s->d_arena);
     cudaFree(s->d_coef);
-    if (d->host_up) {
-        cudaEventSynchronize(d->host_up);
-        cudaEventDestroy(d->host_up);
-    }
+    event_drop(d->host_up);
     cudaFreeHost(d->h_coef);
     cudaFreeHost(d->h_planes);
     cudaFree(d->d_lut);
