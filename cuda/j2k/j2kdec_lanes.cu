@@ -151,18 +151,28 @@ static void wait_job(lane_slot *l) {
     pthread_mutex_unlock(&l->m);
 }
 
+#ifndef SCI_J2KDEC_EMU
+/* A driver function by name (CUDA 12.5 has the versioned form; 13 has
+ * only that one). */
+static int driver_fn(const char *name, void **fn) {
+    cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, fn, 12000,
+                                                     cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
+#endif
+    return e == cudaSuccess && q == cudaDriverEntryPointSuccess ? 0 : -1;
+}
+#endif
+
 static void capture_context(sci_cuda_j2kdec *d) {
     cudaGetDevice(&d->device);
 #ifndef SCI_J2KDEC_EMU
     ctx_get_fn get = NULL;
-    cudaDriverEntryPointQueryResult q1, q2;
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get,
-                                         12000, cudaEnableDefault, &q1) ||
-        q1 != cudaDriverEntryPointSuccess ||
-        cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", (void **)&d->ctx_set,
-                                         12000, cudaEnableDefault, &q2) ||
-        q2 != cudaDriverEntryPointSuccess || get(&d->ctx) != CUDA_SUCCESS ||
-        !d->ctx) {
+    if (driver_fn("cuCtxGetCurrent", (void **)&get) ||
+        driver_fn("cuCtxSetCurrent", (void **)&d->ctx_set) ||
+        get(&d->ctx) != CUDA_SUCCESS || !d->ctx) {
         cudaGetLastError();
         d->ctx_set = NULL;
     }
