@@ -533,7 +533,7 @@ int jd_lane_create(jd_lane **out, sci_pool *pool) {
         return cudaErrorMemoryAllocation;
     for (int k = 0; k < 5; k++)
         d->rep.stage_ms[k] = -1;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         d->rep.host_ms[k] = -1;
     d->dec = sci_j2k_dec_new();
     d->pool = pool;
@@ -1164,8 +1164,9 @@ int jd_lane_after(jd_lane *d, cudaStream_t stream) {
 
 int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                    const jd_tuning *tu) {
+    double t_in = now_ms();
     d->rep.err[0] = 0;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         d->rep.host_ms[k] = -1;
     if (!d->parsed || !planes)
         return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "nothing parsed, or no planes");
@@ -1385,6 +1386,8 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     }
     note_host_warnings(d, s);
     s->busy = 1;
+    if (d->rep.path == SCI_CUDA_J2KDEC_DEVICE)
+        d->rep.host_ms[3] = (float)(now_ms() - t_in);
     return 0;
 }
 

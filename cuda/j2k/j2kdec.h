@@ -172,8 +172,9 @@ void sci_cuda_j2kdec_stage_ms(const sci_cuda_j2kdec *d, float ms[5]);
 /* Host milliseconds of the last finished frame's submit, when it took the
  * device path (else -1): [0] tier-2 (sci_j2k_dec_tile_blocks), [1] the
  * block and piece tables and the buffers, [2] the codestream into pinned
- * memory. */
-void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]);
+ * memory, [3] the whole of the submit's host work (those three, the
+ * copies and launches queued, the rest). */
+void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[4]);
 
 /* The path of the last finished frame. */
 sci_cuda_j2kdec_path_t sci_cuda_j2kdec_path(const sci_cuda_j2kdec *d);

@@ -29,7 +29,7 @@ struct jd_tuning {
 struct jd_lane_report {
     sci_cuda_j2kdec_path_t path;   /* of the last submit */
     float stage_ms[5];             /* of the last finish */
-    float host_ms[3];              /* of the last device-path submit */
+    float host_ms[4];              /* of the last device-path submit */
     unsigned warnings;             /* of the last finish */
     char warning[256];
     char err[512];                 /* of the last failing call */

@@ -190,7 +190,7 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
     d->rep.path = SCI_CUDA_J2KDEC_DEVICE;
     for (int k = 0; k < 5; k++)
         d->rep.stage_ms[k] = -1;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         d->rep.host_ms[k] = -1;
     d->pool = sci_pool_new(threads);
     if (!d->pool) {
@@ -380,8 +380,8 @@ extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
     return 0;
 }
 
-extern "C" void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[3]) {
-    for (int k = 0; k < 3; k++)
+extern "C" void sci_cuda_j2kdec_host_ms(const sci_cuda_j2kdec *d, float ms[4]) {
+    for (int k = 0; k < 4; k++)
         ms[k] = d->rep.host_ms[k];
 }
 
