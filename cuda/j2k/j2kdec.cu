@@ -414,7 +414,6 @@ struct tile_run {
 
 /* A lane's frame on the device: its stream, buffers and events. */
 struct slot {
-    int busy;               /* submitted, not yet finished */
     sci_cuda_j2kdec_path_t path;
     uint8_t *h_cs;          /* pinned: the codestream */
     size_t cs_cap;
@@ -454,7 +453,6 @@ struct jd_lane {
     slot s;
     const uint8_t *data;
     size_t len;
-    int parsed;
     sci_j2k_info info;
     uint16_t *d_lut;
     sci_j2k_decode_params fprm; /* reduce and layers of the parsed frame */
@@ -626,14 +624,12 @@ void jd_lane_destroy(jd_lane *d) {
 int jd_lane_parse(jd_lane *d, const uint8_t *data, size_t len,
                   const sci_j2k_decode_params *prm, sci_j2k_info *info,
                   sci_j2k_comp_info *comp, unsigned ncomp) {
-    d->parsed = 0;
     d->rep.err[0] = 0;
     int r = sci_j2k_dec_parse(d->dec, data, len, &d->info);
     if (r)
         return dec_fail(d, r);
     d->data = data;
     d->len = len;
-    d->parsed = 1;
     /* as j2kdec does: reduce beyond the levels gives the smallest
      * resolution there is */
     d->fprm = *prm;
@@ -1168,8 +1164,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     d->rep.err[0] = 0;
     for (int k = 0; k < 4; k++)
         d->rep.host_ms[k] = -1;
-    if (!d->parsed || !planes)
-        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "nothing parsed, or no planes");
     slot *s = &d->s;
     unsigned nc = d->info.components;
     sci_j2k_comp_info *ci = (sci_j2k_comp_info *)calloc(nc, sizeof *ci);
@@ -1201,7 +1195,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     }
     cudaStream_t st = s->st;
-    d->parsed = 0;
     s->nht = 0;
     int aligned = grid_aligned(d, ci);
     double copy_ms = 0;
@@ -1240,7 +1233,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
             return ret;
         cudaEventRecord(s->done, st);
         s->h_status[0] = 0;
-        s->busy = 1;
         return 0;
     }
 
@@ -1385,7 +1377,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
     }
     note_host_warnings(d, s);
-    s->busy = 1;
     if (d->rep.path == SCI_CUDA_J2KDEC_DEVICE)
         d->rep.host_ms[3] = (float)(now_ms() - t_in);
     return 0;
@@ -1393,9 +1384,6 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
 
 int jd_lane_finish(jd_lane *d) {
     slot *s = &d->s;
-    if (!s->busy)
-        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "no frame in flight");
-    s->busy = 0;
     cudaError_t e = cudaEventSynchronize(s->done);
     if (e)
         return fail(d, e, "CUDA: %s", cudaGetErrorString(e));

@@ -48,10 +48,11 @@ int jd_lane_parse(jd_lane *d, const uint8_t *data, size_t len,
 /* On the caller's thread, before the submit: the frame will start after
  * the work queued on `stream` so far.  Waits for the lane's last frame. */
 int jd_lane_after(jd_lane *d, cudaStream_t stream);
-/* Queues the parsed frame's decode into planes (on any thread). */
+/* Queues the parsed frame's decode into planes (on any thread), once a
+ * parse. */
 int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
                    const jd_tuning *tu);
-/* Waits for the submitted frame. */
+/* Waits for the frame of a submit that returned 0. */
 int jd_lane_finish(jd_lane *d);
 /* With no frame in flight: stage events on or off. */
 int jd_lane_profile(jd_lane *d, int on);

@@ -39,16 +39,14 @@
 static pthread_mutex_t emu_turn = PTHREAD_MUTEX_INITIALIZER;
 #endif
 
-/* A lane and its thread.  job_state and rc under m. */
-enum { JOB_NONE, JOB_QUEUED, JOB_DONE };
-
+/* A lane and its thread.  queued, quit and rc under m. */
 struct lane_slot {
     jd_lane *lane;
     pthread_t tid;
     int started;
     pthread_mutex_t m;
     pthread_cond_t cv;
-    int job_state, quit;
+    int queued, quit;       /* a submit for the thread to run */
     int rc;                 /* the submit's */
     sci_cuda_j2kdec_plane *planes; /* a copy of the submit's */
     size_t planes_cap;
@@ -128,7 +126,7 @@ static void *lane_main(void *v) {
     enter_context(l->d);
     pthread_mutex_lock(&l->m);
     for (;;) {
-        while (l->job_state != JOB_QUEUED && !l->quit)
+        while (!l->queued && !l->quit)
             pthread_cond_wait(&l->cv, &l->m);
         if (l->quit)
             break;
@@ -136,7 +134,7 @@ static void *lane_main(void *v) {
         int rc = run_submit(l);
         pthread_mutex_lock(&l->m);
         l->rc = rc;
-        l->job_state = JOB_DONE;
+        l->queued = 0;
         pthread_cond_broadcast(&l->cv);
     }
     pthread_mutex_unlock(&l->m);
@@ -146,7 +144,7 @@ static void *lane_main(void *v) {
 /* The lane's submit done (its thread's, or none queued). */
 static void wait_job(lane_slot *l) {
     pthread_mutex_lock(&l->m);
-    while (l->job_state == JOB_QUEUED)
+    while (l->queued)
         pthread_cond_wait(&l->cv, &l->m);
     pthread_mutex_unlock(&l->m);
 }
@@ -315,7 +313,7 @@ extern "C" int sci_cuda_j2kdec_submit(sci_cuda_j2kdec *d,
         return 0;
     }
     pthread_mutex_lock(&l->m);
-    l->job_state = JOB_QUEUED;
+    l->queued = 1;
     pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->m);
     return 0;
@@ -329,7 +327,6 @@ extern "C" int sci_cuda_j2kdec_finish(sci_cuda_j2kdec *d, unsigned ticket) {
     if (!l)
         return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frame %u is not in flight", ticket);
     wait_job(l);
-    l->job_state = JOB_NONE;
     l->busy = 0;
     int r = l->rc;
     if (!r)
@@ -367,10 +364,10 @@ extern "C" void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols) {
 }
 
 extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
+    if (in_flight(d))
+        return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frames in flight");
     for (unsigned i = 0; i < d->nlanes; i++) {
         lane_slot *l = &d->lanes[i];
-        if (l->busy)
-            return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frames in flight");
         int r = jd_lane_profile(l->lane, on);
         if (r) {
             heard_from(d, l, 0);
