@@ -257,6 +257,25 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder, GstVideoCodecFrame * frame)
   }
   /* finish_frame may free the frame, and its input, before the unmap */
   in = gst_buffer_ref (frame->input_buffer);
+  self->frames++;
+#if HAVE_CUDA
+  if (GST_SCI_VIDEO_DECODER (self)->backend.use_cuda) {
+    /* the CUDA path maps the input itself: it keeps it until the frame
+     * is finished */
+    ret = gst_j2k_dec_cuda_frame (self, frame, in);
+    if (ret != GST_J2K_DEC_FLOW_CPU) {
+      gst_buffer_unref (in);
+      return failed (self, ret);
+    }
+    /* the C reference's frame: the frames queued before it leave first */
+    ret = gst_j2k_dec_cuda_drain (self);
+    if (ret != GST_FLOW_OK) {
+      gst_video_decoder_release_frame (decoder, frame);
+      gst_buffer_unref (in);
+      return failed (self, ret);
+    }
+  }
+#endif
   if (!gst_buffer_map (in, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map input buffer"),
         (NULL));
@@ -264,24 +283,6 @@ gst_j2k_dec_handle_frame (GstVideoDecoder * decoder, GstVideoCodecFrame * frame)
     gst_video_decoder_release_frame (decoder, frame);
     return failed (self, GST_FLOW_ERROR);
   }
-  self->frames++;
-#if HAVE_CUDA
-  if (GST_SCI_VIDEO_DECODER (self)->backend.use_cuda) {
-    ret = gst_j2k_dec_cuda_frame (self, frame, in);
-    if (ret == GST_J2K_DEC_FLOW_CPU) {
-      /* the frames queued before it leave first */
-      ret = gst_j2k_dec_cuda_drain (self);
-      if (ret != GST_FLOW_OK) {
-        gst_video_decoder_release_frame (decoder, frame);
-      } else {
-        ret = gst_j2k_dec_decode_cpu (self, frame, map.data, map.size);
-      }
-    }
-    gst_buffer_unmap (in, &map);
-    gst_buffer_unref (in);
-    return failed (self, ret);
-  }
-#endif
   ret = gst_j2k_dec_decode_cpu (self, frame, map.data, map.size);
   gst_buffer_unmap (in, &map);
   gst_buffer_unref (in);

@@ -122,6 +122,8 @@ void gst_j2k_dec_post_warnings (GstJ2kDec * self, unsigned n,
  * reference's (reduce, layers, a format the GPU path cannot write, a
  * CUDA failure the CPU took over from): nothing was posted. */
 #define GST_J2K_DEC_FLOW_CPU GST_FLOW_CUSTOM_SUCCESS
+/* Queues the frame coded in `in` (mapped here, and kept mapped by the
+ * frame in flight until it is finished). */
 GstFlowReturn gst_j2k_dec_cuda_frame (GstJ2kDec * self,
     GstVideoCodecFrame * frame, GstBuffer * in);
 /* Finishes the frames in flight, oldest first. */
