@@ -454,7 +454,7 @@ struct jd_lane {
     const uint8_t *data;
     size_t len;
     sci_j2k_info info;
-    uint16_t *d_lut;
+    const uint16_t *d_lut;  /* the decoder's (jd_vlc_table_new) */
     sci_j2k_decode_params fprm; /* reduce and layers of the parsed frame */
     int profile;
     jd_lane_report rep;
@@ -524,7 +524,20 @@ static cudaError_t grow_device(void **p, size_t *cap, size_t need) {
     return e;
 }
 
-int jd_lane_create(jd_lane **out, sci_pool *pool) {
+int jd_vlc_table_new(uint16_t **out) {
+    *out = NULL;
+    sci_ht_dec_tables *t = (sci_ht_dec_tables *)malloc(sizeof *t);
+    int err = t && !sci_ht_dec_tables_init(t) ? cudaSuccess
+                                              : cudaErrorMemoryAllocation;
+    if (!err)
+        err = cudaMalloc((void **)out, sizeof t->vlc);
+    if (!err)
+        err = cudaMemcpy(*out, t->vlc, sizeof t->vlc, cudaMemcpyHostToDevice);
+    free(t);
+    return err;
+}
+
+int jd_lane_create(jd_lane **out, sci_pool *pool, const uint16_t *lut) {
     *out = NULL;
     jd_lane *d = (jd_lane *)calloc(1, sizeof *d);
     if (!d)
@@ -541,14 +554,7 @@ int jd_lane_create(jd_lane **out, sci_pool *pool) {
     for (unsigned i = 0; !err && i < d->nthreads; i++)
         if (!(d->scratch[i] = sci_j2k_block_scratch_new()))
             err = cudaErrorMemoryAllocation;
-    sci_ht_dec_tables *t = (sci_ht_dec_tables *)malloc(sizeof *t);
-    if (!err && (!t || sci_ht_dec_tables_init(t)))
-        err = cudaErrorMemoryAllocation;
-    if (!err)
-        err = cudaMalloc((void **)&d->d_lut, sizeof t->vlc);
-    if (!err)
-        err = cudaMemcpy(d->d_lut, t->vlc, sizeof t->vlc, cudaMemcpyHostToDevice);
-    free(t);
+    d->d_lut = lut;
     if (!err)
         err = cudaMalloc((void **)&d->d_status, 2 * sizeof(int));
     if (!err)
@@ -604,7 +610,6 @@ void jd_lane_destroy(jd_lane *d) {
     event_drop(d->host_up);
     cudaFreeHost(d->h_coef);
     cudaFreeHost(d->h_planes);
-    cudaFree(d->d_lut);
     cudaFree(d->d_status);
     if (d->scratch)
         for (unsigned i = 0; i < d->nthreads; i++)

@@ -35,9 +35,14 @@ struct jd_lane_report {
     char err[512];                 /* of the last failing call */
 };
 
+/* The HT VLC tables on the device, which the decoder's lanes share
+ * (cudaFree frees them). */
+int jd_vlc_table_new(uint16_t **out);
+
 /* pool: the decoder's, which its lanes share (sci_pool_for runs a region
- * on the calling thread while another lane holds the pool). */
-int jd_lane_create(jd_lane **out, sci_pool *pool);
+ * on the calling thread while another lane holds the pool); lut: the
+ * decoder's VLC tables. */
+int jd_lane_create(jd_lane **out, sci_pool *pool, const uint16_t *lut);
 /* Waits for the lane's frame. */
 void jd_lane_destroy(jd_lane *d);
 /* sci_cuda_j2kdec_parse at prm's reduce and layers; data is read until

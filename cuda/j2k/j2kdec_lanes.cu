@@ -62,6 +62,7 @@ typedef CUresult (*ctx_set_fn)(CUcontext);
 
 struct sci_cuda_j2kdec {
     sci_pool *pool;
+    uint16_t *d_lut;        /* the HT VLC tables, shared by the lanes */
     unsigned nlanes;
     lane_slot lanes[MAX_SLOTS];
     unsigned next_ticket;
@@ -196,14 +197,14 @@ extern "C" int sci_cuda_j2kdec_create(sci_cuda_j2kdec **out, unsigned slots,
         return cudaErrorMemoryAllocation;
     }
     capture_context(d);
-    int err = 0;
+    int err = jd_vlc_table_new(&d->d_lut);
     for (unsigned i = 0; !err && i < slots; i++) {
         lane_slot *l = &d->lanes[i];
         l->d = d;
         pthread_mutex_init(&l->m, NULL);
         pthread_cond_init(&l->cv, NULL);
         d->nlanes = i + 1;
-        err = jd_lane_create(&l->lane, d->pool);
+        err = jd_lane_create(&l->lane, d->pool, d->d_lut);
         if (!err && slots > 1) {
             if (pthread_create(&l->tid, NULL, lane_main, l))
                 err = cudaErrorMemoryAllocation;
@@ -236,6 +237,7 @@ extern "C" void sci_cuda_j2kdec_destroy(sci_cuda_j2kdec *d) {
         pthread_cond_destroy(&l->cv);
         pthread_mutex_destroy(&l->m);
     }
+    cudaFree(d->d_lut);
     sci_pool_free(d->pool);
     free(d);
 }
