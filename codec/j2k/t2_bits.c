@@ -147,11 +147,23 @@ void sci_tagtree_encode(sci_tagtree *t, sci_t2_bits *b, uint32_t x,
 
 int sci_tagtree_decode(sci_t2_rd *b, int32_t *low, int32_t *val, uint32_t w,
                        uint32_t h, uint32_t x, uint32_t y, int32_t threshold) {
+    /* A node's value is found only after its parent's (a child reads bits
+     * only once the parent's bound is below the threshold, which needs the
+     * parent found), and is never below it.  So the nodes found are the
+     * top of the tree, where the walk down from the root reads nothing and
+     * leaves each bound at the node's value: the walk starts below the
+     * lowest node on the leaf's path that is found, from its value. */
     size_t path[34];
     unsigned n = 0;
     size_t base = 0;
+    int32_t lo = 0;
     for (;;) {
-        path[n++] = base + (size_t)y * w + x;
+        size_t i = base + (size_t)y * w + x;
+        if (val[i] != INT32_MAX) {
+            lo = val[i];
+            break;
+        }
+        path[n++] = i;
         if (w <= 1 && h <= 1)
             break;
         base += (size_t)w * h;
@@ -160,7 +172,8 @@ int sci_tagtree_decode(sci_t2_rd *b, int32_t *low, int32_t *val, uint32_t w,
         x /= 2;
         y /= 2;
     }
-    int32_t lo = 0;
+    if (n == 0)
+        return lo < threshold;
     while (n--) {
         size_t i = path[n];
         if (lo > low[i])

@@ -109,11 +109,27 @@ static inline unsigned sci_t2_rd_bit(sci_t2_rd *b) {
     return (b->byte >> b->ct) & 1;
 }
 
-/* n bits (n <= 32), most significant first. */
+/* n bits (n <= 32), most significant first: what is left of the byte at
+ * a time. */
 static inline uint32_t sci_t2_rd_bits(sci_t2_rd *b, unsigned n) {
     uint32_t v = 0;
-    while (n--)
-        v = v << 1 | sci_t2_rd_bit(b);
+    while (n) {
+        if (b->ct == 0) {
+            unsigned room = b->byte == 0xFF ? 7 : 8;
+            if (b->pos < b->len) {
+                b->byte = b->p[b->pos++];
+            } else {
+                b->byte = 0;
+                b->over = 1;
+            }
+            b->ct = room;
+        }
+        unsigned take = n < b->ct ? n : b->ct;
+        b->ct -= take;
+        v = (uint32_t)((uint64_t)v << take) |
+            ((b->byte >> b->ct) & ((1u << take) - 1));
+        n -= take;
+    }
     return v;
 }
 
