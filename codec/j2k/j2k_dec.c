@@ -39,6 +39,8 @@ struct sci_j2k_dec {
     uint8_t *body, *hdr;
     size_t *tp_body, *tp_cs;
     uint8_t *keep_res;
+    uint32_t *plt;       /* the tile's packet lengths (PLT), for tier-2 */
+    unsigned t2_parallel; /* tiles since the parse whose tier-2 was */
     /* what sci_j2k_dec_tile_blocks hands out */
     sci_j2k_tcomp_info *tci;
     sci_j2k_band_info *bands;
@@ -88,6 +90,8 @@ static void tile_reset(sci_j2k_dec *d) {
     free(d->tp_body);
     free(d->tp_cs);
     free(d->keep_res);
+    free(d->plt);
+    d->plt = NULL;
     free(d->tci);
     free(d->bands);
     d->body = d->hdr = d->keep_res = NULL;
@@ -152,6 +156,9 @@ const char *sci_j2k_dec_error(const sci_j2k_dec *d) {
 size_t sci_j2k_dec_error_offset(const sci_j2k_dec *d) {
     return d->st.offset;
 }
+unsigned sci_j2k_dec_t2_parallel(const sci_j2k_dec *d) {
+    return d->t2_parallel;
+}
 unsigned sci_j2k_dec_warnings(const sci_j2k_dec *d) {
     return d->st.warnings;
 }
@@ -188,6 +195,7 @@ int sci_j2k_dec_parse(sci_j2k_dec *d, const uint8_t *data, size_t len,
     free_planes(d);
     sci_j2k_cs_free(&d->cs);
     d->parsed = 0;
+    d->t2_parallel = 0;
     clear_status(&d->st);
     int r = sci_j2k_cs_parse(&d->cs, data, len, &d->st);
     if (r)
@@ -541,9 +549,15 @@ int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
             d->hdr = ppt; /* the PPT data: freed with the tile */
         else
             free(ppt);
+        if (d->pool && sci_pool_threads(d->pool) > 1 &&
+            sci_j2k_cs_tile_plt(cs, t, &d->plt, &d->t2.nplt))
+            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
+        d->t2.plt = d->plt;
+        d->t2.pool = d->pool;
         r = sci_j2k_t2_decode(&d->t2);
         if (r)
             return r;
+        d->t2_parallel += (unsigned)d->t2.parallel;
     } else {
         sci_j2k_warn(st, cs->main_end, "tile %u is missing from the "
                      "codestream: decoded as zero coefficients", t);

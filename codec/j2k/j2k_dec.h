@@ -122,8 +122,9 @@ int sci_j2k_dec_comp_info(const sci_j2k_dec *d, unsigned c, unsigned reduce,
                           sci_j2k_comp_info *ci);
 
 /* Decodes the code-blocks, the components' inverse DWT, the colour
- * transform and the output of later sci_j2k_dec_decode calls on pool's
- * threads (NULL, the default: on the calling thread).  The pool must
+ * transform and the output of later sci_j2k_dec_decode calls, and tier-2
+ * where PLT allows (sci_j2k_dec_t2_parallel), on pool's threads (NULL,
+ * the default: on the calling thread).  The pool must
  * outlive those calls.  Samples and warnings are the same either way. */
 void sci_j2k_dec_set_pool(sci_j2k_dec *d, sci_pool *pool);
 
@@ -233,6 +234,14 @@ void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on);
  * nothing else did: "the codestream is truncated"). */
 sci_j2k_status *sci_j2k_dec_status(sci_j2k_dec *d);
 int sci_j2k_dec_truncated(const sci_j2k_dec *d);
+
+/* Tiles, since the last parse, whose packets tier-2 decoded precinct by
+ * precinct on the pool's threads: it does so where the tile's PLT
+ * segments give every packet's length, the packet headers are in the
+ * tile's data (no PPM/PPT) and the decoder has a pool of 2 or more
+ * threads; where a packet then does not end as PLT says, or shows any
+ * damage, the tile is decoded in sequence instead (the same result). */
+unsigned sci_j2k_dec_t2_parallel(const sci_j2k_dec *d);
 
 /* Tier-2 of tile t with p's reduce and layers; the result stays valid
  * until the next call on d. */

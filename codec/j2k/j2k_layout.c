@@ -243,10 +243,6 @@ static int tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
     if (!tile->cblks || !tile->precs || !tile->pbands || !tile->tt_low ||
         !tile->tt_val)
         return sci_j2k_fail(st, SCI_J2K_ENOMEM, err_off, "out of memory");
-    for (size_t i = 0; i < ntt; i++) {
-        tile->tt_low[i] = 0;
-        tile->tt_val[i] = INT32_MAX;
-    }
 
     /* pass 2: code-blocks and precinct parts */
     size_t tt = 0;
@@ -262,7 +258,6 @@ static int tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                 cb->y0 = clamp32(gy << b->ycb, b->y0, b->y1);
                 cb->y1 = clamp32((gy + 1) << b->ycb, b->y0, b->y1);
                 cb->band = (uint32_t)k;
-                cb->first_piece = cb->last_piece = -1;
             }
         }
     }
@@ -297,7 +292,26 @@ static int tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,
             }
         }
     }
+    sci_j2k_tile_t2_reset(tile);
     return 0;
+}
+
+void sci_j2k_tile_t2_reset(sci_j2k_tile *tile) {
+    for (size_t i = 0; i < tile->ncblks; i++) {
+        sci_j2k_cblk *cb = &tile->cblks[i];
+        cb->included = 0;
+        cb->lblock = 0;
+        cb->mode = 0;
+        cb->zbp = 0;
+        cb->passes = 0;
+        cb->first_piece = cb->last_piece = -1;
+    }
+    for (size_t i = 0; i < tile->nprecs; i++)
+        tile->precs[i].next_layer = 0;
+    for (size_t i = 0; i < tile->ntt; i++) {
+        tile->tt_low[i] = 0;
+        tile->tt_val[i] = INT32_MAX;
+    }
 }
 
 int sci_j2k_tile_layout(sci_j2k_tile *tile, const sci_j2k_siz *siz,

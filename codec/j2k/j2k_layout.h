@@ -151,6 +151,11 @@ int sci_j2k_tile_layout_enc(sci_j2k_tile *tile, const sci_j2k_siz *siz,
                             const sci_j2k_tcp *tcp, uint32_t t,
                             sci_j2k_status *st);
 
+/* Tier-2's decoding state back to a tile's start: no code-block included
+ * yet, every precinct at its first layer, the tag trees unread (the
+ * layout leaves a tile so). */
+void sci_j2k_tile_t2_reset(sci_j2k_tile *tile);
+
 static inline const sci_j2k_res *sci_j2k_tile_res(const sci_j2k_tile *t,
                                                   unsigned c, unsigned r) {
     return &t->res[t->comps[c].first_res + r];

@@ -1267,6 +1267,63 @@ int sci_j2k_cs_tile_params(const sci_j2k_cs *cs, uint32_t t, sci_j2k_tcp *tcp,
     return 0;
 }
 
+int sci_j2k_cs_tile_plt(const sci_j2k_cs *cs, uint32_t t, uint32_t **len,
+                        size_t *n) {
+    *len = NULL;
+    *n = 0;
+    size_t cap = 0, cnt = 0;
+    uint64_t v = 0;
+    int open = 0, bad = 0;
+    for (int32_t i = t < sci_j2k_cs_tiles(cs) ? cs->tile_first[t] : -1;
+         i >= 0 && !bad; i = cs->tp[i].next) {
+        const sci_j2k_tilepart *tp = &cs->tp[i];
+        size_t pos = tp->hdr;
+        while (pos < tp->hdr_end && !bad) {
+            seg s = {NULL, 0, 0, 0};
+            if (read_segment(cs, pos, tp->hdr_end, &s, NULL)) {
+                bad = 1;
+                break;
+            }
+            pos = seg_end(&s);
+            if (s.marker != J2K_PLT || s.n < 1)
+                continue;
+            /* Iplt after Zplt: 7 bits a byte, most significant first, the
+             * top bit set on every byte but a length's last */
+            for (size_t k = 1; k < s.n; k++) {
+                v = v << 7 | (s.p[k] & 0x7F);
+                open = 1;
+                if (v > UINT32_MAX) {
+                    bad = 1;
+                    break;
+                }
+                if (s.p[k] & 0x80)
+                    continue;
+                if (cnt == cap) {
+                    size_t nc = cap ? 2 * cap : 256;
+                    uint32_t *p = realloc(*len, nc * sizeof *p);
+                    if (!p) {
+                        free(*len);
+                        *len = NULL;
+                        return SCI_J2K_ENOMEM;
+                    }
+                    *len = p;
+                    cap = nc;
+                }
+                (*len)[cnt++] = (uint32_t)v;
+                v = 0;
+                open = 0;
+            }
+        }
+    }
+    if (bad || open) {
+        free(*len);
+        *len = NULL;
+        cnt = 0;
+    }
+    *n = cnt;
+    return 0;
+}
+
 void sci_j2k_tile_rect(const sci_j2k_siz *s, uint32_t t, uint32_t *x0,
                        uint32_t *y0, uint32_t *x1, uint32_t *y1) {
     uint32_t p = t % s->tiles_x, q = t / s->tiles_x;

@@ -233,6 +233,14 @@ int sci_j2k_cs_tile_params(const sci_j2k_cs *cs, uint32_t t, sci_j2k_tcp *tcp,
                            uint8_t **ppt, size_t *ppt_len, int *have_ppt,
                            sci_j2k_status *st);
 
+/* The packet lengths of tile t's PLT marker segments (A.7.3), tile-part by
+ * tile-part in the order they appear: *len (malloc'ed, *n entries), or
+ * NULL and 0 when the tile has none or they cannot be read (a length of
+ * more than 32 bits, one left unfinished).  Only a hint for tier-2, which
+ * checks them against the packets.  Returns 0, or SCI_J2K_ENOMEM. */
+int sci_j2k_cs_tile_plt(const sci_j2k_cs *cs, uint32_t t, uint32_t **len,
+                        size_t *n);
+
 int sci_j2k_tcp_init(sci_j2k_tcp *tcp, uint16_t csiz);
 void sci_j2k_tcp_free(sci_j2k_tcp *tcp);
 int sci_j2k_tcp_copy(sci_j2k_tcp *dst, const sci_j2k_tcp *src);

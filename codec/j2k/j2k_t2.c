@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/parallel.h"
 #include "t2_bits.h"
 
 /* ---- writing --------------------------------------------------------------- */
@@ -65,43 +66,70 @@ typedef struct {
     uint8_t kind;
 } contrib;
 
-static int push_contrib(sci_j2k_t2 *t2, size_t *n, const contrib *c) {
-    if ((*n + 1) * sizeof(contrib) > t2->scratch_cap) {
-        size_t cap = t2->scratch_cap ? 2 * t2->scratch_cap : 64 * sizeof(contrib);
-        void *p = realloc(t2->scratch, cap);
+/* Where packets put what they announce: the pieces, and the scratch of
+ * one packet's contributions (the tile's own, or a worker's). */
+typedef struct {
+    sci_j2k_piece *pieces;
+    size_t npieces, pieces_cap;
+    contrib *scratch;
+    size_t scratch_cap;
+} t2out;
+
+static int push_contrib(t2out *o, size_t *n, const contrib *c) {
+    if (*n == o->scratch_cap) {
+        size_t cap = o->scratch_cap ? 2 * o->scratch_cap : 64;
+        contrib *p = realloc(o->scratch, cap * sizeof *p);
         if (!p)
             return SCI_J2K_ENOMEM;
-        t2->scratch = p;
-        t2->scratch_cap = cap;
+        o->scratch = p;
+        o->scratch_cap = cap;
     }
-    ((contrib *)t2->scratch)[(*n)++] = *c;
+    o->scratch[(*n)++] = *c;
     return 0;
 }
 
-static int add_piece(sci_j2k_t2 *t2, sci_j2k_cblk *cb, uint32_t off,
-                     uint32_t len, uint16_t pass_end, uint8_t kind) {
-    if (t2->npieces == t2->pieces_cap) {
-        size_t cap = t2->pieces_cap ? 2 * t2->pieces_cap : 1024;
-        sci_j2k_piece *p = realloc(t2->pieces, cap * sizeof *p);
+static int add_piece(t2out *o, sci_j2k_cblk *cb, uint32_t off, uint32_t len,
+                     uint16_t pass_end, uint8_t kind) {
+    if (o->npieces == o->pieces_cap) {
+        size_t cap = o->pieces_cap ? 2 * o->pieces_cap : 1024;
+        sci_j2k_piece *p = realloc(o->pieces, cap * sizeof *p);
         if (!p)
             return SCI_J2K_ENOMEM;
-        t2->pieces = p;
-        t2->pieces_cap = cap;
+        o->pieces = p;
+        o->pieces_cap = cap;
     }
-    int32_t i = (int32_t)t2->npieces++;
-    sci_j2k_piece *p = &t2->pieces[i];
+    int32_t i = (int32_t)o->npieces++;
+    sci_j2k_piece *p = &o->pieces[i];
     p->off = off;
     p->len = len;
     p->pass_end = pass_end;
     p->kind = kind;
     p->next = -1;
     if (cb->last_piece >= 0)
-        t2->pieces[cb->last_piece].next = i;
+        o->pieces[cb->last_piece].next = i;
     else
         cb->first_piece = i;
     cb->last_piece = i;
     return 0;
 }
+
+/* ---- one packet ------------------------------------------------------------ */
+
+typedef struct {
+    sci_j2k_t2 *t2;
+    t2out *out;
+    sci_j2k_status *st;  /* warnings (a worker's own, in parallel) */
+    size_t bpos;      /* the body's read position */
+    size_t hpos;      /* the packed headers' read position (PPM/PPT) */
+    unsigned seq;     /* packet sequence number (SOP) */
+    int eph_warned, sop_warned;
+    int stopped;      /* damage or the end of the data stopped the tile */
+    unsigned long idle;  /* loop steps that sent no packet */
+    /* planning (the progression walked, no data read): the packets in
+     * order, or NULL to decode them */
+    struct planned *plan;
+    size_t nplan, plan_cap;
+} t2run;
 
 /* ---- one code-block in a packet header ------------------------------------ */
 
@@ -129,7 +157,7 @@ static unsigned p1_seg_passes(unsigned style, unsigned n) {
 
 /* The lengths of a block's new passes: appends the contributions.  Returns
  * 0, 1 for damage (a message is warned), or an error code. */
-static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
+static int block_lengths(t2run *run, sci_t2_rd *b, sci_j2k_cblk *cb,
                          uint32_t ci, unsigned np, unsigned style,
                          size_t *nc, size_t hoff) {
     unsigned n0 = cb->passes;
@@ -157,7 +185,7 @@ static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
             if (len)
                 cb->mode = J2K_CB_PART1;
             cb->passes = (uint16_t)(n0 + np);
-            return push_contrib(t2, nc, &c);
+            return push_contrib(run->out, nc, &c);
         }
         unsigned nb = cb->lblock + sci_t2_floor_log2((unsigned)segp);
         if (read_len(b, nb, &len))
@@ -175,7 +203,7 @@ static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
             c.len = len;
             c.pass_end = (uint16_t)(n0 + (unsigned)segp);
             c.kind = J2K_PIECE_HT_CUP;
-            r = push_contrib(t2, nc, &c);
+            r = push_contrib(run->out, nc, &c);
             if (r)
                 return r;
             cb->mode = J2K_CB_HT;
@@ -200,7 +228,7 @@ static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
             if (len)
                 cb->mode = J2K_CB_PART1;
             cb->passes = c.pass_end;
-            return push_contrib(t2, nc, &c);
+            return push_contrib(run->out, nc, &c);
         }
     }
     while (np > 0) {
@@ -228,7 +256,7 @@ static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
             goto bad_len;
         c.len = len;
         c.pass_end = (uint16_t)(n0 + take);
-        r = push_contrib(t2, nc, &c);
+        r = push_contrib(run->out, nc, &c);
         if (r)
             return r;
         n0 += take;
@@ -237,26 +265,16 @@ static int block_lengths(sci_j2k_t2 *t2, sci_t2_rd *b, sci_j2k_cblk *cb,
     cb->passes = (uint16_t)n0;
     return 0;
 bad_len:
-    sci_j2k_warn(t2->st, hoff, "tile %u: a codeword segment length field "
+    sci_j2k_warn(run->st, hoff, "tile %u: a codeword segment length field "
                  "of more than 32 bits: the tile's packets stop here",
-                 t2->tile->index);
+                 run->t2->tile->index);
     return 1;
 bad_ht:
-    sci_j2k_warn(t2->st, hoff, "tile %u: invalid length for an HT "
-                 "code-block: the tile's packets stop here", t2->tile->index);
+    sci_j2k_warn(run->st, hoff, "tile %u: invalid length for an HT "
+                 "code-block: the tile's packets stop here",
+                 run->t2->tile->index);
     return 1;
 }
-
-/* ---- one packet ------------------------------------------------------------ */
-
-typedef struct {
-    sci_j2k_t2 *t2;
-    size_t bpos;      /* the body's read position */
-    size_t hpos;      /* the packed headers' read position (PPM/PPT) */
-    unsigned seq;     /* packet sequence number (SOP) */
-    int eph_warned, sop_warned;
-    unsigned long idle;  /* loop steps that sent no packet */
-} t2run;
 
 /* Returns 0 to go on, 1 when the tile's packets stop (damage, end of the
  * data), or an error code. */
@@ -270,7 +288,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
     size_t pkt_off = run->bpos;
 
     if (run->bpos >= t2->body_len && !t2->hdr) {
-        sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
+        sci_j2k_warn(run->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
                      "tile %u: the data ends before packet %u (component %u, "
                      "resolution %u, precinct %zu, layer %u)", tile->index,
                      run->seq, c, r, k, l);
@@ -283,7 +301,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
         unsigned lsop = (unsigned)p[2] << 8 | p[3];
         unsigned nsop = (unsigned)p[4] << 8 | p[5];
         if (lsop != 4 || (nsop != (run->seq & 0xFFFF) && !run->sop_warned)) {
-            sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, run->bpos),
+            sci_j2k_warn(run->st, sci_j2k_t2_cs_offset(t2, run->bpos),
                          "tile %u: SOP marker with Lsop %u and Nsop %u where "
                          "packet %u was due", tile->index, lsop, nsop,
                          run->seq);
@@ -333,7 +351,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
                         if (!sci_tagtree_decode(&b, zb_lo, zb_v, pb->cw, pb->ch, x, y,
                                                 75)) {
                             if (!b.over)
-                                sci_j2k_warn(t2->st, hoff, "tile %u: more "
+                                sci_j2k_warn(run->st, hoff, "tile %u: more "
                                              "than 74 zero bit-planes: the "
                                              "tile's packets stop here",
                                              tile->index);
@@ -360,14 +378,14 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
                     unsigned limit = 3u * (band->mb + band->roi) + 3u;
                     if (cb->passes + np > limit ||
                         cb->passes + np > 3 * 74) {
-                        sci_j2k_warn(t2->st, hoff, "tile %u: a code-block "
+                        sci_j2k_warn(run->st, hoff, "tile %u: a code-block "
                                      "with %u coding passes (at most %u): the "
                                      "tile's packets stop here", tile->index,
                                      cb->passes + np, limit);
                         ret = 1;
                         break;
                     }
-                    ret = block_lengths(t2, &b, cb, ci, np, style, &nc, hoff);
+                    ret = block_lengths(run, &b, cb, ci, np, style, &nc, hoff);
                 }
             }
         }
@@ -375,14 +393,14 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
     if (ret < 0)
         return ret;
     if (ret == 0 && b.over) {
-        sci_j2k_warn(t2->st, hoff, "tile %u: packet %u's header (component "
+        sci_j2k_warn(run->st, hoff, "tile %u: packet %u's header (component "
                      "%u, resolution %u, precinct %zu, layer %u) runs past the "
                      "%s", tile->index, run->seq, c, r, k, l,
                      t2->hdr ? "packed packet headers" : "tile's data");
         ret = 1;
     }
     if (ret) {
-        t2->stopped = 1;
+        run->stopped = 1;
         return 1;
     }
     sci_t2_rd_align(&b);
@@ -393,7 +411,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
         if (b.pos + 2 <= hl && hp[b.pos] == 0xFF && hp[b.pos + 1] == 0x92) {
             b.pos += 2;
         } else if (!run->eph_warned) {
-            sci_j2k_warn(t2->st, t2->hdr ? b.pos :
+            sci_j2k_warn(run->st, t2->hdr ? b.pos :
                          sci_j2k_t2_cs_offset(t2, b.pos),
                          "tile %u: EPH marker missing after packet %u's "
                          "header", tile->index, run->seq);
@@ -405,7 +423,7 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
     else
         run->bpos = b.pos;
     /* the body: the contributions in header order */
-    const contrib *cs = t2->scratch;
+    const contrib *cs = run->out->scratch;
     for (size_t i = 0; i < nc; i++) {
         sci_j2k_cblk *cb = &tile->cblks[cs[i].cblk];
         size_t left = t2->body_len - run->bpos;
@@ -415,23 +433,23 @@ static int packet(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
             len = (uint32_t)left;
         if (record) {
             if (run->bpos > UINT32_MAX)
-                return sci_j2k_fail(t2->st, SCI_J2K_EUNSUPPORTED,
+                return sci_j2k_fail(run->st, SCI_J2K_EUNSUPPORTED,
                                     sci_j2k_t2_cs_offset(t2, run->bpos),
                                     "tile %u: more than 4 GiB of data",
                                     tile->index);
-            int e = add_piece(t2, cb, (uint32_t)run->bpos, len,
+            int e = add_piece(run->out, cb, (uint32_t)run->bpos, len,
                               cs[i].pass_end, cs[i].kind);
             if (e)
-                return sci_j2k_fail(t2->st, e, pkt_off, "out of memory");
+                return sci_j2k_fail(run->st, e, pkt_off, "out of memory");
         }
         run->bpos += len;
         if (cut) {
-            sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
+            sci_j2k_warn(run->st, sci_j2k_t2_cs_offset(t2, t2->body_len),
                          "tile %u: the data ends inside packet %u (component "
                          "%u, resolution %u, precinct %zu, layer %u): the "
                          "code-blocks keep what arrived", tile->index,
                          run->seq, c, r, k, l);
-            t2->stopped = 1;
+            run->stopped = 1;
             return 1;
         }
     }
@@ -522,6 +540,32 @@ static visit *sorted_visits(const sci_j2k_tile *tile, int prog, size_t *n) {
 
 #define IDLE_LIMIT (1ul << 26)
 
+struct planned {
+    uint32_t c, k;
+    uint16_t l;
+    uint8_t r;
+};
+
+/* The progression's next packet: decoded, or added to the plan. */
+static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
+    if (!run->plan)
+        return packet(run, c, r, k, l);
+    if (run->nplan == run->plan_cap) {
+        size_t cap = run->plan_cap ? 2 * run->plan_cap : 256;
+        struct planned *p = realloc(run->plan, cap * sizeof *p);
+        if (!p)
+            return SCI_J2K_ENOMEM;
+        run->plan = p;
+        run->plan_cap = cap;
+    }
+    struct planned *p = &run->plan[run->nplan++];
+    p->c = c;
+    p->k = (uint32_t)k;
+    p->l = (uint16_t)l;
+    p->r = (uint8_t)r;
+    return 0;
+}
+
 /* All packets of precinct k of (c, r) from its next layer up to lye. */
 static int precinct_layers(t2run *run, unsigned c, unsigned r, size_t k,
                            unsigned lye) {
@@ -534,7 +578,7 @@ static int precinct_layers(t2run *run, unsigned c, unsigned r, size_t k,
     }
     while (p->next_layer < lye) {
         unsigned l = p->next_layer++;
-        int e = packet(run, c, r, k, l);
+        int e = send(run, c, r, k, l);
         if (e)
             return e;
     }
@@ -586,7 +630,7 @@ static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
                         }
                         p->next_layer++;
                         left--;
-                        e = packet(run, c, r, k, l);
+                        e = send(run, c, r, k, l);
                         if (e)
                             return e;
                     }
@@ -616,29 +660,257 @@ static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
     }
 }
 
-int sci_j2k_t2_decode(sci_j2k_t2 *t2) {
-    t2run run;
-    memset(&run, 0, sizeof run);
-    run.t2 = t2;
+/* Walks the tile's progression (every POC volume): each packet decoded,
+ * or planned when run->plan is set. */
+static int progression(t2run *run) {
     visit *vis[3] = {NULL, NULL, NULL};
     size_t nvis[3] = {0, 0, 0};
-    const sci_j2k_tcp *tcp = t2->tcp;
+    const sci_j2k_tcp *tcp = run->t2->tcp;
     int e = 0;
     if (tcp->npoc == 0) {
         sci_j2k_poc v;
         v.rs = 0;
         v.re = SCI_J2K_MAX_RES;
         v.cs = 0;
-        v.ce = t2->tile->ncomp;
+        v.ce = run->t2->tile->ncomp;
         v.lye = tcp->layers;
         v.prog = tcp->prog;
-        e = volume(&run, &v, vis, nvis);
+        e = volume(run, &v, vis, nvis);
     } else {
         for (unsigned i = 0; i < tcp->npoc && !e; i++)
-            e = volume(&run, &tcp->poc[i], vis, nvis);
+            e = volume(run, &tcp->poc[i], vis, nvis);
     }
     for (int i = 0; i < 3; i++)
         free(vis[i]);
+    return e;
+}
+
+/* ---- packets in parallel, where PLT gives their lengths ------------------- */
+
+/* A precinct's packets, layer by layer, are a job: a job's packets depend
+ * on each other (its tag trees, its blocks' Lblock and passes) and on no
+ * other job's.  Jobs run on the pool's workers, each into its own pieces;
+ * any warning, or a packet that does not end where PLT says the next one
+ * starts, sends the whole tile back to the sequential walk, which then
+ * reports what it finds. */
+typedef struct {
+    sci_j2k_t2 *t2;
+    const struct planned *plan;
+    const size_t *off;      /* packet i's body offset; off[n]: the end */
+    const uint32_t *order;  /* the packets, job by job */
+    const uint32_t *first;  /* job j: order[first[j] .. first[j + 1]) */
+    const uint32_t *jobs;   /* the jobs, heaviest first */
+    uint32_t *worker;       /* job j ran on worker[j] */
+    t2out *outs;            /* a worker each */
+    int *failed;            /* a worker each */
+} par_ctx;
+
+static void par_fn(void *v, size_t begin, size_t end, unsigned w) {
+    par_ctx *x = v;
+    sci_j2k_status st;
+    for (size_t q = begin; q < end && !x->failed[w]; q++) {
+        uint32_t j = x->jobs[q];
+        x->worker[j] = w;
+        memset(&st, 0, sizeof st);
+        for (uint32_t a = x->first[j]; a < x->first[j + 1]; a++) {
+            uint32_t i = x->order[a];
+            const struct planned *p = &x->plan[i];
+            t2run run;
+            memset(&run, 0, sizeof run);
+            run.t2 = x->t2;
+            run.out = &x->outs[w];
+            run.st = &st;
+            run.bpos = x->off[i];
+            run.seq = i;
+            int e = packet(&run, p->c, p->r, p->k, p->l);
+            if (e || st.warnings || run.bpos != x->off[i + 1]) {
+                x->failed[w] = 1;
+                break;
+            }
+        }
+    }
+}
+
+/* The workers' pieces joined into the tile's, and the links of the blocks
+ * of each job's precinct moved by their worker's start. */
+static int join_pieces(sci_j2k_t2 *t2, const par_ctx *x, unsigned nw,
+                       size_t njobs) {
+    size_t base[SCI_POOL_MAX_THREADS], total = 0;
+    for (unsigned w = 0; w < nw; w++) {
+        base[w] = total;
+        total += x->outs[w].npieces;
+    }
+    if (total > INT32_MAX)
+        return SCI_J2K_ENOMEM;
+    if (total > t2->pieces_cap) {
+        sci_j2k_piece *p = realloc(t2->pieces, total * sizeof *p);
+        if (!p)
+            return SCI_J2K_ENOMEM;
+        t2->pieces = p;
+        t2->pieces_cap = total;
+    }
+    for (unsigned w = 0; w < nw; w++) {
+        const t2out *o = &x->outs[w];
+        sci_j2k_piece *dst = t2->pieces + base[w];
+        for (size_t i = 0; i < o->npieces; i++) {
+            dst[i] = o->pieces[i];
+            if (dst[i].next >= 0)
+                dst[i].next += (int32_t)base[w];
+        }
+    }
+    t2->npieces = total;
+    sci_j2k_tile *tile = t2->tile;
+    for (size_t j = 0; j < njobs; j++) {
+        int32_t add = (int32_t)base[x->worker[j]];
+        const struct planned *p = &x->plan[x->order[x->first[j]]];
+        const sci_j2k_res *rs = sci_j2k_tile_res(tile, p->c, p->r);
+        size_t p0 = rs->first_pband + (size_t)p->k * rs->nbands;
+        for (unsigned bi = 0; bi < rs->nbands; bi++) {
+            const sci_j2k_pband *pb = &tile->pbands[p0 + bi];
+            const sci_j2k_band *band = &tile->bands[rs->first_band + bi];
+            for (uint32_t y = 0; y < pb->ch; y++)
+                for (uint32_t xx = 0; xx < pb->cw; xx++) {
+                    sci_j2k_cblk *cb = &tile->cblks[band->first_cblk +
+                        (size_t)(pb->cy0 + y) * band->ncbx + pb->cx0 + xx];
+                    if (cb->first_piece >= 0) {
+                        cb->first_piece += add;
+                        cb->last_piece += add;
+                    }
+                }
+        }
+    }
+    return 0;
+}
+
+/* Returns 1 when the packets were decoded in parallel, 0 when the tile is
+ * to be walked in sequence (as it was before), or an error code. */
+static int decode_parallel(sci_j2k_t2 *t2) {
+    t2run run;
+    memset(&run, 0, sizeof run);
+    run.t2 = t2;
+    run.plan = malloc(256 * sizeof *run.plan);
+    if (!run.plan)
+        return SCI_J2K_ENOMEM;
+    run.plan_cap = 256;
+    int e = progression(&run);
+    size_t n = run.nplan;
+    if (e || n != t2->nplt || n < 2) {
+        free(run.plan);
+        sci_j2k_tile_t2_reset(t2->tile);
+        return e < 0 ? e : 0;
+    }
+    sci_j2k_tile *tile = t2->tile;
+    size_t np = tile->nprecs;
+    unsigned nw = sci_pool_threads(t2->pool);
+    size_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *order = malloc(n * sizeof *order);
+    uint32_t *first = calloc(np + 2, sizeof *first);
+    uint32_t *jobs = malloc((np + 1) * sizeof *jobs);
+    uint32_t *worker = calloc(np + 1, sizeof *worker);
+    uint64_t *weight = calloc(np + 1, sizeof *weight);
+    uint32_t *slot = malloc((np + 1) * sizeof *slot);
+    uint32_t *fill = malloc((np + 1) * sizeof *fill);
+    t2out *outs = calloc(nw, sizeof *outs);
+    int *failed = calloc(nw, sizeof *failed);
+    int ret = SCI_J2K_ENOMEM;
+    if (!off || !order || !first || !jobs || !worker || !weight || !slot ||
+        !fill || !outs || !failed)
+        goto done;
+    ret = 0;
+    off[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        off[i + 1] = off[i] + t2->plt[i];
+    if (off[n] > t2->body_len)
+        goto done;
+    /* jobs: the precincts with packets, numbered as first met */
+    for (size_t i = 0; i < np; i++)
+        slot[i] = UINT32_MAX;
+    size_t njobs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct planned *p = &run.plan[i];
+        size_t prec = sci_j2k_tile_res(tile, p->c, p->r)->first_prec + p->k;
+        if (slot[prec] == UINT32_MAX)
+            slot[prec] = (uint32_t)njobs++;
+        uint32_t j = slot[prec];
+        first[j + 1]++;
+        weight[j] += t2->plt[i];
+    }
+    for (size_t j = 0; j < njobs; j++)
+        first[j + 1] += first[j];
+    /* a job's packets in stream order: its layers in turn */
+    memcpy(fill, first, njobs * sizeof *fill);
+    for (size_t i = 0; i < n; i++) {
+        const struct planned *p = &run.plan[i];
+        size_t prec = sci_j2k_tile_res(tile, p->c, p->r)->first_prec + p->k;
+        order[fill[slot[prec]]++] = (uint32_t)i;
+    }
+    /* the heaviest first, so that the longest does not start last */
+    for (size_t j = 0; j < njobs; j++) {
+        size_t at = j;
+        while (at > 0 && weight[jobs[at - 1]] < weight[j]) {
+            jobs[at] = jobs[at - 1];
+            at--;
+        }
+        jobs[at] = (uint32_t)j;
+    }
+    par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
+    sci_pool_for(t2->pool, njobs, 1, par_fn, &x);
+    int bad = 0;
+    for (unsigned w = 0; w < nw; w++)
+        bad |= failed[w];
+    if (!bad) {
+        ret = join_pieces(t2, &x, nw, njobs);
+        if (!ret)
+            ret = 1;
+    }
+done:
+    if (ret != 1) {
+        sci_j2k_tile_t2_reset(tile);
+        t2->npieces = 0;
+    }
+    for (unsigned w = 0; outs && w < nw; w++) {
+        free(outs[w].pieces);
+        free(outs[w].scratch);
+    }
+    free(run.plan);
+    free(off);
+    free(order);
+    free(first);
+    free(jobs);
+    free(worker);
+    free(weight);
+    free(slot);
+    free(fill);
+    free(outs);
+    free(failed);
+    return ret;
+}
+
+int sci_j2k_t2_decode(sci_j2k_t2 *t2) {
+    t2->parallel = 0;
+    if (t2->plt && t2->nplt > 1 && !t2->hdr && sci_pool_threads(t2->pool) > 1) {
+        int r = decode_parallel(t2);
+        if (r < 0)
+            return r;
+        if (r == 1) {
+            t2->parallel = 1;
+            return 0;
+        }
+    }
+    t2run run;
+    memset(&run, 0, sizeof run);
+    run.t2 = t2;
+    run.st = t2->st;
+    t2out o = {t2->pieces, t2->npieces, t2->pieces_cap, t2->scratch,
+               t2->scratch_cap};
+    run.out = &o;
+    int e = progression(&run);
+    t2->pieces = o.pieces;
+    t2->npieces = o.npieces;
+    t2->pieces_cap = o.pieces_cap;
+    t2->scratch = o.scratch;
+    t2->scratch_cap = o.scratch_cap;
+    t2->stopped = run.stopped;
     if (e == 2) {
         sci_j2k_warn(t2->st, sci_j2k_t2_cs_offset(t2, run.bpos),
                      "tile %u: the progression order visits too many packets "

@@ -102,7 +102,14 @@ typedef struct {
     unsigned max_layers;   /* record layers [0, max_layers) */
     const uint8_t *keep_res; /* per component: record resolutions <= it */
     sci_j2k_status *st;
+    /* the tile's packet lengths from PLT (nplt of them; NULL: none) and a
+     * pool: with both, and the headers in the body, the precincts' packets
+     * are decoded on the pool's threads where the lengths hold */
+    const uint32_t *plt;
+    size_t nplt;
+    struct sci_pool *pool;
     /* output */
+    int parallel;          /* the packets were decoded in parallel */
     sci_j2k_piece *pieces;
     size_t npieces, pieces_cap;
     int stopped;           /* the tile's data ended early or was damaged */

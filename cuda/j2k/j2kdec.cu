@@ -548,6 +548,10 @@ int jd_lane_create(jd_lane **out, sci_pool *pool, const uint16_t *lut) {
         d->rep.host_ms[k] = -1;
     d->dec = sci_j2k_dec_new();
     d->pool = pool;
+    /* tier-2 where PLT allows, and the host path, on the lanes' shared
+     * pool (on the lane's own thread while another lane holds it) */
+    if (d->dec)
+        sci_j2k_dec_set_pool(d->dec, pool);
     d->nthreads = sci_pool_threads(pool);
     d->scratch = (sci_j2k_block_scratch **)calloc(d->nthreads, sizeof *d->scratch);
     int err = d->dec && d->scratch ? cudaSuccess : cudaErrorMemoryAllocation;

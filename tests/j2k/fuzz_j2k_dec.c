@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/common/parallel.h"
 #include "codec/j2k/j2k_dec.h"
 
 /* libFuzzer: smaller images, more executions a second (the parser, tier-2
@@ -39,13 +40,19 @@
 #endif
 #define FUZZ_MAX_BYTES (1u << 22)
 
-/* Decodes one input; returns the result (1: parsed only, too large).
- * *sum gets a checksum of the samples decoded (for determinism). */
+/* tiles whose tier-2 ran in parallel, over all decodes */
+static unsigned long fuzz_parallel_tiles;
+
+/* Decodes one input, on pool's threads (NULL: on this one); returns the
+ * result (1: parsed only, too large).  *sum gets a checksum of the samples
+ * decoded (for determinism). */
 static int
-fuzz_decode (const uint8_t * data, size_t size, unsigned reduce,
-    unsigned layers, uint64_t * sum, char *msg, size_t msg_len)
+fuzz_decode (const uint8_t * data, size_t size, sci_pool * pool,
+    unsigned reduce, unsigned layers, uint64_t * sum, char *msg,
+    size_t msg_len)
 {
   sci_j2k_dec *d = sci_j2k_dec_new ();
+  sci_j2k_dec_set_pool (d, pool);
   sci_j2k_info info;
   *sum = 0;
   int r = sci_j2k_dec_parse (d, data, size, &info);
@@ -85,6 +92,7 @@ fuzz_decode (const uint8_t * data, size_t size, unsigned reduce,
   }
   if (msg)
     snprintf (msg, msg_len, "%s", sci_j2k_dec_error (d));
+  fuzz_parallel_tiles += sci_j2k_dec_t2_parallel (d);
   sci_j2k_dec_free (d);
   return r;
 }
@@ -93,13 +101,18 @@ int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
+  /* the first decode on two threads: tier-2 of streams with PLT then
+   * runs precinct by precinct */
+  static sci_pool *pool;
   uint64_t sum;
   if (size > FUZZ_MAX_BYTES)
     return 0;
-  fuzz_decode (data, size, 0, 0, &sum, NULL, 0);
+  if (!pool)
+    pool = sci_pool_new (2);
+  fuzz_decode (data, size, pool, 0, 0, &sum, NULL, 0);
   if (size) {
     unsigned b = data[size - 1];
-    fuzz_decode (data, size, b & 3, (b >> 2) & 7, &sum, NULL, 0);
+    fuzz_decode (data, size, NULL, b & 3, (b >> 2) & 7, &sum, NULL, 0);
   }
   return 0;
 }
@@ -124,7 +137,7 @@ typedef struct
 static int
 make_seed (seed * s, unsigned w, unsigned h, unsigned nc, unsigned depth,
     unsigned dx, sci_j2k_coder coder, unsigned style, unsigned layers,
-    sci_j2k_progression prog, sci_dwt_filter filter, int jph)
+    sci_j2k_progression prog, sci_dwt_filter filter, int jph, int plt)
 {
   sci_wt_geometry g;
   memset (&g, 0, sizeof g);
@@ -151,6 +164,7 @@ make_seed (seed * s, unsigned w, unsigned h, unsigned nc, unsigned depth,
   p.layers = layers;
   p.cb_style = style;
   p.jph = jph;
+  p.plt = plt;
   p.qstep = 1.0 / 64;
   return j2kt_encode_seed (&g, &p, rng, &s->bytes, &s->len);
 }
@@ -257,29 +271,36 @@ main (int argc, char **argv)
     unsigned style, layers;
     sci_j2k_progression prog;
     sci_dwt_filter filter;
-    int jph;
+    int jph, plt;
   } k[] = {
-    {40, 30, 1, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_LRCP, SCI_DWT_53, 0},
-    {33, 21, 3, 10, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_RPCL, SCI_DWT_97, 0},
-    {29, 17, 3, 8, 2, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_CPRL, SCI_DWT_53, 0},
-    {24, 24, 3, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_PCRL, SCI_DWT_53, 1},
-    {40, 30, 1, 8, 1, SCI_J2K_CODER_PART1, 0, 3, SCI_J2K_LRCP, SCI_DWT_53, 0},
+    {40, 30, 1, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_LRCP, SCI_DWT_53, 0, 0},
+    {33, 21, 3, 10, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_RPCL, SCI_DWT_97, 0, 0},
+    {29, 17, 3, 8, 2, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_CPRL, SCI_DWT_53, 0, 0},
+    {24, 24, 3, 8, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_PCRL, SCI_DWT_53, 1, 0},
+    {40, 30, 1, 8, 1, SCI_J2K_CODER_PART1, 0, 3, SCI_J2K_LRCP, SCI_DWT_53, 0, 0},
     {31, 19, 3, 12, 1, SCI_J2K_CODER_PART1, 0x3F, 4, SCI_J2K_RLCP,
-        SCI_DWT_53, 0},
+        SCI_DWT_53, 0, 0},
     {27, 23, 1, 16, 1, SCI_J2K_CODER_PART1, 0x01, 2, SCI_J2K_RPCL,
-        SCI_DWT_53, 0},
+        SCI_DWT_53, 0, 0},
     {27, 23, 1, 8, 1, SCI_J2K_CODER_PART1, 0x04, 2, SCI_J2K_PCRL, SCI_DWT_97,
-        0},
+        0, 0},
     {21, 25, 3, 9, 2, SCI_J2K_CODER_PART1, 0x12, 2, SCI_J2K_CPRL, SCI_DWT_53,
-        0},
+        0, 0},
     {37, 11, 3, 8, 1, SCI_J2K_CODER_PART1, 0x28, 3, SCI_J2K_LRCP, SCI_DWT_97,
-        0},
+        0, 0},
+    /* with PLT: tier-2 in parallel where the lengths hold */
+    {45, 29, 3, 10, 1, SCI_J2K_CODER_HT, 0, 1, SCI_J2K_RPCL, SCI_DWT_53, 0,
+        1},
+    {35, 27, 3, 8, 1, SCI_J2K_CODER_PART1, 0x04, 3, SCI_J2K_LRCP,
+        SCI_DWT_53, 0, 1},
+    {29, 21, 3, 8, 2, SCI_J2K_CODER_PART1, 0, 2, SCI_J2K_PCRL, SCI_DWT_97, 0,
+        1},
   };
   rng_state = 7;
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     if (make_seed (&seeds[ns], k[i].w, k[i].h, k[i].nc, k[i].depth, k[i].dx,
             k[i].coder, k[i].style, k[i].layers, k[i].prog, k[i].filter,
-            k[i].jph) == 0) {
+            k[i].jph, k[i].plt) == 0) {
       snprintf (seeds[ns].name, sizeof seeds[ns].name, "ours%zu%s", i,
           k[i].jph ? ".jph" : ".j2c");
       ns++;
@@ -332,7 +353,7 @@ main (int argc, char **argv)
   char msg[300];
   for (unsigned i = 0; i < ns; i++) {
     uint64_t sum;
-    int r = fuzz_decode (seeds[i].bytes, seeds[i].len, 0, 0, &sum, msg,
+    int r = fuzz_decode (seeds[i].bytes, seeds[i].len, NULL, 0, 0, &sum, msg,
         sizeof msg);
     char what[400];
     snprintf (what, sizeof what, "seed %s decodes (%d %s)", seeds[i].name, r,
@@ -343,6 +364,7 @@ main (int argc, char **argv)
   rng_state = start;
   static uint8_t buf[1 << 16];
   unsigned results[8] = { 0 };
+  sci_pool *pool = sci_pool_new (2);
   for (unsigned it = 0; it < iterations; it++) {
     const seed *s = &seeds[rng () % ns];
     size_t len = s->len < sizeof buf ? s->len : sizeof buf;
@@ -350,12 +372,13 @@ main (int argc, char **argv)
     mutate (buf, &len, sizeof buf);
     unsigned reduce = (unsigned) (rng () % 3), layers = (unsigned) (rng () % 3);
     uint64_t a, b;
-    int r1 = fuzz_decode (buf, len, reduce, layers, &a, msg, sizeof msg);
-    int r2 = fuzz_decode (buf, len, reduce, layers, &b, NULL, 0);
+    int r1 = fuzz_decode (buf, len, NULL, reduce, layers, &a, msg,
+        sizeof msg);
+    int r2 = fuzz_decode (buf, len, pool, reduce, layers, &b, NULL, 0);
     char what[400];
     snprintf (what, sizeof what, "iteration %u (%s): result %d is "
-        "documented, deterministic, names an offset (%s)", it, s->name, r1,
-        msg);
+        "documented, the same on 1 and 2 threads, names an offset (%s)", it,
+        s->name, r1, msg);
     check (known_code (r1) && r1 == r2 && a == b && (r1 >= 0 ||
             strstr (msg, "(at byte ")), what);
     results[r1 < 0 ? -r1 : r1 == 0 ? 0 : 6]++;
@@ -363,7 +386,12 @@ main (int argc, char **argv)
   printf ("%u mutated codestreams: %u decoded, %u corrupt, %u unsupported, "
       "%u truncated, %u argument, %u too large\n", iterations, results[0],
       results[2], results[3], results[5], results[1], results[6]);
+  printf ("tiles whose tier-2 ran in parallel (PLT): %lu\n",
+      fuzz_parallel_tiles);
+  check (iterations == 0 || fuzz_parallel_tiles > 0,
+      "the mutations reach tier-2 in parallel");
   printf ("%u passed, %u failed\n", check_passed, check_failed);
+  sci_pool_free (pool);
   for (unsigned i = 0; i < ns; i++)
     free (seeds[i].bytes);
   return check_failed ? 1 : 0;

@@ -1964,10 +1964,12 @@ log_warning (void *user, size_t offset, const char *msg)
 }
 
 /* Decodes into 16-bit planes of w x h, on pool (or not); the warnings into
- * log.  Returns sci_j2k_dec_decode's result. */
+ * log, the tiles whose tier-2 ran in parallel into *par.  Returns
+ * sci_j2k_dec_decode's result. */
 static int
 decode_with_pool (const uint8_t * cs, size_t len, sci_pool * pool,
-    unsigned nc, unsigned w, unsigned h, uint16_t * out, warn_log * log)
+    unsigned nc, unsigned w, unsigned h, uint16_t * out, warn_log * log,
+    unsigned *par)
 {
   sci_j2k_dec *d = sci_j2k_dec_new ();
   memset (log, 0, sizeof *log);
@@ -1984,14 +1986,57 @@ decode_with_pool (const uint8_t * cs, size_t len, sci_pool * pool,
   sci_j2k_decode_params p = { 0, 0 };
   if (r == 0)
     r = sci_j2k_dec_decode (d, &p, pl);
+  *par = sci_j2k_dec_t2_parallel (d);
   sci_j2k_dec_free (d);
   return r;
+}
+
+/* Swaps two neighbouring PLT lengths of the same coded size but different
+ * values, so that PLT no longer matches the packets (the packets stay as
+ * they are).  Returns 0 when the stream has no such pair. */
+static int
+plt_swap (uint8_t * cs, size_t len)
+{
+  j2kt_plt t;
+  const char *why = "";
+  if (j2kt_plt_parse (cs, len, &t, &why) || t.segs < 1) {
+    j2kt_plt_free (&t);
+    return 0;
+  }
+  size_t at = t.plt_at[0] + 5, end = t.plt_at[0] + 2 +
+      j2kt_be16 (cs + t.plt_at[0] + 2), prev = at, prev_n = 0;
+  uint32_t prev_v = 0;
+  int done = 0;
+  while (at < end && !done) {
+    size_t s0 = at;
+    uint32_t v = 0;
+    while (at < end && (cs[at] & 0x80))
+      v = v << 7 | (cs[at++] & 0x7F);
+    if (at == end)
+      break;
+    v = v << 7 | cs[at++];
+    size_t n = at - s0;
+    if (prev_n == n && prev_v != v) {
+      uint8_t tmp[8];
+      memcpy (tmp, cs + prev, n);
+      memcpy (cs + prev, cs + s0, n);
+      memcpy (cs + s0, tmp, n);
+      done = 1;
+    }
+    prev = s0;
+    prev_n = n;
+    prev_v = v;
+  }
+  j2kt_plt_free (&t);
+  return done;
 }
 
 /* sci_j2k_dec_set_pool: the same samples and the same warnings, in the
  * same order, on 1 and on 4 threads, for HT and Part 1 streams, 5/3 and
  * 9/7, whole and damaged (Part 1 with segmentation symbols, so that its
- * damage shows). */
+ * damage shows).  With PLT, tier-2 runs precinct by precinct on the pool
+ * for a whole stream, and falls back to the sequential walk, with the
+ * same result, when the packets are damaged or PLT does not match them. */
 static void
 test_threads (void)
 {
@@ -2005,12 +2050,26 @@ test_threads (void)
     {"threads Part 1 5/3", 150, 121, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53,
         3, SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 2,
         SCI_T1_SEGSYM},
+    {"threads HT 5/3 PLT", 257, 131, 3, 12, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53,
+        4, SCI_CT_RCT, SCI_J2K_CODER_HT, 5, 5, SCI_J2K_RPCL, 1, 0x00, 0, 1},
+    {"threads HT 9/7 PLT", 200, 97, 3, 10, {1, 1, 1}, {1, 1, 1}, SCI_DWT_97,
+        3, SCI_CT_ICT, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_CPRL, 1, 0x00, 0, 1},
+    {"threads Part 1 5/3 3 layers PLT", 150, 121, 3, 8, {1, 1, 1}, {1, 1, 1},
+        SCI_DWT_53, 3, SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 3,
+        SCI_T1_SEGSYM, 0, 1},
+    {"threads Part 1 4:2:2 2 layers PLT", 141, 77, 3, 8, {1, 2, 2},
+        {1, 1, 1}, SCI_DWT_53, 3, SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4,
+        SCI_J2K_PCRL, 2, SCI_T1_SEGSYM, 0, 1},
   };
   sci_pool *pool = sci_pool_new (4);
   check (pool != NULL && sci_pool_threads (pool) == 4, "a pool of 4 threads");
   for (size_t i = 0; pool && i < sizeof cases / sizeof cases[0]; i++) {
     const own_case *k = &cases[i];
-    unsigned w[3] = { k->w, k->w, k->w }, h[3] = { k->h, k->h, k->h };
+    unsigned w[3], h[3];
+    for (unsigned c = 0; c < 3; c++) {
+      w[c] = (k->w + k->dx[c] - 1) / k->dx[c];
+      h[c] = (k->h + k->dy[c] - 1) / k->dy[c];
+    }
     j2kt_image src;
     make_image (&src, 3, w, h, k->depth, 0, 300 + i);
     size_t len;
@@ -2023,23 +2082,40 @@ test_threads (void)
     size_t n = (size_t) 3 * k->w * k->h;
     uint16_t *a = malloc (n * 2), *b = malloc (n * 2);
     static warn_log la, lb;
-    /* whole, then with bytes flipped past the main header: every 97th
-     * from the middle on, so that many blocks are damaged */
-    for (int dmg = 0; dmg < 2; dmg++) {
-      if (dmg)
+    /* whole; with PLT that does not match the packets (PLT streams); then
+     * with bytes flipped past the main header: every 97th from the middle
+     * on, so that many blocks are damaged */
+    uint16_t *whole = malloc (n * 2);
+    for (int dmg = 0; dmg < 3; dmg++) {
+      if (dmg == 1 && (!k->plt || !plt_swap (cs, len)))
+        continue;
+      if (dmg == 2)
         for (size_t j = len / 2; j + 2 < len; j += 97)
           cs[j] ^= 0x5A;
+      /* different fillings show a sample left unwritten; subsampled
+       * planes leave the rest of their w x h rows so on both */
+      int sub = k->dx[1] != 1 || k->dx[2] != 1;
       memset (a, 0xEE, n * 2);
-      memset (b, 0x11, n * 2);
-      int ra = decode_with_pool (cs, len, NULL, 3, k->w, k->h, a, &la);
-      int rb = decode_with_pool (cs, len, pool, 3, k->w, k->h, b, &lb);
+      memset (b, sub ? 0xEE : 0x11, n * 2);
+      unsigned pa, pb;
+      int ra = decode_with_pool (cs, len, NULL, 3, k->w, k->h, a, &la, &pa);
+      int rb = decode_with_pool (cs, len, pool, 3, k->w, k->h, b, &lb, &pb);
+      if (dmg == 0)
+        memcpy (whole, a, n * 2);
+      /* tier-2 in parallel only for a whole stream whose PLT matches */
+      unsigned par = k->plt && dmg == 0;
       char what[512];
       snprintf (what, sizeof what, "%s%s: 1 thread %d (%u warnings), 4 "
-          "threads %d (%u warnings): same samples and warnings", k->label,
-          dmg ? ", damaged" : "", ra, la.n, rb, lb.n);
+          "threads %d (%u warnings, tier-2 in parallel on %u tiles, %u "
+          "wanted): same samples and warnings", k->label,
+          dmg == 1 ? ", PLT not matching" : dmg ? ", damaged" : "", ra, la.n,
+          rb, lb.n, pb, par);
       check (ra == rb && !memcmp (a, b, n * 2) && la.n == lb.n &&
-          !strcmp (la.log, lb.log) && (dmg ? la.n > 0 : la.n == 0), what);
+          !strcmp (la.log, lb.log) && (dmg == 2 ? la.n > 0 : la.n == 0) &&
+          pa == 0 && pb == par && (dmg != 1 || !memcmp (a, whole, n * 2)),
+          what);
     }
+    free (whole);
     free (a);
     free (b);
     free (cs);
