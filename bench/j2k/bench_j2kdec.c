@@ -26,7 +26,12 @@
  *   bench-j2kdec [--runs N] [--cpu-runs N] [--threads N] [--workdir DIR]
  *                [--nvj2k PATH] [--nvj2k-threads PATH]
  *                [--opj PATH] [--ojph PATH] [--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only]
- *                [--ht-symbols auto|thread|warp] [--size W H] [image.ppm]
+ *                [--ht-symbols auto|thread|warp] [--plt] [--size W H] [image.ppm]
+ *
+ * --plt: the three streams carry PLT marker segments (htj2kenc plt=true,
+ * as the RTP payloader wants them), with which tier-2 decodes the
+ * precincts' packets on the decoder's threads; every decoder, the anchors
+ * too, reads those same files.
  *
  * --ht-symbols: where the HT blocks' symbols are decoded
  * (sci_cuda_j2kdec_tune_ht; auto, the default, chooses by the frame).
@@ -129,6 +134,8 @@ static const stream_kind kinds[] = {
 };
 #define NKINDS 3
 
+static int plt;
+
 static uint8_t *encode(const stream_kind *k, uint16_t *pl[3], size_t *len) {
     sci_wt_geometry g;
     memset(&g, 0, sizeof g);
@@ -155,6 +162,7 @@ static uint8_t *encode(const stream_kind *k, uint16_t *pl[3], size_t *len) {
         sci_htj2k_params_default(&p);
         p.coder = k->coder;
         p.bitrate = k->bitrate;
+        p.plt = plt;
         const char *why = sci_htj2k_check(&g, &p);
         if (why) {
             fprintf(stderr, "%s: %s\n", k->name, why);
@@ -483,6 +491,8 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--tiles-only"))
             tiles_only = 1;
+        else if (!strcmp(argv[i], "--plt"))
+            plt = 1;
         else if (!strcmp(argv[i], "--size") && i + 2 < argc) {
             W = (uint32_t)atoi(argv[++i]);
             H = (uint32_t)atoi(argv[++i]);
@@ -492,7 +502,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--threads N] "
                     "[--workdir DIR] [--nvj2k PATH] [--nvj2k-threads PATH] [--opj PATH] [--ojph PATH] "
                     "[--grk PATH] [--tiles-with GRK_COMPRESS] [--tiles-only] "
-                    "[--size W H] [image.ppm]\n", argv[0]);
+                    "[--ht-symbols auto|thread|warp] [--plt] [--size W H] "
+                    "[image.ppm]\n", argv[0]);
             return 2;
         }
     }
@@ -519,8 +530,9 @@ int main(int argc, char **argv) {
         return 1;
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("GPU: %s; picture %ux%u 4:4:4 %d-bit (%s); %d runs\n", prop.name, W, H,
-           DEPTH, img ? img : "synthetic", runs);
+    printf("GPU: %s; picture %ux%u 4:4:4 %d-bit (%s); %d runs%s\n", prop.name, W,
+           H, DEPTH, img ? img : "synthetic", runs,
+           plt ? "; streams with PLT" : "");
 
     size_t npix = (size_t)W * H, frame_bytes = npix * 2 * 3;
     int nk = tiles_only ? 0 : NKINDS;
