@@ -472,11 +472,6 @@ struct jd_lane {
     tile_run *runs;
     size_t runs_cap;
     size_t sort_at[SORT_BUCKETS];
-    /* each block's shape and place in the tables (add_tile_blocks) */
-    struct blk_shape *shape;
-    size_t shape_cap;
-    struct blk_place *place;
-    size_t place_cap;
     int *d_status;          /* damaged HT blocks, first one */
     /* host-side buffers of the host paths (pinned, one at a time) */
     void *h_coef;
@@ -630,8 +625,6 @@ void jd_lane_destroy(jd_lane *d) {
     free(d->horg[1]);
     free(d->href);
     free(d->hplen);
-    free(d->shape);
-    free(d->place);
     free(d->runs);
     sci_j2k_dec_free(d->dec);
     free(d);
@@ -928,43 +921,29 @@ static int tables_room(jd_lane *d, const sci_j2k_tile_blocks *tb,
     return 0;
 }
 
-/* What a block adds to the tables, and why it adds nothing. */
-enum {
-    BLK_NONE,   /* nothing to decode */
-    BLK_HT,
-    BLK_EB,
-    BLK_ZBP,    /* more zero bit-planes than the band has: warned */
-    BLK_DEEP,   /* more than 30 bit-planes coded: warned */
-    BLK_BAD_HT, /* an HT block the device cannot decode: warned */
-    BLK_BAD_EB, /* an EBCOT block likewise */
-};
-
-/* A block's shape as the device decodes it. */
-struct blk_shape {
-    uint8_t kind;   /* BLK_* */
-    uint8_t passes; /* passes decoded (EBCOT: pass lengths it adds) */
-    uint8_t nbp;    /* bit-planes, after what above 30 is dropped */
-    uint8_t zbp;
-};
-
-static blk_shape block_shape(const sci_j2k_tile_blocks *tb, size_t i) {
-    blk_shape s = {BLK_NONE, 0, 0, 0};
+static void add_block(jd_lane *d, const sci_j2k_tile_blocks *tb,
+                      const sci_wt_geometry *g, size_t i, tables *t) {
+    sci_j2k_status *st = sci_j2k_dec_status(d->dec);
     const sci_j2k_block *b = &tb->blocks[i];
     const sci_j2k_band_info *band = &tb->bands[b->band];
     unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
     if (!w || !h || band->res > tb->comps[band->comp].top)
-        return s;
+        return;
     unsigned nbp = band->mb + band->roi, zbp = b->zbp;
     if (nbp == 0 || zbp >= nbp) {
         if (zbp > nbp)
-            s.kind = BLK_ZBP;
-        return s;
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u with "
+                         "%u zero bit-planes out of %u: left zero", tb->tile,
+                         band->comp, zbp, nbp);
+        return;
     }
     if (nbp > 30) {
         unsigned k = nbp - 30;
         if (zbp < k) {
-            s.kind = BLK_DEEP;
-            return s;
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "codes %u bit-planes (at most 30 are supported): "
+                         "left zero", tb->tile, band->comp, nbp - zbp);
+            return;
         }
         nbp -= k;
         zbp -= k;
@@ -972,15 +951,23 @@ static blk_shape block_shape(const sci_j2k_tile_blocks *tb, size_t i) {
     unsigned top_plane = nbp - 1 - zbp;
     unsigned passes = b->passes;
     if (!passes)
-        return s;
+        return;
+    jd_block o;
+    memset(&o, 0, sizeof o);
     if (b->ht) {
         if (top_plane == 0 && passes > 1)
             passes = 1;
-        if (w > 1024 || h > 1024 || w * h > 4096 || passes > 3) {
-            s.kind = BLK_BAD_HT;
-            return s;
+        if (w > 1024 || h > 1024 || w * h > 4096 || passes < 1 || passes > 3) {
+            sci_j2k_warn(st, b->src, "tile %u: an HT code-block of component "
+                         "%u could not be decoded: left zero", tb->tile,
+                         band->comp);
+            return;
         }
-        s.kind = BLK_HT;
+        o.data = t->arena + b->off + b->cup;
+        if ((w + 1) / 2 > t->qwmax)
+            t->qwmax = (w + 1) / 2;
+        o.lcup = b->lcup;
+        o.lref = b->lref;
     } else {
         sci_t1_params prm;
         memset(&prm, 0, sizeof prm);
@@ -990,66 +977,16 @@ static blk_shape block_shape(const sci_j2k_tile_blocks *tb, size_t i) {
         prm.nbp = nbp;
         prm.style = b->style & SCI_T1_STYLES;
         if (sci_t1_check(&prm)) {
-            s.kind = BLK_BAD_EB;
-            return s;
+            sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
+                         "could not be decoded: left zero", tb->tile,
+                         band->comp);
+            return;
         }
+        /* cumulative bytes after each pass, from the segments */
+        uint32_t *pl = t->plen + t->nplen;
+        unsigned k = 0, all = passes;
         if (passes > 3 * top_plane + 1)
             passes = 3 * top_plane + 1;
-        s.kind = BLK_EB;
-    }
-    s.passes = (uint8_t)passes;
-    s.nbp = (uint8_t)nbp;
-    s.zbp = (uint8_t)zbp;
-    return s;
-}
-
-static void warn_block(jd_lane *d, const sci_j2k_tile_blocks *tb, size_t i,
-                       unsigned kind) {
-    sci_j2k_status *st = sci_j2k_dec_status(d->dec);
-    const sci_j2k_block *b = &tb->blocks[i];
-    const sci_j2k_band_info *band = &tb->bands[b->band];
-    if (kind == BLK_ZBP)
-        sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u with "
-                     "%u zero bit-planes out of %u: left zero", tb->tile,
-                     band->comp, b->zbp, band->mb + band->roi);
-    else if (kind == BLK_DEEP)
-        sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
-                     "codes %u bit-planes (at most 30 are supported): "
-                     "left zero", tb->tile, band->comp,
-                     band->mb + band->roi - b->zbp);
-    else if (kind == BLK_BAD_HT)
-        sci_j2k_warn(st, b->src, "tile %u: an HT code-block of component "
-                     "%u could not be decoded: left zero", tb->tile,
-                     band->comp);
-    else if (kind == BLK_BAD_EB)
-        sci_j2k_warn(st, b->src, "tile %u: a code-block of component %u "
-                     "could not be decoded: left zero", tb->tile,
-                     band->comp);
-}
-
-/* Where a block's entries go: its place in the HT or EBCOT list, its
- * pass lengths' and its pieces' first places. */
-struct blk_place {
-    size_t at, plen, ref;
-};
-
-/* Block i's entries, shaped s, at place p of the tables. */
-static void fill_block(const sci_j2k_tile_blocks *tb, const sci_wt_geometry *g,
-                       size_t i, blk_shape s, const blk_place &p,
-                       const tables *t) {
-    const sci_j2k_block *b = &tb->blocks[i];
-    const sci_j2k_band_info *band = &tb->bands[b->band];
-    unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
-    jd_block o;
-    memset(&o, 0, sizeof o);
-    if (s.kind == BLK_HT) {
-        o.data = t->arena + b->off + b->cup;
-        o.lcup = b->lcup;
-        o.lref = b->lref;
-    } else {
-        /* cumulative bytes after each pass, from the segments */
-        uint32_t *pl = t->plen + p.plen;
-        unsigned k = 0, all = b->passes, passes = s.passes;
         for (unsigned sg = 0; sg < b->nseg; sg++) {
             unsigned pe = tb->seg_pass[b->first_seg + sg];
             if (pe > all)
@@ -1061,115 +998,42 @@ static void fill_block(const sci_j2k_tile_blocks *tb, const sci_wt_geometry *g,
             pl[k] = (uint32_t)b->len;
         o.data = t->arena + b->off;
         o.lcup = (uint32_t)b->len;
-        o.lref = (uint32_t)p.plen;
+        o.lref = (uint32_t)t->nplen;
+        t->nplen += passes;
         o.band = (uint8_t)band->orient;
+        if (sci_t1d::map_words(w, h) > t->mw)
+            t->mw = sci_t1d::map_words(w, h);
+        if (sci_t1d::flag_words(w, h) > t->fn)
+            t->fn = sci_t1d::flag_words(w, h);
     }
     o.coef = t->coef + sci_wt_comp_offset(g, band->comp) +
              (uint64_t)b->py * sci_wt_comp_width(g, band->comp) + b->px;
     o.stride = sci_wt_comp_width(g, band->comp);
     o.w = (uint16_t)w;
     o.h = (uint16_t)h;
-    o.mb = s.nbp;
-    o.zbp = s.zbp;
-    o.passes = s.passes;
+    o.mb = (uint8_t)nbp;
+    o.zbp = (uint8_t)zbp;
+    o.passes = (uint8_t)passes;
     o.style = b->style & (b->ht ? 0xFF : SCI_T1_STYLES);
     o.roi = (uint8_t)band->roi;
     o.rev = (uint8_t)band->reversible;
     o.step = band->step;
     blk_origin og = {b->src, tb->tile, band->comp};
-    if (s.kind == BLK_HT) {
-        t->ht_org[p.at] = og;
-        t->ht[p.at] = o;
+    if (b->ht) {
+        t->ht_org[t->nht] = og;
+        t->ht[t->nht++] = o;
     } else {
-        t->eb_org[p.at] = og;
-        t->eb[p.at] = o;
+        t->eb_org[t->neb] = og;
+        t->eb[t->neb++] = o;
     }
     uint64_t at = t->arena + b->off;
-    size_t r = p.ref;
-    for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++, r++) {
-        t->ref[r].src = tb->refs[k].src;
-        t->ref[r].dst = at;
-        t->ref[r].len = tb->refs[k].len;
+    for (uint32_t k = tb->ref_first[i]; k < tb->ref_first[i + 1]; k++) {
+        t->ref[t->nref].src = tb->refs[k].src;
+        t->ref[t->nref].dst = at;
+        t->ref[t->nref].len = tb->refs[k].len;
         at += tb->refs[k].len;
+        t->nref++;
     }
-}
-
-/* The tables' places of shaped block i, which then count in t (and
- * the largest block shapes the device kernels must fit). */
-static blk_place place_block(const sci_j2k_tile_blocks *tb, size_t i,
-                             blk_shape s, tables *t) {
-    const sci_j2k_block *b = &tb->blocks[i];
-    unsigned w = b->x1 - b->x0, h = b->y1 - b->y0;
-    blk_place p = {0, t->nplen, t->nref};
-    if (s.kind == BLK_HT) {
-        p.at = t->nht++;
-        if ((w + 1) / 2 > t->qwmax)
-            t->qwmax = (w + 1) / 2;
-    } else {
-        p.at = t->neb++;
-        t->nplen += s.passes;
-        if (sci_t1d::map_words(w, h) > t->mw)
-            t->mw = sci_t1d::map_words(w, h);
-        if (sci_t1d::flag_words(w, h) > t->fn)
-            t->fn = sci_t1d::flag_words(w, h);
-    }
-    t->nref += tb->ref_first[i + 1] - tb->ref_first[i];
-    return p;
-}
-
-/* The tables of a tile's blocks: their shapes and their entries on the
- * pool's threads, their places in block order between the two. */
-struct tile_tables_ctx {
-    const sci_j2k_tile_blocks *tb;
-    const sci_wt_geometry *g;
-    blk_shape *shape;
-    blk_place *place;
-    const tables *t;
-    int warn[SCI_POOL_MAX_THREADS];
-};
-
-static void shape_fn(void *v, size_t begin, size_t end, unsigned w) {
-    tile_tables_ctx *x = (tile_tables_ctx *)v;
-    for (size_t i = begin; i < end; i++) {
-        x->shape[i] = block_shape(x->tb, i);
-        x->warn[w] |= x->shape[i].kind > BLK_EB;
-    }
-}
-
-static void fill_fn(void *v, size_t begin, size_t end, unsigned w) {
-    (void)w;
-    tile_tables_ctx *x = (tile_tables_ctx *)v;
-    for (size_t i = begin; i < end; i++)
-        if (x->shape[i].kind == BLK_HT || x->shape[i].kind == BLK_EB)
-            fill_block(x->tb, x->g, i, x->shape[i], x->place[i], x->t);
-}
-
-/* Adds tile tb's blocks to the tables, in block order (so the warnings
- * too). */
-static int add_tile_blocks(jd_lane *d, const sci_j2k_tile_blocks *tb,
-                           const sci_wt_geometry *g, tables *t) {
-    size_t n = tb->nblocks;
-    if (grow_host((void **)&d->shape, &d->shape_cap, n + 1, sizeof(blk_shape)) ||
-        grow_host((void **)&d->place, &d->place_cap, n + 1, sizeof(blk_place)))
-        return -1;
-    tile_tables_ctx x;
-    memset(&x, 0, sizeof x);
-    x.tb = tb;
-    x.g = g;
-    x.shape = d->shape;
-    x.place = d->place;
-    x.t = t;
-    sci_pool *pool = sci_pool_if(d->pool, n >= 1024);
-    sci_pool_for(pool, n, 256, shape_fn, &x);
-    for (size_t i = 0; i < n; i++) {
-        unsigned k = x.shape[i].kind;
-        if (k == BLK_HT || k == BLK_EB)
-            x.place[i] = place_block(tb, i, x.shape[i], t);
-        else if (k != BLK_NONE)
-            warn_block(d, tb, i, k);
-    }
-    sci_pool_for(pool, n, 256, fill_fn, &x);
-    return 0;
 }
 
 /* The codestream into the pinned buffer on the decoder's threads: one
@@ -1284,10 +1148,10 @@ static int collect_tiles(jd_lane *d, const sci_j2k_comp_info *ci,
         double h = now_ms();
         if (tables_room(d, &tb, t))
             return cudaErrorMemoryAllocation;
-        for (size_t i = 0; i < tb.nblocks; i++)
+        for (size_t i = 0; i < tb.nblocks; i++) {
             *ebcot |= !tb.blocks[i].ht;
-        if (add_tile_blocks(d, &tb, &run->g, t))
-            return cudaErrorMemoryAllocation;
+            add_block(d, &tb, &run->g, i, t);
+        }
         *table_ms += now_ms() - h;
         t->coef += tile_words(&run->g);
         t->arena += align16(tb.arena_len);

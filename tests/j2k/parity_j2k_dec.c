@@ -416,12 +416,8 @@ static void damage(uint8_t *cs, size_t len) {
 
 static void test_encoded(sci_cuda_j2kdec *g) {
     unsigned nsizes = sizeof small_sizes / sizeof small_sizes[0];
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        /* --quick keeps the large sizes of the 8x8 blocks' case: 640x360
-         * of them are the 1024 blocks and more that the device tables are
-         * built for on the pool's threads */
-        unsigned nlarge = !quick ? sizeof large_sizes / sizeof large_sizes[0]
-                          : cases[k].cbw <= 3 ? 2 : 0;
+    unsigned nlarge = quick ? 0 : sizeof large_sizes / sizeof large_sizes[0];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         for (unsigned s = 0; s < nsizes + nlarge; s++) {
             const enc_case *e = &cases[k];
             unsigned w = s < nsizes ? small_sizes[s][0] : large_sizes[s - nsizes][0];
@@ -475,7 +471,6 @@ static void test_encoded(sci_cuda_j2kdec *g) {
             }
             free(cs);
         }
-    }
 }
 
 /* Two frames submitted before the first is finished, on two slots (each
