@@ -93,18 +93,22 @@ static inline void sci_t2_rd_init(sci_t2_rd *b, const uint8_t *p, size_t len,
     b->over = 0;
 }
 
-static inline unsigned sci_t2_rd_bit(sci_t2_rd *b) {
-    if (b->ct == 0) {
-        /* after 0xFF the next byte carries 7 bits, its MSB a stuffed 0 */
-        unsigned n = b->byte == 0xFF ? 7 : 8;
-        if (b->pos < b->len) {
-            b->byte = b->p[b->pos++];
-        } else {
-            b->byte = 0;
-            b->over = 1;
-        }
-        b->ct = n;
+/* The next byte, once the current one's bits are used. */
+static inline void sci_t2_rd_fill(sci_t2_rd *b) {
+    /* after 0xFF the next byte carries 7 bits, its MSB a stuffed 0 */
+    unsigned n = b->byte == 0xFF ? 7 : 8;
+    if (b->pos < b->len) {
+        b->byte = b->p[b->pos++];
+    } else {
+        b->byte = 0;
+        b->over = 1;
     }
+    b->ct = n;
+}
+
+static inline unsigned sci_t2_rd_bit(sci_t2_rd *b) {
+    if (b->ct == 0)
+        sci_t2_rd_fill(b);
     b->ct--;
     return (b->byte >> b->ct) & 1;
 }
@@ -114,16 +118,8 @@ static inline unsigned sci_t2_rd_bit(sci_t2_rd *b) {
 static inline uint32_t sci_t2_rd_bits(sci_t2_rd *b, unsigned n) {
     uint32_t v = 0;
     while (n) {
-        if (b->ct == 0) {
-            unsigned room = b->byte == 0xFF ? 7 : 8;
-            if (b->pos < b->len) {
-                b->byte = b->p[b->pos++];
-            } else {
-                b->byte = 0;
-                b->over = 1;
-            }
-            b->ct = room;
-        }
+        if (b->ct == 0)
+            sci_t2_rd_fill(b);
         unsigned take = n < b->ct ? n : b->ct;
         b->ct -= take;
         v = (uint32_t)((uint64_t)v << take) |
