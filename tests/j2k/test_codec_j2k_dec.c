@@ -48,6 +48,7 @@
 #include "codec/j2k/j2k_dec.h"
 #include "codec/j2k/j2k_idwt.h"
 #include "codec/j2k/j2k_markers.h"
+#include "codec/j2k/j2k_stream.h"
 #include "codec/j2k/wavelet_frame.h"
 #include "j2kdec_util.h"
 #include "j2kplt.h"
@@ -2031,6 +2032,88 @@ plt_swap (uint8_t * cs, size_t len)
   return done;
 }
 
+/* The packet lengths sci_j2k_cs_tile_plt reads, against the test's own
+ * PLT reader (j2kplt.h), or none (n) for a stream whose Iplt cannot be
+ * read. */
+static int
+codec_plt (const uint8_t * cs, size_t len, uint32_t ** out, size_t *n)
+{
+  sci_j2k_cs c;
+  sci_j2k_status st;
+  memset (&c, 0, sizeof c);
+  memset (&st, 0, sizeof st);
+  int r = sci_j2k_cs_parse (&c, cs, len, &st);
+  if (r == 0)
+    r = sci_j2k_cs_tile_plt (&c, 0, out, n);
+  sci_j2k_cs_free (&c);
+  return r;
+}
+
+/* sci_j2k_cs_tile_plt: the lengths of our encoder's PLT segments as the
+ * test's own reader reads them; none for a stream without PLT, for an
+ * Iplt left unfinished at the segment's end, and for a length of more
+ * than 32 bits. */
+static void
+test_plt_lengths (void)
+{
+  if (!wanted ("plt-lengths"))
+    return;
+  own_case k = { "plt-lengths", 61, 47, 3, 8, {1, 1, 1}, {1, 1, 1},
+    SCI_DWT_53, 4, SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 3,
+    0, 0, 1
+  };
+  unsigned w[3] = { k.w, k.w, k.w }, h[3] = { k.h, k.h, k.h };
+  j2kt_image src;
+  make_image (&src, 3, w, h, k.depth, 0, 77);
+  size_t len = 0, len0 = 0;
+  uint8_t *cs = own_encode (&k, &src, &len);
+  k.plt = 0;
+  uint8_t *cs0 = own_encode (&k, &src, &len0);
+  j2kt_plt t;
+  const char *why = "";
+  int ok = cs && cs0 && j2kt_plt_parse (cs, len, &t, &why) == 0 &&
+      t.segs >= 1 && t.n == 3u * 5 * 3;
+  check (ok, "plt-lengths: our encoder's PLT, read by the test's reader");
+  if (ok) {
+    uint32_t *got = NULL;
+    size_t n = 0;
+    int r = codec_plt (cs, len, &got, &n);
+    char what[300];
+    snprintf (what, sizeof what, "plt-lengths: %zu lengths read (%zu "
+        "listed), the same values", n, t.n);
+    check (r == 0 && n == t.n && got
+        && !memcmp (got, t.len, n * sizeof *got), what);
+    free (got);
+    got = NULL;
+    r = codec_plt (cs0, len0, &got, &n);
+    check (r == 0 && n == 0 && !got, "plt-lengths: none without PLT");
+    /* the segment's last Iplt byte says that more follow */
+    size_t last = t.plt_at[t.segs - 1];
+    size_t end = last + 2 + j2kt_be16 (cs + last + 2);
+    uint8_t *bad = malloc (len);
+    memcpy (bad, cs, len);
+    bad[end - 1] |= 0x80;
+    r = codec_plt (bad, len, &got, &n);
+    check (r == 0 && n == 0 && !got,
+        "plt-lengths: an unfinished Iplt gives none");
+    /* the first Iplt bytes as one length of 2^32 */
+    memcpy (bad, cs, len);
+    static const uint8_t big[5] = { 0x90, 0x80, 0x80, 0x80, 0x00 };
+    size_t first = t.plt_at[0] + 5;
+    check (first + 5 <= end, "plt-lengths: 5 Iplt bytes to overwrite");
+    memcpy (bad + first, big, sizeof big);
+    r = codec_plt (bad, len, &got, &n);
+    check (r == 0 && n == 0 && !got,
+        "plt-lengths: a length of 2^32 gives none");
+    free (bad);
+  }
+  if (cs && cs0)
+    j2kt_plt_free (&t);
+  free (cs);
+  free (cs0);
+  j2kt_image_free (&src);
+}
+
 /* sci_j2k_dec_set_pool: the same samples and the same warnings, in the
  * same order, on 1 and on 4 threads, for HT and Part 1 streams, 5/3 and
  * 9/7, whole and damaged (Part 1 with segmentation symbols, so that its
@@ -2173,6 +2256,7 @@ main (int argc, char **argv)
   test_damage ();
   test_refs_mode ();
   test_threads ();
+  test_plt_lengths ();
 
   printf ("%u passed, %u failed\n", check_passed, check_failed);
   if (check_failed || keep)
