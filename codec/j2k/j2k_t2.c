@@ -125,8 +125,9 @@ typedef struct {
     int eph_warned, sop_warned;
     int stopped;      /* damage or the end of the data stopped the tile */
     unsigned long idle;  /* loop steps that sent no packet */
-    /* planning (the progression walked, no data read): the packets in
-     * order, or NULL to decode them */
+    /* planning: the progression walked without reading, its packets
+     * listed in order */
+    int planning;
     struct planned *plan;
     size_t nplan, plan_cap;
 } t2run;
@@ -548,7 +549,7 @@ struct planned {
 
 /* The progression's next packet: decoded, or added to the plan. */
 static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
-    if (!run->plan)
+    if (!run->planning)
         return packet(run, c, r, k, l);
     if (run->nplan == run->plan_cap) {
         size_t cap = run->plan_cap ? 2 * run->plan_cap : 256;
@@ -661,7 +662,7 @@ static int volume(t2run *run, const sci_j2k_poc *v, visit **vis, size_t *nvis) {
 }
 
 /* Walks the tile's progression (every POC volume): each packet decoded,
- * or planned when run->plan is set. */
+ * or planned when run->planning. */
 static int progression(t2run *run) {
     visit *vis[3] = {NULL, NULL, NULL};
     size_t nvis[3] = {0, 0, 0};
@@ -687,6 +688,19 @@ static int progression(t2run *run) {
 
 /* ---- packets in parallel, where PLT gives their lengths ------------------- */
 
+/* A job and its bytes (PLT's), to start the heaviest first. */
+struct job {
+    uint64_t weight;
+    uint32_t job;
+};
+
+static int cmp_heavier(const void *pa, const void *pb) {
+    const struct job *a = pa, *b = pb;
+    if (a->weight != b->weight)
+        return a->weight > b->weight ? -1 : 1;
+    return a->job < b->job ? -1 : a->job > b->job;
+}
+
 /* A precinct's packets, layer by layer, are a job: a job's packets depend
  * on each other (its tag trees, its blocks' Lblock and passes) and on no
  * other job's.  Jobs run on the pool's workers, each into its own pieces;
@@ -699,7 +713,7 @@ typedef struct {
     const size_t *off;      /* packet i's body offset; off[n]: the end */
     const uint32_t *order;  /* the packets, job by job */
     const uint32_t *first;  /* job j: order[first[j] .. first[j + 1]) */
-    const uint32_t *jobs;   /* the jobs, heaviest first */
+    const struct job *jobs; /* the jobs, heaviest first */
     uint32_t *worker;       /* job j ran on worker[j] */
     t2out *outs;            /* a worker each */
     int *failed;            /* a worker each */
@@ -709,7 +723,7 @@ static void par_fn(void *v, size_t begin, size_t end, unsigned w) {
     par_ctx *x = v;
     sci_j2k_status st;
     for (size_t q = begin; q < end && !x->failed[w]; q++) {
-        uint32_t j = x->jobs[q];
+        uint32_t j = x->jobs[q].job;
         x->worker[j] = w;
         memset(&st, 0, sizeof st);
         for (uint32_t a = x->first[j]; a < x->first[j + 1]; a++) {
@@ -788,10 +802,7 @@ static int decode_parallel(sci_j2k_t2 *t2) {
     t2run run;
     memset(&run, 0, sizeof run);
     run.t2 = t2;
-    run.plan = malloc(256 * sizeof *run.plan);
-    if (!run.plan)
-        return SCI_J2K_ENOMEM;
-    run.plan_cap = 256;
+    run.planning = 1;
     int e = progression(&run);
     size_t n = run.nplan;
     if (e || n != t2->nplt || n < 2) {
@@ -805,16 +816,15 @@ static int decode_parallel(sci_j2k_t2 *t2) {
     size_t *off = malloc((n + 1) * sizeof *off);
     uint32_t *order = malloc(n * sizeof *order);
     uint32_t *first = calloc(np + 2, sizeof *first);
-    uint32_t *jobs = malloc((np + 1) * sizeof *jobs);
+    struct job *jobs = calloc(np + 1, sizeof *jobs);
     uint32_t *worker = calloc(np + 1, sizeof *worker);
-    uint64_t *weight = calloc(np + 1, sizeof *weight);
     uint32_t *slot = malloc((np + 1) * sizeof *slot);
     uint32_t *fill = malloc((np + 1) * sizeof *fill);
     t2out *outs = calloc(nw, sizeof *outs);
     int *failed = calloc(nw, sizeof *failed);
     int ret = SCI_J2K_ENOMEM;
-    if (!off || !order || !first || !jobs || !worker || !weight || !slot ||
-        !fill || !outs || !failed)
+    if (!off || !order || !first || !jobs || !worker || !slot || !fill ||
+        !outs || !failed)
         goto done;
     ret = 0;
     off[0] = 0;
@@ -833,7 +843,8 @@ static int decode_parallel(sci_j2k_t2 *t2) {
             slot[prec] = (uint32_t)njobs++;
         uint32_t j = slot[prec];
         first[j + 1]++;
-        weight[j] += t2->plt[i];
+        jobs[j].job = j;
+        jobs[j].weight += t2->plt[i];
     }
     for (size_t j = 0; j < njobs; j++)
         first[j + 1] += first[j];
@@ -845,14 +856,7 @@ static int decode_parallel(sci_j2k_t2 *t2) {
         order[fill[slot[prec]]++] = (uint32_t)i;
     }
     /* the heaviest first, so that the longest does not start last */
-    for (size_t j = 0; j < njobs; j++) {
-        size_t at = j;
-        while (at > 0 && weight[jobs[at - 1]] < weight[j]) {
-            jobs[at] = jobs[at - 1];
-            at--;
-        }
-        jobs[at] = (uint32_t)j;
-    }
+    qsort(jobs, njobs, sizeof *jobs, cmp_heavier);
     par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
     sci_pool_for(t2->pool, njobs, 1, par_fn, &x);
     int bad = 0;
@@ -878,7 +882,6 @@ done:
     free(first);
     free(jobs);
     free(worker);
-    free(weight);
     free(slot);
     free(fill);
     free(outs);
