@@ -68,6 +68,14 @@ struct sci_j2k_dec {
     size_t nrefs, refs_cap;
     uint32_t *ref_first;
     size_t ref_first_cap;
+    /* sci_j2k_dec_set_split, and the tile's tile_blocks call */
+    int (*split_fn)(void *, const sci_j2k_tile_blocks *,
+                    const sci_j2k_split_rest *);
+    void *split_user;
+    unsigned split_res;
+    int split_taken;
+    sci_j2k_tile_blocks *split_tb;
+    size_t split_toff;
 };
 
 /* ---- life ---------------------------------------------------------------- */
@@ -140,6 +148,15 @@ void sci_j2k_dec_set_warning_func(sci_j2k_dec *d,
 
 void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on) {
     d->refs_mode = on != 0;
+}
+
+void sci_j2k_dec_set_split(sci_j2k_dec *d, unsigned res,
+                           int (*fn)(void *, const sci_j2k_tile_blocks *,
+                                     const sci_j2k_split_rest *),
+                           void *user) {
+    d->split_fn = fn;
+    d->split_user = user;
+    d->split_res = res;
 }
 
 sci_j2k_status *sci_j2k_dec_status(sci_j2k_dec *d) {
@@ -443,6 +460,73 @@ static int assemble(sci_j2k_dec *d, const sci_j2k_cblk *cb, size_t *arena_len,
     return 1;
 }
 
+/* The blocks with data of bands of resolutions [res_lo, res_hi) into
+ * d->blocks (and in refs mode d->refs), and tb's fields for them. */
+static int collect_blocks(sci_j2k_dec *d, sci_j2k_tile_blocks *tb,
+                          unsigned res_lo, unsigned res_hi, size_t toff) {
+    sci_j2k_status *st = &d->st;
+    sci_j2k_tile *tile = &d->tile;
+    size_t nb = 0, arena_len = 0, nseg = 0;
+    d->nrefs = 0;
+    for (size_t i = 0; i < tile->ncblks; i++) {
+        const sci_j2k_cblk *cb = &tile->cblks[i];
+        unsigned res = tile->bands[cb->band].res;
+        if (cb->first_piece < 0 || res < res_lo || res >= res_hi)
+            continue;
+        if (grow((void **)&d->blocks, &d->blocks_cap, nb + 1,
+                 sizeof *d->blocks) ||
+            (d->refs_mode && grow((void **)&d->ref_first, &d->ref_first_cap,
+                                  nb + 2, sizeof *d->ref_first)))
+            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
+        size_t nrefs = d->nrefs;
+        int r = assemble(d, cb, &arena_len, &nseg, &d->blocks[nb]);
+        if (r < 0)
+            return sci_j2k_fail(st, r, toff, "out of memory");
+        if (r) {
+            if (d->refs_mode)
+                d->ref_first[nb] = (uint32_t)nrefs;
+            nb++;
+        } else {
+            d->nrefs = nrefs;
+        }
+    }
+    tb->nblocks = nb;
+    tb->blocks = d->blocks;
+    tb->arena = d->refs_mode ? NULL : d->arena;
+    if (d->refs_mode) {
+        if (grow((void **)&d->ref_first, &d->ref_first_cap, nb + 1,
+                 sizeof *d->ref_first))
+            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
+        d->ref_first[nb] = (uint32_t)d->nrefs;
+        tb->refs = d->refs;
+        tb->ref_first = d->ref_first;
+    }
+    tb->arena_len = arena_len;
+    tb->seg_end = d->seg_end;
+    tb->seg_pass = d->seg_pass;
+    return 0;
+}
+
+/* Tier-2 reached the split's resolution: the blocks of the lower ones go
+ * to the split's function. */
+static int split_hook(void *user) {
+    sci_j2k_dec *d = user;
+    sci_j2k_tile_blocks part = *d->split_tb;
+    int r = collect_blocks(d, &part, 0, d->split_res, d->split_toff);
+    if (r)
+        return r;
+    sci_j2k_split_rest rest = {d->t2.body_len - d->t2.split_at, 0};
+    const sci_j2k_tile *tile = &d->tile;
+    for (size_t i = 0; i < tile->nbands; i++)
+        if (tile->bands[i].res >= d->split_res)
+            rest.blocks += (size_t)tile->bands[i].ncbx * tile->bands[i].ncby;
+    r = d->split_fn(d->split_user, &part, &rest);
+    if (r < 0)
+        return r;
+    d->split_taken = r == 1;
+    return 0;
+}
+
 int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
                             const sci_j2k_decode_params *p,
                             sci_j2k_tile_blocks *tb) {
@@ -532,6 +616,7 @@ int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
     tb->mct = d->tcp.mct;
 
     /* tier-2 */
+    d->split_taken = 0;
     memset(&d->t2, 0, sizeof d->t2);
     d->t2.tcp = &d->tcp;
     d->t2.tile = tile;
@@ -554,6 +639,16 @@ int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
             return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
         d->t2.plt = d->plt;
         d->t2.pool = d->pool;
+        /* where every lower resolution comes first */
+        if (d->split_fn && d->split_res > 0 && d->tcp.npoc == 0 &&
+            (d->tcp.prog == SCI_J2K_PROG_RLCP ||
+             d->tcp.prog == SCI_J2K_PROG_RPCL)) {
+            d->t2.split = split_hook;
+            d->t2.split_user = d;
+            d->t2.split_res = d->split_res;
+            d->split_tb = tb;
+            d->split_toff = toff;
+        }
         r = sci_j2k_t2_decode(&d->t2);
         if (r)
             return r;
@@ -563,45 +658,8 @@ int sci_j2k_dec_tile_blocks(sci_j2k_dec *d, unsigned t,
                      "codestream: decoded as zero coefficients", t);
     }
 
-    /* the blocks with data */
-    size_t nb = 0, arena_len = 0, nseg = 0;
-    d->nrefs = 0;
-    for (size_t i = 0; i < tile->ncblks; i++) {
-        const sci_j2k_cblk *cb = &tile->cblks[i];
-        if (cb->first_piece < 0)
-            continue;
-        if (grow((void **)&d->blocks, &d->blocks_cap, nb + 1,
-                 sizeof *d->blocks) ||
-            (d->refs_mode && grow((void **)&d->ref_first, &d->ref_first_cap,
-                                  nb + 2, sizeof *d->ref_first)))
-            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
-        size_t nrefs = d->nrefs;
-        r = assemble(d, cb, &arena_len, &nseg, &d->blocks[nb]);
-        if (r < 0)
-            return sci_j2k_fail(st, r, toff, "out of memory");
-        if (r) {
-            if (d->refs_mode)
-                d->ref_first[nb] = (uint32_t)nrefs;
-            nb++;
-        } else {
-            d->nrefs = nrefs;
-        }
-    }
-    tb->nblocks = nb;
-    tb->blocks = d->blocks;
-    tb->arena = d->refs_mode ? NULL : d->arena;
-    if (d->refs_mode) {
-        if (grow((void **)&d->ref_first, &d->ref_first_cap, nb + 1,
-                 sizeof *d->ref_first))
-            return sci_j2k_fail(st, SCI_J2K_ENOMEM, toff, "out of memory");
-        d->ref_first[nb] = (uint32_t)d->nrefs;
-        tb->refs = d->refs;
-        tb->ref_first = d->ref_first;
-    }
-    tb->arena_len = arena_len;
-    tb->seg_end = d->seg_end;
-    tb->seg_pass = d->seg_pass;
-    return 0;
+    /* the blocks with data, or those the split did not take */
+    return collect_blocks(d, tb, d->split_taken ? d->split_res : 0, 256, toff);
 }
 
 /* ---- one code-block ---------------------------------------------------------- */

@@ -228,6 +228,31 @@ typedef struct sci_j2k_block_ref {
  * and sci_j2k_dec_decode turns the mode off. */
 void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on);
 
+/* What is left of a tile when sci_j2k_dec_set_split's function runs:
+ * the bytes of its packets not read yet, and its code-blocks (with data
+ * or not) of the resolutions still to come. */
+typedef struct {
+    size_t bytes, blocks;
+} sci_j2k_split_rest;
+
+/* For a backend that starts on a tile's low resolutions while tier-2
+ * reads the rest (the GPU decoder, one frame at a time): in later
+ * sci_j2k_dec_tile_blocks calls on tiles whose packets come resolution
+ * by resolution (RLCP or RPCL, no POC), fn(user, part, rest) runs once
+ * tier-2 has read every packet of the resolutions below res (> 0), with
+ * their blocks in part, laid out as tile_blocks lays out a tile's (their
+ * arena from offset 0).  When fn returns 1 it has taken those blocks: the
+ * tile_blocks call then gives only the blocks of resolutions res and
+ * above (an arena of their own, from 0 again); 0 leaves them in; a
+ * negative return is an error code that tile_blocks returns.  part and
+ * its arrays are valid only during the call.  Tier-2 then walks the
+ * packets in sequence, even where PLT would let it decode them in
+ * parallel.  fn NULL: no split (the default). */
+void sci_j2k_dec_set_split(sci_j2k_dec *d, unsigned res,
+                           int (*fn)(void *user, const sci_j2k_tile_blocks *part,
+                                     const sci_j2k_split_rest *rest),
+                           void *user);
+
 /* For other backends: the decoder's status, so that their warnings (a
  * damaged block) join the decoder's own through sci_j2k_warn, and whether
  * the input ends inside a tile-part (sci_j2k_dec_decode then warns, when

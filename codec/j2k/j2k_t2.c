@@ -549,8 +549,20 @@ struct planned {
 
 /* The progression's next packet: decoded, or added to the plan. */
 static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
-    if (!run->planning)
+    if (!run->planning) {
+        sci_j2k_t2 *t2 = run->t2;
+        if (t2->split && r >= t2->split_res) {
+            int (*fn)(void *) = t2->split;
+            t2->split = NULL;
+            t2->pieces = run->out->pieces;
+            t2->npieces = run->out->npieces;
+            t2->split_at = run->bpos;
+            int e = fn(t2->split_user);
+            if (e < 0)
+                return e;
+        }
         return packet(run, c, r, k, l);
+    }
     if (run->nplan == run->plan_cap) {
         size_t cap = run->plan_cap ? 2 * run->plan_cap : 256;
         struct planned *p = realloc(run->plan, cap * sizeof *p);
@@ -891,7 +903,8 @@ done:
 
 int sci_j2k_t2_decode(sci_j2k_t2 *t2) {
     t2->parallel = 0;
-    if (t2->plt && t2->nplt > 1 && !t2->hdr && sci_pool_threads(t2->pool) > 1) {
+    if (t2->plt && t2->nplt > 1 && !t2->hdr && !t2->split &&
+        sci_pool_threads(t2->pool) > 1) {
         int r = decode_parallel(t2);
         if (r < 0)
             return r;

@@ -108,6 +108,15 @@ typedef struct {
     const uint32_t *plt;
     size_t nplt;
     struct sci_pool *pool;
+    /* split(split_user) once, before the first packet of resolution
+     * split_res or above (NULL: never); for progressions that send every
+     * lower resolution first.  A negative return stops tier-2 with that
+     * code.  The walk is then sequential (no packets in parallel), so
+     * that the pieces it has found are in pieces[0 .. npieces). */
+    int (*split)(void *split_user);
+    void *split_user;
+    unsigned split_res;
+    size_t split_at;       /* the body offset where it ran */
     /* output */
     int parallel;          /* the packets were decoded in parallel */
     sci_j2k_piece *pieces;

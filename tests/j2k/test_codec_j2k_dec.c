@@ -1610,6 +1610,254 @@ test_refs_mode (void)
   }
 }
 
+/* ---- the split: low resolutions handed out before tier-2 ends ------------ */
+
+/* A block as the split test compares it: where it is, what tier-2 found,
+ * and its bytes. */
+typedef struct
+{
+  uint32_t band, x0, y0;
+  size_t len, src;
+  unsigned passes, zbp, nseg, cup, lcup, lref;
+  uint32_t seg[64];
+  uint8_t *bytes;
+} split_block;
+
+typedef struct
+{
+  split_block *b;
+  size_t n, cap;
+  const uint8_t *cs;
+  size_t len;
+  unsigned res, calls, bad_res;
+  size_t handed, rest_bytes, rest_blocks;
+  int take;
+} split_list;
+
+static void
+split_add (split_list * l, const sci_j2k_tile_blocks * tb, const uint8_t * cs)
+{
+  for (size_t i = 0; i < tb->nblocks; i++) {
+    const sci_j2k_block *x = &tb->blocks[i];
+    if (l->n == l->cap) {
+      l->cap = l->cap ? 2 * l->cap : 64;
+      l->b = realloc (l->b, l->cap * sizeof *l->b);
+    }
+    split_block *o = &l->b[l->n++];
+    memset (o, 0, sizeof *o);
+    o->band = x->band;
+    o->x0 = x->x0;
+    o->y0 = x->y0;
+    o->len = x->len;
+    o->src = x->src;
+    o->passes = x->passes;
+    o->zbp = x->zbp;
+    o->nseg = x->nseg;
+    o->cup = x->cup;
+    o->lcup = x->lcup;
+    o->lref = x->lref;
+    for (uint32_t k = 0; k < x->nseg && k < 64; k++)
+      o->seg[k] = tb->seg_end[x->first_seg + k] |
+          (uint32_t) tb->seg_pass[x->first_seg + k] << 24;
+    o->bytes = malloc (x->len + 1);
+    if (tb->refs) {
+      size_t at = 0;
+      for (uint32_t r = tb->ref_first[i]; r < tb->ref_first[i + 1]; r++) {
+        memcpy (o->bytes + at, cs + tb->refs[r].src, tb->refs[r].len);
+        at += tb->refs[r].len;
+      }
+    } else {
+      memcpy (o->bytes, tb->arena + x->off, x->len);
+    }
+  }
+}
+
+static void
+split_list_free (split_list * l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    free (l->b[i].bytes);
+  free (l->b);
+}
+
+static int
+split_fn (void *user, const sci_j2k_tile_blocks * part,
+    const sci_j2k_split_rest * rest)
+{
+  split_list *l = user;
+  l->calls++;
+  l->rest_bytes = rest->bytes;
+  l->rest_blocks = rest->blocks;
+  for (size_t i = 0; i < part->nblocks; i++)
+    if (part->bands[part->blocks[i].band].res >= l->res)
+      l->bad_res++;
+  l->handed += part->nblocks;
+  /* blocks not taken come again */
+  if (l->take)
+    split_add (l, part, l->cs);
+  return l->take;
+}
+
+/* How many of a's blocks are not in b, the same in every field and byte
+ * (and b has no others). */
+static size_t
+split_differ (const split_list * a, const split_list * b)
+{
+  size_t bad = a->n > b->n ? a->n - b->n : b->n - a->n;
+  for (size_t i = 0; i < a->n; i++) {
+    const split_block *x = &a->b[i];
+    size_t j = 0;
+    while (j < b->n && (b->b[j].band != x->band || b->b[j].x0 != x->x0 ||
+            b->b[j].y0 != x->y0))
+      j++;
+    if (j == b->n) {
+      bad++;
+      continue;
+    }
+    const split_block *y = &b->b[j];
+    if (x->len != y->len || x->src != y->src || x->passes != y->passes ||
+        x->zbp != y->zbp || x->nseg != y->nseg || x->cup != y->cup ||
+        x->lcup != y->lcup || x->lref != y->lref ||
+        memcmp (x->seg, y->seg, sizeof x->seg) ||
+        memcmp (x->bytes, y->bytes, x->len))
+      bad++;
+  }
+  return bad;
+}
+
+static void
+test_split (void)
+{
+  if (!wanted ("split"))
+    return;
+  /* expect: the split's function runs (resolution-major, no POC) */
+  static const struct
+  {
+    own_case k;
+    unsigned reduce, refs, take, threads, expect;
+    double cut;                 /* keep this share of the codestream */
+  } cases[] = {
+    {{"split-ht-rpcl", 97, 61, 3, 12, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 4,
+            SCI_CT_RCT, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL}, 0, 1, 1, 0, 1,
+        1},
+    {{"split-ht-rlcp", 80, 50, 1, 10, {1}, {1}, SCI_DWT_97, 3, SCI_CT_NONE,
+            SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RLCP}, 0, 1, 1, 0, 1, 1},
+    {{"split-p1-rlcp-layers", 80, 50, 1, 10, {1}, {1}, SCI_DWT_97, 3,
+            SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_RLCP, 3}, 0, 1,
+        1, 0, 1, 1},
+    {{"split-p1-rpcl-layers-styles", 70, 45, 3, 8, {1, 1, 1}, {1, 1, 1},
+            SCI_DWT_53, 3, SCI_CT_RCT, SCI_J2K_CODER_PART1, 4, 4,
+            SCI_J2K_RPCL, 2, 0x05}, 0, 0, 1, 0, 1, 1},
+    {{"split-ht-rpcl-reduce1", 90, 70, 1, 8, {1}, {1}, SCI_DWT_53, 3,
+            SCI_CT_NONE, SCI_J2K_CODER_HT, 4, 5, SCI_J2K_RPCL}, 1, 1, 1, 0, 1,
+        1},
+    {{"split-ht-rpcl-not-taken", 64, 64, 1, 8, {1}, {1}, SCI_DWT_53, 3,
+            SCI_CT_NONE, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL}, 0, 1, 0, 0, 1,
+        1},
+    {{"split-ht-rpcl-plt-pool", 77, 41, 3, 8, {1, 1, 1}, {1, 1, 1},
+            SCI_DWT_53, 3, SCI_CT_RCT, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL,
+            1, 0, 0, 1}, 0, 1, 1, 2, 1, 1},
+    {{"split-ht-rpcl-truncated", 97, 61, 3, 12, {1, 1, 1}, {1, 1, 1},
+            SCI_DWT_53, 4, SCI_CT_RCT, SCI_J2K_CODER_HT, 4, 4, SCI_J2K_RPCL},
+        0, 1, 1, 0, 1, 0.6},
+    {{"split-p1-lrcp-layers", 60, 40, 1, 8, {1}, {1}, SCI_DWT_53, 3,
+            SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_LRCP, 2}, 0, 1, 1,
+        0, 0, 1},
+    {{"split-p1-cprl", 60, 40, 3, 8, {1, 1, 1}, {1, 1, 1}, SCI_DWT_53, 3,
+            SCI_CT_NONE, SCI_J2K_CODER_PART1, 4, 4, SCI_J2K_CPRL}, 0, 1, 1, 0,
+        0, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const own_case *c = &cases[i].k;
+    if (!wanted (c->label))
+      continue;
+    unsigned w[3] = { c->w, c->w, c->w }, h[3] = { c->h, c->h, c->h };
+    j2kt_image src;
+    make_image (&src, c->nc, w, h, c->depth, 0, 71 + i);
+    size_t len;
+    uint8_t *cs = own_encode (c, &src, &len);
+    j2kt_image_free (&src);
+    char what[400];
+    snprintf (what, sizeof what, "%s: our encoder codes it", c->label);
+    check (cs != NULL, what);
+    if (!cs)
+      continue;
+    len = (size_t) (len * cases[i].cut);
+    sci_pool *pool = cases[i].threads ? sci_pool_new (cases[i].threads) : NULL;
+    sci_j2k_dec *a = sci_j2k_dec_new (), *b = sci_j2k_dec_new ();
+    if (pool)
+      sci_j2k_dec_set_pool (b, pool);
+    sci_j2k_info info;
+    sci_j2k_decode_params p = { cases[i].reduce, 0 };
+    sci_j2k_tile_blocks ta, tb;
+    split_list la = { 0 }, lb = { 0 };
+    lb.cs = la.cs = cs;
+    lb.len = len;
+    lb.res = c->levels - cases[i].reduce;
+    lb.take = (int) cases[i].take;
+    int ok = !sci_j2k_dec_parse (a, cs, len, &info) &&
+        !sci_j2k_dec_parse (b, cs, len, &info);
+    sci_j2k_dec_set_refs (b, (int) cases[i].refs);
+    sci_j2k_dec_set_split (b, lb.res, split_fn, &lb);
+    ok = ok && !sci_j2k_dec_tile_blocks (a, 0, &p, &ta) &&
+        !sci_j2k_dec_tile_blocks (b, 0, &p, &tb);
+    snprintf (what, sizeof what, "%s: tier-2 with and without the split",
+        c->label);
+    check (ok, what);
+    if (ok) {
+      size_t before = lb.n;
+      split_add (&la, &ta, cs);
+      split_add (&lb, &tb, cs);
+      size_t late_low = 0;
+      for (size_t k = before; k < lb.n && lb.take && lb.calls; k++)
+        if (ta.bands[lb.b[k].band].res < lb.res)
+          late_low++;
+      if (cases[i].cut == 1) {
+        snprintf (what, sizeof what, "%s: the split's function ran %u times "
+            "(expected %u), with %zu blocks", c->label, lb.calls,
+            cases[i].expect, lb.handed);
+        check (lb.calls == cases[i].expect && (!lb.calls || lb.handed > 0),
+            what);
+      }
+      /* what is left: the later blocks' bytes and more, within the
+       * codestream; the later resolutions' code-blocks, those with data
+       * and more */
+      if (lb.calls) {
+        size_t later_bytes = 0, later = 0;
+        for (size_t k = 0; k < la.n; k++)
+          if (ta.bands[la.b[k].band].res >= lb.res) {
+            later_bytes += la.b[k].len;
+            later++;
+          }
+        snprintf (what, sizeof what, "%s: left at the split %zu bytes, %zu "
+            "blocks (of %zu bytes, %zu blocks with data; codestream %zu)",
+            c->label, lb.rest_bytes, lb.rest_blocks, later_bytes, later, len);
+        check (lb.rest_bytes >= later_bytes && lb.rest_bytes < len &&
+            lb.rest_blocks >= later && lb.rest_blocks > 0, what);
+      }
+      size_t n = la.n, nb = lb.n;
+      size_t bad = split_differ (&la, &lb);
+      snprintf (what, sizeof what, "%s: %zu blocks without the split, %zu "
+          "with it (%zu handed out); %zu differ, %u handed out above "
+          "resolution %u, %zu below it after", c->label, n, nb, lb.handed, bad,
+          lb.bad_res, lb.res, late_low);
+      check (n > 0 && bad == 0 && lb.bad_res == 0 && late_low == 0, what);
+      if (pool) {
+        snprintf (what, sizeof what, "%s: tier-2 in sequence with the split "
+            "(%u tiles in parallel)", c->label, sci_j2k_dec_t2_parallel (b));
+        check (sci_j2k_dec_t2_parallel (b) == 0, what);
+      }
+    }
+    split_list_free (&la);
+    split_list_free (&lb);
+    sci_j2k_dec_free (a);
+    sci_j2k_dec_free (b);
+    if (pool)
+      sci_pool_free (pool);
+    free (cs);
+  }
+}
+
 static void
 test_damage (void)
 {
@@ -2255,6 +2503,7 @@ main (int argc, char **argv)
   test_files ();
   test_damage ();
   test_refs_mode ();
+  test_split ();
   test_threads ();
   test_plt_lengths ();
 
