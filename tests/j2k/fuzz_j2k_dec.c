@@ -10,7 +10,9 @@
  * input is parsed; when its image is small enough (at most 2^14 samples
  * over all components on the canvas; 2^22 in the replay) it is decoded in
  * full, and once more
- * at the reduction and number of layers its last byte picks.
+ * at the reduction and number of layers its last byte picks; and its
+ * tiles' tier-2 runs twice in refs mode, once split at a resolution
+ * (sci_j2k_dec_set_split), which must find the same blocks and warnings.
  *
  * Without -DSCI_FUZZ_LIBFUZZER, main replays a fixed number of random
  * mutations (bit and byte changes, interesting 16- and 32-bit values in
@@ -40,8 +42,9 @@
 #endif
 #define FUZZ_MAX_BYTES (1u << 22)
 
-/* tiles whose tier-2 ran in parallel, over all decodes */
-static unsigned long fuzz_parallel_tiles;
+/* tiles whose tier-2 ran in parallel, and that were split, over all
+ * decodes */
+static unsigned long fuzz_parallel_tiles, fuzz_split_tiles;
 
 /* Decodes one input, on pool's threads (NULL: on this one); returns the
  * result (1: parsed only, too large).  *sum gets a checksum of the samples
@@ -97,6 +100,91 @@ fuzz_decode (const uint8_t * data, size_t size, sci_pool * pool,
   return r;
 }
 
+/* ---- the split: the same blocks in two parts -------------------------- */
+
+/* A sum of the blocks' hashes, their order aside. */
+static uint64_t
+blocks_hash (const sci_j2k_tile_blocks * tb, const uint8_t * data)
+{
+  uint64_t all = 0;
+  for (size_t i = 0; i < tb->nblocks; i++) {
+    const sci_j2k_block *b = &tb->blocks[i];
+    uint64_t h = 1469598103934665603ull;
+    uint64_t f[] = { b->band, b->x0, b->y0, b->len, b->passes, b->zbp,
+      b->nseg, b->cup, b->lcup, b->lref, b->src
+    };
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+      h = (h ^ f[k]) * 1099511628211ull;
+    for (uint32_t k = 0; k < b->nseg; k++)
+      h = (h ^ tb->seg_end[b->first_seg + k] ^
+          (uint64_t) tb->seg_pass[b->first_seg + k] << 32) * 1099511628211ull;
+    for (uint32_t r = tb->ref_first[i]; r < tb->ref_first[i + 1]; r++)
+      for (uint32_t k = 0; k < tb->refs[r].len; k++)
+        h = (h ^ data[tb->refs[r].src + k]) * 1099511628211ull;
+    all += h;
+  }
+  return all;
+}
+
+typedef struct
+{
+  const uint8_t *data;
+  size_t size;
+  uint64_t hash;
+  int take;
+} fuzz_split_ctx;
+
+static int
+fuzz_split_fn (void *user, const sci_j2k_tile_blocks * part,
+    const sci_j2k_split_rest * rest)
+{
+  fuzz_split_ctx *x = user;
+  fuzz_split_tiles++;
+  if (rest->bytes > x->size)
+    abort ();
+  if (x->take)
+    x->hash += blocks_hash (part, x->data);
+  return x->take;
+}
+
+/* Tier-2 of every tile (at most 64) with and without a split at resolution
+ * res: the same results, warnings and blocks, or abort. */
+static void
+fuzz_split (const uint8_t * data, size_t size, unsigned res, int take,
+    unsigned reduce)
+{
+  sci_j2k_dec *a = sci_j2k_dec_new (), *b = sci_j2k_dec_new ();
+  sci_j2k_info info;
+  if (sci_j2k_dec_parse (a, data, size, &info) == 0 &&
+      sci_j2k_dec_parse (b, data, size, &info) == 0 &&
+      (uint64_t) info.width * info.height <= FUZZ_MAX_SAMPLES &&
+      info.tiles_x * info.tiles_y <= 64) {
+    sci_j2k_dec_set_refs (a, 1);
+    sci_j2k_dec_set_refs (b, 1);
+    fuzz_split_ctx x = { data, size, 0, take };
+    sci_j2k_dec_set_split (b, res, fuzz_split_fn, &x);
+    sci_j2k_decode_params p = { reduce < info.levels ? reduce : info.levels,
+      0
+    };
+    uint64_t ha = 0;
+    for (unsigned t = 0; t < info.tiles_x * info.tiles_y; t++) {
+      sci_j2k_tile_blocks ta, tb;
+      int ra = sci_j2k_dec_tile_blocks (a, t, &p, &ta);
+      int rb = sci_j2k_dec_tile_blocks (b, t, &p, &tb);
+      if (ra != rb || sci_j2k_dec_warnings (a) != sci_j2k_dec_warnings (b))
+        abort ();
+      if (ra)
+        break;
+      ha += blocks_hash (&ta, data);
+      x.hash += blocks_hash (&tb, data);
+    }
+    if (ha != x.hash)
+      abort ();
+  }
+  sci_j2k_dec_free (a);
+  sci_j2k_dec_free (b);
+}
+
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
@@ -113,6 +201,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (size) {
     unsigned b = data[size - 1];
     fuzz_decode (data, size, NULL, b & 3, (b >> 2) & 7, &sum, NULL, 0);
+    fuzz_split (data, size, 1 + ((b >> 5) & 3), (b >> 4) & 1, b & 3);
   }
   return 0;
 }
@@ -375,6 +464,8 @@ main (int argc, char **argv)
     int r1 = fuzz_decode (buf, len, NULL, reduce, layers, &a, msg,
         sizeof msg);
     int r2 = fuzz_decode (buf, len, pool, reduce, layers, &b, NULL, 0);
+    fuzz_split (buf, len, 1 + (unsigned) (rng () % 4), (int) (rng () & 1),
+        reduce);
     char what[400];
     snprintf (what, sizeof what, "iteration %u (%s): result %d is "
         "documented, the same on 1 and 2 threads, names an offset (%s)", it,
@@ -390,6 +481,9 @@ main (int argc, char **argv)
       fuzz_parallel_tiles);
   check (iterations == 0 || fuzz_parallel_tiles > 0,
       "the mutations reach tier-2 in parallel");
+  printf ("tiles split by resolution: %lu\n", fuzz_split_tiles);
+  check (iterations == 0 || fuzz_split_tiles > 0,
+      "the mutations reach the split");
   printf ("%u passed, %u failed\n", check_passed, check_failed);
   sci_pool_free (pool);
   for (unsigned i = 0; i < ns; i++)
