@@ -8,7 +8,9 @@
  *   p1-lossless   Part 1 (EBCOT), 5/3 + RCT, 5 levels, 64x64 blocks
  * GPU: codestream bytes in host memory to the frame in device memory
  * (parse, tier-2, the upload, the kernels), one frame at a time (median
- * wall time of --runs frames) and with 2 to 8 frames in flight (frames/s
+ * wall time of --runs frames; in two parts where the decoder splits the
+ * frame, sci_cuda_j2kdec_tune_split, and in one, frames of the two kinds in
+ * turn) and with 2 to 8 frames in flight (frames/s
  * over --runs frames; the decoder's slot threads do each frame's host
  * work, the caller parses); the GPU output is checked against the C
  * reference.
@@ -446,6 +448,8 @@ typedef struct {
     char label[96];
     int kind;
     double ms1, fps[MAX_DEPTH + 1], host_ms; /* fps[d]: d in flight */
+    double ms1_one;  /* one at a time, in one part (tune_split off) */
+    unsigned parts;  /* of a frame one at a time, split on */
     double stage[9]; /* the device's 5, then the host's 4 */
     const char *check;
 } gpu_row;
@@ -560,7 +564,7 @@ int main(int argc, char **argv) {
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     uint16_t *ref = malloc(frame_bytes), *got = malloc(frame_bytes);
     /* the longest series: runs, cpu_runs, or Part 1's at least 5 */
-    double *t = malloc(sizeof(double) * (size_t)(runs + cpu_runs + 5));
+    double *t = malloc(sizeof(double) * (size_t)(2 * runs + cpu_runs + 5));
 
     gpu_row rows[NKINDS * 9];
     int nrows = 0;
@@ -633,19 +637,35 @@ int main(int argc, char **argv) {
             r->check = memcmp(got, ref, frame_bytes) ? "DIFFERS" : "exact";
             for (int i = 0; i < 2; i++)
                 CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
-            /* one at a time */
-            double host = 0;
-            for (int i = 0; i < kruns; i++) {
+            /* one at a time: in two parts where the decoder splits the
+             * frame, and in one, the two in turn */
+            double host = 0, *t_one = t + kruns;
+            r->parts = 0;
+            for (int i = 0; i < 2 * kruns; i++) {
                 unsigned tk;
+                int one = i & 1;
+                sci_cuda_j2kdec_tune_split(g, one ? SCI_CUDA_J2KDEC_SPLIT_OFF
+                                                  : SCI_CUDA_J2KDEC_SPLIT_AUTO);
                 double t0 = bench_now_ms();
                 CKW(sci_cuda_j2kdec_parse(g, cs[k], len[k], NULL, NULL, 0));
                 CKW(sci_cuda_j2kdec_submit(g, dp, st, &tk));
                 double t1 = bench_now_ms();
                 CKW(sci_cuda_j2kdec_finish(g, tk));
-                t[i] = bench_now_ms() - t0;
-                host += t1 - t0;
+                (one ? t_one : t)[i / 2] = bench_now_ms() - t0;
+                if (!one) {
+                    host += t1 - t0;
+                    r->parts = sci_cuda_j2kdec_phases(g);
+                }
             }
+            sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_AUTO);
+            /* the frame as the decoder splits it is still the C reference's */
+            CK(cudaMemsetAsync(dframe, 0xff, frame_bytes, st));
+            CKW(sci_cuda_j2kdec_decode(g, cs[k], len[k], dp, st));
+            CK(cudaMemcpy(got, dframe, frame_bytes, cudaMemcpyDeviceToHost));
+            if (memcmp(got, ref, frame_bytes))
+                r->check = "DIFFERS";
             r->ms1 = bench_median(t, kruns);
+            r->ms1_one = bench_median(t_one, kruns);
             r->fps[1] = 1000.0 / r->ms1;
             r->host_ms = host / kruns;
             /* in flight (the host-blocks path's frames take turns on the
@@ -675,10 +695,11 @@ int main(int argc, char **argv) {
             }
             char fl[160];
             depths_str(fl, sizeof fl, r->fps, 2);
-            printf("%s: path %d, %s, %.3f ms one at a time (caller %.3f ms), "
-                   "%s frames/s with 2 .. %d in flight\n", r->label,
-                   (int)sci_cuda_j2kdec_path(g), r->check, r->ms1, r->host_ms,
-                   fl, MAX_DEPTH);
+            printf("%s: path %d, %s, %.3f ms one at a time in %u parts, %.3f "
+                   "in one (caller %.3f ms), %s frames/s with 2 .. %d in "
+                   "flight\n", r->label, (int)sci_cuda_j2kdec_path(g),
+                   r->check, r->ms1, r->parts, r->ms1_one, r->host_ms, fl,
+                   MAX_DEPTH);
             sci_cuda_j2kdec_destroy(g);
         }
     }
@@ -714,11 +735,12 @@ int main(int argc, char **argv) {
            "memory -> frame in device memory\n\n", W, H, DEPTH, prop.name);
     char dl[64];
     depths_label(dl, sizeof dl);
-    printf("| stream | bpp | GPU ms (1 frame) | GPU frames/s %s in flight "
+    printf("| stream | bpp | GPU ms (1 frame) | GPU ms, 1 frame in one part "
+           "| GPU frames/s %s in flight "
            "| caller ms | GPU == C | nvJPEG2000 frames/s, 1 frame | nvJPEG2000 "
            "frames/s %s in flight | ours / nvJPEG2000, 1 frame | "
            "ours / nvJPEG2000, best in flight |\n", dl, dl);
-    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int r = 0; r < nrows; r++) {
         int k = rows[r].kind;
         const double *nf = nvt_fps[k];
@@ -729,8 +751,9 @@ int main(int argc, char **argv) {
         char of[160], nvf[160];
         depths_str(of, sizeof of, rows[r].fps, 1);
         depths_str(nvf, sizeof nvf, nf, 1);
-        printf("| %s | %.3f | %.3f | %s | %.3f | %s | %.1f | %s | %s | %s |\n",
-               rows[r].label, len[k] * 8.0 / (double)npix, rows[r].ms1, of,
+        printf("| %s | %.3f | %.3f (%u parts) | %.3f | %s | %.3f | %s | %.1f | "
+               "%s | %s | %s |\n", rows[r].label, len[k] * 8.0 / (double)npix,
+               rows[r].ms1, rows[r].parts, rows[r].ms1_one, of,
                rows[r].host_ms, rows[r].check, nvfps[k], nvf, r1, rb);
     }
     printf("\n## Stages, ms (median of 12 frames one at a time; device: CUDA "

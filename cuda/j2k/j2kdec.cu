@@ -146,11 +146,13 @@ SCI_HTD size_t ht_warp_words(unsigned qwmax, int sym_in_warp) {
 }
 
 /* Block i by one warp, in sm (ht_warp_words words): with sym_in_warp,
- * lane 0 decodes its symbols first, else ht_sym_kernel did (sym[i]).  The
+ * lane 0 decodes its symbols first, else ht_sym_kernel did (sym[i]); it
+ * is block first + i of the frame's table (the damage it notes).  The
  * device kernel and the emulated launch both run this. */
-SCI_HTW void ht_block(const jd_block &b, unsigned i, const uint8_t *arena,
-                      const uint16_t *lut, int sym_in_warp, const uint32_t *sym,
-                      uint32_t *coef, int *status, uint32_t *sm, unsigned qwmax,
+SCI_HTW void ht_block(const jd_block &b, unsigned i, unsigned first,
+                      const uint8_t *arena, const uint16_t *lut,
+                      int sym_in_warp, const uint32_t *sym, uint32_t *coef,
+                      int *status, uint32_t *sm, unsigned qwmax,
                       unsigned lane) {
     uint32_t st = 0;
     if (sym_in_warp) {
@@ -162,7 +164,7 @@ SCI_HTW void ht_block(const jd_block &b, unsigned i, const uint8_t *arena,
     } else {
         st = sym[i];
     }
-    ht_warp(b, arena, st, coef, status, i, sm, qwmax, lane);
+    ht_warp(b, arena, st, coef, status, first + i, sm, qwmax, lane);
 }
 
 /* A warp's shared memory for the EBCOT blocks of a frame, in words: the
@@ -242,12 +244,12 @@ ht_sym_kernel(const jd_block *blk, size_t n, unsigned qwmax,
 __global__ void __launch_bounds__(BLK_NT)
 ht_kernel(const jd_block *blk, size_t n, unsigned qwmax, const uint8_t *arena,
           const uint16_t *lut, int sym_in_warp, const uint32_t *sym,
-          uint32_t *coef, int *status) {
+          uint32_t *coef, int *status, unsigned first) {
     extern __shared__ uint32_t ht_smem[];
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i < n)
-        ht_block(blk[i], (unsigned)i, arena, lut, sym_in_warp, sym, coef,
-                 status,
+        ht_block(blk[i], (unsigned)i, first, arena, lut, sym_in_warp, sym,
+                 coef, status,
                  ht_smem + (threadIdx.x >> 5) * ht_warp_words(qwmax, sym_in_warp),
                  qwmax, threadIdx.x & 31);
 }
@@ -342,11 +344,13 @@ static int ht_symbols_in_warp(int mode, size_t n, size_t arena_bytes,
 }
 
 /* qwmax: the most quads a row of any of the blocks (their shared memory);
- * sym: a word a block, the symbols' results */
+ * sym: a word a block, the symbols' results; first: the index of blk[0]
+ * in the frame's table */
 static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
                              const uint8_t *arena, size_t arena_bytes,
                              const jd_tuning *tu, const uint16_t *lut, void *coef,
-                             uint32_t *sym, int *status, cudaStream_t s) {
+                             uint32_t *sym, int *status, unsigned first,
+                             cudaStream_t s) {
     if (!n)
         return cudaSuccess;
     int in_warp = ht_symbols_in_warp(tu->ht_sym, n, arena_bytes, tu->others);
@@ -365,7 +369,7 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
     for (size_t i = 0; i < n; i++) {
         memset(sm, 0x5a, words * 4);
         warp_emu_run([&](unsigned lane) {
-            ht_block(blk[i], (unsigned)i, arena, lut, in_warp, sym,
+            ht_block(blk[i], (unsigned)i, first, arena, lut, in_warp, sym,
                      (uint32_t *)coef, status, sm, qwmax, lane);
         });
     }
@@ -381,7 +385,8 @@ static cudaError_t launch_ht(const jd_block *blk, size_t n, unsigned qwmax,
             return e;
     }
     ht_kernel<<<block_grid(n, BLK_NT), BLK_NT, BLK_NT / 32 * words * 4, s>>>(
-        blk, n, qwmax, arena, lut, in_warp, sym, (uint32_t *)coef, status);
+        blk, n, qwmax, arena, lut, in_warp, sym, (uint32_t *)coef, status,
+        first);
     return cudaGetLastError();
 #endif
 }
@@ -417,8 +422,10 @@ struct slot {
     sci_cuda_j2kdec_path_t path;
     uint8_t *h_cs;          /* pinned: the codestream */
     size_t cs_cap;
-    uint8_t *h_up;          /* pinned: blocks, pieces, pass ends */
-    size_t up_cap;
+    /* pinned: blocks, pieces, pass ends; of the frame's two parts
+     * (sci_cuda_j2kdec_tune_split) */
+    uint8_t *h_up[2];
+    size_t up_cap[2];
     int *h_status;          /* pinned: damaged HT blocks, first one */
     cudaEvent_t done;
     unsigned warnings;      /* the host's, at submit */
@@ -431,8 +438,12 @@ struct slot {
      * EBCOT blocks leave SMs idle that the next frame's blocks fill. */
     cudaStream_t st;
     cudaEvent_t start;      /* the caller's stream (jd_lane_after) */
-    uint8_t *d_cs, *d_up, *d_arena;
-    size_t d_cs_cap, d_up_cap, arena_cap;
+    /* a frame's second part: its stream, which starts once the first
+     * part has cleared the planes and status, and joins before the DWT */
+    cudaStream_t st2;
+    cudaEvent_t p1_ready, p2_done;
+    uint8_t *d_cs, *d_up[2], *d_arena;
+    size_t d_cs_cap, d_up_cap[2], arena_cap;
     void *d_coef;
     size_t coef_cap;
     /* one a tile shape seen (a grid has at most nine: inner, edge and
@@ -571,6 +582,12 @@ int jd_lane_create(jd_lane **out, sci_pool *pool, const uint16_t *lut) {
     if (!err)
         err = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
     if (!err)
+        err = cudaStreamCreateWithFlags(&s->st2, cudaStreamNonBlocking);
+    if (!err)
+        err = cudaEventCreateWithFlags(&s->p1_ready, cudaEventDisableTiming);
+    if (!err)
+        err = cudaEventCreateWithFlags(&s->p2_done, cudaEventDisableTiming);
+    if (!err)
         err = cudaMallocHost((void **)&s->h_status, 2 * sizeof(int));
     if (err) {
         jd_lane_destroy(d);
@@ -594,7 +611,8 @@ void jd_lane_destroy(jd_lane *d) {
     slot *s = &d->s;
     event_drop(s->done);
     cudaFreeHost(s->h_cs);
-    cudaFreeHost(s->h_up);
+    cudaFreeHost(s->h_up[0]);
+    cudaFreeHost(s->h_up[1]);
     cudaFreeHost(s->h_status);
     for (int k = 0; k < 6; k++)
         if (s->ev[k])
@@ -603,12 +621,19 @@ void jd_lane_destroy(jd_lane *d) {
         cudaEventDestroy(s->start);
     if (s->st)
         cudaStreamDestroy(s->st);
+    if (s->st2)
+        cudaStreamDestroy(s->st2);
+    if (s->p1_ready)
+        cudaEventDestroy(s->p1_ready);
+    if (s->p2_done)
+        cudaEventDestroy(s->p2_done);
     for (unsigned k = 0; k < s->nwt; k++)
         sci_cuda_wt_destroy(s->wts[k].wt);
     free(s->wts);
     free(s->org);
     cudaFree(s->d_cs);
-    cudaFree(s->d_up);
+    cudaFree(s->d_up[0]);
+    cudaFree(s->d_up[1]);
     cudaFree(s->d_arena);
     cudaFree(s->d_coef);
     event_drop(d->host_up);
@@ -1124,26 +1149,197 @@ static size_t tile_words(const sci_wt_geometry *g) {
     return (sci_wt_coeff_count(g) + 63) & ~(size_t)63;
 }
 
+/* Blocks of a frame (tables t; ph: which of the slot's two table
+ * buffers) onto the device on stream st: the tables sorted heaviest first
+ * into pinned memory and uploaded, the pieces gathered into the arena
+ * (its bytes from arena0 on are theirs), the blocks decoded into the
+ * coefficient planes (ncoef words).  Their indices in the frame's table
+ * start at first.  init: the frame's first blocks, so the damage status
+ * and the planes are cleared before them, and p1_ready recorded after. */
+static cudaError_t queue_blocks(jd_lane *d, slot *s, const tables &t, int ph,
+                                size_t first, uint64_t arena0, int init,
+                                const jd_tuning *tu, size_t ncoef,
+                                cudaStream_t st, double *pack_ms) {
+    double h = now_ms();
+    size_t nb = t.nht + t.neb;
+    size_t blk_bytes = align16(nb * sizeof(jd_block));
+    size_t ref_bytes = align16(t.nref * sizeof(jd_ref));
+    size_t total = blk_bytes + ref_bytes + t.nplen * 4;
+    /* on the device only, after the upload: the HT symbols' results */
+    size_t sym_at = align16(total);
+    cudaError_t e = grow_pinned((void **)&s->h_up[ph], &s->up_cap[ph], total);
+    if (!e)
+        e = grow_device((void **)&s->d_up[ph], &s->d_up_cap[ph],
+                        sym_at + t.nht * sizeof(uint32_t));
+    if (!e && t.arena + 16 > s->arena_cap && !init)
+        /* the first part's blocks may still read the arena */
+        e = cudaStreamSynchronize(s->st);
+    if (!e)
+        e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena + 16);
+    if (!e && grow_host((void **)&s->org, &s->org_cap, first + nb + 1,
+                        sizeof(blk_origin)))
+        e = cudaErrorMemoryAllocation;
+    if (e)
+        return e;
+    jd_block *blk = (jd_block *)s->h_up[ph];
+    sort_heavier(d, t.ht, t.ht_org, t.nht, 1, blk, s->org + first);
+    sort_heavier(d, t.eb, t.eb_org, t.neb, 0, blk + t.nht,
+                 s->org + first + t.nht);
+    memcpy(s->h_up[ph] + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
+    memcpy(s->h_up[ph] + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
+    s->nht = first + nb;
+    *pack_ms += now_ms() - h;
+    e = cudaMemcpyAsync(s->d_up[ph], s->h_up[ph], total,
+                        cudaMemcpyHostToDevice, st);
+    if (init) {
+        s->h_status[0] = 0;
+        s->h_status[1] = 0x7fffffff;
+        if (!e)
+            e = cudaMemcpyAsync(d->d_status, s->h_status, 2 * sizeof(int),
+                                cudaMemcpyHostToDevice, st);
+        if (!e)
+            e = cudaMemsetAsync(s->d_coef, 0, ncoef * 4, st);
+        if (!e)
+            e = cudaEventRecord(s->p1_ready, st);
+    }
+    const uint8_t *d_up = s->d_up[ph];
+    const jd_block *dblk = (const jd_block *)d_up;
+    mark(d, s, 1, st);
+    if (!e)
+        e = launch_gather(s->d_cs, (const jd_ref *)(d_up + blk_bytes), t.nref,
+                          s->d_arena, st);
+    mark(d, s, 2, st);
+    if (!e)
+        e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena - arena0, tu,
+                      d->d_lut, s->d_coef, (uint32_t *)(s->d_up[ph] + sym_at),
+                      d->d_status, (unsigned)first, st);
+    mark(d, s, 3, st);
+    if (!e)
+        e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, s->d_arena,
+                      (const uint32_t *)(d_up + blk_bytes + ref_bytes),
+                      s->d_coef, d->d_status, (unsigned)(first + t.nht), st);
+    mark(d, s, 4, st);
+    return e;
+}
+
+/* The first part of a split frame (sci_cuda_j2kdec_tune_split), from
+ * tier-2 of its one tile: what it needs, and what it leaves for the
+ * second part. */
+struct split_ctx {
+    jd_lane *d;
+    const sci_j2k_comp_info *ci;
+    const sci_cuda_j2kdec_plane *planes;
+    const jd_tuning *tu;
+    tables *t;
+    int *ebcot;
+    double *table_ms;
+    int taken;
+    cudaError_t err;
+    size_t first;           /* the second part's first block */
+    uint64_t arena0;        /* and where its bytes start in the arena */
+};
+
+/* Tier-2 has read every resolution but the highest (sci_j2k_dec_set_split):
+ * their blocks go to the device now, on the lane's stream, where it pays.
+ * It does when the highest resolution's blocks are light (under
+ * SPLIT_MAX_BYTES a block on average, a low rate): their decode is then
+ * short after the host's tier-2, while the lower resolutions' long blocks
+ * have run meanwhile.  At high rates (lossless HT) the highest resolution
+ * holds most of the work, and its blocks decoded beside the first part's
+ * slowed both (HT lossless 4K: 3.2 ms a frame against 2.1 in one part;
+ * 1 bpp 1.32 against 1.45; H200, 2026-11-28).  EBCOT frames are bound by
+ * their longest block, which the first part holds, and the second part
+ * hides under it (Part 1 lossless 12.2 against 12.9 ms). */
+#define SPLIT_MAX_BYTES 768
+static int split_part(void *user, const sci_j2k_tile_blocks *tb,
+                      const sci_j2k_split_rest *rest) {
+    split_ctx *x = (split_ctx *)user;
+    jd_lane *d = x->d;
+    slot *s = &d->s;
+    tile_run *run = &d->runs[0];
+    int ebcot = 0;
+    for (size_t i = 0; i < tb->nblocks && !ebcot; i++)
+        ebcot = !tb->blocks[i].ht;
+    if (!ebcot && rest->bytes >= SPLIT_MAX_BYTES * rest->blocks &&
+        x->tu->split != SCI_CUDA_J2KDEC_SPLIT_ALWAYS)
+        return 0;
+    if (!tile_geometry(d, tb, x->ci, x->planes, run))
+        return 0;
+    tables *t = x->t;
+    double h = now_ms();
+    if (tables_room(d, tb, t)) {
+        x->err = cudaErrorMemoryAllocation;
+        return 0;
+    }
+    run->coef = 0;
+    for (size_t i = 0; i < tb->nblocks; i++) {
+        *x->ebcot |= !tb->blocks[i].ht;
+        add_block(d, tb, &run->g, i, t);
+    }
+    t->arena = align16(tb->arena_len);
+    *x->table_ms += now_ms() - h;
+    size_t ncoef = tile_words(&run->g);
+    cudaError_t e = slot_wt(s, &run->g, &run->wt);
+    if (!e)
+        e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
+    /* room for both parts' bytes, which the codestream bounds, so that
+     * the second part need not move the first's */
+    if (!e)
+        e = grow_device((void **)&s->d_arena, &s->arena_cap, d->len + 64);
+    if (!e)
+        e = queue_blocks(d, s, *t, 0, 0, 0, 1, x->tu, ncoef, s->st,
+                         x->table_ms);
+    x->first = s->nht;
+    x->arena0 = t->arena;
+    memset(t, 0, sizeof *t);
+    t->arena = x->arena0;
+    x->err = e;
+    x->taken = 1;
+    return 1;
+}
+
 /* Tier-2 of every tile (refs mode), each tile's shape and the device
  * tables.  Returns 0 (t and d->runs[0 .. *ntiles) filled; *ebcot: an
  * EBCOT block is among them), -1 when a tile does not fit the device
  * layout, or an error code. */
 static int collect_tiles(jd_lane *d, const sci_j2k_comp_info *ci,
-                         const sci_cuda_j2kdec_plane *planes, tables *t,
+                         const sci_cuda_j2kdec_plane *planes,
+                         const jd_tuning *tu, tables *t, split_ctx *sp,
                          size_t *ntiles, int *ebcot, double *table_ms) {
     size_t nt = (size_t)d->info.tiles_x * d->info.tiles_y;
     memset(t, 0, sizeof *t);
     if (grow_host((void **)&d->runs, &d->runs_cap, nt, sizeof(tile_run)))
         return cudaErrorMemoryAllocation;
     sci_j2k_dec_set_refs(d->dec, 1);
+    /* a frame alone on the device: the longest blocks, which the lower
+     * resolutions hold, start while tier-2 reads the highest one */
+    unsigned top = d->info.levels - d->fprm.reduce;
+    if (nt == 1 && top > 0 && tu->split != SCI_CUDA_J2KDEC_SPLIT_OFF &&
+        !tu->others &&
+        !tu->ebcot_host && !d->profile) {
+        memset(sp, 0, sizeof *sp);
+        sp->d = d;
+        sp->ci = ci;
+        sp->planes = planes;
+        sp->tu = tu;
+        sp->t = t;
+        sp->ebcot = ebcot;
+        sp->table_ms = table_ms;
+        sci_j2k_dec_set_split(d->dec, top, split_part, sp);
+    }
     for (size_t k = 0; k < nt; k++) {
         sci_j2k_tile_blocks tb;
         int r = sci_j2k_dec_tile_blocks(d->dec, (unsigned)k, &d->fprm, &tb);
+        sci_j2k_dec_set_split(d->dec, 0, NULL, NULL);
         if (r)
             return dec_fail(d, r);
+        if (sp->taken && sp->err)
+            return fail(d, sp->err, "CUDA: %s", cudaGetErrorString(sp->err));
         tile_run *run = &d->runs[k];
         if (!tile_geometry(d, &tb, ci, planes, run))
-            return -1;
+            return sp->taken ? fail(d, SCI_CUDA_J2KDEC_ERR_DECODE, "tile "
+                                    "%zu: its parts differ in shape", k)
+                             : -1;
         run->coef = t->coef;
         double h = now_ms();
         if (tables_room(d, &tb, t))
@@ -1173,6 +1369,7 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     d->rep.err[0] = 0;
     for (int k = 0; k < 4; k++)
         d->rep.host_ms[k] = -1;
+    d->rep.phases = 0;
     slot *s = &d->s;
     unsigned nc = d->info.components;
     sci_j2k_comp_info *ci = (sci_j2k_comp_info *)calloc(nc, sizeof *ci);
@@ -1220,9 +1417,12 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     }
     double h0 = now_ms(), table_ms = 0;
     tables t;
+    split_ctx sp;
+    memset(&sp, 0, sizeof sp);
     size_t ntiles = 0;
     int ebcot = 0;
-    int r = aligned ? collect_tiles(d, ci, planes, &t, &ntiles, &ebcot, &table_ms)
+    int r = aligned ? collect_tiles(d, ci, planes, tu, &t, &sp, &ntiles, &ebcot,
+                                    &table_ms)
                     : -1;
     double h1 = now_ms();
     if (r > 0) {
@@ -1259,58 +1459,25 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     int *d_status = d->d_status;
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
     if (!e && d->rep.path == SCI_CUDA_J2KDEC_DEVICE) {
-        /* the tables' upload: blocks | pieces | pass ends */
-        size_t blk_bytes = align16((t.nht + t.neb) * sizeof(jd_block));
-        size_t ref_bytes = align16(t.nref * sizeof(jd_ref));
-        size_t total = blk_bytes + ref_bytes + t.nplen * 4;
-        /* on the device only, after the upload: the HT symbols' results */
-        size_t sym_at = align16(total);
-        e = grow_pinned((void **)&s->h_up, &s->up_cap, total);
-        if (!e)
-            e = grow_device((void **)&s->d_up, &s->d_up_cap,
-                            sym_at + t.nht * sizeof(uint32_t));
-        if (!e)
-            e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena + 16);
-        if (!e && grow_host((void **)&s->org, &s->org_cap, t.nht + t.neb + 1,
-                            sizeof(blk_origin)))
-            e = cudaErrorMemoryAllocation;
-        if (!e) {
-            jd_block *blk = (jd_block *)s->h_up;
-            sort_heavier(d, t.ht, t.ht_org, t.nht, 1, blk, s->org);
-            sort_heavier(d, t.eb, t.eb_org, t.neb, 0, blk + t.nht,
-                         s->org + t.nht);
-            memcpy(s->h_up + blk_bytes, t.ref, t.nref * sizeof(jd_ref));
-            memcpy(s->h_up + blk_bytes + ref_bytes, t.plen, t.nplen * 4);
-            d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
-            d->rep.host_ms[1] = (float)(table_ms + now_ms() - h1);
-            d->rep.host_ms[2] = (float)copy_ms;
-            s->nht = t.nht + t.neb;
-            s->h_status[0] = 0;
-            s->h_status[1] = 0x7fffffff;
+        d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
+        d->rep.host_ms[2] = (float)copy_ms;
+        double pack_ms = 0;
+        if (sp.taken && t.nht + t.neb) {
+            /* the second part: its own stream, after the first part's
+             * clearing, joined back before the DWT */
+            e = cudaStreamWaitEvent(s->st2, s->p1_ready, 0);
+            if (!e)
+                e = queue_blocks(d, s, t, 1, sp.first, sp.arena0, 0, tu,
+                                 ncoef, s->st2, &pack_ms);
+            if (!e)
+                e = cudaEventRecord(s->p2_done, s->st2);
+            if (!e)
+                e = cudaStreamWaitEvent(st, s->p2_done, 0);
+        } else if (!sp.taken) {
+            e = queue_blocks(d, s, t, 0, 0, 0, 1, tu, ncoef, st, &pack_ms);
         }
-        if (!e)
-            e = cudaMemcpyAsync(s->d_up, s->h_up, total, cudaMemcpyHostToDevice, st);
-        if (!e)
-            e = cudaMemcpyAsync(d_status, s->h_status, 2 * sizeof(int),
-                                cudaMemcpyHostToDevice, st);
-        if (!e)
-            e = cudaMemsetAsync(s->d_coef, 0, ncoef * 4, st);
-        const jd_block *dblk = (const jd_block *)s->d_up;
-        mark(d, s, 1, st);
-        if (!e)
-            e = launch_gather(s->d_cs, (const jd_ref *)(s->d_up + blk_bytes),
-                              t.nref, s->d_arena, st);
-        mark(d, s, 2, st);
-        if (!e)
-            e = launch_ht(dblk, t.nht, t.qwmax, s->d_arena, t.arena, tu,
-                          d->d_lut, s->d_coef, (uint32_t *)(s->d_up + sym_at),
-                          d_status, st);
-        mark(d, s, 3, st);
-        if (!e)
-            e = launch_t1(dblk + t.nht, t.neb, t.mw, t.fn, s->d_arena,
-                          (const uint32_t *)(s->d_up + blk_bytes + ref_bytes),
-                          s->d_coef, d_status, (unsigned)t.nht, st);
-        mark(d, s, 4, st);
+        d->rep.host_ms[1] = (float)(table_ms + pack_ms);
+        d->rep.phases = sp.taken ? 2 : 1;
     } else if (!e) {
         /* the blocks by the C reference on the host's threads, tile by
          * tile: tier-2 again, with the bytes */

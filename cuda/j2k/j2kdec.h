@@ -160,6 +160,26 @@ enum {
 };
 void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols);
 
+/* One frame at a time, a one-tile frame whose packets come resolution by
+ * resolution (RLCP or RPCL, no POC) may go to the device in two parts:
+ * the blocks of every resolution but the highest decoded are launched as
+ * soon as tier-2 has read them (the heaviest code-blocks are there), and
+ * the highest resolution's, on a second stream, once tier-2 ends; so the
+ * host's tier-2 of the rest overlaps the device's longest blocks.  The
+ * decoder splits frames with EBCOT blocks, and HT frames whose highest
+ * resolution is light (a low rate); frames submitted while others are in
+ * flight, profiled ones and those on the host-blocks path go in one part.
+ * For benchmarks and tests: */
+enum {
+    SCI_CUDA_J2KDEC_SPLIT_AUTO = 0,   /* as above (the default) */
+    SCI_CUDA_J2KDEC_SPLIT_OFF = 1,    /* one part */
+    SCI_CUDA_J2KDEC_SPLIT_ALWAYS = 2  /* two wherever the frame allows */
+};
+void sci_cuda_j2kdec_tune_split(sci_cuda_j2kdec *d, int mode);
+/* The last finished frame's parts: 2 when it went in two, else 1 (0 for
+ * a host path). */
+unsigned sci_cuda_j2kdec_phases(const sci_cuda_j2kdec *d);
+
 /* Stage times of device-path frames (CUDA events, for benchmarks): after
  * profile(d, 1) (with no frame in flight), stage_ms gives the last
  * finished frame's milliseconds of [0] the uploads and the plane clearing

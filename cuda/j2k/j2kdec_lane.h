@@ -22,6 +22,7 @@ struct jd_lane;
 struct jd_tuning {
     int ebcot_host;
     int ht_sym;
+    int split;
     int others;
 };
 
@@ -30,6 +31,8 @@ struct jd_lane_report {
     sci_cuda_j2kdec_path_t path;   /* of the last submit */
     float stage_ms[5];             /* of the last finish */
     float host_ms[4];              /* of the last device-path submit */
+    unsigned phases;               /* of the last submit: 1, or 2 when
+                                    * the blocks went in two launches */
     unsigned warnings;             /* of the last finish */
     char warning[256];
     char err[512];                 /* of the last failing call */

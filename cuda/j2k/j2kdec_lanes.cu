@@ -365,6 +365,14 @@ extern "C" void sci_cuda_j2kdec_tune_ht(sci_cuda_j2kdec *d, int symbols) {
     d->tu.ht_sym = symbols;
 }
 
+extern "C" void sci_cuda_j2kdec_tune_split(sci_cuda_j2kdec *d, int mode) {
+    d->tu.split = mode;
+}
+
+extern "C" unsigned sci_cuda_j2kdec_phases(const sci_cuda_j2kdec *d) {
+    return d->rep.phases;
+}
+
 extern "C" int sci_cuda_j2kdec_profile(sci_cuda_j2kdec *d, int on) {
     if (in_flight(d))
         return fail(d, SCI_CUDA_J2KDEC_ERR_ARG, "frames in flight");

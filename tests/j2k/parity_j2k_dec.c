@@ -72,9 +72,11 @@ typedef struct {
     unsigned reduce, layers; /* sci_j2k_decode_params of both decoders (a
                               * reduce beyond the levels: the levels, as
                               * j2kdec and the GPU decoder take it) */
+    int parts;           /* on the device, in 1 or 2 parts
+                          * (sci_cuda_j2kdec_tune_split); 0: either */
 } run_opts;
 
-static unsigned path_count[3];
+static unsigned path_count[3], two_parts;
 static unsigned long ht_refined; /* HT blocks with SigProp/MagRef decoded */
 
 /* Counts HT code-blocks with refinement passes in a codestream's tile 0. */
@@ -189,6 +191,14 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
         bad = (rr != 0) != (gr != 0);
     } else {
         path_count[path]++;
+        unsigned parts = sci_cuda_j2kdec_phases(g);
+        two_parts += parts == 2;
+        if (o->parts && path == SCI_CUDA_J2KDEC_DEVICE) {
+            snprintf(what, sizeof what, "%s: in %u parts (expected %d)",
+                     label, parts, o->parts);
+            check((int)parts == o->parts, what);
+            bad |= (int)parts != o->parts;
+        }
         if (o->expect_path >= 0) {
             snprintf(what, sizeof what, "%s: path %d (expected %d)", label,
                      path, o->expect_path);
@@ -256,17 +266,31 @@ static int compare(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     return bad ? -1 : 0;
 }
 
-/* compare, then again with the HT blocks' symbols decoded a block a
- * thread: the frames here are small, and on their own take lane 0 of each
- * block's warp (SCI_CUDA_J2KDEC_SYM_AUTO) */
+/* compare as the decoder chooses; again with the HT blocks' symbols
+ * decoded a block a thread (the frames here are small, and on their own
+ * take lane 0 of each block's warp: SCI_CUDA_J2KDEC_SYM_AUTO), and in two
+ * parts wherever the frame allows (o->parts: expected so); and in one
+ * part where that made two (sci_cuda_j2kdec_tune_split) */
 static void compare_both(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
                          const char *label, const run_opts *o) {
     char l2[400];
-    compare(g, cs, len, label, o);
-    snprintf(l2, sizeof l2, "%s, symbols a thread a block", label);
+    run_opts any = *o;
+    any.parts = 0;
+    compare(g, cs, len, label, &any);
+    snprintf(l2, sizeof l2, "%s, symbols a thread a block, split always", label);
     sci_cuda_j2kdec_tune_ht(g, SCI_CUDA_J2KDEC_SYM_THREAD);
+    sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_ALWAYS);
     compare(g, cs, len, l2, o);
     sci_cuda_j2kdec_tune_ht(g, SCI_CUDA_J2KDEC_SYM_AUTO);
+    sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_AUTO);
+    if (sci_cuda_j2kdec_phases(g) == 2) {
+        run_opts one = *o;
+        one.parts = 1;
+        snprintf(l2, sizeof l2, "%s, in one part", label);
+        sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_OFF);
+        compare(g, cs, len, l2, &one);
+        sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_AUTO);
+    }
 }
 
 /* ---- our encoder ----------------------------------------------------------- */
@@ -432,8 +456,14 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     printf("skip: %s (the encoder refuses it)\n", label);
                 continue;
             }
-            run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3), 0, 0};
+            run_opts o = {e->path == P1DEV ? DEV : e->path, 0, (int)(s & 3), 0, 0,
+                          0};
+            /* our encoder's RPCL: every resolution has packets where each
+             * has samples, and the lower ones go first */
+            if (e->levels && w >= 1u << e->levels && h >= 1u << e->levels)
+                o.parts = 2;
             compare_both(g, cs, len, label, &o);
+            o.parts = 0;
             if (e->levels) {
                 /* a lower resolution, and fewer layers where there are
                  * several, on the device too */
@@ -447,13 +477,13 @@ static void test_encoded(sci_cuda_j2kdec *g) {
             if (e->path == P1DEV) {
                 /* the same on the host-blocks path */
                 sci_cuda_j2kdec_tune(g, 1);
-                run_opts oh = {HB, 0, 1, 0, 0};
+                run_opts oh = {HB, 0, 1, 0, 0, 0};
                 snprintf(label, sizeof label, "%s %ux%u host blocks", e->label, w, h);
                 compare(g, cs, len, label, &oh);
                 sci_cuda_j2kdec_tune(g, 0);
             }
             if (e->nc == 3 && e->depth == 8 && e->dx[1] == 1) {
-                run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5, 0, 0};
+                run_opts op = {e->path == P1DEV ? DEV : e->path, 1, 5, 0, 0, 0};
                 snprintf(label, sizeof label, "%s %ux%u packed", e->label, w, h);
                 compare(g, cs, len, label, &op);
             }
@@ -464,7 +494,7 @@ static void test_encoded(sci_cuda_j2kdec *g) {
                     damage(bad, len);
                     snprintf(label, sizeof label, "%s %ux%u damaged #%d",
                              e->label, w, h, t);
-                    run_opts od = {-1, 0, 0, 0, 0};
+                    run_opts od = {-1, 0, 0, 0, 0, 0};
                     compare_both(g, bad, len, label, &od);
                     free(bad);
                 }
@@ -712,7 +742,7 @@ static void each_file(sci_cuda_j2kdec *g, const char *data, const char *sub,
 static void conformance_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
                             size_t len, void *ctx) {
     unsigned before = path_count[DEV];
-    run_opts o = {-1, 0, 2, 0, 0};
+    run_opts o = {-1, 0, 2, 0, 0, 0};
     compare_both(g, cs, len, name, &o);
     if (path_count[DEV] > before) {
         ++*(unsigned *)ctx;
@@ -738,23 +768,23 @@ static void tiled_one(sci_cuda_j2kdec *g, const char *name, uint8_t *cs,
     char label[300];
     int path_want = strstr(name, "-host.") ? SCI_CUDA_J2KDEC_HOST : DEV;
     for (unsigned r = 0; r < 2; r++) {
-        run_opts o = {path_want, 0, (int)(3 * r), r, 0};
+        run_opts o = {path_want, 0, (int)(3 * r), r, 0, 0};
         snprintf(label, sizeof label, "tiled %s reduce %u", name, r);
         compare(g, cs, len, label, &o);
     }
-    run_opts op = {path_want == DEV ? DEV : -1, 1, 1, 0, 0};
+    run_opts op = {path_want == DEV ? DEV : -1, 1, 1, 0, 0, 0};
     snprintf(label, sizeof label, "tiled %s packed", name);
     compare(g, cs, len, label, &op);
     if (path_want == DEV && strstr(name, "-p1-")) {
         sci_cuda_j2kdec_tune(g, 1);
-        run_opts oh = {HB, 0, 1, 1, 0};
+        run_opts oh = {HB, 0, 1, 1, 0, 0};
         snprintf(label, sizeof label, "tiled %s host blocks reduce 1", name);
         compare(g, cs, len, label, &oh);
         sci_cuda_j2kdec_tune(g, 0);
     }
     for (int t = 0; t < 3; t++) {
         damage(cs, len);
-        run_opts od = {-1, 0, 0, 0, 0};
+        run_opts od = {-1, 0, 0, 0, 0, 0};
         snprintf(label, sizeof label, "tiled %s damaged #%d", name, t);
         compare_both(g, cs, len, label, &od);
     }
@@ -794,7 +824,8 @@ int main(int argc, char **argv) {
     sci_cuda_j2kdec_destroy(g);
     test_in_flight();
     test_pipelined();
-    printf("%u checks, %u failed; frames: %u device, %u host blocks, %u host\n",
-           checks, failures, path_count[0], path_count[1], path_count[2]);
+    printf("%u checks, %u failed; frames: %u device (%u in two parts), %u "
+           "host blocks, %u host\n", checks, failures, path_count[0], two_parts,
+           path_count[1], path_count[2]);
     return failures ? 1 : 0;
 }
