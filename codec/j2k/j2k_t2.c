@@ -757,11 +757,11 @@ static void par_fn(void *v, size_t begin, size_t end, unsigned w) {
     }
 }
 
-/* The workers' pieces joined into the tile's, and the links of the blocks
- * of each job's precinct moved by their worker's start. */
+/* The workers' pieces appended to the tile's, and the links of the blocks
+ * of the precincts of jobs[0 .. njobs) moved by their worker's start. */
 static int join_pieces(sci_j2k_t2 *t2, const par_ctx *x, unsigned nw,
-                       size_t njobs) {
-    size_t base[SCI_POOL_MAX_THREADS], total = 0;
+                       const struct job *jobs, size_t njobs) {
+    size_t base[SCI_POOL_MAX_THREADS], total = t2->npieces;
     for (unsigned w = 0; w < nw; w++) {
         base[w] = total;
         total += x->outs[w].npieces;
@@ -786,7 +786,8 @@ static int join_pieces(sci_j2k_t2 *t2, const par_ctx *x, unsigned nw,
     }
     t2->npieces = total;
     sci_j2k_tile *tile = t2->tile;
-    for (size_t j = 0; j < njobs; j++) {
+    for (size_t q = 0; q < njobs; q++) {
+        uint32_t j = jobs[q].job;
         int32_t add = (int32_t)base[x->worker[j]];
         const struct planned *p = &x->plan[x->order[x->first[j]]];
         const sci_j2k_res *rs = sci_j2k_tile_res(tile, p->c, p->r);
@@ -869,14 +870,55 @@ static int decode_parallel(sci_j2k_t2 *t2) {
     }
     /* the heaviest first, so that the longest does not start last */
     qsort(jobs, njobs, sizeof *jobs, cmp_heavier);
+    /* with a split, the lower resolutions' precincts in a round of their
+     * own, the split's function, then the others */
+    size_t nlo = njobs, at = off[n];
+    if (t2->split) {
+        struct job *part = malloc((njobs + 1) * sizeof *part);
+        if (!part) {
+            ret = SCI_J2K_ENOMEM;
+            goto done;
+        }
+        nlo = 0;
+        for (int hi = 0; hi < 2; hi++)
+            for (size_t q = 0; q < njobs; q++)
+                if ((run.plan[order[first[jobs[q].job]]].r >=
+                     t2->split_res) == hi)
+                    part[nlo++] = jobs[q];
+        memcpy(jobs, part, njobs * sizeof *jobs);
+        free(part);
+        nlo = 0;
+        while (nlo < njobs &&
+               run.plan[order[first[jobs[nlo].job]]].r < t2->split_res)
+            nlo++;
+        for (size_t i = 0; i < n; i++)
+            if (run.plan[i].r >= t2->split_res && off[i] < at)
+                at = off[i];
+    }
     par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
-    sci_pool_for(t2->pool, njobs, 1, par_fn, &x);
-    int bad = 0;
-    for (unsigned w = 0; w < nw; w++)
-        bad |= failed[w];
-    if (!bad) {
-        ret = join_pieces(t2, &x, nw, njobs);
-        if (!ret)
+    for (int round = 0; round < 2 && ret == 0; round++) {
+        size_t q0 = round ? nlo : 0, q1 = round ? njobs : nlo;
+        if (round && q0 < q1 && t2->split) {
+            int (*fn)(void *) = t2->split;
+            t2->split = NULL;
+            t2->split_at = at;
+            int e2 = fn(t2->split_user);
+            if (e2 < 0) {
+                ret = e2;
+                break;
+            }
+        }
+        for (unsigned w = 0; w < nw; w++)
+            outs[w].npieces = 0;
+        x.jobs = jobs + q0;
+        sci_pool_for(t2->pool, q1 - q0, 1, par_fn, &x);
+        int bad = 0;
+        for (unsigned w = 0; w < nw; w++)
+            bad |= failed[w];
+        if (bad)
+            break;
+        ret = join_pieces(t2, &x, nw, jobs + q0, q1 - q0);
+        if (!ret && round == 1)
             ret = 1;
     }
 done:
@@ -903,8 +945,7 @@ done:
 
 int sci_j2k_t2_decode(sci_j2k_t2 *t2) {
     t2->parallel = 0;
-    if (t2->plt && t2->nplt > 1 && !t2->hdr && !t2->split &&
-        sci_pool_threads(t2->pool) > 1) {
+    if (t2->plt && t2->nplt > 1 && !t2->hdr && sci_pool_threads(t2->pool) > 1) {
         int r = decode_parallel(t2);
         if (r < 0)
             return r;

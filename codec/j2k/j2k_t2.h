@@ -109,10 +109,11 @@ typedef struct {
     size_t nplt;
     struct sci_pool *pool;
     /* split(split_user) once, before the first packet of resolution
-     * split_res or above (NULL: never); for progressions that send every
-     * lower resolution first.  A negative return stops tier-2 with that
-     * code.  The walk is then sequential (no packets in parallel), so
-     * that the pieces it has found are in pieces[0 .. npieces). */
+     * split_res or above (NULL: never), with the pieces found so far in
+     * pieces[0 .. npieces); for progressions that send every lower
+     * resolution first.  In parallel, the lower resolutions' precincts
+     * are decoded first, then split runs, then the others.  A negative
+     * return stops tier-2 with that code. */
     int (*split)(void *split_user);
     void *split_user;
     unsigned split_res;

@@ -147,13 +147,15 @@ fuzz_split_fn (void *user, const sci_j2k_tile_blocks * part,
   return x->take;
 }
 
-/* Tier-2 of every tile (at most 64) with and without a split at resolution
- * res: the same results, warnings and blocks, or abort. */
+/* Tier-2 of every tile (at most 64) on this thread, and split at
+ * resolution res on pool's threads: the same results, warnings and
+ * blocks, or abort. */
 static void
-fuzz_split (const uint8_t * data, size_t size, unsigned res, int take,
-    unsigned reduce)
+fuzz_split (const uint8_t * data, size_t size, sci_pool * pool, unsigned res,
+    int take, unsigned reduce)
 {
   sci_j2k_dec *a = sci_j2k_dec_new (), *b = sci_j2k_dec_new ();
+  sci_j2k_dec_set_pool (b, pool);
   sci_j2k_info info;
   if (sci_j2k_dec_parse (a, data, size, &info) == 0 &&
       sci_j2k_dec_parse (b, data, size, &info) == 0 &&
@@ -181,6 +183,7 @@ fuzz_split (const uint8_t * data, size_t size, unsigned res, int take,
     if (ha != x.hash)
       abort ();
   }
+  fuzz_parallel_tiles += sci_j2k_dec_t2_parallel (b);
   sci_j2k_dec_free (a);
   sci_j2k_dec_free (b);
 }
@@ -201,7 +204,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (size) {
     unsigned b = data[size - 1];
     fuzz_decode (data, size, NULL, b & 3, (b >> 2) & 7, &sum, NULL, 0);
-    fuzz_split (data, size, 1 + ((b >> 5) & 3), (b >> 4) & 1, b & 3);
+    fuzz_split (data, size, pool, 1 + ((b >> 5) & 3), (b >> 4) & 1, b & 3);
   }
   return 0;
 }
@@ -464,8 +467,8 @@ main (int argc, char **argv)
     int r1 = fuzz_decode (buf, len, NULL, reduce, layers, &a, msg,
         sizeof msg);
     int r2 = fuzz_decode (buf, len, pool, reduce, layers, &b, NULL, 0);
-    fuzz_split (buf, len, 1 + (unsigned) (rng () % 4), (int) (rng () & 1),
-        reduce);
+    fuzz_split (buf, len, pool, 1 + (unsigned) (rng () % 4),
+        (int) (rng () & 1), reduce);
     char what[400];
     snprintf (what, sizeof what, "iteration %u (%s): result %d is "
         "documented, the same on 1 and 2 threads, names an offset (%s)", it,
