@@ -18,6 +18,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -429,16 +430,20 @@ static void set_out(params &p, group &gr, unsigned c, const sci_cuda_wt_out *out
     }
 }
 
+/* Levels hi down to lo (1-based) of the inverse; with lo 1, the samples
+ * of the components with nothing to decompose too. */
 static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
                    const sci_wt_plane dst[], const sci_cuda_wt_out *out,
-                   void *stream) {
+                   unsigned hi, unsigned lo, void *stream) {
     const sci_wt_geometry *g = &wt->g;
     cudaStream_t s = (cudaStream_t)stream;
     /* read only; the groups just have no const variant */
     void *coeffs = (void *)coeffs_in;
     cudaError_t err;
 
-    for (unsigned l = wt->max_leff; l >= 1; l--) {
+    if (hi > wt->max_leff)
+        hi = wt->max_leff;
+    for (unsigned l = hi; l >= lo && l >= 1; l--) {
         params p = base_params(g);
         for (unsigned c = 0; c < g->components;) {
             int nc = group_size(g, c, l == 1);
@@ -461,6 +466,8 @@ static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
         if ((err = launch(wt, PASS_INV, l == 1, p, s)) != cudaSuccess)
             return err;
     }
+    if (lo > 1)
+        return cudaSuccess;
 
     params p = copy_params(wt, dst, coeffs);
     for (int i = 0; i < p.ngroups; i++)
@@ -470,12 +477,26 @@ static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
 
 extern "C" int sci_cuda_wt_inverse(sci_cuda_wt *wt, const void *coeffs,
                                    const sci_wt_plane dst[], void *stream) {
-    return inverse(wt, coeffs, dst, NULL, stream);
+    return inverse(wt, coeffs, dst, NULL, UINT_MAX, 1, stream);
 }
 
 extern "C" int sci_cuda_wt_inverse_dec(sci_cuda_wt *wt, const void *coeffs,
                                        const sci_wt_plane dst[],
                                        const sci_cuda_wt_out out[],
                                        void *stream) {
-    return inverse(wt, coeffs, dst, out, stream);
+    return inverse(wt, coeffs, dst, out, UINT_MAX, 1, stream);
+}
+
+extern "C" int sci_cuda_wt_inverse_dec_above(sci_cuda_wt *wt,
+                                             const void *coeffs,
+                                             unsigned level, void *stream) {
+    return inverse(wt, coeffs, NULL, NULL, UINT_MAX, level + 1, stream);
+}
+
+extern "C" int sci_cuda_wt_inverse_dec_rest(sci_cuda_wt *wt, const void *coeffs,
+                                            unsigned level,
+                                            const sci_wt_plane dst[],
+                                            const sci_cuda_wt_out out[],
+                                            void *stream) {
+    return inverse(wt, coeffs, dst, out, level, 1, stream);
 }

@@ -50,6 +50,15 @@ typedef struct {
 int sci_cuda_wt_inverse_dec(sci_cuda_wt *wt, const void *coeffs,
                             const sci_wt_plane dst[],
                             const sci_cuda_wt_out out[], void *stream);
+/* The same in two calls: levels above `level` (>= 1; their low bands,
+ * which need only the coefficients of those levels), then the rest down
+ * to the samples; sci_cuda_wt_inverse_dec is the two in turn.  dst and
+ * out are read by the second call only. */
+int sci_cuda_wt_inverse_dec_above(sci_cuda_wt *wt, const void *coeffs,
+                                  unsigned level, void *stream);
+int sci_cuda_wt_inverse_dec_rest(sci_cuda_wt *wt, const void *coeffs,
+                                 unsigned level, const sci_wt_plane dst[],
+                                 const sci_cuda_wt_out out[], void *stream);
 
 #ifdef __cplusplus
 }

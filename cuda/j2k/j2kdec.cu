@@ -1289,6 +1289,10 @@ static int split_part(void *user, const sci_j2k_tile_blocks *tb,
     if (!e)
         e = queue_blocks(d, s, *t, 0, 0, 0, 1, x->tu, ncoef, s->st,
                          x->table_ms);
+    /* the inverse DWT's levels that need only these blocks */
+    if (!e)
+        e = (cudaError_t)sci_cuda_wt_inverse_dec_above(run->wt, s->d_coef, 1,
+                                                       s->st);
     x->first = s->nht;
     x->arena0 = t->arena;
     memset(t, 0, sizeof *t);
@@ -1535,8 +1539,10 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
             dst[c].row_stride = planes[c].row_stride;
             dst[c].pixel_stride = planes[c].pixel_stride;
         }
-        e = (cudaError_t)sci_cuda_wt_inverse_dec(
-            run->wt, (const uint32_t *)s->d_coef + run->coef, dst, out, st);
+        const uint32_t *coef = (const uint32_t *)s->d_coef + run->coef;
+        e = (cudaError_t)(sp.taken
+            ? sci_cuda_wt_inverse_dec_rest(run->wt, coef, 1, dst, out, st)
+            : sci_cuda_wt_inverse_dec(run->wt, coef, dst, out, st));
     }
     s->profiled = d->profile && d->rep.path == SCI_CUDA_J2KDEC_DEVICE;
     if (s->profiled)
