@@ -370,6 +370,9 @@ static uint8_t *encode(const enc_case *k, unsigned w, unsigned h, size_t *len) {
         p.cb_style = k->style;
         if (k->qstep > 0)
             p.qstep = k->qstep;
+        /* half the sizes with PLT: tier-2 then runs precinct by precinct
+         * on the decoder's threads, split or not */
+        p.plt = (w + h) & 1;
         if (!sci_htj2k_check(&g, &p)) {
             sci_htj2k_enc *e = sci_htj2k_enc_new(&g, &p, NULL);
             if (e) {
