@@ -229,8 +229,9 @@ typedef struct sci_j2k_block_ref {
 void sci_j2k_dec_set_refs(sci_j2k_dec *d, int on);
 
 /* What is left of a tile when sci_j2k_dec_set_split's function runs:
- * the bytes of its packets not read yet, and its code-blocks (with data
- * or not) of the resolutions still to come. */
+ * the bytes of its packets not read yet (of the resolutions still to
+ * come, when asked), and its code-blocks (with data or not) of those
+ * resolutions. */
 typedef struct {
     size_t bytes, blocks;
 } sci_j2k_split_rest;
@@ -245,9 +246,12 @@ typedef struct {
  * tile_blocks call then gives only the blocks of resolutions res and
  * above (an arena of their own, from 0 again); 0 leaves them in; a
  * negative return is an error code that tile_blocks returns.  part and
- * its arrays are valid only during the call.  Tier-2 then walks the
- * packets in sequence, even where PLT would let it decode them in
- * parallel.  fn NULL: no split (the default). */
+ * its arrays are valid only during the call.  Where tier-2 knows the
+ * packets' lengths before it starts (PLT, on a pool), it first asks,
+ * fn(user, NULL, rest): 0 splits nothing (the precincts are decoded in
+ * one round), 1 decodes the lower resolutions' precincts first, then
+ * hands them over, then decodes the rest.  fn NULL: no split (the
+ * default). */
 void sci_j2k_dec_set_split(sci_j2k_dec *d, unsigned res,
                            int (*fn)(void *user, const sci_j2k_tile_blocks *part,
                                      const sci_j2k_split_rest *rest),

@@ -552,12 +552,12 @@ static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
     if (!run->planning) {
         sci_j2k_t2 *t2 = run->t2;
         if (t2->split && r >= t2->split_res) {
-            int (*fn)(void *) = t2->split;
+            int (*fn)(void *, int) = t2->split;
             t2->split = NULL;
             t2->pieces = run->out->pieces;
             t2->npieces = run->out->npieces;
             t2->split_at = run->bpos;
-            int e = fn(t2->split_user);
+            int e = fn(t2->split_user, 0);
             if (e < 0)
                 return e;
         }
@@ -874,6 +874,19 @@ static int decode_parallel(sci_j2k_t2 *t2) {
      * own, the split's function, then the others */
     size_t nlo = njobs, at = off[n];
     if (t2->split) {
+        for (size_t i = 0; i < n; i++)
+            if (run.plan[i].r >= t2->split_res && off[i] < at)
+                at = off[i];
+        t2->split_at = at;
+        int e2 = t2->split(t2->split_user, 1);
+        if (e2 < 0) {
+            ret = e2;
+            goto done;
+        }
+        if (!e2)
+            t2->split = NULL;
+    }
+    if (t2->split) {
         struct job *part = malloc((njobs + 1) * sizeof *part);
         if (!part) {
             ret = SCI_J2K_ENOMEM;
@@ -891,18 +904,15 @@ static int decode_parallel(sci_j2k_t2 *t2) {
         while (nlo < njobs &&
                run.plan[order[first[jobs[nlo].job]]].r < t2->split_res)
             nlo++;
-        for (size_t i = 0; i < n; i++)
-            if (run.plan[i].r >= t2->split_res && off[i] < at)
-                at = off[i];
     }
     par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
     for (int round = 0; round < 2 && ret == 0; round++) {
         size_t q0 = round ? nlo : 0, q1 = round ? njobs : nlo;
         if (round && q0 < q1 && t2->split) {
-            int (*fn)(void *) = t2->split;
+            int (*fn)(void *, int) = t2->split;
             t2->split = NULL;
             t2->split_at = at;
-            int e2 = fn(t2->split_user);
+            int e2 = fn(t2->split_user, 0);
             if (e2 < 0) {
                 ret = e2;
                 break;

@@ -108,16 +108,19 @@ typedef struct {
     const uint32_t *plt;
     size_t nplt;
     struct sci_pool *pool;
-    /* split(split_user) once, before the first packet of resolution
+    /* split(split_user, 0) once, before the first packet of resolution
      * split_res or above (NULL: never), with the pieces found so far in
      * pieces[0 .. npieces); for progressions that send every lower
-     * resolution first.  In parallel, the lower resolutions' precincts
-     * are decoded first, then split runs, then the others.  A negative
-     * return stops tier-2 with that code. */
-    int (*split)(void *split_user);
+     * resolution first.  In parallel (PLT), split(split_user, 1) first
+     * asks, before any packet, whether to split at all (0: no, and the
+     * precincts go in one round), then the lower resolutions' precincts
+     * are decoded, split runs, then the others.  A negative return stops
+     * tier-2 with that code. */
+    int (*split)(void *split_user, int ask);
     void *split_user;
     unsigned split_res;
-    size_t split_at;       /* the body offset where it ran */
+    size_t split_at;       /* the body offset where resolution split_res
+                            * starts (or the walk is, when it runs) */
     /* output */
     int parallel;          /* the packets were decoded in parallel */
     sci_j2k_piece *pieces;

@@ -1257,12 +1257,16 @@ static int split_part(void *user, const sci_j2k_tile_blocks *tb,
     jd_lane *d = x->d;
     slot *s = &d->s;
     tile_run *run = &d->runs[0];
-    int ebcot = 0;
-    for (size_t i = 0; i < tb->nblocks && !ebcot; i++)
+    /* asked before tier-2 (PLT): EBCOT blocks unless the main header says
+     * HT only (a code-block style of HT, not mixed) */
+    int ebcot = !tb && !(d->info.ht && (d->info.cb_style & 0xC0) == 0x40);
+    for (size_t i = 0; tb && i < tb->nblocks && !ebcot; i++)
         ebcot = !tb->blocks[i].ht;
     if (!ebcot && rest->bytes >= SPLIT_MAX_BYTES * rest->blocks &&
         x->tu->split != SCI_CUDA_J2KDEC_SPLIT_ALWAYS)
         return 0;
+    if (!tb)
+        return 1;
     if (!tile_geometry(d, tb, x->ci, x->planes, run))
         return 0;
     tables *t = x->t;
