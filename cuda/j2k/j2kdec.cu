@@ -572,21 +572,16 @@ int jd_lane_create(jd_lane **out, sci_pool *pool, const uint16_t *lut) {
     d->d_lut = lut;
     if (!err)
         err = cudaMalloc((void **)&d->d_status, 2 * sizeof(int));
-    if (!err)
-        err = cudaEventCreateWithFlags(&d->host_up, cudaEventDisableTiming);
     slot *s = &d->s;
-    if (!err)
-        err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
-    if (!err)
-        err = cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming);
-    if (!err)
-        err = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
-    if (!err)
-        err = cudaStreamCreateWithFlags(&s->st2, cudaStreamNonBlocking);
-    if (!err)
-        err = cudaEventCreateWithFlags(&s->p1_ready, cudaEventDisableTiming);
-    if (!err)
-        err = cudaEventCreateWithFlags(&s->p2_done, cudaEventDisableTiming);
+    cudaEvent_t *evs[] = {&d->host_up, &s->done, &s->start, &s->p1_ready,
+                          &s->p2_done};
+    for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
+        if (!err)
+            err = cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming);
+    cudaStream_t *sts[] = {&s->st, &s->st2};
+    for (size_t k = 0; k < 2; k++)
+        if (!err)
+            err = cudaStreamCreateWithFlags(sts[k], cudaStreamNonBlocking);
     if (!err)
         err = cudaMallocHost((void **)&s->h_status, 2 * sizeof(int));
     if (err) {

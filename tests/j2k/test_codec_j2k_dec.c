@@ -1616,9 +1616,7 @@ test_refs_mode (void)
  * and its bytes. */
 typedef struct
 {
-  uint32_t band, x0, y0;
-  size_t len, src;
-  unsigned passes, zbp, nseg, cup, lcup, lref;
+  sci_j2k_block blk;            /* its off and first_seg are its list's */
   uint32_t seg[64];
   uint8_t *bytes;
 } split_block;
@@ -1645,17 +1643,7 @@ split_add (split_list * l, const sci_j2k_tile_blocks * tb, const uint8_t * cs)
     }
     split_block *o = &l->b[l->n++];
     memset (o, 0, sizeof *o);
-    o->band = x->band;
-    o->x0 = x->x0;
-    o->y0 = x->y0;
-    o->len = x->len;
-    o->src = x->src;
-    o->passes = x->passes;
-    o->zbp = x->zbp;
-    o->nseg = x->nseg;
-    o->cup = x->cup;
-    o->lcup = x->lcup;
-    o->lref = x->lref;
+    o->blk = *x;
     for (uint32_t k = 0; k < x->nseg && k < 64; k++)
       o->seg[k] = tb->seg_end[x->first_seg + k] |
           (uint32_t) tb->seg_pass[x->first_seg + k] << 24;
@@ -1709,21 +1697,24 @@ split_differ (const split_list * a, const split_list * b)
 {
   size_t bad = a->n > b->n ? a->n - b->n : b->n - a->n;
   for (size_t i = 0; i < a->n; i++) {
-    const split_block *x = &a->b[i];
+    const sci_j2k_block *x = &a->b[i].blk;
     size_t j = 0;
-    while (j < b->n && (b->b[j].band != x->band || b->b[j].x0 != x->x0 ||
-            b->b[j].y0 != x->y0))
+    while (j < b->n && (b->b[j].blk.band != x->band ||
+            b->b[j].blk.x0 != x->x0 || b->b[j].blk.y0 != x->y0))
       j++;
     if (j == b->n) {
       bad++;
       continue;
     }
-    const split_block *y = &b->b[j];
-    if (x->len != y->len || x->src != y->src || x->passes != y->passes ||
-        x->zbp != y->zbp || x->nseg != y->nseg || x->cup != y->cup ||
+    /* the same but for where the lists put it (off, first_seg) */
+    const sci_j2k_block *y = &b->b[j].blk;
+    if (x->x1 != y->x1 || x->y1 != y->y1 || x->px != y->px ||
+        x->py != y->py || x->ht != y->ht || x->style != y->style ||
+        x->zbp != y->zbp || x->passes != y->passes || x->len != y->len ||
+        x->src != y->src || x->nseg != y->nseg || x->cup != y->cup ||
         x->lcup != y->lcup || x->lref != y->lref ||
-        memcmp (x->seg, y->seg, sizeof x->seg) ||
-        memcmp (x->bytes, y->bytes, x->len))
+        memcmp (a->b[i].seg, b->b[j].seg, sizeof a->b[i].seg) ||
+        memcmp (a->b[i].bytes, b->b[j].bytes, x->len))
       bad++;
   }
   return bad;
@@ -1823,7 +1814,7 @@ test_split (void)
       split_add (&lb, &tb, cs);
       size_t late_low = 0;
       for (size_t k = before; k < lb.n && lb.take && lb.calls; k++)
-        if (ta.bands[lb.b[k].band].res < lb.res)
+        if (ta.bands[lb.b[k].blk.band].res < lb.res)
           late_low++;
       if (cases[i].cut == 1) {
         /* on a pool with PLT it is asked first (every such case here
@@ -1841,8 +1832,8 @@ test_split (void)
       if (lb.calls) {
         size_t later_bytes = 0, later = 0;
         for (size_t k = 0; k < la.n; k++)
-          if (ta.bands[la.b[k].band].res >= lb.res) {
-            later_bytes += la.b[k].len;
+          if (ta.bands[la.b[k].blk.band].res >= lb.res) {
+            later_bytes += la.b[k].blk.len;
             later++;
           }
         snprintf (what, sizeof what, "%s: left at the split %zu bytes, %zu "
