@@ -256,12 +256,14 @@ bounce_rows (void *ctx, size_t begin, size_t end, unsigned worker)
 
 /* Slot's bounce buffer of at least `total` bytes, its event and the
  * copier threads, made when first needed.  FALSE when one cannot be had
- * (page-locked memory is short): the frames then go through CUDA's own
- * staging, slower but the same, without asking again until the instance
- * is closed. */
+ * (page-locked memory is short, or more than SCI_CUDA_BOUNCE_MAX bytes,
+ * where the environment sets it, would be needed): the frames then go
+ * through CUDA's own staging, slower but the same, without asking again
+ * until the instance is closed. */
 static gboolean
 bounce_ready (GstSciCuda * cuda, guint slot, gsize total)
 {
+  const gchar *max = g_getenv ("SCI_CUDA_BOUNCE_MAX");
   cudaError_t e;
 
   if (cuda->bounce_refused)
@@ -274,8 +276,11 @@ bounce_ready (GstSciCuda * cuda, guint slot, gsize total)
       cuda->bounce[slot] = NULL;
       cuda->bounce_size[slot] = 0;
     }
-    if ((e = cudaHostAlloc (&cuda->bounce[slot], total,
-                cudaHostAllocDefault)) != cudaSuccess) {
+    if (max && total > g_ascii_strtoull (max, NULL, 10))
+      e = cudaErrorMemoryAllocation;
+    else
+      e = cudaHostAlloc (&cuda->bounce[slot], total, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
       cudaGetLastError ();
       cuda->bounce[slot] = NULL;
       GST_WARNING ("no page-locked bounce buffer of %" G_GSIZE_FORMAT

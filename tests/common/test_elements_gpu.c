@@ -484,6 +484,53 @@ GST_START_TEST (test_htj2k_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* Pageable frames of 4 MB and more go up through a page-locked bounce
+ * buffer (gst/gstscicuda.c); where none can be had, here because
+ * SCI_CUDA_BOUNCE_MAX=0 refuses it as a host short of page-locked memory
+ * would, the coder warns once and CUDA stages the frames: the bytes are
+ * still backend=cpu's. */
+static gint bounce_refusals;
+
+static void
+count_refusals (GstDebugCategory * cat, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user)
+{
+  const gchar *m = gst_debug_message_get (message);
+
+  if (level == GST_LEVEL_WARNING && m &&
+      strstr (m, "no page-locked bounce buffer"))
+    g_atomic_int_inc (&bounce_refusals);
+}
+
+GST_START_TEST (test_bounce_fallback)
+{
+  const gchar *coders[][2] = {
+    {"htj2kenc backend=cuda reversible=true", "htj2kenc backend=cpu "
+          "reversible=true"},
+    {"ebcotcm backend=cuda bitrate=2", "ebcotcm backend=cpu bitrate=2"},
+  };
+  guint i, failures = 0;
+
+  g_atomic_int_set (&bounce_refusals, 0);
+  g_setenv ("SCI_CUDA_BOUNCE_MAX", "0", TRUE);
+  gst_debug_set_threshold_for_name ("scicuda", GST_LEVEL_WARNING);
+  gst_debug_add_log_function (count_refusals, NULL, NULL);
+  for (i = 0; i < G_N_ELEMENTS (coders); i++)
+    if (!same_coding (coders[i][0], coders[i][1], "Y444_12LE", 1283, 719,
+            900 + i, FALSE, ""))
+      failures++;
+  gst_debug_remove_log_function (count_refusals);
+  g_unsetenv ("SCI_CUDA_BOUNCE_MAX");
+  fail_unless (failures == 0, "%u of %u coders differ (see stderr)",
+      failures, (guint) G_N_ELEMENTS (coders));
+  fail_unless (g_atomic_int_get (&bounce_refusals) >=
+      (gint) G_N_ELEMENTS (coders), "%d refusals warned, %u expected",
+      g_atomic_int_get (&bounce_refusals), (guint) G_N_ELEMENTS (coders));
+}
+
+GST_END_TEST;
+
 /* Coefficients into htj2kenc backend=cuda: from cudadwt on the GPU in CUDA
  * memory (read in place) give the bytes of the element's own DWT on the
  * same frame, and of backend=cpu; from cudadwt backend=cpu in system
@@ -2652,6 +2699,7 @@ gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_htj2k_cuda_equals_cpu);
   tcase_add_test (tc, test_htj2k_cuda_coefficients);
+  tcase_add_test (tc, test_bounce_fallback);
   tcase_add_test (tc, test_htj2k_lossless_openjpegdec);
   tcase_add_test (tc, test_htj2k_pipeline);
   tcase_add_test (tc, test_ebcot_cuda_equals_cpu);
