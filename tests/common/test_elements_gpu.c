@@ -506,9 +506,9 @@ count_refusals (GstDebugCategory * cat, GstDebugLevel level,
 GST_START_TEST (test_bounce_fallback)
 {
   const gchar *coders[][2] = {
-    {"htj2kenc backend=cuda reversible=true", "htj2kenc backend=cpu "
-          "reversible=true"},
-    {"ebcotcm backend=cuda bitrate=2", "ebcotcm backend=cpu bitrate=2"},
+    {"htj2kenc name=enc backend=cuda reversible=true",
+        "htj2kenc backend=cpu reversible=true"},
+    {"ebcotcm name=enc backend=cuda bitrate=2", "ebcotcm backend=cpu bitrate=2"},
   };
   guint i, failures = 0;
 
