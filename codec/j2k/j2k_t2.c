@@ -563,6 +563,10 @@ static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
         }
         return packet(run, c, r, k, l);
     }
+    /* more packets than PLT lists: no plan, so stop (a stream may
+     * announce 65535 layers of a million precincts) */
+    if (run->nplan >= run->t2->nplt)
+        return 2;
     if (run->nplan == run->plan_cap) {
         size_t cap = run->plan_cap ? 2 * run->plan_cap : 256;
         struct planned *p = realloc(run->plan, cap * sizeof *p);
