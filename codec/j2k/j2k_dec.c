@@ -514,12 +514,12 @@ static int split_hook(void *user, int ask) {
     sci_j2k_split_rest rest = {d->t2.body_len - d->t2.split_at, 0};
     const sci_j2k_tile *tile = &d->tile;
     for (size_t i = 0; i < tile->nbands; i++)
-        if (tile->bands[i].res >= d->split_res)
+        if (tile->bands[i].res >= d->t2.split_res)
             rest.blocks += (size_t)tile->bands[i].ncbx * tile->bands[i].ncby;
     if (ask)
         return d->split_fn(d->split_user, NULL, &rest);
     sci_j2k_tile_blocks part = *d->split_tb;
-    int r = collect_blocks(d, &part, 0, d->split_res, d->split_toff);
+    int r = collect_blocks(d, &part, 0, d->t2.split_res, d->split_toff);
     if (r)
         return r;
     r = d->split_fn(d->split_user, &part, &rest);

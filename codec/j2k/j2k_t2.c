@@ -547,18 +547,25 @@ struct planned {
     uint8_t r;
 };
 
+/* The split's function, once (the pieces found so far in t2->pieces);
+ * at: where resolution split_res starts in the body. */
+static int split_now(sci_j2k_t2 *t2, size_t at) {
+    int (*fn)(void *, int) = t2->split;
+    t2->split = NULL;
+    t2->split_at = at;
+    int e = fn(t2->split_user, 0);
+    return e < 0 ? e : 0;
+}
+
 /* The progression's next packet: decoded, or added to the plan. */
 static int send(t2run *run, unsigned c, unsigned r, size_t k, unsigned l) {
     if (!run->planning) {
         sci_j2k_t2 *t2 = run->t2;
         if (t2->split && r >= t2->split_res) {
-            int (*fn)(void *, int) = t2->split;
-            t2->split = NULL;
             t2->pieces = run->out->pieces;
             t2->npieces = run->out->npieces;
-            t2->split_at = run->bpos;
-            int e = fn(t2->split_user, 0);
-            if (e < 0)
+            int e = split_now(t2, run->bpos);
+            if (e)
                 return e;
         }
         return packet(run, c, r, k, l);
@@ -891,36 +898,32 @@ static int decode_parallel(sci_j2k_t2 *t2) {
             t2->split = NULL;
     }
     if (t2->split) {
+        /* the lower resolutions' jobs first, both groups still heaviest
+         * first */
         struct job *part = malloc((njobs + 1) * sizeof *part);
         if (!part) {
             ret = SCI_J2K_ENOMEM;
             goto done;
         }
-        nlo = 0;
-        for (int hi = 0; hi < 2; hi++)
+        size_t k = 0;
+        for (int hi = 0; hi < 2; hi++) {
             for (size_t q = 0; q < njobs; q++)
                 if ((run.plan[order[first[jobs[q].job]]].r >=
                      t2->split_res) == hi)
-                    part[nlo++] = jobs[q];
+                    part[k++] = jobs[q];
+            if (!hi)
+                nlo = k;
+        }
         memcpy(jobs, part, njobs * sizeof *jobs);
         free(part);
-        nlo = 0;
-        while (nlo < njobs &&
-               run.plan[order[first[jobs[nlo].job]]].r < t2->split_res)
-            nlo++;
     }
     par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
     for (int round = 0; round < 2 && ret == 0; round++) {
         size_t q0 = round ? nlo : 0, q1 = round ? njobs : nlo;
         if (round && q0 < q1 && t2->split) {
-            int (*fn)(void *, int) = t2->split;
-            t2->split = NULL;
-            t2->split_at = at;
-            int e2 = fn(t2->split_user, 0);
-            if (e2 < 0) {
-                ret = e2;
+            ret = split_now(t2, at);
+            if (ret)
                 break;
-            }
         }
         for (unsigned w = 0; w < nw; w++)
             outs[w].npieces = 0;
