@@ -430,7 +430,7 @@ static void set_out(params &p, group &gr, unsigned c, const sci_cuda_wt_out *out
     }
 }
 
-/* Levels hi down to lo (1-based) of the inverse; with lo 1, the samples
+/* Levels hi down to lo (lo >= 1) of the inverse; with lo 1, the samples
  * of the components with nothing to decompose too. */
 static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
                    const sci_wt_plane dst[], const sci_cuda_wt_out *out,
@@ -443,7 +443,7 @@ static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
 
     if (hi > wt->max_leff)
         hi = wt->max_leff;
-    for (unsigned l = hi; l >= lo && l >= 1; l--) {
+    for (unsigned l = hi; l >= lo; l--) {
         params p = base_params(g);
         for (unsigned c = 0; c < g->components;) {
             int nc = group_size(g, c, l == 1);

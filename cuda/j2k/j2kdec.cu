@@ -1144,15 +1144,16 @@ static size_t tile_words(const sci_wt_geometry *g) {
     return (sci_wt_coeff_count(g) + 63) & ~(size_t)63;
 }
 
-/* Blocks of a frame (tables t; ph: which of the slot's two table
- * buffers) onto the device on stream st: the tables sorted heaviest first
- * into pinned memory and uploaded, the pieces gathered into the arena
- * (its bytes from arena0 on are theirs), the blocks decoded into the
- * coefficient planes (ncoef words).  Their indices in the frame's table
- * start at first.  init: the frame's first blocks, so the damage status
- * and the planes are cleared before them, and p1_ready recorded after. */
+/* Blocks of a frame (tables t) onto the device on stream st: the tables
+ * sorted heaviest first into pinned memory and uploaded, the pieces
+ * gathered into the arena (its bytes from arena0 on are theirs), the
+ * blocks decoded into the coefficient planes (ncoef words).  Their indices
+ * in the frame's table start at first.  ph 0: the frame's first blocks
+ * (all of them, or the first part), so the damage status and the planes
+ * are cleared before them and p1_ready recorded after; ph 1: the second
+ * part, with the slot's other table buffers. */
 static cudaError_t queue_blocks(jd_lane *d, slot *s, const tables &t, int ph,
-                                size_t first, uint64_t arena0, int init,
+                                size_t first, uint64_t arena0,
                                 const jd_tuning *tu, size_t ncoef,
                                 cudaStream_t st, double *pack_ms) {
     double h = now_ms();
@@ -1166,9 +1167,6 @@ static cudaError_t queue_blocks(jd_lane *d, slot *s, const tables &t, int ph,
     if (!e)
         e = grow_device((void **)&s->d_up[ph], &s->d_up_cap[ph],
                         sym_at + t.nht * sizeof(uint32_t));
-    if (!e && t.arena + 16 > s->arena_cap && !init)
-        /* the first part's blocks may still read the arena */
-        e = cudaStreamSynchronize(s->st);
     if (!e)
         e = grow_device((void **)&s->d_arena, &s->arena_cap, t.arena + 16);
     if (!e && grow_host((void **)&s->org, &s->org_cap, first + nb + 1,
@@ -1186,7 +1184,7 @@ static cudaError_t queue_blocks(jd_lane *d, slot *s, const tables &t, int ph,
     *pack_ms += now_ms() - h;
     e = cudaMemcpyAsync(s->d_up[ph], s->h_up[ph], total,
                         cudaMemcpyHostToDevice, st);
-    if (init) {
+    if (ph == 0) {
         s->h_status[0] = 0;
         s->h_status[1] = 0x7fffffff;
         if (!e)
@@ -1281,13 +1279,13 @@ static int split_part(void *user, const sci_j2k_tile_blocks *tb,
     cudaError_t e = slot_wt(s, &run->g, &run->wt);
     if (!e)
         e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
-    /* room for both parts' bytes, which the codestream bounds, so that
-     * the second part need not move the first's */
+    /* room for both parts' bytes, so that the second part never moves
+     * the first's: their pieces are disjoint ranges of the codestream,
+     * each part's bytes 16-byte aligned */
     if (!e)
         e = grow_device((void **)&s->d_arena, &s->arena_cap, d->len + 64);
     if (!e)
-        e = queue_blocks(d, s, *t, 0, 0, 0, 1, x->tu, ncoef, s->st,
-                         x->table_ms);
+        e = queue_blocks(d, s, *t, 0, 0, 0, x->tu, ncoef, s->st, x->table_ms);
     /* the inverse DWT's levels that need only these blocks */
     if (!e)
         e = (cudaError_t)sci_cuda_wt_inverse_dec_above(run->wt, s->d_coef, 1,
@@ -1470,14 +1468,14 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
              * clearing, joined back before the DWT */
             e = cudaStreamWaitEvent(s->st2, s->p1_ready, 0);
             if (!e)
-                e = queue_blocks(d, s, t, 1, sp.first, sp.arena0, 0, tu,
-                                 ncoef, s->st2, &pack_ms);
+                e = queue_blocks(d, s, t, 1, sp.first, sp.arena0, tu, ncoef,
+                                 s->st2, &pack_ms);
             if (!e)
                 e = cudaEventRecord(s->p2_done, s->st2);
             if (!e)
                 e = cudaStreamWaitEvent(st, s->p2_done, 0);
         } else if (!sp.taken) {
-            e = queue_blocks(d, s, t, 0, 0, 0, 1, tu, ncoef, st, &pack_ms);
+            e = queue_blocks(d, s, t, 0, 0, 0, tu, ncoef, st, &pack_ms);
         }
         d->rep.host_ms[1] = (float)(table_ms + pack_ms);
         d->rep.phases = sp.taken ? 2 : 1;
