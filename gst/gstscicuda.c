@@ -263,12 +263,13 @@ bounce_rows (void *ctx, size_t begin, size_t end, unsigned worker)
 static gboolean
 bounce_ready (GstSciCuda * cuda, guint slot, gsize total)
 {
-  const gchar *max = g_getenv ("SCI_CUDA_BOUNCE_MAX");
   cudaError_t e;
 
   if (cuda->bounce_refused)
     return FALSE;
   if (cuda->bounce_size[slot] < total) {
+    const gchar *max = g_getenv ("SCI_CUDA_BOUNCE_MAX");
+
     if (cuda->bounce[slot]) {
       /* its last copy may still be reading it */
       cudaEventSynchronize ((cudaEvent_t) cuda->bounce_free[slot]);
