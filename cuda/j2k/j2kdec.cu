@@ -422,7 +422,6 @@ struct slot {
     sci_cuda_j2kdec_path_t path;
     uint8_t *h_cs;          /* pinned: the codestream */
     size_t cs_cap;
-    size_t cs_sent;         /* its bytes queued for upload, from 0 */
     /* pinned: blocks, pieces, pass ends; of the frame's two parts
      * (sci_cuda_j2kdec_tune_split) */
     uint8_t *h_up[2];
@@ -1057,12 +1056,6 @@ static void add_block(jd_lane *d, const sci_j2k_tile_blocks *tb,
     }
 }
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* The codestream into the pinned buffer on the decoder's threads: one
  * thread copies at memory speed well below the device link's. */
 struct copy_ctx {
@@ -1083,52 +1076,18 @@ static void copy_fn(void *v, size_t begin, size_t end, unsigned worker) {
     }
 }
 
-/* The codestream's bytes from s->cs_sent to `to` into the lane's pinned
- * buffer (on the pool's threads when they are many) and their upload
- * queued on st.  Both buffers hold the whole codestream from the first
- * call on, so that a later range never moves what an upload still
- * reads. */
-static cudaError_t upload_codestream(jd_lane *d, slot *s, size_t to,
-                                     cudaStream_t st, double *copy_ms) {
-    size_t from = s->cs_sent;
-    if (to <= from)
-        return cudaSuccess;
-    double c0 = now_ms();
+/* The codestream into the lane's pinned buffer (on the pool's threads
+ * when it is large) and its upload queued on st. */
+static cudaError_t upload_codestream(jd_lane *d, slot *s, cudaStream_t st) {
     cudaError_t e = grow_pinned((void **)&s->h_cs, &s->cs_cap, d->len + 1);
     if (!e)
         e = grow_device((void **)&s->d_cs, &s->d_cs_cap, d->len + 1);
     if (e)
         return e;
-    size_t n = to - from;
-    copy_ctx cc = {s->h_cs + from, d->data + from, n};
-    sci_pool_for(sci_pool_if(d->pool, n > 4 * COPY_CHUNK),
-                 (n + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
-    s->cs_sent = to;
-    *copy_ms += now_ms() - c0;
-    return cudaMemcpyAsync(s->d_cs + from, s->h_cs + from, n,
-                           cudaMemcpyHostToDevice, st);
-}
-
-/* A frame that will likely go in two parts with EBCOT blocks, whose
- * codestream is large: its upload waits for the split, which sends the
- * first part's bytes (the lower resolutions' packets, at the start) up
- * first, so that its long blocks start without waiting for the rest.
- * (A 4K Part 1 lossless frame is 27 MB: about 0.3 ms to copy into pinned
- * memory and 0.5 ms up the bus, which preceded its first block.)  Frames
- * of HT blocks only split only at low rates, where the codestream is
- * small, and are sent whole before tier-2, which then hides the copy. */
-#define DEFER_MIN_BYTES ((size_t)4 << 20)
-static int defer_upload(const jd_lane *d, const jd_tuning *tu) {
-    const sci_j2k_info *i = &d->info;
-    int big_ebcot = d->len >= DEFER_MIN_BYTES &&
-                    !(i->ht && (i->cb_style & 0xC0) == 0x40);
-    /* SPLIT_ALWAYS (the parity test's) defers every frame it can split */
-    return (big_ebcot || tu->split == SCI_CUDA_J2KDEC_SPLIT_ALWAYS) &&
-           i->tiles_x * i->tiles_y == 1 && i->levels > d->fprm.reduce &&
-           (i->progression == SCI_J2K_PROG_RLCP ||
-            i->progression == SCI_J2K_PROG_RPCL) &&
-           tu->split != SCI_CUDA_J2KDEC_SPLIT_OFF && !tu->others &&
-           !tu->ebcot_host && !d->profile;
+    copy_ctx cc = {s->h_cs, d->data, d->len};
+    sci_pool_for(sci_pool_if(d->pool, d->len > 4 * COPY_CHUNK),
+                 (d->len + COPY_CHUNK - 1) / COPY_CHUNK, 1, copy_fn, &cc);
+    return cudaMemcpyAsync(s->d_cs, s->h_cs, d->len, cudaMemcpyHostToDevice, st);
 }
 
 /* Heaviest blocks first, so that the long ones do not start last: a
@@ -1166,6 +1125,12 @@ static void sort_heavier(jd_lane *d, const jd_block *src,
 static void mark(const jd_lane *d, slot *s, int k, cudaStream_t st) {
     if (d->profile)
         cudaEventRecord(s->ev[k], st);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 static size_t align16(size_t n) {
@@ -1261,7 +1226,6 @@ struct split_ctx {
     tables *t;
     int *ebcot;
     double *table_ms;
-    double *copy_ms;
     int taken;
     cudaError_t err;
     size_t first;           /* the second part's first block */
@@ -1311,15 +1275,8 @@ static int split_part(void *user, const sci_j2k_tile_blocks *tb,
     }
     t->arena = align16(tb->arena_len);
     *x->table_ms += now_ms() - h;
-    /* the codestream up to this part's last byte, where it waited */
-    size_t pre = 0;
-    for (size_t i = 0; i < t->nref; i++)
-        if (t->ref[i].src + t->ref[i].len > pre)
-            pre = (size_t)(t->ref[i].src + t->ref[i].len);
-    cudaError_t e = upload_codestream(d, s, pre, s->st, x->copy_ms);
     size_t ncoef = tile_words(&run->g);
-    if (!e)
-        e = slot_wt(s, &run->g, &run->wt);
+    cudaError_t e = slot_wt(s, &run->g, &run->wt);
     if (!e)
         e = grow_device(&s->d_coef, &s->coef_cap, ncoef * 4);
     /* room for both parts' bytes, so that the second part never moves
@@ -1349,8 +1306,7 @@ static int split_part(void *user, const sci_j2k_tile_blocks *tb,
 static int collect_tiles(jd_lane *d, const sci_j2k_comp_info *ci,
                          const sci_cuda_j2kdec_plane *planes,
                          const jd_tuning *tu, tables *t, split_ctx *sp,
-                         size_t *ntiles, int *ebcot, double *table_ms,
-                         double *copy_ms) {
+                         size_t *ntiles, int *ebcot, double *table_ms) {
     size_t nt = (size_t)d->info.tiles_x * d->info.tiles_y;
     memset(t, 0, sizeof *t);
     if (grow_host((void **)&d->runs, &d->runs_cap, nt, sizeof(tile_run)))
@@ -1370,7 +1326,6 @@ static int collect_tiles(jd_lane *d, const sci_j2k_comp_info *ci,
         sp->t = t;
         sp->ebcot = ebcot;
         sp->table_ms = table_ms;
-        sp->copy_ms = copy_ms;
         sci_j2k_dec_set_split(d->dec, top, split_part, sp);
     }
     for (size_t k = 0; k < nt; k++) {
@@ -1450,25 +1405,25 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     s->nht = 0;
     int aligned = grid_aligned(d, ci);
     double copy_ms = 0;
-    s->cs_sent = 0;
     if (aligned) {
         /* a device path: the codestream goes up while tier-2 runs */
         mark(d, s, 0, st);
-        if (!defer_upload(d, tu))
-            e = upload_codestream(d, s, d->len, st, &copy_ms);
+        double c0 = now_ms();
+        e = upload_codestream(d, s, st);
+        copy_ms = now_ms() - c0;
         if (e) {
             free(ci);
             return fail(d, e, "CUDA: %s", cudaGetErrorString(e));
         }
     }
-    double h0 = now_ms(), table_ms = 0, copy0 = copy_ms;
+    double h0 = now_ms(), table_ms = 0;
     tables t;
     split_ctx sp;
     memset(&sp, 0, sizeof sp);
     size_t ntiles = 0;
     int ebcot = 0;
     int r = aligned ? collect_tiles(d, ci, planes, tu, &t, &sp, &ntiles, &ebcot,
-                                    &table_ms, &copy_ms)
+                                    &table_ms)
                     : -1;
     double h1 = now_ms();
     if (r > 0) {
@@ -1505,16 +1460,13 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
     int *d_status = d->d_status;
     sci_j2k_status *jst = sci_j2k_dec_status(d->dec);
     if (!e && d->rep.path == SCI_CUDA_J2KDEC_DEVICE) {
-        /* tier-2 alone: the split's tables and copy ran inside it */
-        d->rep.host_ms[0] = (float)(h1 - h0 - table_ms - (copy_ms - copy0));
+        d->rep.host_ms[0] = (float)(h1 - h0 - table_ms);
+        d->rep.host_ms[2] = (float)copy_ms;
         double pack_ms = 0;
         if (sp.taken && t.nht + t.neb) {
             /* the second part: its own stream, after the first part's
-             * clearing, joined back before the DWT; the rest of a
-             * deferred codestream goes up under the first part */
-            e = upload_codestream(d, s, d->len, s->st2, &copy_ms);
-            if (!e)
-                e = cudaStreamWaitEvent(s->st2, s->p1_ready, 0);
+             * clearing, joined back before the DWT */
+            e = cudaStreamWaitEvent(s->st2, s->p1_ready, 0);
             if (!e)
                 e = queue_blocks(d, s, t, 1, sp.first, sp.arena0, tu, ncoef,
                                  s->st2, &pack_ms);
@@ -1523,12 +1475,9 @@ int jd_lane_submit(jd_lane *d, const sci_cuda_j2kdec_plane *planes,
             if (!e)
                 e = cudaStreamWaitEvent(st, s->p2_done, 0);
         } else if (!sp.taken) {
-            e = upload_codestream(d, s, d->len, st, &copy_ms);
-            if (!e)
-                e = queue_blocks(d, s, t, 0, 0, 0, tu, ncoef, st, &pack_ms);
+            e = queue_blocks(d, s, t, 0, 0, 0, tu, ncoef, st, &pack_ms);
         }
         d->rep.host_ms[1] = (float)(table_ms + pack_ms);
-        d->rep.host_ms[2] = (float)copy_ms;
         d->rep.phases = sp.taken ? 2 : 1;
     } else if (!e) {
         /* the blocks by the C reference on the host's threads, tile by

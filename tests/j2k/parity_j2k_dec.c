@@ -277,8 +277,8 @@ static void compare_both(sci_cuda_j2kdec *g, const uint8_t *cs, size_t len,
     run_opts any = *o;
     any.parts = 0;
     /* split always first: the decoder's device copy of the codestream is
-     * then still another stream's, so that a byte range its deferred
-     * upload (two ranges) missed shows */
+     * then still another stream's, so that bytes a part's blocks read
+     * before their upload show */
     snprintf(l2, sizeof l2, "%s, symbols a thread a block, split always", label);
     sci_cuda_j2kdec_tune_ht(g, SCI_CUDA_J2KDEC_SYM_THREAD);
     sci_cuda_j2kdec_tune_split(g, SCI_CUDA_J2KDEC_SPLIT_ALWAYS);
