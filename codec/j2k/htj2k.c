@@ -514,16 +514,28 @@ size_t sci_j2k_part1_write(sci_htj2k_enc *e, const sci_j2k_block_passes *blk,
         e->coder->allocate(e, blk, bytes, off, overhead) < 0)
         return 0;
     if (e->p.plt && e->p.bitrate > 0) {
-        /* PLT entries of more than a byte: allocate again with them
-         * counted, a few times at most (fewer bytes, shorter lengths) */
+        /* PLT entries of more than a byte: allocate again with the PLT
+         * bytes of the chosen packets counted, and with the overshoot
+         * where that is more: the last layer's search may have left
+         * slack, which a correction by the overshoot alone did not use up
+         * (3 layers at 2 bpp: 3 bytes over, four times).  A few rounds
+         * at most (fewer bytes, shorter lengths). */
         double target = e->p.bitrate * (double)e->g.width * e->g.height / 8.0;
-        for (int it = 0; it < 4; it++) {
+        size_t held = 5 + plt_count(e); /* the PLT bytes overhead holds */
+        for (int it = 0; it < 16; it++) {
             size_t n = write_all(e, NULL, NULL, 0, NULL, NULL);
             if (!n)
                 return 0;
             if ((double)n <= target)
                 break;
-            overhead += (size_t)ceil((double)n - target);
+            out_buf c = {NULL, 0, 0};
+            if (write_plt(e, NULL, &c) < 0)
+                return 0;
+            size_t want = held + (size_t)ceil((double)n - target);
+            if (c.len > want)
+                want = c.len;
+            overhead += want - held;
+            held = want;
             if (e->coder->allocate(e, blk, bytes, off, overhead) < 0)
                 return 0;
         }

@@ -646,6 +646,19 @@ static void build_matrix(void) {
         t.threads = (int)(rng() % 2);
         add(t);
     }
+    /* Part 1 rate allocation over thousands of code-blocks, whose hulls,
+     * truncation sums and packet counts run on the pool's threads */
+    for (int k = 0; k < 3; k++) {
+        tcase t = base();
+        t.part1 = 1, t.irrev = k < 2;
+        t.comps = 3, t.w = 640, t.h = 360;
+        t.levels = 5, t.cbw = 4, t.cbh = 4;
+        t.layers = k ? 3 : 1;
+        t.bitrate = k == 1 ? 2.0 : 1.0;
+        t.prog = k;
+        t.threads = 1;
+        add(t);
+    }
 }
 
 /* ---- table ---------------------------------------------------------------- */
