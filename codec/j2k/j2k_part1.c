@@ -58,8 +58,12 @@ struct j2k_p1 {
     uint8_t *first_saved, *lblock_saved;
     uint8_t *tree_saved;
     size_t tree_bytes;
+    /* a packet header's buffer a thread of the pool (the layer search
+     * counts the packets in parallel), hdr_cap bytes each */
     uint8_t *hdr;
     size_t hdr_cap;
+    size_t *pk_len;       /* count_layer's: a packet's bytes */
+    size_t *part;         /* set_trunc's: a thread's body bytes */
     /* the packet bodies' copies, made after the headers and in parallel
      * (a lossless 4K 4:4:4 frame's bodies are megabytes): a block's
      * bytes of a layer go to out + at */
@@ -118,11 +122,14 @@ static int p1_init(sci_htj2k_enc *e) {
         most = e->packets[k].nblocks > most ? e->packets[k].nblocks : most;
     p->tree_saved = malloc(p->tree_bytes ? p->tree_bytes : 1);
     p->hdr_cap = most * block_header_bound(e) + 16;
-    p->hdr = malloc(p->hdr_cap);
+    p->hdr = malloc((size_t)p->ncoders * p->hdr_cap);
+    p->pk_len = malloc((e->npackets ? e->npackets : 1) * sizeof(*p->pk_len));
+    p->part = malloc((size_t)p->ncoders * sizeof(*p->part));
     p->copies = malloc(n * e->p.layers * sizeof(*p->copies));
     if (!p->copies || !p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
         !p->cand || !p->cand_tmp || !p->trunc || !p->first || !p->lblock ||
-        !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr)
+        !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr ||
+        !p->pk_len || !p->part)
         return -1;
     return 0;
 }
@@ -147,6 +154,8 @@ static void p1_free(sci_htj2k_enc *e) {
     free(p->lblock_saved);
     free(p->tree_saved);
     free(p->hdr);
+    free(p->pk_len);
+    free(p->part);
     free(p->copies);
     free(p);
     e->p1 = NULL;
@@ -267,15 +276,15 @@ static void t2_save(sci_htj2k_enc *e, int restore) {
 }
 
 
-/* Packet (layer l, component and resolution of pk): the header into
- * p->hdr, the tier-2 state advanced.  Returns the header's bytes and the
- * body's in *body, or 0 on overflow. */
+/* Packet (layer l, component and resolution of pk): the header into hdr
+ * (p->hdr_cap bytes), the tier-2 state advanced.  Returns the header's
+ * bytes and the body's in *body, or 0 on overflow. */
 static size_t packet_header(sci_htj2k_enc *e, unsigned l, const packet *pk,
-                            size_t *body) {
+                            uint8_t *hdr, size_t *body) {
     struct j2k_p1 *p = e->p1;
     const uint8_t *now = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
     sci_t2_bits w;
-    sci_t2_bits_init(&w, p->hdr, p->hdr_cap);
+    sci_t2_bits_init(&w, hdr, p->hdr_cap);
     int any = 0;
     for (size_t i = pk->first_block; i < pk->first_block + pk->nblocks; i++)
         any |= now[i] > (before ? before[i] : 0);
@@ -323,7 +332,7 @@ static size_t packet_header(sci_htj2k_enc *e, unsigned l, const packet *pk,
 static int write_packet(sci_htj2k_enc *e, unsigned l, const packet *pk,
                         out_buf *o) {
     struct j2k_p1 *p = e->p1;
-    size_t body, n = packet_header(e, l, pk, &body);
+    size_t body, n = packet_header(e, l, pk, p->hdr, &body);
     if (!n)
         return -1;
     put_bytes(o, p->hdr, n);
@@ -346,14 +355,37 @@ static int write_packet(sci_htj2k_enc *e, unsigned l, const packet *pk,
     return 0;
 }
 
-/* The bytes of layer l's packets (any order will do for counting: every
- * band's state is its own). */
+typedef struct {
+    sci_htj2k_enc *e;
+    unsigned l;
+} count_args;
+
+static void count_packets(void *arg, size_t k, size_t end, unsigned wk) {
+    const count_args *a = arg;
+    struct j2k_p1 *p = a->e->p1;
+    for (; k < end; k++) {
+        size_t body, n = packet_header(a->e, a->l, &a->e->packets[k],
+                                       p->hdr + wk * p->hdr_cap, &body);
+        p->pk_len[k] = n ? n + body : SIZE_MAX;
+    }
+}
+
+/* The bytes of layer l's packets, the tier-2 state advanced.  Every
+ * band's state is its own, so the packets are counted in any order, on
+ * the pool's threads: the layer search counts a 4K frame's headers about
+ * ten times (4.8 of the allocator's 10 ms on one thread). */
 static size_t count_layer(sci_htj2k_enc *e, unsigned l) {
-    out_buf o = {NULL, 0, 0};
-    for (unsigned k = 0; k < e->npackets; k++)
-        if (write_packet(e, l, &e->packets[k], &o) < 0)
+    struct j2k_p1 *p = e->p1;
+    count_args a = {e, l};
+    sci_pool_for(sci_pool_if(e->pool, e->nblocks >= 256), e->npackets, 1,
+                 count_packets, &a);
+    size_t n = 0;
+    for (unsigned k = 0; k < e->npackets; k++) {
+        if (p->pk_len[k] == SIZE_MAX)
             return SIZE_MAX;
-    return o.len;
+        n += p->pk_len[k];
+    }
+    return n;
 }
 
 typedef struct {
@@ -457,14 +489,27 @@ static void block_hull(sci_htj2k_enc *e, size_t i) {
     p->hull_n[i] = (uint8_t)n;
 }
 
-/* trunc of layer l for threshold lambda, never below layer l - 1's;
- * returns the codeword bytes the layer's packets then carry (their
- * bodies: a lower bound of their size) */
-static size_t set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
+static void hull_range(void *arg, size_t i, size_t end, unsigned wk) {
+    (void)wk;
+    for (; i < end; i++)
+        block_hull(arg, i);
+}
+
+typedef struct {
+    sci_htj2k_enc *e;
+    unsigned l;
+    double lambda;
+} trunc_args;
+
+static void trunc_range(void *arg, size_t i, size_t end, unsigned wk) {
+    const trunc_args *a = arg;
+    sci_htj2k_enc *e = a->e;
     struct j2k_p1 *p = e->p1;
+    unsigned l = a->l;
+    double lambda = a->lambda;
     uint8_t *t = trunc_of(e, l), *before = l ? trunc_of(e, l - 1) : NULL;
     size_t body = 0;
-    for (size_t i = 0; i < e->nblocks; i++) {
+    for (; i < end; i++) {
         const double *sl = p->hull_slope + i * NPTS;
         const size_t *len = p->blk[i].pass_len;
         unsigned n = 0, h = p->hull_n[i];
@@ -476,6 +521,21 @@ static size_t set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
             body += len[v - 1] - (b ? len[b - 1] : 0);
         t[i] = (uint8_t)(v > b ? v : b);
     }
+    p->part[wk] += body;
+}
+
+/* trunc of layer l for threshold lambda, never below layer l - 1's, on
+ * the pool's threads; returns the codeword bytes the layer's packets then
+ * carry (their bodies: a lower bound of their size) */
+static size_t set_trunc(sci_htj2k_enc *e, unsigned l, double lambda) {
+    struct j2k_p1 *p = e->p1;
+    trunc_args a = {e, l, lambda};
+    memset(p->part, 0, (size_t)p->ncoders * sizeof(*p->part));
+    sci_pool_for(sci_pool_if(e->pool, e->nblocks >= 1024), e->nblocks, 0,
+                 trunc_range, &a);
+    size_t body = 0;
+    for (int w = 0; w < p->ncoders; w++)
+        body += p->part[w];
     return body;
 }
 
@@ -548,9 +608,10 @@ static int allocate(sci_htj2k_enc *e, size_t overhead) {
                     e->p.bitrate * (double)e->g.width * e->g.height / 8.0 : 0;
     if (L == 1 && (target == 0 || full <= target))
         return 0; /* trunc of layer 0 holds every pass */
+    sci_pool_for(sci_pool_if(e->pool, e->nblocks >= 256), e->nblocks, 0,
+                 hull_range, e);
     size_t nc = 0;
     for (size_t i = 0; i < e->nblocks; i++) {
-        block_hull(e, i);
         for (unsigned j = 0; j < p->hull_n[i]; j++)
             p->cand[nc++] = slope_key(p->hull_slope[i * NPTS + j]);
     }
@@ -598,6 +659,8 @@ static int allocate(sci_htj2k_enc *e, size_t overhead) {
             lo = a;
             t2_save(e, 1);
         }
+        if (l + 1 == L)
+            break; /* the packets are written from a fresh state */
         size_t n = count_layer(e, l);
         if (n == SIZE_MAX)
             return -1;
