@@ -33,6 +33,7 @@
 #include "t1.h"
 
 #define NPTS (SCI_T1_MAX_PASSES + 1)
+#define SORT_MAX_CHUNKS 64 /* sort_keys's */
 
 struct j2k_p1 {
     /* the C coder: a coder and a sample block per thread, its output */
@@ -64,6 +65,7 @@ struct j2k_p1 {
     size_t hdr_cap;
     size_t *pk_len;       /* count_layer's: a packet's bytes */
     size_t *part;         /* set_trunc's: a thread's body bytes */
+    size_t (*sort_at)[8][256]; /* sort_keys's counts, a chunk's */
     /* the packet bodies' copies, made after the headers and in parallel
      * (a lossless 4K 4:4:4 frame's bodies are megabytes): a block's
      * bytes of a layer go to out + at */
@@ -125,11 +127,12 @@ static int p1_init(sci_htj2k_enc *e) {
     p->hdr = malloc((size_t)p->ncoders * p->hdr_cap);
     p->pk_len = malloc((e->npackets ? e->npackets : 1) * sizeof(*p->pk_len));
     p->part = malloc((size_t)p->ncoders * sizeof(*p->part));
+    p->sort_at = malloc(SORT_MAX_CHUNKS * sizeof(*p->sort_at));
     p->copies = malloc(n * e->p.layers * sizeof(*p->copies));
     if (!p->copies || !p->coders || !p->sm || !p->res || !p->cpu || !p->hull_pt || !p->hull_n || !p->hull_slope ||
         !p->cand || !p->cand_tmp || !p->trunc || !p->first || !p->lblock ||
         !p->first_saved || !p->lblock_saved || !p->tree_saved || !p->hdr ||
-        !p->pk_len || !p->part)
+        !p->pk_len || !p->part || !p->sort_at)
         return -1;
     return 0;
 }
@@ -156,6 +159,7 @@ static void p1_free(sci_htj2k_enc *e) {
     free(p->hdr);
     free(p->pk_len);
     free(p->part);
+    free(p->sort_at);
     free(p->copies);
     free(p);
     e->p1 = NULL;
@@ -563,31 +567,96 @@ static double key_slope(uint64_t k) {
 
 /* LSD radix sort of a[0..n), tmp as large: qsort of the slopes took half
  * the allocator's time on a 4K frame.  Digits every key shares (the high
- * exponent bits, mostly) cost one counting pass. */
-static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n) {
-    uint64_t *src = a, *dst = tmp;
+ * exponent bits, mostly) cost nothing beyond the first counting pass,
+ * which counts all eight digits at once.  Many keys are cut into ranges
+ * in order (chunks), counted and scattered in parallel, a chunk's keys of
+ * a digit after the earlier chunks' of that digit, so that each pass
+ * stays stable; a pass after one that moved keys counts its digit again
+ * by chunk.  Equal keys are equal values, so the result is the one sort's
+ * whatever the chunks. */
+typedef struct {
+    uint64_t *src, *dst;
+    size_t n, chunks;
+    unsigned sh;
+    size_t (*at)[8][256]; /* a chunk's counts, then its next places */
+} sort_args;
+
+static size_t chunk_start(const sort_args *s, size_t c) {
+    return s->n / s->chunks * c + (c < s->n % s->chunks ? c : s->n % s->chunks);
+}
+
+static void count_digits(void *arg, size_t c, size_t end, unsigned wk) {
+    const sort_args *s = arg;
+    (void)wk;
+    for (; c < end; c++) {
+        size_t (*at)[256] = s->at[c];
+        memset(at, 0, sizeof(s->at[c]));
+        for (size_t i = chunk_start(s, c), z = chunk_start(s, c + 1); i < z; i++)
+            for (unsigned d = 0; d < 8; d++)
+                at[d][s->src[i] >> (8 * d) & 255]++;
+    }
+}
+
+/* a chunk's counts of the digit at sh, of the keys in their order now */
+static void count_digit(void *arg, size_t c, size_t end, unsigned wk) {
+    const sort_args *s = arg;
+    (void)wk;
+    for (; c < end; c++) {
+        size_t *at = s->at[c][s->sh / 8];
+        memset(at, 0, sizeof(s->at[c][0]));
+        for (size_t i = chunk_start(s, c), z = chunk_start(s, c + 1); i < z; i++)
+            at[s->src[i] >> s->sh & 255]++;
+    }
+}
+
+static void scatter_digit(void *arg, size_t c, size_t end, unsigned wk) {
+    const sort_args *s = arg;
+    (void)wk;
+    for (; c < end; c++) {
+        size_t *at = s->at[c][s->sh / 8];
+        for (size_t i = chunk_start(s, c), z = chunk_start(s, c + 1); i < z; i++)
+            s->dst[at[s->src[i] >> s->sh & 255]++] = s->src[i];
+    }
+}
+
+static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n, sci_pool *pool,
+                      size_t (*at)[8][256]) {
     if (n < 2)
         return;
-    for (unsigned sh = 0; sh < 64; sh += 8) {
-        size_t at[256] = {0};
-        for (size_t i = 0; i < n; i++)
-            at[src[i] >> sh & 255]++;
-        if (at[src[0] >> sh & 255] == n)
+    unsigned threads = sci_pool_threads(pool);
+    size_t chunks = n < 32768 || threads < 2 ? 1 :
+                    threads < SORT_MAX_CHUNKS ? threads : SORT_MAX_CHUNKS;
+    sci_pool *use = chunks > 1 ? pool : NULL;
+    sort_args s = {a, tmp, n, chunks, 0, at};
+    uint64_t k0 = a[0];
+    int moved = 0;
+    sci_pool_for(use, chunks, 1, count_digits, &s);
+    for (unsigned d = 0; d < 8; d++) {
+        /* every key shares this digit: nothing moves */
+        size_t same = 0;
+        for (size_t c = 0; c < chunks; c++)
+            same += at[c][d][k0 >> (8 * d) & 255];
+        if (same == n)
             continue;
+        s.sh = 8 * d;
+        /* the chunks hold other keys once a pass has moved them */
+        if (moved && chunks > 1)
+            sci_pool_for(use, chunks, 1, count_digit, &s);
+        moved = 1;
         size_t sum = 0;
-        for (unsigned d = 0; d < 256; d++) {
-            size_t c = at[d];
-            at[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[at[src[i] >> sh & 255]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
+        for (unsigned v = 0; v < 256; v++)
+            for (size_t c = 0; c < chunks; c++) {
+                size_t k = at[c][d][v];
+                at[c][d][v] = sum;
+                sum += k;
+            }
+        sci_pool_for(use, chunks, 1, scatter_digit, &s);
+        uint64_t *t = s.src;
+        s.src = s.dst;
+        s.dst = t;
     }
-    if (src != a)
-        memcpy(a, src, n * sizeof(*a));
+    if (s.src != a)
+        memcpy(a, s.src, n * sizeof(*a));
 }
 
 /* Chooses every layer's truncation points; the markers take `overhead`
@@ -615,7 +684,7 @@ static int allocate(sci_htj2k_enc *e, size_t overhead) {
         for (unsigned j = 0; j < p->hull_n[i]; j++)
             p->cand[nc++] = slope_key(p->hull_slope[i * NPTS + j]);
     }
-    sort_keys(p->cand, p->cand_tmp, nc);
+    sort_keys(p->cand, p->cand_tmp, nc, e->pool, p->sort_at);
     size_t u = 0;
     for (size_t j = 0; j < nc; j++)
         if (!u || p->cand[j] != p->cand[u - 1])

@@ -647,11 +647,12 @@ static void build_matrix(void) {
         add(t);
     }
     /* Part 1 rate allocation over thousands of code-blocks, whose hulls,
-     * truncation sums and packet counts run on the pool's threads */
+     * truncation sums and packet counts run on the pool's threads, and
+     * (the first, over 65536 hull slopes) the slopes' sort */
     for (int k = 0; k < 3; k++) {
         tcase t = base();
         t.part1 = 1, t.irrev = k < 2;
-        t.comps = 3, t.w = 640, t.h = 360;
+        t.comps = 3, t.w = k ? 640 : 1280, t.h = k ? 360 : 720;
         t.levels = 5, t.cbw = 4, t.cbh = 4;
         t.layers = k ? 3 : 1;
         t.bitrate = k == 1 ? 2.0 : 1.0;
