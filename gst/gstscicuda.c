@@ -208,7 +208,7 @@ gst_sci_cuda_stage_frame (GstSciCuda * cuda, const GstVideoFrame * host,
  * threads instead, and cross to the device at the bus's rate.  On a 2x
  * H200 host, ebcotcm lossless from pageable 4K frames went 223 -> 262 ->
  * 269 frames/s on one device with 4, 8 and 12 threads (417 -> 461 -> 488
- * on two), so up to 12, leaving half the CPUs to the coders;
+ * on two), so up to 12, leaving half the CPUs (beyond two) to the coders;
  * SCI_CUDA_BOUNCE_THREADS, where the environment sets it, overrides. */
 #define BOUNCE_MIN_BYTES (4u << 20)
 #define BOUNCE_THREADS 12
