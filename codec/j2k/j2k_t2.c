@@ -715,10 +715,14 @@ static int progression(t2run *run) {
 struct job {
     uint64_t weight;
     uint32_t job;
+    uint32_t hi;    /* with a split: of the resolutions above it */
 };
 
+/* the split's lower group first, each heaviest first */
 static int cmp_heavier(const void *pa, const void *pb) {
     const struct job *a = pa, *b = pb;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
     if (a->weight != b->weight)
         return a->weight > b->weight ? -1 : 1;
     return a->job < b->job ? -1 : a->job > b->job;
@@ -879,8 +883,6 @@ static int decode_parallel(sci_j2k_t2 *t2) {
         size_t prec = sci_j2k_tile_res(tile, p->c, p->r)->first_prec + p->k;
         order[fill[slot[prec]]++] = (uint32_t)i;
     }
-    /* the heaviest first, so that the longest does not start last */
-    qsort(jobs, njobs, sizeof *jobs, cmp_heavier);
     /* with a split, the lower resolutions' precincts in a round of their
      * own, the split's function, then the others */
     size_t nlo = njobs, at = off[n];
@@ -898,25 +900,14 @@ static int decode_parallel(sci_j2k_t2 *t2) {
             t2->split = NULL;
     }
     if (t2->split) {
-        /* the lower resolutions' jobs first, both groups still heaviest
-         * first */
-        struct job *part = malloc((njobs + 1) * sizeof *part);
-        if (!part) {
-            ret = SCI_J2K_ENOMEM;
-            goto done;
+        nlo = 0;
+        for (size_t j = 0; j < njobs; j++) {
+            jobs[j].hi = run.plan[order[first[j]]].r >= t2->split_res;
+            nlo += !jobs[j].hi;
         }
-        size_t k = 0;
-        for (int hi = 0; hi < 2; hi++) {
-            for (size_t q = 0; q < njobs; q++)
-                if ((run.plan[order[first[jobs[q].job]]].r >=
-                     t2->split_res) == hi)
-                    part[k++] = jobs[q];
-            if (!hi)
-                nlo = k;
-        }
-        memcpy(jobs, part, njobs * sizeof *jobs);
-        free(part);
     }
+    /* the heaviest first, so that the longest does not start last */
+    qsort(jobs, njobs, sizeof *jobs, cmp_heavier);
     par_ctx x = {t2, run.plan, off, order, first, jobs, worker, outs, failed};
     for (int round = 0; round < 2 && ret == 0; round++) {
         size_t q0 = round ? nlo : 0, q1 = round ? njobs : nlo;
