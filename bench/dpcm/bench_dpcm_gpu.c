@@ -16,8 +16,11 @@
  * into device memory (frames/s); encodes with frames in flight: 1..4 host
  * threads, each with its own handle and CUDA stream, encoding 1024 x 1024
  * frames from device memory (one frame's entropy coding, a few hundred
- * warps, leaves the GPU to the next frame's predictor).  The stage split
- * comes from CUDA events.
+ * warps, leaves the GPU to the next frame's predictor); the decoder's
+ * strip widths (sci_cuda_dpcm_tune_strip: its own choice, then 32, 16, 8
+ * and 4 columns forced) for one frame and batches, with the real TRACE
+ * 171 A frame (DIR/frames16) alone where it is.  The stage split comes
+ * from CUDA events.
  *
  *   bench-dpcm-gpu [--reps N] [--data DIR]
  */
@@ -412,6 +415,77 @@ int main(int argc, char **argv) {
         printf("| %u | %.2f | %.3f | %.1f |\n", nb[k], t, t / nb[k],
                nb[k] * 1000.0 / t);
     }
+
+    /* The decoder's strip width (sci_cuda_dpcm_tune_strip): the default
+     * chooses by the batch's width; each forced width beside it. */
+    /* and the real 1024 x 1024 TRACE 171 A frame alone, where it is */
+    fits_frame trace = {0, 0, NULL};
+    uint8_t *tenc = NULL;
+    size_t tlen = 0;
+    snprintf(path, sizeof path,
+             "%s/frames16/trace_171_19980519T222143_1024.fits", dir);
+    if (fits_read_u16(path, &trace, 1) == 1) {
+        size_t tcap = sci_dpcm_max_bytes(trace.w, trace.h, 16);
+        tenc = malloc(tcap);
+        tlen = sci_dpcm_encode(bench_pool(), trace.px, trace.w, trace.w,
+                               trace.h, 16, &p, tenc, tcap);
+    }
+    printf("\ndecoder strip width, 1024 x 1024 x 16 mirror frames into device "
+           "memory (0: the decoder's choice); TRACE 171 A (real, %s) "
+           "alone\n", tlen ? "read" : "not found");
+    printf("| columns | 1 frame ms | rebuild ms | 4 frames/s | 16 frames/s | "
+           "132 frames/s | TRACE 1 frame ms |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+    static const unsigned sws[] = {0, 32, 16, 8, 4};
+    static const unsigned sb[] = {4, 16, 132};
+    for (unsigned k = 0; k < sizeof sws / sizeof sws[0]; k++) {
+        double t1, tb[3];
+        sci_cuda_dpcm_tune_strip(g, sws[k]);
+        TIME_MEDIAN(t1, CKW(sci_cuda_dpcm_decode(g, 1, in, len, dst, stride,
+                                                 capn, 2, 1, status, NULL)));
+        sci_cuda_dpcm_times td;
+        sci_cuda_dpcm_set_timing(g, 1);
+        CKW(sci_cuda_dpcm_decode(g, 1, in, len, dst, stride, capn, 2, 1,
+                                 status, NULL));
+        sci_cuda_dpcm_get_times(g, &td);
+        sci_cuda_dpcm_set_timing(g, 0);
+        CK(cudaMemset(dall + count * 129, 0, count * 2 * 3));
+        for (unsigned b = 0; b < 3; b++)
+            TIME_MEDIAN(tb[b], CKW(sci_cuda_dpcm_decode(
+                                   g, sb[b], in, len, dst, stride, capn, 2, 1,
+                                   status, NULL)));
+        uint16_t *chk = malloc(count * 2);
+        for (unsigned i = 0; i < 3; i++) {
+            CK(cudaMemcpy(chk, dall + count * (129 + i), count * 2,
+                          cudaMemcpyDeviceToHost));
+            if (memcmp(chk, fr[3 + i].px, count * 2))
+                fail("batch decode (strip width)", &fr[3 + i]);
+        }
+        free(chk);
+        double tt = -1;
+        if (tlen) {
+            const uint8_t *tin = tenc;
+            size_t tstride = trace.w, tcount = (size_t)trace.w * trace.h;
+            void *tdst = dall;
+            int tst;
+            TIME_MEDIAN(tt, CKW(sci_cuda_dpcm_decode(g, 1, &tin, &tlen, &tdst,
+                                                     &tstride, &tcount, 2, 1,
+                                                     &tst, NULL)));
+            uint16_t *tb16 = malloc(tcount * 2);
+            CK(cudaMemcpy(tb16, dall, tcount * 2, cudaMemcpyDeviceToHost));
+            if (memcmp(tb16, trace.px, tcount * 2)) {
+                fprintf(stderr, "bench-dpcm-gpu: TRACE decode differs\n");
+                exit(1);
+            }
+            free(tb16);
+        }
+        printf("| %u | %.3f | %.3f | %.1f | %.1f | %.1f | %.3f |\n", sws[k],
+               t1, td.rebuild_ms, sb[0] * 1000.0 / tb[0],
+               sb[1] * 1000.0 / tb[1], sb[2] * 1000.0 / tb[2], tt);
+    }
+    free(tenc);
+    free(trace.px);
+    sci_cuda_dpcm_tune_strip(g, 0);
     reps = r1;
 
     printf("\nencode with frames in flight, 1024 x 1024 x 16 (mirror frames in "

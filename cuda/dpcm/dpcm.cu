@@ -24,7 +24,8 @@
  *   6. a scan of the lengths and a copy close the slots up, and only the
  *      coded bytes go to the host.
  * Decoder, per batch: a warp per segment of every frame decodes the
- * residuals; then the frames are rebuilt in strips of 32 columns, a block
+ * residuals; then the frames are rebuilt in strips of 8 to 32 columns (a
+ * frame alone in narrow ones, so that its strips fill the SMs), a block
  * per strip, the strips of a frame a row apart (rebuild_strip).
  *
  * Built with SCI_DPCM_EMU, each kernel becomes a host loop over the same
@@ -443,30 +444,36 @@ DK uint64_t group_max64(uint64_t v, unsigned half) {
 /* sci_dpcm_solve_core for order NC on a group of 16 lanes (the two halves
  * of a warp, which may hold systems of different n), the system in
  * registers: lane r loads row r of the n x n block of the sums S (packed
- * for order NC) and b's entry r.  A row swap only relabels the lanes
+ * for order NC, entry t at S[t * step]) and b's entry r.  A row swap only relabels the lanes
  * (`me`: the row a lane holds now); columns left of the pivot, which the
  * reference does not swap, are never read again.  The pivot is the
  * reference's: the first row, in row order, of the largest magnitude
  * (found by warp reductions on the magnitude's bits, which order as the
  * values); a NaN at the diagonal keeps its row and fails, NaN below it
  * never wins.  Every lane of the warp runs every step (the reductions and
- * shuffles need them).  Writes weight i to a[i] (shared memory) and returns 1, or 0
+ * shuffles need them).  With EARLY, each lane divides by its own
+ * candidate while the pivot is sought and the pivot's quotient is taken:
+ * the division leaves the steps' chain (the decoder's rows wait on it) for
+ * a division a lane and step (the encoder, bound by its instructions, does
+ * without).  Writes weight i to a[i] (shared memory) and returns 1, or 0
  * for a singular system. */
-template <unsigned NC>
-DK int solve_rows(unsigned n, const int64_t *S, unsigned lane, double *a) {
+template <unsigned NC, bool EARLY>
+DK int solve_rows(unsigned n, const int64_t *S, size_t step, unsigned lane,
+                  double *a) {
     const unsigned pn = NC * (NC + 1) / 2;
     const unsigned half = LANE() & 16u;
     double A[NC], b = 0.0, diag = 0.0;
 UNROLL
     for (unsigned k = 0; k < NC; k++) {
         unsigned lo = lane < k ? lane : k, hi = lane < k ? k : lane;
-        A[k] = lane < n && k < n ? (double)S[sci_dpcm_packed(NC, lo, hi)]
-                                 : 0.0;
+        A[k] = lane < n && k < n
+                   ? (double)S[sci_dpcm_packed(NC, lo, hi) * step]
+                   : 0.0;
         if (k == lane)
             diag = A[k];
     }
     if (lane < n)
-        b = (double)S[pn + lane];
+        b = (double)S[(pn + lane) * step];
     /* the diagonal is >= 0: its bits order as its values */
     const double scale = bits_double(group_max64(double_bits(diag), half));
     int ok = scale > 0.0;
@@ -476,6 +483,7 @@ UNROLL
     for (unsigned c = 0; c < NC; c++) {
         const int live = ok && c < n;
         const double v = fabs(A[c]);
+        const double mine = EARLY ? 1.0 / A[c] : 0.0;
         const int nan_here = isnan(v);
         const int cand = me >= c && me < n && (!nan_here || me == c);
         const uint64_t key = !cand ? 0
@@ -499,12 +507,13 @@ UNROLL
         for (unsigned k = c; k < NC; k++)
             pv[k] = w_shfl(A[k], src, 16);
         const double pb = w_shfl(b, src, 16);
+        const double early = EARLY ? w_shfl(mine, src, 16) : 0.0;
         if (live && !(fabs(pv[c]) > thr))
             ok = 0;
         if (!(live && ok))
             continue;
         me = me == c ? at : me == at ? c : me;
-        const double inv = 1.0 / pv[c];
+        const double inv = EARLY ? early : 1.0 / pv[c];
         if (me != c && me < n) {
             const double f = A[c] * inv;
 UNROLL
@@ -707,7 +716,8 @@ DK void predict_group(const enc_params &p, group_room gr, size_t i,
         const unsigned n = live && lsq && y ? sci_dpcm_order_at(p.n, x) : 0;
         int ok;
         if (p.n == SCI_DPCM_DEFAULT_ORDER && G == 16) {
-            ok = solve_rows<SCI_DPCM_DEFAULT_ORDER>(n, gr.S, lane, gr.a);
+            ok = solve_rows<SCI_DPCM_DEFAULT_ORDER, false>(n, gr.S, 1, lane,
+                                                          gr.a);
         } else {
             for (unsigned r = lane; r < n; r += G) {
                 for (unsigned c = 0; c < n; c++) {
@@ -1079,7 +1089,7 @@ struct dec_frame {
     size_t coded_off;  /* its segments in the batch's input */
     size_t res_off;    /* its residuals in the batch's residuals */
     size_t sums_off;   /* w * e int64 */
-    size_t prog_off;   /* ceil(w / STRIP) rows-done counters */
+    size_t prog_off;   /* ceil(w / sw) rows-done counters */
     uint16_t *out;     /* device */
     size_t stride;
     /* 8-bit output or a frame scanned by columns: out holds the coded
@@ -1116,6 +1126,7 @@ struct dec_params {
     int *bad_seg;      /* per frame: the first failing segment */
     int *seg_status;   /* per segment */
     uint32_t *escapes; /* per frame */
+    unsigned sw;       /* columns a strip, 1..STRIP_MAX */
 };
 
 /* Segment k of the batch, by a warp. */
@@ -1149,21 +1160,23 @@ DK int frame_status(const dec_params &p, unsigned fi) {
     return 0;
 }
 
-/* Frame fi's columns x0 .. x0 + STRIP - 1 (strip `strip`), all rows, by
+/* Frame fi's columns x0 .. x0 + sw - 1 (strip `strip`), all rows, by
  * the nt threads of one block (nt = 1 when emulated).  Per row:
  *   1. the threads add the row above's window products to the strip's
  *      running sums, a thread per (sum entry, column);
  *   2. groups of G threads solve the strip's systems, one system a group,
- *      the rows of the elimination spread over the group (solve_coop);
+ *      a row of the elimination a lane (solve_rows in registers for N =
+ *      11, else solve_coop);
  *   3. once the strip to the left has finished the row, one warp runs the
- *      row's recursion: at step t every lane whose predictor reads s(t)
- *      adds that term (in the format's order, oldest first), and the lane
- *      at t + 1 finishes its sample;
+ *      row's recursion (recurse_lane), every lane the predictor of its
+ *      column;
  *   4. the row goes out and the strip's count of finished rows with it.
- * So the strips of a frame work on successive rows at once, a wavefront.
+ * So the strips of a frame work on successive rows at once, a wavefront;
+ * a frame takes about (rows + strips) row steps, each the chain of one
+ * block's steps 1-4 (about 11 us for strips of 8 columns on an H200).
  * A strip that fails sets the count to ROWS_ABORT, and strips to its right
  * stop instead of waiting. */
-#define STRIP 32
+#define STRIP_MAX 32 /* the recursion's warp */
 #define ROWS_ABORT 0xFFFFFFFFu
 
 struct strip_room {
@@ -1172,24 +1185,64 @@ struct strip_room {
     double *A;            /* the groups' systems (solve_coop's layout) */
     size_t a_group;       /* doubles a group */
     unsigned G;           /* threads a group */
-    double *wt;           /* STRIP x N weights */
-    int *ok;              /* STRIP flags: the system was solved */
+    double *wt;           /* sw x N weights */
+    int *ok;              /* sw flags: the system was solved */
     uint16_t *buf0, *buf1; /* a row's halo and strip, two rows */
     uint16_t *pairs;      /* the sum entries' (i, k): i | k << 8, k = 255: b */
     int *flag;
+    unsigned *left;       /* the left strip's count, as the wait saw it */
 };
 
-/* Step 3's per-lane state: the predictor's running sum. */
-struct rec_lane {
-    double acc;
-    unsigned n; /* weights; 0: the left neighbour predicts */
-};
+/* Step 3, lane L's part (every lane of the recursion's warp calls it: the
+ * shuffles need them all) for column x = x0 + L of a strip of `cols`,
+ * predicted by the n weights w (0: by its left neighbour), residual r.
+ * The terms of the samples left of the strip, known (cur[halo + t - x0]
+ * for t < x0), come first, each lane on its own; then the strip's samples
+ * in order, each passed along the warp by a shuffle from the lane that
+ * finished it, so that a step's chain is a shuffle, a multiply, an add
+ * and the finishing lane's rounding.  The sums are the reference's, in its
+ * order (the oldest sample first).  `left` is s(0)'s prediction (x0 = 0).
+ * Writes the sample to cur[halo + L]; returns 1 where it left the range. */
+DK int recurse_lane(uint16_t *cur, unsigned halo, unsigned x0, unsigned cols,
+                    const double *w, unsigned n, int32_t r, int32_t left,
+                    int32_t maxval, unsigned L) {
+    const unsigned x = x0 + L;
+    const int live = L < cols;
+    double acc = 0.0;
+    int32_t v = 0;
+    if (live && n)
+        for (unsigned t = x - n; t < x0; t++)
+            acc = acc + w[x - t - 1] * (double)cur[halo + t - x0];
+    if (live && L == 0)
+        v = (x == 0 ? left
+                    : n ? (int32_t)sci_dpcm_round(acc, (uint32_t)maxval)
+                        : (int32_t)cur[halo - 1]) + r;
+    int bad = live && L == 0 && (v < 0 || v > maxval);
+    v = (uint16_t)v;
+    for (unsigned t = x0; t + 1 < x0 + cols; t++) {
+        const unsigned d = x - t;
+        const int term = live && x > t && d <= n;
+        const double wd = term ? w[d - 1] : 0.0;
+        const int32_t st = w_shfl(v, t - x0);
+        if (term)
+            acc = acc + wd * (double)st;
+        if (live && x == t + 1) {
+            int32_t s = (n ? (int32_t)sci_dpcm_round(acc, (uint32_t)maxval)
+                           : st) + r;
+            bad |= s < 0 || s > maxval;
+            v = (uint16_t)s;
+        }
+    }
+    if (live)
+        cur[halo + L] = (uint16_t)v;
+    return bad;
+}
 
-/* Threads of a warp when compiled for the device; the emulation runs the
- * lanes of a step one after another in one thread. */
+/* A lane's residual, loaded ahead: on the device each lane of the warp
+ * holds its own; the emulation holds the 32 lanes' in one thread. */
 #ifdef SCI_DPCM_EMU
 #define REC_SLOT(L) (L)
-#define REC_SLOTS STRIP
+#define REC_SLOTS STRIP_MAX
 #else
 #define REC_SLOT(L) 0
 #define REC_SLOTS 1
@@ -1206,8 +1259,9 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
         return;
     }
     const int32_t maxval = (int32_t)((1u << f.depth) - 1);
-    const unsigned x0 = strip * STRIP;
-    const unsigned cols = f.w - x0 < STRIP ? f.w - x0 : STRIP;
+    const unsigned sw = p.sw;
+    const unsigned x0 = strip * sw;
+    const unsigned cols = f.w - x0 < sw ? f.w - x0 : sw;
     const unsigned reach = f.n + f.m - 1; /* the window's first sample */
     const unsigned halo = x0 < reach ? x0 : reach;
     const unsigned base = x0 - halo;
@@ -1215,6 +1269,8 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
     const unsigned pn = f.n * (f.n + 1) / 2;
     const int32_t *res = p.res + f.res_off;
     const unsigned G = rm.G, groups = nt / G, g = tid / G, lane = tid % G;
+    const unsigned wait0 = nt > 32 ? nt - 32 : 0; /* the last warp */
+    const int early = nt >= 64 && (nt / 32 - 1) * (32 / G) >= cols;
     int64_t *S = rm.S;
     size_t s_step = rm.s_step;
     if (!S) {
@@ -1229,22 +1285,43 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
         *rm.flag = 0;
     SYNC();
     uint16_t *prev = rm.buf0, *cur = rm.buf1;
+    int32_t rres[REC_SLOTS];
     for (unsigned y = 0; y < f.h; y++) {
         uint16_t *out = f.out + (size_t)y * f.stride;
+        /* the residuals now, so that their loads are not on the
+         * recursion's chain */
+        if (tid < STRIP_MAX)
+            for (unsigned L = tid; L < cols; L += nt)
+                rres[REC_SLOT(L)] = res[(size_t)y * f.w + x0 + L];
         if (y && lsq) {
-            /* 1. the row above's window products */
-            for (unsigned q = tid; q < f.e * cols; q += nt) {
+            /* 1. the row above's window products (the frame's fields
+             * read once: the compiler cannot keep them across the stores) */
+            const unsigned fe = f.e, fn = f.n, fm = f.m;
+            for (unsigned q = tid; q < fe * cols; q += nt) {
                 unsigned t = q / cols, L = q % cols, x = x0 + L;
                 if (x >= 2)
                     S[t * s_step + L] +=
-                        window_entry(f.n, f.m, prev, base, x, rm.pairs[t]);
+                        window_entry(fn, fm, prev, base, x, rm.pairs[t]);
             }
             SYNC();
             /* 2. the systems, a group each */
             for (unsigned r0 = 0; r0 < cols; r0 += groups) {
+                /* a warp whose groups all lie past the strip skips the
+                 * round (the last one may have the wait below to do) */
+                if (r0 + tid / 32 * (32 / G) >= cols)
+                    continue;
                 unsigned L = r0 + g, x = x0 + L;
                 unsigned n = L < cols && x >= 2 ? sci_dpcm_order_at(f.n, x)
                                                 : 0;
+                int ok;
+                if (f.n == SCI_DPCM_DEFAULT_ORDER && G == 16) {
+                    /* every lane of the warp takes the solve's steps */
+                    ok = solve_rows<SCI_DPCM_DEFAULT_ORDER, true>(
+                        n, S + L, s_step, lane, rm.wt + (size_t)L * f.n);
+                    if (lane == 0 && L < cols)
+                        rm.ok[L] = ok;
+                    continue;
+                }
                 double *A = rm.A + (size_t)g * rm.a_group;
                 for (unsigned r = lane; r < n; r += G) {
                     for (unsigned k = 0; k < n; k++) {
@@ -1255,72 +1332,64 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
                     A[(size_t)n * f.n + r] = (double)S[(pn + r) * s_step + L];
                 }
                 GROUP_SYNC();
-                int ok = solve_coop(n, f.n, A, lane, G,
-                                    rm.wt + (size_t)L * f.n);
+                ok = solve_coop(n, f.n, A, lane, G, rm.wt + (size_t)L * f.n);
                 if (lane == 0 && L < cols)
                     rm.ok[L] = ok;
                 GROUP_SYNC(); /* the next round's loads overwrite A */
             }
         }
-        /* the strip to the left has finished this row */
-        if (strip > 0 && tid == 0)
-            while (load_acquire(&prog[strip - 1]) <= y)
+        /* The strip to the left has finished this row: one lane acquires
+         * that strip's count, then the halo is loaded; a barrier orders
+         * the block's reads after the acquire.  Where the block's last warp
+         * has no system to solve (narrow strips), it does both while the
+         * others solve; else lane 0 waits after its solves and every
+         * thread loads the halo after the barrier (a spinning lane would
+         * take issue slots from the solves of the other blocks). */
+        if (strip > 0 && tid == (early ? wait0 : 0)) {
+            unsigned v;
+            while ((v = load_acquire(&prog[strip - 1])) <= y)
                 ;
-        SYNC();
-        FENCE();
-        if (strip > 0) {
-            if (load_acquire(&prog[strip - 1]) == ROWS_ABORT) {
-                if (tid == 0)
-                    store_release(&prog[strip], ROWS_ABORT);
-                return;
-            }
-            for (unsigned i = tid; i < halo; i += nt)
-                cur[i] = LDCG(out + base + i);
+            *rm.left = v;
+        }
+        if (strip > 0 && early && tid >= wait0) {
+            WARP_SYNC();
+            if (*rm.left != ROWS_ABORT)
+                for (unsigned i = tid - wait0; i < halo; i += nt - wait0)
+                    cur[i] = LDCG(out + base + i);
         }
         SYNC();
+        if (strip > 0 && !early) {
+            if (*rm.left != ROWS_ABORT)
+                for (unsigned i = tid; i < halo; i += nt)
+                    cur[i] = LDCG(out + base + i);
+            SYNC();
+        }
+        if (strip > 0 && *rm.left == ROWS_ABORT) {
+            if (tid == 0)
+                store_release(&prog[strip], ROWS_ABORT);
+            return;
+        }
         /* 3. the row's recursion, by one warp */
-        if (tid < STRIP) {
-            const int32_t *r = res + (size_t)y * f.w;
-            const unsigned back = x0 < f.n ? x0 : f.n;
-            rec_lane ls[REC_SLOTS];
+        {
+            const int solved = y && lsq;
+            const int32_t left = y ? prev[0] : 0;
+            auto lane_part = [&](unsigned L) {
+                const unsigned x = x0 + L;
+                const unsigned n = L < cols && solved && x >= 2 && rm.ok[L]
+                                       ? sci_dpcm_order_at(f.n, x)
+                                       : 0;
+                return recurse_lane(cur, halo, x0, cols,
+                                    rm.wt + (size_t)L * f.n, n,
+                                    L < cols ? rres[REC_SLOT(L)] : 0, left,
+                                    maxval, L);
+            };
             int bad = 0;
-            for (unsigned L = tid; L < STRIP; L += nt) {
-                rec_lane &q = ls[REC_SLOT(L)];
-                unsigned x = x0 + L;
-                q.acc = 0.0;
-                q.n = 0;
-                if (L >= cols || x == 0) {
-                    if (x == 0) {
-                        int32_t v = (y ? prev[0] : 0) + r[0];
-                        bad |= v < 0 || v > maxval;
-                        cur[halo] = (uint16_t)v;
-                    }
-                } else if (y && lsq && x >= 2 && rm.ok[L]) {
-                    q.n = sci_dpcm_order_at(f.n, x);
-                }
-            }
-            WARP_SYNC();
-            for (unsigned t = x0 - back; t + 1 < x0 + cols; t++) {
-                double st_t = (double)cur[halo + t - x0];
-                for (unsigned L = tid; L < STRIP; L += nt) {
-                    rec_lane &q = ls[REC_SLOT(L)];
-                    unsigned x = x0 + L;
-                    if (L >= cols || x <= t)
-                        continue;
-                    unsigned d = x - t;
-                    if (d <= q.n)
-                        q.acc = q.acc + rm.wt[(size_t)L * f.n + d - 1] * st_t;
-                    if (d == 1) {
-                        int32_t pred =
-                            q.n ? (int32_t)sci_dpcm_round(q.acc, (uint32_t)maxval)
-                                : (int32_t)cur[halo + t - x0];
-                        int32_t v = pred + r[x];
-                        bad |= v < 0 || v > maxval;
-                        cur[halo + L] = (uint16_t)v;
-                    }
-                }
-                WARP_SYNC();
-            }
+#ifdef SCI_DPCM_EMU
+            emu_warp_run([&](unsigned L) { bad |= lane_part(L); });
+#else
+            if (tid < STRIP_MAX)
+                bad = lane_part(tid);
+#endif
             if (bad)
                 *rm.flag = SCI_DPCM_E_SAMPLE;
         }
@@ -1333,10 +1402,10 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
             }
             return;
         }
-        /* 4. the row out, then the count */
+        /* 4. the row out, then the count: the barrier orders the block's
+         * writes before tid 0's release */
         for (unsigned L = tid; L < cols; L += nt)
             out[x0 + L] = cur[halo + L];
-        FENCE();
         SYNC();
         if (tid == 0)
             store_release(&prog[strip], y + 1);
@@ -1477,12 +1546,13 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
     dec_params p, strip_layout lay) {
     extern __shared__ double smem[];
     __shared__ int flag;
-    __shared__ int ok[STRIP];
+    __shared__ unsigned left;
+    __shared__ int ok[STRIP_MAX];
     __shared__ unsigned item;
     uint8_t *q = (uint8_t *)smem;
     strip_room rm;
     rm.S = lay.s_shared ? (int64_t *)q : NULL;
-    rm.s_step = STRIP + 1; /* a group's loads hit distinct banks */
+    rm.s_step = p.sw + 1; /* a group's loads hit distinct banks */
     q += lay.s_bytes;
     rm.A = (double *)q;
     rm.G = lay.G;
@@ -1496,6 +1566,7 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
     rm.buf1 = rm.buf0 + lay.buf_bytes / 4;
     rm.ok = ok;
     rm.flag = &flag;
+    rm.left = &left;
     for (;;) {
         if (threadIdx.x == 0)
             item = atomicAdd(p.ticket, 1u);
@@ -1602,6 +1673,7 @@ struct sci_cuda_dpcm {
     dbuf scan_sums, scan_stage; /* scan=auto's two sums, device and host */
     int timing;
     size_t smem_limit; /* sci_cuda_dpcm_limit_shared's; 0: none */
+    unsigned strip_w;  /* sci_cuda_dpcm_tune_strip's; 0: choose */
     sci_cuda_dpcm_times times;
     cudaEvent_t ev[6];
 };
@@ -1640,6 +1712,10 @@ extern "C" void sci_cuda_dpcm_destroy(sci_cuda_dpcm *c) {
 
 extern "C" void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes) {
     c->smem_limit = bytes;
+}
+
+extern "C" void sci_cuda_dpcm_tune_strip(sci_cuda_dpcm *c, unsigned columns) {
+    c->strip_w = columns > STRIP_MAX ? STRIP_MAX : columns;
 }
 
 extern "C" size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c) {
@@ -2014,13 +2090,36 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
     return 0;
 }
 
+/* Columns a strip for a batch of `columns` coded columns in all.  A
+ * strip's rows are one block's chain, so a batch of fewer strips than the
+ * device has SMs leaves SMs idle: a 1024-wide frame alone is 32 strips of
+ * 32 columns.  Narrower strips give a row's work to more blocks, each
+ * with less to do a row, for the price of more strips to the wavefront's
+ * end and a recursion that starts N samples left of its strip. */
+static unsigned strip_width(size_t columns) {
+    int sms = 132;
+#ifndef SCI_DPCM_EMU
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        sms = 132;
+    }
+#endif
+    unsigned sw = STRIP_MAX;
+    while (sw > 8 && columns / sw < (size_t)sms)
+        sw /= 2;
+    return sw;
+}
+
 #ifndef SCI_DPCM_EMU
 /* rebuild_kernel's shared memory for the batch's largest N and N + M:
  * the sums there too when they fit.  Where the groups' systems do not all
  * fit (large N on Turing, sm_86 and sm_89), fewer groups, whole warps of
  * them: a block's threads go down with them. */
-static void strip_plan(unsigned maxn, unsigned halo, size_t limit,
-                       strip_layout *lay) {
+static void strip_plan(unsigned maxn, unsigned halo, unsigned sw,
+                       size_t limit, strip_layout *lay) {
     const size_t optin = smem_optin(limit);
     size_t e = (size_t)maxn * (maxn + 1) / 2 + maxn;
     memset(lay, 0, sizeof *lay);
@@ -2029,9 +2128,9 @@ static void strip_plan(unsigned maxn, unsigned halo, size_t limit,
     lay->G = 1;
     while (lay->G < maxn)
         lay->G *= 2;
-    lay->wt_bytes = (size_t)STRIP * maxn * 8;
+    lay->wt_bytes = (size_t)sw * maxn * 8;
     lay->pair_bytes = (e * 2 + 15) / 16 * 16;
-    lay->buf_bytes = ((size_t)(halo + STRIP) * 2 + 15) / 16 * 16 * 2;
+    lay->buf_bytes = ((size_t)(halo + sw) * 2 + 15) / 16 * 16 * 2;
     const size_t system = (size_t)(maxn + 1) * maxn * 8;
     const size_t rest = lay->wt_bytes + lay->pair_bytes + lay->buf_bytes +
                         1024; /* + static */
@@ -2046,7 +2145,7 @@ static void strip_plan(unsigned maxn, unsigned halo, size_t limit,
     lay->threads = (unsigned)(groups * lay->G);
     lay->a_bytes = groups * system;
     size_t fixed = lay->a_bytes + rest;
-    size_t sb = (size_t)(STRIP + 1) * e * 8;
+    size_t sb = (size_t)(sw + 1) * e * 8;
     lay->s_shared = fixed + sb <= optin;
     lay->s_bytes = lay->s_shared ? sb : 0;
     lay->total = lay->s_bytes + lay->a_bytes + lay->wt_bytes +
@@ -2102,6 +2201,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     size_t in_bytes = 0, res_n = 0, sums_n = 0, prog_n = 0, out_n = 0,
            fin_n = 0;
     unsigned nsegs = 0, nitems = 0, maxn = 1, halo = 0, finishing = 0;
+    size_t columns = 0;
     for (unsigned i = 0; i < n; i++) {
         status[i] = sci_dpcm_check_frame(in[i], len[i], &info[i]);
         const sci_dpcm_info *f = &info[i];
@@ -2130,14 +2230,11 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         d->coded_off = in_bytes;
         d->res_off = res_n;
         d->sums_off = sums_n;
-        d->prog_off = prog_n;
         d->first_seg = nsegs;
-        unsigned strips = (d->w + STRIP - 1) / STRIP;
         in_bytes += f->coded_bytes;
         res_n += (size_t)d->w * d->h;
         sums_n += (size_t)d->w * d->e;
-        prog_n += strips;
-        nitems += strips;
+        columns += d->w;
         nsegs += d->segs;
         /* the rebuild writes the caller's device memory unless the frame
          * needs finishing or goes to the host */
@@ -2160,11 +2257,19 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         if (d->n + d->m - 1 > halo)
             halo = d->n + d->m - 1;
     }
+    const unsigned sw = c->strip_w ? c->strip_w : strip_width(columns);
+    for (unsigned i = 0; i < n; i++)
+        if (!status[i]) {
+            unsigned strips = (frames[i].w + sw - 1) / sw;
+            frames[i].prog_off = prog_n;
+            prog_n += strips;
+            nitems += strips;
+        }
     int err = 0;
     int sums_global = 1;
 #ifndef SCI_DPCM_EMU
     strip_layout lay;
-    strip_plan(maxn, halo, c->smem_limit, &lay);
+    strip_plan(maxn, halo, sw, c->smem_limit, &lay);
     sums_global = !lay.s_shared;
 #endif
     size_t in_pad = (in_bytes + 15) / 16 * 16;
@@ -2219,7 +2324,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
             hseg[k].len = lens[k];
             off += lens[k];
         }
-        for (unsigned s = 0; s * STRIP < d->w; s++, it++) {
+        for (unsigned s = 0; s * sw < d->w; s++, it++) {
             hitem[it].frame = i;
             hitem[it].strip = s;
         }
@@ -2256,6 +2361,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     p.bad_seg = p.status + n;
     p.seg_status = (int *)c->seg_status.p;
     p.escapes = (uint32_t *)(p.bad_seg + n);
+    p.sw = sw;
     mark(c, 0, st);
     cudaMemcpyAsync(c->in.p, h, list_bytes, cudaMemcpyHostToDevice, st);
     cudaMemcpyAsync(c->frames.p, hfr, frame_bytes, cudaMemcpyHostToDevice, st);
@@ -2271,9 +2377,9 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     {
         size_t e_max = (size_t)maxn * (maxn + 1) / 2 + maxn;
         double *A = (double *)malloc((size_t)(maxn + 1) * maxn * sizeof(double));
-        double *wt = (double *)malloc((size_t)STRIP * maxn * sizeof(double));
-        int *ok = (int *)malloc(STRIP * sizeof(int));
-        uint16_t *buf = (uint16_t *)malloc(2 * ((size_t)halo + STRIP) * 2);
+        double *wt = (double *)malloc((size_t)sw * maxn * sizeof(double));
+        int *ok = (int *)malloc(sw * sizeof(int));
+        uint16_t *buf = (uint16_t *)malloc(2 * ((size_t)halo + sw) * 2);
         uint16_t *pairs = (uint16_t *)malloc(e_max * 2);
         if (!A || !wt || !ok || !buf || !pairs) {
             free(A);
@@ -2285,8 +2391,9 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
             return SCI_DPCM_E_NOMEM;
         }
         int flag;
-        strip_room rm = {NULL, 0, A, 0, 1, wt, ok, buf, buf + halo + STRIP,
-                         pairs, &flag};
+        unsigned left;
+        strip_room rm = {NULL, 0, A, 0, 1, wt, ok, buf, buf + halo + sw,
+                         pairs, &flag, &left};
         for (unsigned i = 0; i < nitems; i++)
             rebuild_strip(p, hitem[i].frame, hitem[i].strip, 0, 1, rm);
         for (unsigned i = 0; i < n; i++)

@@ -51,6 +51,11 @@ size_t sci_cuda_dpcm_device_bytes(const sci_cuda_dpcm *c);
  * not depend on it. */
 void sci_cuda_dpcm_limit_shared(sci_cuda_dpcm *c, size_t bytes);
 
+/* Columns a strip of the decoder's wavefront, 1..32 (more is 32); 0, the
+ * default, lets each batch choose from its width and the device's SMs.
+ * For tests and benchmarks: the samples do not depend on it. */
+void sci_cuda_dpcm_tune_strip(sci_cuda_dpcm *c, unsigned columns);
+
 /* Encodes w x h samples (row y at samples + y * stride samples; device
  * memory of this device when on_device, else host memory or another
  * device's, which is copied first; sample_bytes 2: uint16_t, 1:

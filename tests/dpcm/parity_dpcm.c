@@ -11,7 +11,9 @@
  * damaged ones in it must report, frame by frame, what sci_dpcm_decode
  * reports, decoding the good ones.  Large orders run again with the
  * kernels planned for 64 and 99 KiB of shared memory a block (Turing,
- * sm_86/sm_89), which fit fewer of their systems a block.
+ * sm_86/sm_89), which fit fewer of their systems a block, and every
+ * case runs again with the decoder's strips forced to 32, 16, 8, 5 and 1
+ * columns.
  *
  *   parity-dpcm [--seed N] [--quick] [--verbose] [--data DIR]
  *
@@ -84,6 +86,7 @@ static const tcase cases[] = {
 
 static fits_frame real[8];
 static unsigned nreal;
+static int decode_only; /* the decoder's strip widths: no GPU encode */
 
 static uint32_t rnd(void) {
     return (uint32_t)rng();
@@ -198,7 +201,7 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
         printf("  %ux%u: the reference refused the frame\n", c->w, c->h);
         fails++;
     }
-    for (int dev = 0; dev < 2 && nref; dev++) {
+    for (int dev = 0; dev < 2 && nref && !decode_only; dev++) {
         size_t ng = 0;
         const uint16_t *src = px;
         if (dev) {
@@ -485,6 +488,26 @@ int main(int argc, char **argv) {
     run++;
     fails += run_overflow(g) != 0;
     run++;
+    /* The decoder's strip width is its own choice (8..32 by the batch's
+     * width): every width, odd ones too, must give the same samples. */
+    static const unsigned widths[] = {32, 16, 8, 5, 1};
+    decode_only = 1;
+    for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+        sci_cuda_dpcm_tune_strip(g, widths[k]);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (!cases[i].quick && (quick || cases[i].w * cases[i].h > 300000))
+                continue;
+            int f = run_case(g, &cases[i]) != 0;
+            if (f)
+                printf("  (strips of %u columns)\n", widths[k]);
+            fails += f;
+            run++;
+        }
+        fails += run_batch(g) != 0;
+        run++;
+    }
+    sci_cuda_dpcm_tune_strip(g, 0);
+    decode_only = 0;
     /* The launch shapes of GPUs with less shared memory a block: Turing
      * (64 KiB) and sm_86/sm_89 (99 KiB) hold fewer of the large orders'
      * systems a block, in the encoder and the decoder: the same bytes. */
