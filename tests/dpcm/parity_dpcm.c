@@ -119,6 +119,7 @@ static void fill(uint16_t *px, const tcase *c) {
 }
 
 static int verbose;
+static int quick; /* --quick: small frames only */
 
 /* 8-bit samples (GRAY8) in and out, from host and device memory, with a
  * stride wider than the row: the same frame, the same samples. */
@@ -252,6 +253,27 @@ static int run_case(sci_cuda_dpcm *g, const tcase *c) {
     free(back);
     free(ref);
     free(gpu);
+    return fails;
+}
+
+/* The cases of set[0..n) that a quick run takes, or all of up to `most`
+ * samples otherwise, under a setting the caller made (`what`, with its
+ * value v, is said after a failing case); returns the failures. */
+static int run_set(sci_cuda_dpcm *g, const tcase *set, size_t n, size_t most,
+                   const char *what, size_t v, int *run) {
+    int fails = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!set[i].quick && (quick || (size_t)set[i].w * set[i].h > most))
+            continue;
+        int f = run_case(g, &set[i]) != 0;
+        if (f) {
+            printf("  (");
+            printf(what, v);
+            printf(")\n");
+        }
+        fails += f;
+        ++*run;
+    }
     return fails;
 }
 
@@ -439,7 +461,6 @@ static int run_overflow(sci_cuda_dpcm *g) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0;
     const char *dir = "../shared/data";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
@@ -494,15 +515,8 @@ int main(int argc, char **argv) {
     decode_only = 1;
     for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
         sci_cuda_dpcm_tune_strip(g, widths[k]);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            if (!cases[i].quick && (quick || cases[i].w * cases[i].h > 300000))
-                continue;
-            int f = run_case(g, &cases[i]) != 0;
-            if (f)
-                printf("  (strips of %u columns)\n", widths[k]);
-            fails += f;
-            run++;
-        }
+        fails += run_set(g, cases, sizeof cases / sizeof cases[0], 300000,
+                         "strips of %zu columns", widths[k], &run);
         fails += run_batch(g) != 0;
         run++;
     }
@@ -520,15 +534,9 @@ int main(int argc, char **argv) {
     static const size_t limits[] = {65536, 101376};
     for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
         sci_cuda_dpcm_limit_shared(g, limits[l]);
-        for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
-            if (quick && !large[i].quick)
-                continue;
-            int f = run_case(g, &large[i]) != 0;
-            if (f)
-                printf("  (shared memory limited to %zu bytes)\n", limits[l]);
-            fails += f;
-            run++;
-        }
+        fails += run_set(g, large, sizeof large / sizeof large[0], SIZE_MAX,
+                         "shared memory limited to %zu bytes", limits[l],
+                         &run);
     }
     sci_cuda_dpcm_limit_shared(g, 0);
     check(fails == 0, "every case");
