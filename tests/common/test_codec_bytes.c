@@ -51,7 +51,8 @@ static const gchar *const pipelines[] = {
       "code-block-style=bypass+termall",
   RAW ("zone-plate", "RGB", 64, 48) "cudadwt backend=cpu filter=9-7 ! "
       "ebcotcm backend=cpu reversible=false",
-  RAW ("zone-plate", "GRAY16_LE", 64, 40) "dpcmenc backend=cpu",
+  /* threshold=13: the old element's default (dpcmenc's is 0 since) */
+  RAW ("zone-plate", "GRAY16_LE", 64, 40) "dpcmenc backend=cpu threshold=13",
   RAW ("ball", "GRAY8", 45, 37) "dpcmenc backend=cpu scan=columns order=4 "
       "equations=3 threshold=0",
   RAW ("gamut", "GRAY16_LE", 64, 40) "dpcmenc backend=cpu ! "
@@ -98,7 +99,7 @@ static const Case expected[] = {
         3, "55ada5aa297f9e75f4d177b264088c10",
         "9c00550fbe8c8dcd1d88e474634adbce",
       "image/x-jpc, width=(int)64, height=(int)48, framerate=(fraction)25/1, pixel-aspect-ratio=(fraction)1/1, num-components=(int)3, colorspace=(string)sRGB, sampling=(string)RGB, colorimetry=(string)sRGB, alignment=(string)frame, profile=(int)0"},
-  {"videotestsrc pattern=zone-plate num-buffers=3 ! video/x-raw,format=GRAY16_LE,width=64,height=40,framerate=25/1 ! dpcmenc backend=cpu",
+  {"videotestsrc pattern=zone-plate num-buffers=3 ! video/x-raw,format=GRAY16_LE,width=64,height=40,framerate=25/1 ! dpcmenc backend=cpu threshold=13",
         3, "e55cb4888dfee6ff5c5218c723ecca73",
         "9c00550fbe8c8dcd1d88e474634adbce",
       "application/x-dpcm, width=(int)64, height=(int)40, framerate=(fraction)25/1, depth=(int)16"},
