@@ -444,13 +444,13 @@ DK uint64_t group_max64(uint64_t v, unsigned half) {
 /* sci_dpcm_solve_core for order NC on a group of 16 lanes (the two halves
  * of a warp, which may hold systems of different n), the system in
  * registers: lane r loads row r of the n x n block of the sums S (packed
- * for order NC, entry t at S[t * step]) and b's entry r.  A row swap only relabels the lanes
- * (`me`: the row a lane holds now); columns left of the pivot, which the
- * reference does not swap, are never read again.  The pivot is the
- * reference's: the first row, in row order, of the largest magnitude
- * (found by warp reductions on the magnitude's bits, which order as the
- * values); a NaN at the diagonal keeps its row and fails, NaN below it
- * never wins.  Every lane of the warp runs every step (the reductions and
+ * for order NC, entry t at S[t * step]) and b's entry r.  A row swap only
+ * relabels the lanes (`me`: the row a lane holds now); columns left of the
+ * pivot, which the reference does not swap, are never read again.  The
+ * pivot is the reference's: the first row, in row order, of the largest
+ * magnitude (found by warp reductions on the magnitude's bits, which order
+ * as the values); a NaN at the diagonal keeps its row and fails, NaN below
+ * it never wins.  Every lane of the warp runs every step (the reductions and
  * shuffles need them).  With EARLY, each lane divides by its own
  * candidate while the pivot is sought and the pivot's quotient is taken:
  * the division leaves the steps' chain (the decoder's rows wait on it) for
