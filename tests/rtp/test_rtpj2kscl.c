@@ -4,7 +4,8 @@
  * at several MTUs, the 24-bit sequence number across a wrap, packets
  * reordered and duplicated (through rtpjitterbuffer), and loss: of a main packet (the frame is
  * dropped), of body packets with and without PLT (the frame repaired, or
- * cut short, and decodable), of a frame's last packet; bad input.
+ * cut short, and decodable), of a frame's last packet; a datagram of
+ * another sender (OpenHTJ2K's); bad input.
  */
 #include <string.h>
 
@@ -570,6 +571,41 @@ GST_START_TEST (test_lost_last_packet)
 
 GST_END_TEST;
 
+/* A datagram of another sender (tests/rtp/data/README.md: OpenHTJ2K's
+ * helper, a whole codestream in the frame's only main packet, MH 3, with
+ * ORDH 4, which our payloader never writes): the codestream comes out
+ * whole, with nothing posted. */
+GST_START_TEST (test_other_sender)
+{
+  gchar *path = g_build_filename (g_getenv ("SCI_RTP_DATA"),
+      "openhtj2k-loopback-main.rtp", NULL);
+  gchar *data;
+  gsize len;
+  GPtrArray *pk = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) gst_buffer_unref);
+  GstBuffer *cs;
+  GList *out;
+  J2kPosted p;
+
+  fail_unless (g_file_get_contents (path, &data, &len, NULL), "%s", path);
+  fail_unless (len > 20 && (guint8) data[12] == 0xC4, "%s: not MH 3, ORDH 4",
+      path);
+  g_ptr_array_add (pk, gst_buffer_new_memdup (data, len));
+  out = depayload (pk, NULL, NULL, &p);
+  fail_unless_equals_int (g_list_length (out), 1);
+  cs = gst_buffer_new_memdup (data + 20, len - 20);
+  j2kutil_assert_same_bytes (out->data, cs, "the other sender's frame");
+  fail_unless_equals_int (p.warnings + p.errors, 0);
+  j2kutil_posted_clear (&p);
+  gst_buffer_unref (cs);
+  g_list_free_full (out, (GDestroyNotify) gst_buffer_unref);
+  g_ptr_array_unref (pk);
+  g_free (data);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_input)
 {
   GstHarness *h = gst_harness_new ("rtpj2ksclpay");
@@ -616,6 +652,7 @@ rtpj2kscl_suite (void)
   tcase_add_test (tc, test_lost_body_repaired);
   tcase_add_test (tc, test_lost_body_cut_short);
   tcase_add_test (tc, test_lost_last_packet);
+  tcase_add_test (tc, test_other_sender);
   tcase_add_test (tc, test_bad_input);
   return s;
 }
