@@ -473,10 +473,9 @@ int main(int argc, char **argv) {
                                                      &tst, NULL)));
             uint16_t *tb16 = malloc(tcount * 2);
             CK(cudaMemcpy(tb16, dall, tcount * 2, cudaMemcpyDeviceToHost));
-            if (memcmp(tb16, trace.px, tcount * 2)) {
-                fprintf(stderr, "bench-dpcm-gpu: TRACE decode differs\n");
-                exit(1);
-            }
+            if (memcmp(tb16, trace.px, tcount * 2))
+                fail("GPU decode", &(frame){"TRACE 171 A", trace.w, trace.h,
+                                            trace.px});
             free(tb16);
         }
         printf("| %u | %.3f | %.3f | %.1f | %.1f | %.1f | %.3f |\n", sws[k],
