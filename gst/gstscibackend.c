@@ -47,6 +47,17 @@ gst_sci_backend_get_type (void)
   return type;
 }
 
+/* Any property may be what made the caps unacceptable. */
+static void
+forget_refused_caps (GObject * object, GParamSpec * pspec, gpointer data)
+{
+  GstSciBackendState *b = data;
+
+  GST_OBJECT_LOCK (b->element);
+  gst_clear_caps (&b->refused_caps);
+  GST_OBJECT_UNLOCK (b->element);
+}
+
 void
 gst_sci_backend_state_init (GstSciBackendState * b, GstElement * element)
 {
@@ -59,6 +70,7 @@ gst_sci_backend_state_init (GstSciBackendState * b, GstElement * element)
   }
   memset (b, 0, sizeof (*b));
   b->element = element;
+  g_signal_connect (element, "notify", G_CALLBACK (forget_refused_caps), b);
   b->choice = DEFAULT_BACKEND;
   b->device_id = DEFAULT_DEVICE_ID;
   b->threads = DEFAULT_THREADS;
@@ -78,6 +90,7 @@ void
 gst_sci_backend_state_clear (GstSciBackendState * b)
 {
   set_cpu_reason (b, NULL);
+  gst_clear_caps (&b->refused_caps);
 }
 
 /* ---- properties ---- */
@@ -351,6 +364,7 @@ gst_sci_backend_stop (GstSciBackendState * b)
   set_cpu_reason (b, NULL);
   GST_OBJECT_LOCK (b->element);
   b->offer_cuda_memory = TRUE;
+  gst_clear_caps (&b->refused_caps);
   GST_OBJECT_UNLOCK (b->element);
 }
 
@@ -613,6 +627,36 @@ gst_sci_backend_check_caps_query (GstSciBackendState * b,
   if (result && gst_caps_is_empty (result)
       && !gst_sci_backend_explain_cpu_only (b, direction, filter))
     explain_other_side (b, other);
+}
+
+gboolean
+gst_sci_backend_caps_refused_before (GstSciBackendState * b, GstCaps * caps)
+{
+  gboolean again;
+
+  GST_OBJECT_LOCK (b->element);
+  again = b->refused_caps && gst_caps_is_equal (b->refused_caps, caps);
+  GST_OBJECT_UNLOCK (b->element);
+  if (again)
+    GST_DEBUG_OBJECT (b->element, "refused again, no property changed "
+        "since: %" GST_PTR_FORMAT, caps);
+  return again;
+}
+
+void
+gst_sci_backend_caps_outcome (GstSciBackendState * b, GstCaps * caps,
+    gboolean accepted)
+{
+  GST_OBJECT_LOCK (b->element);
+  gst_caps_replace (&b->refused_caps, accepted ? NULL : caps);
+  GST_OBJECT_UNLOCK (b->element);
+}
+
+void
+gst_sci_backend_src_event (GstSciBackendState * b, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
+    forget_refused_caps (NULL, NULL, b);
 }
 
 void

@@ -74,6 +74,11 @@ struct _GstSciBackendState
    * error to one. */
   gchar *cpu_reason;
   gboolean refusal_posted;
+  /* Sink caps the element refused, with the error posted (object lock).
+   * GstPad sends a refused sticky caps event again before every later
+   * event, query and buffer; without this each try would post the same
+   * error again.  Forgotten when a property changes and at stop. */
+  GstCaps *refused_caps;
 #if HAVE_CUDA
   GstSciCuda cuda;
 #endif
@@ -182,6 +187,18 @@ gboolean gst_sci_backend_explain_cpu_only (GstSciBackendState * b,
  * memory found nothing). */
 void gst_sci_backend_check_caps_query (GstSciBackendState * b,
     GstPadDirection direction, GstPad * other, GstQuery * query);
+
+/* Sink caps events: TRUE when `caps` were refused before, their error
+ * posted, and no property has changed since; the caller refuses them
+ * again without a second error.  Else FALSE, and the caller tries them,
+ * then reports the outcome with gst_sci_backend_caps_outcome. */
+gboolean gst_sci_backend_caps_refused_before (GstSciBackendState * b,
+    GstCaps * caps);
+void gst_sci_backend_caps_outcome (GstSciBackendState * b, GstCaps * caps,
+    gboolean accepted);
+/* For the src pad's events: a RECONFIGURE (downstream changed) makes
+ * refused caps worth a new try, as a property change does. */
+void gst_sci_backend_src_event (GstSciBackendState * b, GstEvent * event);
 
 /* After sink caps `caps` could not be set: said in plain words where the
  * reason is CUDA memory without a usable device (on either side; srcpad:

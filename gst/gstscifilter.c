@@ -53,7 +53,8 @@ gst_sci_filter_finalize (GObject * object)
 
 /* A caps event that could not be set: said in plain words where the reason
  * is CUDA memory without a usable device (else the base class' not-
- * negotiated stands). */
+ * negotiated stands), and refused again without a new error when GstPad
+ * resends it. */
 static gboolean
 gst_sci_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -63,14 +64,28 @@ gst_sci_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     gst_event_parse_caps (event, &caps);
+    if (gst_sci_backend_caps_refused_before (&self->backend, caps)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
     gst_caps_ref (caps);
   }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-  if (caps && !ret)
-    gst_sci_backend_explain_refused_caps (&self->backend, caps,
-        GST_BASE_TRANSFORM_SRC_PAD (trans));
+  if (caps) {
+    gst_sci_backend_caps_outcome (&self->backend, caps, ret);
+    if (!ret)
+      gst_sci_backend_explain_refused_caps (&self->backend, caps,
+          GST_BASE_TRANSFORM_SRC_PAD (trans));
+  }
   gst_clear_caps (&caps);
   return ret;
+}
+
+static gboolean
+gst_sci_filter_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  gst_sci_backend_src_event (&GST_SCI_FILTER (trans)->backend, event);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
 }
 
 static gboolean
@@ -142,6 +157,7 @@ gst_sci_filter_class_init (GstSciFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_sci_filter_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_sci_filter_query);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sci_filter_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_sci_filter_src_event);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_sci_filter_propose_allocation);
   trans_class->decide_allocation =

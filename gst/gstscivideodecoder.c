@@ -85,18 +85,33 @@ sink_caps_event (GstSciVideoDecoder * self, GstEvent * event)
   gboolean ret = TRUE;
 
   gst_event_parse_caps (event, &caps);
+  if (gst_sci_backend_caps_refused_before (&self->backend, caps)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
   gst_caps_replace (&self->sink_caps, caps);
   self->offered = FALSE;
   if (klass->set_sink_caps)
     ret = klass->set_sink_caps (self, self->sink_caps);
-  if (ret && gst_video_info_from_caps (&info, caps))
-    return GST_VIDEO_DECODER_CLASS (parent_class)->sink_event
+  if (ret && gst_video_info_from_caps (&info, caps)) {
+    ret = GST_VIDEO_DECODER_CLASS (parent_class)->sink_event
         (GST_VIDEO_DECODER (self), event);
+    gst_sci_backend_caps_outcome (&self->backend, self->sink_caps, ret);
+    return ret;
+  }
+  gst_sci_backend_caps_outcome (&self->backend, caps, ret);
   if (!ret)
     gst_sci_backend_explain_refused_caps (&self->backend, caps,
         GST_VIDEO_DECODER_SRC_PAD (self));
   gst_event_unref (event);
   return ret;
+}
+
+static gboolean
+gst_sci_video_decoder_src_event (GstVideoDecoder * decoder, GstEvent * event)
+{
+  gst_sci_backend_src_event (&GST_SCI_VIDEO_DECODER (decoder)->backend, event);
+  return GST_VIDEO_DECODER_CLASS (parent_class)->src_event (decoder, event);
 }
 
 static gboolean
@@ -203,6 +218,7 @@ gst_sci_video_decoder_class_init (GstSciVideoDecoderClass * klass)
   vdec_class->stop = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_stop);
   vdec_class->getcaps = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_getcaps);
   vdec_class->sink_event = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_sink_event);
+  vdec_class->src_event = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_src_event);
   vdec_class->sink_query = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_sink_query);
   vdec_class->src_query = GST_DEBUG_FUNCPTR (gst_sci_video_decoder_src_query);
 

@@ -156,12 +156,17 @@ sink_caps_event (GstSciVideoEncoder * self, GstEvent * event)
   gboolean ret;
 
   gst_event_parse_caps (event, &caps);
+  if (gst_sci_backend_caps_refused_before (&self->backend, caps)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
   gst_caps_ref (caps);
   video = video_caps_of (self, caps);
   if (!video) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot take %" GST_PTR_FORMAT, caps),
         ("neither raw video nor a type that stands for it"));
+    gst_sci_backend_caps_outcome (&self->backend, caps, FALSE);
     gst_event_unref (event);
     gst_caps_unref (caps);
     return FALSE;
@@ -178,6 +183,7 @@ sink_caps_event (GstSciVideoEncoder * self, GstEvent * event)
   if (ret && self->input_state && (!self->format_caps
           || !gst_caps_is_equal (self->format_caps, caps)))
     ret = gst_sci_video_encoder_set_format (encoder, self->input_state);
+  gst_sci_backend_caps_outcome (&self->backend, caps, ret);
   if (!ret)
     gst_sci_backend_explain_refused_caps (&self->backend, caps,
         GST_VIDEO_ENCODER_SRC_PAD (self));
@@ -192,6 +198,13 @@ gst_sci_video_encoder_sink_event (GstVideoEncoder * encoder, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
     return sink_caps_event (GST_SCI_VIDEO_ENCODER (encoder), event);
   return GST_VIDEO_ENCODER_CLASS (parent_class)->sink_event (encoder, event);
+}
+
+static gboolean
+gst_sci_video_encoder_src_event (GstVideoEncoder * encoder, GstEvent * event)
+{
+  gst_sci_backend_src_event (&GST_SCI_VIDEO_ENCODER (encoder)->backend, event);
+  return GST_VIDEO_ENCODER_CLASS (parent_class)->src_event (encoder, event);
 }
 
 static gboolean
@@ -428,6 +441,7 @@ gst_sci_video_encoder_class_init (GstSciVideoEncoderClass * klass)
   venc_class->start = GST_DEBUG_FUNCPTR (gst_sci_video_encoder_start);
   venc_class->stop = GST_DEBUG_FUNCPTR (gst_sci_video_encoder_stop);
   venc_class->set_format = GST_DEBUG_FUNCPTR (gst_sci_video_encoder_set_format);
+  venc_class->src_event = GST_DEBUG_FUNCPTR (gst_sci_video_encoder_src_event);
   venc_class->handle_frame =
       GST_DEBUG_FUNCPTR (gst_sci_video_encoder_handle_frame);
   venc_class->getcaps = GST_DEBUG_FUNCPTR (gst_sci_video_encoder_getcaps);

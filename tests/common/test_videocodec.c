@@ -4,7 +4,8 @@
  * in order with their timestamps and durations, EOS lets every frame out,
  * a flush forgets what was pending (a partial frame of a byte stream
  * included), the latency query answers, properties change while playing,
- * and QoS drops a frame downstream says is too late only when asked to.
+ * QoS drops a frame downstream says is too late only when asked to, and
+ * caps refused for the properties post one error, not one a retry.
  * On the CPU backend; the frames in flight of ebcotcm on CUDA are checked
  * by the GPU suite (test_ebcot_frames_in_flight in test_elements_gpu.c).
  */
@@ -418,6 +419,65 @@ GST_START_TEST (test_decoder_qos)
 
 GST_END_TEST;
 
+static guint
+errors_from (GstBus * bus, GstElement * element)
+{
+  GstMessage *m;
+  guint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    n += GST_MESSAGE_SRC (m) == GST_OBJECT (element);
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+/* GstPad sends a refused caps event again before each later event and
+ * buffer: the element's error stays one, and a property change that makes
+ * the caps acceptable lets the next buffer through (the encoders'
+ * GstSciVideoEncoder and the filters' GstSciFilter). */
+GST_START_TEST (test_refused_caps_one_error)
+{
+  static const struct
+  {
+    const gchar *description, *property, *fix;
+  } cases[] = {
+    {"htj2kenc backend=cpu reversible=true refinement=all", "refinement",
+        "none"},
+    {"ebcotcm backend=cpu block-width=128 block-height=128", "block-width",
+        "32"},
+    {"cudadwt backend=cpu colour-transform=rct", "colour-transform", "none"},
+  };
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    GstHarness *h = gst_harness_new_parse (cases[c].description);
+    GstElement *e = codec_of (h, cases[c].description);
+    GstBus *bus = gst_bus_new ();
+    GstSegment segment;
+
+    gst_element_set_bus (e, bus);
+    gst_harness_push_event (h, gst_event_new_caps (gray_caps ()));
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    gst_harness_push_event (h, gst_event_new_segment (&segment));
+    for (k = 0; k < 3; k++)
+      fail_unless_equals_int (gst_harness_push (h, gray_frame (k)),
+          GST_FLOW_NOT_NEGOTIATED);
+    fail_unless_equals_int (errors_from (bus, e), 1);
+
+    gst_util_set_object_arg (G_OBJECT (e), cases[c].property, cases[c].fix);
+    fail_unless_equals_int (gst_harness_push (h, gray_frame (3)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    fail_unless_equals_int (errors_from (bus, e), 0);
+    gst_element_set_bus (e, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 videocodec_suite (void)
 {
@@ -434,6 +494,7 @@ videocodec_suite (void)
   tcase_add_test (tc, test_dpcmenc_property_change);
   tcase_add_test (tc, test_encoder_qos);
   tcase_add_test (tc, test_decoder_qos);
+  tcase_add_test (tc, test_refused_caps_one_error);
   return s;
 }
 
