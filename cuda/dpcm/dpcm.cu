@@ -976,6 +976,9 @@ UNROLL
                                  (tbk & 0xFFFF) + 1, w_shfl(inv, k0),
                                  w_shfl(raw, k0), tbk >> 16);
         }
+        /* the shuffles above order no memory: every lane's reads of the
+         * models before any lane's writes */
+        WARP_SYNC();
         if (have && (same_cs >> l) == 1)
             m->freq[c][s] = f0 + SCI_DPCM_MODEL_INC * w_popc(same_cs);
         if (last_c)
