@@ -1251,6 +1251,13 @@ DK int recurse_lane(uint16_t *cur, unsigned halo, unsigned x0, unsigned cols,
 #define REC_SLOTS 1
 #endif
 
+/* NARROW: strips of fewer than STRIP_MAX columns, so few blocks a batch
+ * that each row step's latency is the time: the solves divide early
+ * (solve_rows) and a warp may wait for the left strip (below).  Both keep
+ * registers live, and in the wide strips of large batches, bound by the
+ * blocks' throughput, the spills they cause cost more than they save
+ * (64 registers: 404 bytes spilled against 188). */
+template <bool NARROW>
 DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
                       unsigned tid, unsigned nt, strip_room rm) {
     const dec_frame &f = p.frames[fi];
@@ -1273,7 +1280,8 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
     const int32_t *res = p.res + f.res_off;
     const unsigned G = rm.G, groups = nt / G, g = tid / G, lane = tid % G;
     const unsigned wait0 = nt > 32 ? nt - 32 : 0; /* the last warp */
-    const int early = nt >= 64 && (nt / 32 - 1) * (32 / G) >= cols;
+    const int early =
+        NARROW && nt >= 64 && (nt / 32 - 1) * (32 / G) >= cols;
     int64_t *S = rm.S;
     size_t s_step = rm.s_step;
     if (!S) {
@@ -1319,7 +1327,7 @@ DK void rebuild_strip(const dec_params &p, unsigned fi, unsigned strip,
                 int ok;
                 if (f.n == SCI_DPCM_DEFAULT_ORDER && G == 16) {
                     /* every lane of the warp takes the solve's steps */
-                    ok = solve_rows<SCI_DPCM_DEFAULT_ORDER, true>(
+                    ok = solve_rows<SCI_DPCM_DEFAULT_ORDER, NARROW>(
                         n, S + L, s_step, lane, rm.wt + (size_t)L * f.n);
                     if (lane == 0 && L < cols)
                         rm.ok[L] = ok;
@@ -1545,6 +1553,7 @@ struct strip_layout {
  * block waits for is held by a block already running (no deadlock however
  * many blocks fit).  Shared memory: the sums (s_shared; else global), the
  * groups' systems, weights, the entries' pairs, two row buffers. */
+template <bool NARROW>
 __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
     dec_params p, strip_layout lay) {
     extern __shared__ double smem[];
@@ -1578,8 +1587,8 @@ __global__ void __launch_bounds__(REBUILD_THREADS, 2) rebuild_kernel(
         __syncthreads();
         if (it >= p.nitems)
             break;
-        rebuild_strip(p, p.items[it].frame, p.items[it].strip, threadIdx.x,
-                      blockDim.x, rm);
+        rebuild_strip<NARROW>(p, p.items[it].frame, p.items[it].strip,
+                              threadIdx.x, blockDim.x, rm);
         __syncthreads();
     }
 }
@@ -2158,16 +2167,18 @@ static void strip_plan(unsigned maxn, unsigned halo, unsigned sw,
 /* As many blocks as fit at once (more would only wait for a ticket). */
 static int launch_rebuild(const dec_params &p, const strip_layout &lay,
                           unsigned nitems, cudaStream_t st) {
+    void (*kernel)(dec_params, strip_layout) =
+        p.sw < STRIP_MAX ? rebuild_kernel<true> : rebuild_kernel<false>;
     int dev = 0, sms = 1, per = 1;
     cudaError_t e;
-    if ((e = cudaFuncSetAttribute(rebuild_kernel,
+    if ((e = cudaFuncSetAttribute(kernel,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)lay.total)) != cudaSuccess ||
         (e = cudaGetDevice(&dev)) != cudaSuccess ||
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                     dev)) != cudaSuccess ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-             &per, rebuild_kernel, lay.threads, lay.total)) !=
+             &per, kernel, lay.threads, lay.total)) !=
             cudaSuccess) {
         cudaGetLastError();
         return (int)e;
@@ -2175,7 +2186,7 @@ static int launch_rebuild(const dec_params &p, const strip_layout &lay,
     size_t grid = (size_t)(per > 0 ? per : 1) * sms;
     if (grid > nitems)
         grid = nitems;
-    rebuild_kernel<<<(unsigned)grid, lay.threads, lay.total, st>>>(p, lay);
+    kernel<<<(unsigned)grid, lay.threads, lay.total, st>>>(p, lay);
     return 0;
 }
 #endif
@@ -2398,7 +2409,8 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
         strip_room rm = {NULL, 0, A, 0, 1, wt, ok, buf, buf + halo + sw,
                          pairs, &flag, &left};
         for (unsigned i = 0; i < nitems; i++)
-            rebuild_strip(p, hitem[i].frame, hitem[i].strip, 0, 1, rm);
+            rebuild_strip<true>(p, hitem[i].frame, hitem[i].strip, 0, 1,
+                                rm);
         for (unsigned i = 0; i < n; i++)
             if (!status[i] && !p.status[i] && frames[i].dst)
                 for (size_t q = 0; q < (size_t)frames[i].iw * frames[i].ih;
