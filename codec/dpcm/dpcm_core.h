@@ -440,6 +440,20 @@ static inline SCI_DPCM_HD uint32_t sci_rc_peek(sci_rc_dec *d, uint32_t total,
     return (uint32_t)v;
 }
 
+/* sci_rc_peek for a total of 2^bits (the verbatim values): the first
+ * quotient is a shift, one division less on the decoder's chain. */
+static inline SCI_DPCM_HD uint32_t sci_rc_peek_bits(sci_rc_dec *d,
+                                                    unsigned bits,
+                                                    uint64_t *r) {
+    *r = d->range >> bits;
+    uint64_t v = sci_rc_div(d->code, *r);
+    if (v >> bits) {
+        d->error = 1;
+        return 1u << bits;
+    }
+    return (uint32_t)v;
+}
+
 static inline SCI_DPCM_HD void sci_rc_consume(sci_rc_dec *d, uint64_t r,
                                               uint32_t cum, uint32_t freq) {
     d->code -= r * cum;
@@ -540,7 +554,7 @@ static inline SCI_DPCM_HD int sci_dpcm_decode_value(sci_rc_dec *d, unsigned s,
     const int32_t maxval = (int32_t)((1u << depth) - 1);
     uint64_t r;
     if (s == SCI_DPCM_ESCAPE) {
-        uint32_t raw = sci_rc_peek(d, 2u << depth, &r);
+        uint32_t raw = sci_rc_peek_bits(d, depth + 1, &r);
         if (d->error)
             return SCI_DPCM_E_ENTROPY;
         sci_rc_consume(d, r, raw, 1);
@@ -552,7 +566,7 @@ static inline SCI_DPCM_HD int sci_dpcm_decode_value(sci_rc_dec *d, unsigned s,
         unsigned nraw;
         uint32_t u = sci_dpcm_class_base(s, &nraw);
         if (nraw) {
-            uint32_t raw = sci_rc_peek(d, 1u << nraw, &r);
+            uint32_t raw = sci_rc_peek_bits(d, nraw, &r);
             if (d->error)
                 return SCI_DPCM_E_ENTROPY;
             sci_rc_consume(d, r, raw, 1);

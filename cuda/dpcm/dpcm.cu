@@ -840,32 +840,6 @@ DK uint32_t warp_cum(const uint32_t *freq, unsigned s) {
     return w_sum(a);
 }
 
-/* The class s with cum(s) <= v < cum(s) + freq(s) (v < the total), and
- * cum(s). */
-DK unsigned warp_find(const uint32_t *freq, uint32_t v, uint32_t *cum) {
-    unsigned l = LANE();
-    uint32_t below = 0;
-    for (unsigned half = 0; half < SCI_DPCM_CLASSES; half += 32) {
-        unsigned i = half + l;
-        uint32_t f = i < SCI_DPCM_CLASSES ? freq[i] : 0, incl = f;
-        for (unsigned d = 1; d < 32; d <<= 1) {
-            uint32_t t = w_shfl_up(incl, d);
-            if (l >= d)
-                incl += t;
-        }
-        incl += below;
-        unsigned hit = w_ballot(i < SCI_DPCM_CLASSES && incl > v);
-        if (hit) {
-            unsigned src = w_ffs(hit) - 1;
-            *cum = w_shfl(incl - f, src);
-            return half + src;
-        }
-        below = w_shfl(incl, 31);
-    }
-    *cum = below; /* not reached: v < the total */
-    return SCI_DPCM_CLASSES - 1;
-}
-
 /* Residual i of a segment w wide: its context and sci_dpcm_symbol's
  * coding; 1 when it is escaped. */
 DK unsigned symbol_at(const int32_t *seg, unsigned w, size_t i,
@@ -989,40 +963,121 @@ UNROLL
     *escapes += esc;
 }
 
-/* sci_dpcm_decode_segment by a warp; m in shared memory, lane 0 writes
- * seg. */
+/* The decoder's class models: per context the cumulative frequencies,
+ * below[c][i] the sum of classes 0..i-1's, below[c][SCI_DPCM_CLASSES] the
+ * total, the slots past it never reached.  A class is then found by two
+ * ballots instead of a scan of the frequencies; the values are those of
+ * sci_dpcm_models (frequency i is below[i + 1] - below[i]). */
+#define CUM_SLOTS 64
+struct cum_models {
+    uint32_t below[SCI_DPCM_CONTEXTS][CUM_SLOTS];
+};
+
+/* Lane l's slots: l and l + 32. */
+DK void cum_init(cum_models *m) {
+    const unsigned l = LANE();
+    for (unsigned c = 0; c < SCI_DPCM_CONTEXTS; c++)
+        for (unsigned i = l; i < CUM_SLOTS; i += 32)
+            m->below[c][i] = i <= SCI_DPCM_CLASSES ? i : ~0u;
+}
+
+/* sci_dpcm_models_update on the cumulative form: every slot above s grows
+ * by the increment; past the limit the frequencies halve (rounded up) and
+ * the sums are taken again, a scan over the lanes' two slots. */
+DK void cum_update(cum_models *m, unsigned c, unsigned s, uint32_t total) {
+    const unsigned l = LANE();
+    uint32_t *b = m->below[c];
+    if (l > s)
+        b[l] += SCI_DPCM_MODEL_INC;
+    if (l + 32 > s && l + 32 <= SCI_DPCM_CLASSES)
+        b[l + 32] += SCI_DPCM_MODEL_INC;
+    if (total + SCI_DPCM_MODEL_INC <= SCI_DPCM_MODEL_LIMIT)
+        return;
+    WARP_SYNC();
+    uint32_t run = 0, f[2];
+UNROLL
+    for (unsigned h = 0; h < 2; h++) {
+        const unsigned i = l + 32 * h;
+        f[h] = i < SCI_DPCM_CLASSES ? (b[i + 1] - b[i] + 1) >> 1 : 0;
+    }
+    WARP_SYNC();
+UNROLL
+    for (unsigned h = 0; h < 2; h++) {
+        /* an inclusive scan of the halved frequencies, then the slot
+         * above each class */
+        uint32_t incl = f[h];
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            uint32_t t = w_shfl_up(incl, d);
+            if (l >= d)
+                incl += t;
+        }
+        const unsigned i = l + 32 * h;
+        if (i < SCI_DPCM_CLASSES)
+            b[i + 1] = run + incl;
+        run += w_shfl(incl, 31);
+    }
+}
+
+/* sci_dpcm_decode_segment by a warp: every lane runs the same decoder.
+ * The row above's part of each context (2|up| + |up-left| + |up-right|)
+ * is taken for 32 columns at once, a column a lane, so that the chain
+ * from one residual to the next holds only the left neighbour's part;
+ * lane j keeps the chunk's residual j and the chunk leaves in one store. */
 DK int decode_segment_warp(const uint8_t *in, size_t len, unsigned w,
                            unsigned rows, unsigned depth, int32_t t_lo,
-                           int32_t t_hi, sci_dpcm_models *m, int32_t *seg,
+                           int32_t t_hi, cum_models *m, int32_t *seg,
                            uint32_t *escapes) {
     sci_rc_dec d;
     if (sci_rc_dec_init(&d, in, len))
         return SCI_DPCM_E_ENTROPY;
-    if (LANE() == 0)
-        sci_dpcm_models_init(m);
+    cum_init(m);
     WARP_SYNC();
+    const unsigned l = LANE();
     uint32_t esc = 0;
-    for (unsigned yy = 0; yy < rows; yy++)
-        for (unsigned x = 0; x < w; x++) {
-            unsigned c = sci_dpcm_context_at(seg, w, x, yy);
-            uint64_t r;
-            uint32_t v = sci_rc_peek(&d, m->total[c], &r);
-            if (d.error)
-                return SCI_DPCM_E_ENTROPY;
-            uint32_t cum;
-            unsigned s = warp_find(m->freq[c], v, &cum);
-            sci_rc_consume(&d, r, cum, m->freq[c][s]);
-            int32_t val;
-            int st = sci_dpcm_decode_value(&d, s, depth, t_lo, t_hi, &val, &esc);
-            if (st)
-                return st;
-            WARP_SYNC();
-            if (LANE() == 0) {
-                seg[(size_t)yy * w + x] = val;
-                sci_dpcm_models_update(m, c, s);
+    for (unsigned yy = 0; yy < rows; yy++) {
+        int32_t *row = seg + (size_t)yy * w;
+        uint32_t left = 0; /* 2 |left neighbour| */
+        for (unsigned x0 = 0; x0 < w; x0 += 32) {
+            const unsigned x = x0 + l, k1 = w - x0 < 32 ? w - x0 : 32;
+            uint32_t above = 0;
+            if (yy > 0 && x < w) {
+                const int32_t *up = row - w;
+                above = 2 * sci_dpcm_abs(up[x]);
+                if (x > 0)
+                    above += sci_dpcm_abs(up[x - 1]);
+                if (x + 1 < w)
+                    above += sci_dpcm_abs(up[x + 1]);
             }
-            WARP_SYNC();
+            int32_t mine = 0;
+            for (unsigned j = 0; j < k1; j++) {
+                const unsigned c = sci_dpcm_context(left + w_shfl(above, j));
+                const uint32_t *b = m->below[c];
+                const uint32_t total = b[SCI_DPCM_CLASSES];
+                uint64_t r;
+                const uint32_t v = sci_rc_peek(&d, total, &r);
+                if (d.error)
+                    return SCI_DPCM_E_ENTROPY;
+                const unsigned s = w_popc(w_ballot(b[l] <= v)) +
+                                   w_popc(w_ballot(b[l + 32] <= v)) - 1;
+                const uint32_t cum = b[s];
+                sci_rc_consume(&d, r, cum, b[s + 1] - cum);
+                int32_t val;
+                int st = sci_dpcm_decode_value(&d, s, depth, t_lo, t_hi, &val,
+                                               &esc);
+                if (st)
+                    return st;
+                if (l == j)
+                    mine = val;
+                left = 2 * sci_dpcm_abs(val);
+                WARP_SYNC(); /* every lane's reads before the update */
+                cum_update(m, c, s, total);
+                WARP_SYNC();
+            }
+            if (l < k1)
+                row[x] = mine;
         }
+        WARP_SYNC(); /* the row in before the next reads it */
+    }
     if (d.pos != len)
         return SCI_DPCM_E_ENTROPY;
     *escapes += esc;
@@ -1133,7 +1188,7 @@ struct dec_params {
 };
 
 /* Segment k of the batch, by a warp. */
-DK void decode_seg_item(const dec_params &p, sci_dpcm_models *m, unsigned k) {
+DK void decode_seg_item(const dec_params &p, cum_models *m, unsigned k) {
     const dec_segment sg = p.segs[k];
     const dec_frame &f = p.frames[sg.frame];
     unsigned y0 = sg.index * f.seg_rows;
@@ -1534,7 +1589,7 @@ __global__ void pack_kernel(enc_params p) {
 
 __global__ void __launch_bounds__(SEG_WARPS * 32) decode_seg_kernel(
     dec_params p) {
-    __shared__ sci_dpcm_models m[SEG_WARPS];
+    __shared__ cum_models m[SEG_WARPS];
     unsigned k = blockIdx.x * SEG_WARPS + threadIdx.x / 32;
     if (k < p.nsegs)
         decode_seg_item(p, &m[threadIdx.x / 32], k);
@@ -2383,7 +2438,7 @@ extern "C" int sci_cuda_dpcm_decode(sci_cuda_dpcm *c, unsigned n,
     mark(c, 1, st);
 #ifdef SCI_DPCM_EMU
     {
-        sci_dpcm_models m;
+        cum_models m;
         for (unsigned s = 0; s < nsegs; s++)
             emu_warp_run([&](unsigned) { decode_seg_item(p, &m, s); });
     }
