@@ -158,13 +158,15 @@ gst_sci_backend_install_properties (GObjectClass * klass, guint first_id,
 }
 
 /* The state of `object` and the backend's id of the property of `pspec`
- * (which its base class installed). */
+ * (which its base class installed); where no base class installed it, NULL
+ * and an id that no case of the accessors takes. */
 static GstSciBackendState *
 property_state (GObject * object, GParamSpec * pspec, guint prop_id, guint * id)
 {
   PropertyPlace *place = g_type_get_qdata (pspec->owner_type,
       property_place_quark ());
 
+  *id = G_MAXUINT;
   g_return_val_if_fail (place != NULL, NULL);
   *id = prop_id - place->first_id;
   return G_STRUCT_MEMBER_P (object, place->state_offset);
