@@ -416,6 +416,18 @@ int main(int argc, char **argv) {
         printf("| %u | %.2f | %.3f | %.1f |\n", nb[k], t, t / nb[k],
                nb[k] * 1000.0 / t);
     }
+    {
+        /* where a large batch's time goes (CUDA events between stages) */
+        sci_cuda_dpcm_times tb;
+        sci_cuda_dpcm_set_timing(g, 1);
+        CKW(sci_cuda_dpcm_decode(g, MAXB, in, len, dst, stride, capn, 2, 1,
+                                 status, NULL));
+        sci_cuda_dpcm_get_times(g, &tb);
+        sci_cuda_dpcm_set_timing(g, 0);
+        printf("stages of %u frames (ms): upload %.3f, entropy %.3f, "
+               "rebuild %.3f, download %.3f\n", (unsigned)MAXB, tb.upload_ms,
+               tb.entropy_ms, tb.rebuild_ms, tb.download_ms);
+    }
 
     /* The decoder's strip width (sci_cuda_dpcm_tune_strip): the default
      * chooses by the batch's width; each forced width beside it. */
