@@ -2172,12 +2172,17 @@ extern "C" int sci_cuda_dpcm_encode(sci_cuda_dpcm *c, const void *samples,
  * of four strips of 8 an SM or more runs strips of 8 in blocks of their
  * size (strip_plan's throughput), which on an H200 decoded 132 frames of
  * 1024 x 1024 at 337 frames/s against 329 with 16 columns, 316 with 4
- * and 300 with 32 in blocks of REBUILD_THREADS. */
+ * and 300 with 32 in blocks of REBUILD_THREADS; four such frames went
+ * fastest in strips of 4 (210 frames/s against 200 in strips of 16 in
+ * blocks of REBUILD_THREADS), and one alone in strips of 4 (13.5 against
+ * 13.8 ms in strips of 8, in five calls). */
 static unsigned strip_width(size_t columns, int sms) {
     if (columns / 8 >= 4 * (size_t)sms)
         return 8;
+    if (columns / 4 >= 4 * (size_t)sms)
+        return 4;
     unsigned sw = STRIP_MAX;
-    while (sw > 8 && columns / sw < (size_t)sms)
+    while (sw > 4 && columns / sw < (size_t)sms)
         sw /= 2;
     return sw;
 }
