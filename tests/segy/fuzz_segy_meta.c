@@ -7,7 +7,7 @@
  * (docs/fuzzing.md):
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DSCI_FUZZ_LIBFUZZER \
- *     -Igst tests/segy/fuzz_segy_meta.c gst/gstscisegymeta.c gst/gstscifitsmeta.c \
+ *     -I. -Igst tests/segy/fuzz_segy_meta.c gst/gstscisegymeta.c gst/gstscifitsmeta.c \
  *     $(pkg-config --cflags --libs gstreamer-1.0 libzstd) -lm \
  *     -o fuzz-segy-meta && ./fuzz-segy-meta -max_total_time=60 corpus/
  *

@@ -9,7 +9,7 @@
  * (docs/fuzzing.md):
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DSCI_FUZZ_LIBFUZZER \
- *     -Igst -Ielements tests/segy/fuzz_segy_samples.c gst/gstscisegymeta.c \
+ *     -I. -Igst -Ielements tests/segy/fuzz_segy_samples.c gst/gstscisegymeta.c \
  *     gst/gstscifitsmeta.c elements/segy/gstsegyformat.c \
  *     $(pkg-config --cflags --libs gstreamer-1.0 libzstd) -lm \
  *     -o fuzz-segy-samples && ./fuzz-segy-samples -max_total_time=60

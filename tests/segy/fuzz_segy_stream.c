@@ -7,7 +7,7 @@
  * (docs/fuzzing.md):
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DSCI_FUZZ_LIBFUZZER \
- *     -Igst -Ielements tests/segy/fuzz_segy_stream.c elements/segy/gstsegystream.c \
+ *     -I. -Igst -Ielements tests/segy/fuzz_segy_stream.c elements/segy/gstsegystream.c \
  *     elements/segy/gstsegyformat.c gst/gstscisegymeta.c gst/gstscifitsmeta.c \
  *     $(pkg-config --cflags --libs gstreamer-base-1.0 libzstd) -lm \
  *     -o fuzz-segy-stream && ./fuzz-segy-stream -max_total_time=60 corpus/
