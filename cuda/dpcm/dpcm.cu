@@ -25,10 +25,10 @@
  *      coded bytes go to the host.
  * Decoder, per batch: a warp per segment of every frame decodes the
  * residuals (cumulative class frequencies in shared memory); then the
- * frames are rebuilt in strips of 8 to 32 columns (a frame alone in narrow
- * ones, so that its strips fill the SMs), a block per strip, the strips of
- * a frame a row apart (rebuild_strip: one kernel for narrow strips, one
- * for strips of 32).
+ * frames are rebuilt in strips of 4 to 32 columns (a frame alone in narrow
+ * ones, so that its strips fill the SMs; large batches in strips of 8), a
+ * block per strip, the strips of a frame a row apart (rebuild_strip: one
+ * kernel for narrow strips in large blocks, one for the others).
  *
  * Built with SCI_DPCM_EMU, each kernel becomes a host loop over the same
  * device functions: the kernels of warps (predict's groups, the segment
