@@ -133,6 +133,8 @@ process (GstFitsDec * self, gboolean one_buffer, gboolean eos)
       GST_ELEMENT_ERROR (self, STREAM, DECODE, ("Invalid FITS file"),
           ("%s", gst_fits_printable (why)));
       g_free (why);
+      /* the EOS that follows the error must not parse them again */
+      gst_adapter_clear (self->adapter);
       return GST_FLOW_ERROR;
     }
     if (r == GST_FITS_SCAN_NEED_MORE) {

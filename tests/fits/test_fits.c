@@ -661,6 +661,9 @@ expect_error (const gchar * const *cards, gsize data_len, const gchar * what)
   fail_unless (err != NULL, "%s: no error", what);
   fail_unless (strstr (err, what) != NULL, "expected '%s' in: %s", what, err);
   g_free (err);
+  /* posted once: EOS after the failure does not parse the bytes again */
+  err = test_run_error (&d);
+  fail_unless (err == NULL, "%s: a second error: %s", what, err);
   g_ptr_array_unref (bufs);
   test_run_free (&d);
   g_byte_array_unref (f);
@@ -714,6 +717,8 @@ GST_START_TEST (test_refusals)
   err = test_run_error (&d);
   fail_unless (err && strstr (err, "not a FITS file"), "%s", err);
   g_free (err);
+  err = test_run_error (&d);
+  fail_unless (err == NULL, "a second error: %s", err);
   g_ptr_array_unref (bufs);
   test_run_free (&d);
 
@@ -726,6 +731,8 @@ GST_START_TEST (test_refusals)
   err = test_run_error (&d);
   fail_unless (err && strstr (err, "Truncated"), "%s", err);
   g_free (err);
+  err = test_run_error (&d);
+  fail_unless (err == NULL, "a second error: %s", err);
   g_ptr_array_unref (bufs);
   test_run_free (&d);
 }
