@@ -38,7 +38,7 @@ static const char *const kind_name[KINDS] = {
     "outlier"};
 
 /* Packed normal equations (entry t at S[t], order NC) of a window of m
- * positions over samples of kind `kind`. */
+ * positions over samples of kind `kind`, summed as the coder sums them. */
 static void make_sums(int kind, int64_t *S) {
     enum { LEN = 96 };
     uint16_t s[LEN];
@@ -59,13 +59,7 @@ static void make_sums(int kind, int64_t *S) {
     const unsigned m = kind == SHORT ? 1 + rnd() % (NC - 1)
                                      : 1 + rnd() % (LEN - NC);
     memset(S, 0, E * sizeof *S);
-    for (unsigned j = NC; j < NC + m; j++)
-        for (unsigned i = 0; i < NC; i++) {
-            for (unsigned k = i; k < NC; k++)
-                S[sci_dpcm_packed(NC, i, k)] +=
-                    (int64_t)s[j - 1 - i] * s[j - 1 - k];
-            S[PN + i] += (int64_t)s[j] * s[j - 1 - i];
-        }
+    sci_dpcm_add_window(NC, m, s, LEN - 1, S, 1);
 }
 
 /* The reference's answer for the leading n x n system of S. */
