@@ -430,8 +430,8 @@ int main(int argc, char **argv) {
     }
 
     /* The decoder's strip width (sci_cuda_dpcm_tune_strip): the default
-     * chooses by the batch's width; each forced width beside it. */
-    /* and the real 1024 x 1024 TRACE 171 A frame alone, where it is */
+     * chooses by the batch's width; each forced width beside it, and the
+     * real 1024 x 1024 TRACE 171 A frame alone, where it is. */
     fits_frame trace = {0, 0, NULL};
     uint8_t *tenc = NULL;
     size_t tlen = 0;

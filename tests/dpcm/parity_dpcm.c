@@ -509,7 +509,7 @@ int main(int argc, char **argv) {
     run++;
     fails += run_overflow(g) != 0;
     run++;
-    /* The decoder's strip width is its own choice (8..32 by the batch's
+    /* The decoder's strip width is its own choice (4..32 by the batch's
      * width): every width, odd ones too, must give the same samples. */
     static const unsigned widths[] = {32, 16, 8, 5, 1};
     decode_only = 1;
