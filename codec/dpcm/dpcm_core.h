@@ -481,23 +481,29 @@ static inline SCI_DPCM_HD uint32_t sci_dpcm_abs(int32_t v) {
     return v < 0 ? (uint32_t)(-(int64_t)v) : (uint32_t)v;
 }
 
+/* The row above's part of a context, 2|up| + |up-left| + |up-right|, of
+ * column x (x < w) of that row: a decoder can take it for many columns
+ * before their left neighbours are known. */
+static inline SCI_DPCM_HD uint32_t sci_dpcm_context_above(const int32_t *up,
+                                                          unsigned w,
+                                                          unsigned x) {
+    uint32_t a = 2 * sci_dpcm_abs(up[x]);
+    if (x > 0)
+        a += sci_dpcm_abs(up[x - 1]);
+    if (x + 1 < w)
+        a += sci_dpcm_abs(up[x + 1]);
+    return a;
+}
+
 /* Context of residual (x, yy) of a segment (yy: row within it) whose
  * residuals up to (x-1, yy) are in seg (row stride w). */
 static inline SCI_DPCM_HD unsigned sci_dpcm_context_at(const int32_t *seg,
                                                        unsigned w, unsigned x,
                                                        unsigned yy) {
     const int32_t *row = seg + (size_t)yy * w;
-    uint32_t a = 0;
+    uint32_t a = yy > 0 ? sci_dpcm_context_above(row - w, w, x) : 0;
     if (x > 0)
         a += 2 * sci_dpcm_abs(row[x - 1]);
-    if (yy > 0) {
-        const int32_t *up = row - w;
-        a += 2 * sci_dpcm_abs(up[x]);
-        if (x > 0)
-            a += sci_dpcm_abs(up[x - 1]);
-        if (x + 1 < w)
-            a += sci_dpcm_abs(up[x + 1]);
-    }
     return sci_dpcm_context(a);
 }
 

@@ -1041,15 +1041,8 @@ DK int decode_segment_warp(const uint8_t *in, size_t len, unsigned w,
         uint32_t left = 0; /* 2 |left neighbour| */
         for (unsigned x0 = 0; x0 < w; x0 += 32) {
             const unsigned x = x0 + l, k1 = w - x0 < 32 ? w - x0 : 32;
-            uint32_t above = 0;
-            if (yy > 0 && x < w) {
-                const int32_t *up = row - w;
-                above = 2 * sci_dpcm_abs(up[x]);
-                if (x > 0)
-                    above += sci_dpcm_abs(up[x - 1]);
-                if (x + 1 < w)
-                    above += sci_dpcm_abs(up[x + 1]);
-            }
+            const uint32_t above =
+                yy > 0 && x < w ? sci_dpcm_context_above(row - w, w, x) : 0;
             int32_t mine = 0;
             for (unsigned j = 0; j < k1; j++) {
                 const unsigned c = sci_dpcm_context(left + w_shfl(above, j));
