@@ -12,8 +12,10 @@
  * back by the next level (halo re-reads are not counted: they mostly hit
  * L2).  GB/s and the copy fraction use "min"; the copy moves "min" bytes
  * (reads plus writes) too.
- * --sweep times every tile policy (cuda/j2k/dwt_tune.h) too; --once runs each
- * transform once after one warm-up (for profilers).
+ * --sweep times every tile and warp policy (cuda/j2k/dwt_tune.h) too; --once
+ * runs each transform once after one warm-up (for profilers); --tiles runs
+ * the forward on the tile kernels instead of the warps that stream down
+ * column strips.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -119,7 +121,7 @@ static double kernel_bytes(const sci_wt_geometry *g, double min_bytes) {
 }
 
 int main(int argc, char **argv) {
-    int runs = 200, cpu_runs = 3, no_cpu = 0, sweep = 0, once = 0;
+    int runs = 200, cpu_runs = 3, no_cpu = 0, sweep = 0, once = 0, tiles = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -131,9 +133,11 @@ int main(int argc, char **argv) {
             sweep = 1;
         else if (!strcmp(argv[i], "--once"))
             once = 1;
+        else if (!strcmp(argv[i], "--tiles"))
+            tiles = 1;
         else {
             fprintf(stderr, "usage: %s [--runs N] [--cpu-runs N] [--no-cpu] "
-                    "[--sweep] [--once]\n", argv[0]);
+                    "[--sweep] [--once] [--tiles]\n", argv[0]);
             return 2;
         }
     }
@@ -215,6 +219,8 @@ int main(int argc, char **argv) {
         g.ct = cases[k].ct;
         sci_cuda_wt *wt;
         CKW(sci_cuda_wt_create(&wt, &g));
+        if (tiles)
+            sci_cuda_wt_tune_strips(wt, 0, -1);
         CKW(sci_cuda_wt_forward(wt, dsrc, d_coef, st));
         CK(cudaStreamSynchronize(st));
         for (int dir = 0; dir < 2; dir++) {
@@ -225,7 +231,26 @@ int main(int argc, char **argv) {
                 CK(cudaStreamSynchronize(st));
                 continue;
             }
-            if (sweep) {
+            if (sweep && dir == 0) {
+                /* rows 0: the tile kernels */
+                static const int srows[] = {0, 8, 16, 32, 64};
+                static const int per_sm[] = {0, 16, 32, 64};
+                for (int r = 0; r < 5; r++)
+                    for (int m = 0; m < (srows[r] ? 4 : 1); m++) {
+                        sci_cuda_wt_tune_strips(wt, srows[r], per_sm[m] *
+                                                prop.multiProcessorCount);
+                        timing t = time_gpu(&j, runs / 4 > 10 ? runs / 4 : 10);
+                        printf("sweep %s fwd strip rows %2d min_warps %5d: "
+                               "median %.4f ms, min %.4f ms\n", cases[k].name,
+                               srows[r], per_sm[m] * prop.multiProcessorCount,
+                               t.median, t.min);
+                    }
+                sci_cuda_wt_destroy(wt);
+                CKW(sci_cuda_wt_create(&wt, &g));
+                if (tiles)
+                    sci_cuda_wt_tune_strips(wt, 0, -1);
+                j.wt = wt;
+            } else if (sweep) {
                 static const int rows[] = {64, 32};
                 static const int joint[] = {32, 16};
                 static const int minb[] = {0, 1056, 2112};

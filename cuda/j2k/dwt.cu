@@ -3,14 +3,16 @@
  * dwt_tile.cuh.
  *
  * One launch per decomposition level covers every component still being
- * decomposed at that level (components are groups of a 1-D grid of tiles).
- * The forward level 1 reads video samples with the DC shift and colour
- * transform fused, and each level writes its three detail bands straight
- * into the coefficient buffer and its low band into device scratch, except
- * the last level, which writes it into the buffer too.  The inverse mirrors
- * this, reading the coefficient buffer only, and its level 1 writes video
- * samples.  Low bands alternate between two scratch buffers (odd and even
- * levels), so no launch reads what another block of it writes.
+ * decomposed at that level (components are groups of a 1-D grid of tiles,
+ * or of warps for the forward, which streams down strips of columns:
+ * dwt_strip.cuh).  The forward level 1 reads video samples with the DC
+ * shift and colour transform fused, and each level writes its three detail
+ * bands straight into the coefficient buffer and its low band into device
+ * scratch, except the last level, which writes it into the buffer too.
+ * The inverse mirrors this, reading the coefficient buffer only, and its
+ * level 1 writes video samples.  Low bands alternate between two scratch
+ * buffers (odd and even levels), so no launch reads what another block of
+ * it writes.
  *
  * Built with SCI_DWT_EMU, the kernels become host loops over the same tile
  * code (one "thread" walking every strided loop), for checking the kernel
@@ -31,6 +33,7 @@
 #include "dwt.h"
 #include "htj2k.h"
 #include "dwt_tile.cuh"
+#include "dwt_strip.cuh"
 #include "dwt_tune.h"
 
 using namespace sci_wt;
@@ -48,6 +51,8 @@ struct sci_cuda_wt {
     int max_rows_joint[2]; /* the same for blocks of three components,
                             * forward and inverse */
     int min_blocks;   /* shorter tiles while a level has fewer blocks */
+    int strip_rows;   /* a forward warp's rows at most */
+    int min_warps;    /* fewer rows while a level has fewer warps */
 };
 
 /* Levels after which a component is 1x1: the rest are identity, since a
@@ -82,15 +87,47 @@ __global__ void __launch_bounds__(NT) copy_kernel(const __grid_constant__ params
 }
 #endif
 
+constexpr int STRIP_THREADS = 128;
+
+/* Warp `item` of a forward level; groups of three components (a colour
+ * transform) only come at level 1, and on warps only under 5/3 (see
+ * launch_strips). */
+template <int F, bool FIRST>
+SCI_HD void fwd_strip_item(const params &p, int item, int lane) {
+    const group &g = find_group(p, item);
+    if constexpr (FIRST && F == SCI_DWT_53) {
+        if (g.nc == 3) {
+            fwd_strip<F, 3, true>(p, g, item, lane);
+            return;
+        }
+    }
+    fwd_strip<F, 1, FIRST>(p, g, item, lane);
+}
+
+#ifndef SCI_DWT_EMU
+/* Level 1's three components would take 110 registers a thread; held to
+ * 96 (a few bytes spilled) five blocks fit a multiprocessor, not four. */
+template <int F, bool FIRST>
+__global__ void __launch_bounds__(STRIP_THREADS, FIRST ? 5 : 8)
+    strip_kernel(const __grid_constant__ params p, int items) {
+    const int item = blockIdx.x * (STRIP_THREADS / 32) + threadIdx.x / 32;
+    if (item < items)
+        fwd_strip_item<F, FIRST>(p, item, threadIdx.x & 31);
+}
+#endif
+
 enum pass { PASS_FWD, PASS_INV, PASS_COPY_FWD, PASS_COPY_INV };
 
 #ifdef SCI_DWT_EMU
-/* A block as NT coroutines on this thread: each runs until its next
- * barrier, and the round starts over once all have arrived. */
+/* A block as nt <= NT coroutines on this thread: each runs until its next
+ * barrier, and the round starts over once all have arrived.  A forward
+ * warp is such a block of 32, its lane exchanges going through
+ * sci_wt_emu_lanes. */
 static ucontext_t emu_main, emu_ctx[NT];
 static bool emu_done[NT];
 static int emu_cur;
 static std::function<void(int)> emu_body;
+uint32_t sci_wt_emu_lanes[32];
 
 void sci_wt_emu_sync(void) {
     swapcontext(&emu_ctx[emu_cur], &emu_main);
@@ -102,10 +139,10 @@ static void emu_entry(int tid) {
     swapcontext(&emu_ctx[tid], &emu_main);
 }
 
-static void emu_block(const std::function<void(int)> &body) {
+static void emu_block(const std::function<void(int)> &body, int nt = NT) {
     static std::vector<char> stacks((size_t)NT * 65536);
     emu_body = body;
-    for (int t = 0; t < NT; t++) {
+    for (int t = 0; t < nt; t++) {
         getcontext(&emu_ctx[t]);
         emu_ctx[t].uc_stack.ss_sp = &stacks[(size_t)t * 65536];
         emu_ctx[t].uc_stack.ss_size = 65536;
@@ -116,8 +153,8 @@ static void emu_block(const std::function<void(int)> &body) {
     /* alternate the order, so that a missing barrier shows */
     for (int round = 0;; round++) {
         int running = 0;
-        for (int i = 0; i < NT; i++) {
-            int t = round & 1 ? NT - 1 - i : i;
+        for (int i = 0; i < nt; i++) {
+            int t = round & 1 ? nt - 1 - i : i;
             if (!emu_done[t]) {
                 emu_cur = t;
                 swapcontext(&emu_main, &emu_ctx[t]);
@@ -227,6 +264,72 @@ static cudaError_t launch(const sci_cuda_wt *wt, int pass, bool edge,
     return launch_th<SCI_DWT_97, 16>(pass, edge, p, nblocks, s);
 }
 
+/* Warps of a forward level: chunks of strip_rows rows, halved while the
+ * level has fewer than min_warps of them (down to 4 rows).  A warp's rows
+ * are a chain of dependent reads, so a level too small to fill the
+ * machine even then (the deep ones) runs faster on tiles: 0 for those. */
+static int strip_plan(const sci_cuda_wt *wt, params &p) {
+    for (int rows = wt->strip_rows;; rows /= 2) {
+        int n = 0;
+        for (int i = 0; i < p.ngroups; i++) {
+            group &g = p.g[i];
+            g.tiles_x = (g.w + STRIP_W - 1) / STRIP_W;
+            g.block_begin = n;
+            n += g.tiles_x * ((g.h + rows - 1) / rows);
+            g.block_end = n;
+        }
+        if (n >= wt->min_warps) {
+            p.strip_rows = rows;
+            return n;
+        }
+        if (rows <= 4)
+            return 0;
+    }
+}
+
+template <int F>
+static cudaError_t launch_strips_f(bool first, const params &p, int items,
+                                   cudaStream_t s) {
+#ifdef SCI_DWT_EMU
+    /* last warp first: a warp writing into its right neighbour's columns
+     * (the wider halo) then leaves wrong values behind */
+    for (int it = items - 1; it >= 0; it--)
+        emu_block([&](int lane) {
+            if (first)
+                fwd_strip_item<F, true>(p, it, lane);
+            else
+                fwd_strip_item<F, false>(p, it, lane);
+        }, 32);
+    (void)s;
+    return cudaSuccess;
+#else
+    const int wpb = STRIP_THREADS / 32, blocks = (items + wpb - 1) / wpb;
+    if (first)
+        strip_kernel<F, true><<<blocks, STRIP_THREADS, 0, s>>>(p, items);
+    else
+        strip_kernel<F, false><<<blocks, STRIP_THREADS, 0, s>>>(p, items);
+    return cudaGetLastError();
+#endif
+}
+
+static cudaError_t launch_strips(const sci_cuda_wt *wt, bool first, params &p,
+                                 cudaStream_t s) {
+    if (p.ngroups == 0)
+        return cudaSuccess;
+    /* 9/7 under the ICT at level 1 needs 128 registers a thread on warps,
+     * too few warps to hide the reads: 107 us against the tiles' 100 for
+     * the 4K 4:4:4 frame (H200, docs/benchmarks.md) */
+    bool ict = false;
+    for (int i = 0; i < p.ngroups; i++)
+        ict = ict || (first && p.g[i].nc == 3 && wt->g.filter == SCI_DWT_97);
+    int items = ict ? 0 : strip_plan(wt, p);
+    if (!items)
+        return launch(wt, PASS_FWD, first, p, s);
+    if (wt->g.filter == SCI_DWT_53)
+        return launch_strips_f<SCI_DWT_53>(first, p, items, s);
+    return launch_strips_f<SCI_DWT_97>(first, p, items, s);
+}
+
 /* ---- planning ----------------------------------------------------------- */
 
 static params base_params(const sci_wt_geometry *g) {
@@ -246,8 +349,10 @@ static int group_size(const sci_wt_geometry *g, unsigned c, bool samples) {
     return samples && g->ct != SCI_CT_NONE && c == 0 ? 3 : 1;
 }
 
-static void set_samples(group &gr, const sci_wt_plane *pl, unsigned c) {
+static void set_samples(group &gr, const sci_wt_plane *pl, unsigned c,
+                        unsigned bytes) {
     gr.smp_al16 = 1;
+    gr.smp_vec = 1;
     for (int q = 0; q < gr.nc; q++) {
         const sci_wt_plane &s = pl[c + q];
         gr.smp[q] = (uint8_t *)s.data;
@@ -255,7 +360,16 @@ static void set_samples(group &gr, const sci_wt_plane *pl, unsigned c) {
         gr.smp_px[q] = (int)s.pixel_stride;
         if (((uintptr_t)s.data | (uintptr_t)s.row_stride | s.pixel_stride) & 1)
             gr.smp_al16 = 0;
+        if (s.pixel_stride != bytes ||
+            ((uintptr_t)s.data | (uintptr_t)s.row_stride) % (4 * bytes))
+            gr.smp_vec = 0;
     }
+}
+
+/* Rows of the low bands in scratch start on 16 bytes, so that the
+ * forward's warps read them a vector of four at a time. */
+static size_t scratch_pitch(uint32_t w) {
+    return ((size_t)w + 3) & ~(size_t)3;
 }
 
 static void *elem(void *base, size_t off) {
@@ -293,7 +407,7 @@ static void *low_band(const sci_cuda_wt *wt, unsigned c, unsigned l,
         return elem(coeffs, wt->coef_off[c]);
     }
     int b = (l - 1) & 1;
-    *pitch = sci_dwt_low_len(sci_wt_comp_width(g, c), l);
+    *pitch = scratch_pitch(sci_dwt_low_len(sci_wt_comp_width(g, c), l));
     return elem(wt->scratch[b], wt->scr_off[b][c]);
 }
 
@@ -309,7 +423,7 @@ static params copy_params(const sci_cuda_wt *wt, const sci_wt_plane *planes,
             group &gr = p.g[p.ngroups++];
             gr = level_group(wt, c, nc, 1, coeffs);
             gr.comp0 = (int)c;
-            set_samples(gr, planes, c);
+            set_samples(gr, planes, c, sci_wt_sample_bytes(g));
         }
         c += nc;
     }
@@ -337,7 +451,7 @@ extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
         for (unsigned b = 0; b < 2; b++) {
             wt->scr_off[b][c] = need[b];
             if (wt->leff[c] > b + 1)
-                need[b] += (size_t)sci_dwt_low_len(cw, b + 1)
+                need[b] += scratch_pitch(sci_dwt_low_len(cw, b + 1))
                     * sci_dwt_low_len(ch, b + 1);
         }
     }
@@ -358,6 +472,8 @@ extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
     wt->max_rows_joint[1] = 32;
     /* about one wave */
     wt->min_blocks = wt->sm_count * 8;
+    wt->strip_rows = 8;
+    wt->min_warps = wt->sm_count * 16;
     *out = wt;
     return cudaSuccess;
 }
@@ -382,6 +498,15 @@ extern "C" void sci_cuda_wt_tune(sci_cuda_wt *wt, int max_rows,
         wt->min_blocks = min_blocks;
 }
 
+extern "C" void sci_cuda_wt_tune_strips(sci_cuda_wt *wt, int max_rows,
+                                        int min_warps) {
+    if (max_rows == 0 || max_rows == 4 || max_rows == 8 || max_rows == 16 ||
+        max_rows == 32 || max_rows == 64)
+        wt->strip_rows = max_rows;
+    if (min_warps >= 0)
+        wt->min_warps = min_warps;
+}
+
 extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
                                    void *coeffs, void *stream) {
     const sci_wt_geometry *g = &wt->g;
@@ -399,19 +524,24 @@ extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
             if (wt->leff[c] >= l) {
                 group &gr = p.g[p.ngroups++];
                 gr = level_group(wt, c, nc, l, coeffs);
+                gr.ll_vec = l > 1;
                 for (int q = 0; q < nc; q++) {
                     if (l > 1)
                         gr.ll_in[q] = low_band(wt, c + q, l - 1, coeffs,
                                                &gr.ll_in_pitch);
+                    if (((uintptr_t)gr.ll_in[q] | gr.ll_in_pitch * 4) & 15)
+                        gr.ll_vec = 0;
                     gr.ll_out[q] = low_band(wt, c + q, l, coeffs,
                                             &gr.ll_out_pitch);
                 }
                 if (l == 1)
-                    set_samples(gr, src, c);
+                    set_samples(gr, src, c, sci_wt_sample_bytes(g));
             }
             c += nc;
         }
-        if ((err = launch(wt, PASS_FWD, l == 1, p, s)) != cudaSuccess)
+        err = wt->strip_rows ? launch_strips(wt, l == 1, p, s)
+                             : launch(wt, PASS_FWD, l == 1, p, s);
+        if (err != cudaSuccess)
             return err;
     }
     return cudaSuccess;
@@ -457,7 +587,7 @@ static int inverse(sci_cuda_wt *wt, const void *coeffs_in,
                                                 &gr.ll_out_pitch);
                 }
                 if (l == 1) {
-                    set_samples(gr, dst, c);
+                    set_samples(gr, dst, c, sci_wt_sample_bytes(g));
                     set_out(p, gr, c, out);
                 }
             }

@@ -90,9 +90,11 @@ struct group {
     ptrdiff_t smp_row[3];
     int smp_px[3];
     int smp_al16;      /* every sample address is 2-byte aligned */
+    int smp_vec;       /* planar rows, 4 samples' bytes aligned */
     /* low band in and out; detail bands always in the coefficient plane */
     void *ll_in[3];
     size_t ll_in_pitch;
+    int ll_vec;        /* ll_in's rows 16-byte aligned */
     void *ll_out[3];
     size_t ll_out_pitch;
     void *coef[3];
@@ -113,6 +115,7 @@ struct params {
     int32_t mask;
     int ct;
     int dec;           /* inverse output as codec/j2k/j2k_dec.c writes it */
+    int strip_rows;    /* rows of a forward warp's chunk (dwt_strip.cuh) */
 };
 
 SCI_HD const group &find_group(const params &p, int block) {

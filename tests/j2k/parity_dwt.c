@@ -1,8 +1,9 @@
 /*
  * CUDA wavelet stage against the C reference, in the manner of dav1d's
  * checkasm: random frames of awkward sizes and layouts through
- * sci_wt_forward and sci_cuda_wt_forward, coefficients compared (5/3
- * exactly, 9/7 within 1e-6 of each component's largest magnitude); then the
+ * sci_wt_forward and sci_cuda_wt_forward (as planned, and with every level
+ * on warps, then on tiles), coefficients compared (5/3 exactly, 9/7 within
+ * 1e-6 of each component's largest magnitude); then the
  * reference coefficients through both inverses, samples compared (5/3
  * exactly and equal to the input, 9/7 within one step), the padding between
  * samples left alone and the coefficients left unchanged on the device.
@@ -24,6 +25,7 @@
 
 #include "codec/j2k/wavelet_frame.h"
 #include "cuda/j2k/dwt.h"
+#include "cuda/j2k/dwt_tune.h"
 #include "tests/common/cudacheck.h"
 #include "tests/common/testutil.h"
 
@@ -319,18 +321,32 @@ static int run_case(const config *cf, uint32_t w, uint32_t h, unsigned levels,
         bad = 1;
         goto out;
     }
-    /* all ones: int -1 or float NaN where nothing was written */
-    CK(cudaMemset(d_coef, 0xff, n * 4));
-    if ((err = sci_cuda_wt_forward(wt, din, d_coef, st))) {
-        printf("FAIL %s: forward: %s\n", name, sci_cuda_error_string(err));
-        bad = 1;
-        goto out;
+    /* The forward as the stage plans it (small levels on tiles), then
+     * every level on warps in chunks of 4 rows (the most seams), then
+     * every level on tiles. */
+    static const struct {
+        int rows;
+        const char *what;
+    } plans[] = {{-1, "forward"}, {4, "forward on warps"},
+                 {0, "forward on tiles"}};
+    for (size_t pi = 0; pi < sizeof(plans) / sizeof(plans[0]); pi++) {
+        if (plans[pi].rows >= 0)
+            sci_cuda_wt_tune_strips(wt, plans[pi].rows, 0);
+        /* all ones: int -1 or float NaN where nothing was written */
+        CK(cudaMemset(d_coef, 0xff, n * 4));
+        if ((err = sci_cuda_wt_forward(wt, din, d_coef, st))) {
+            printf("FAIL %s: %s: %s\n", name, plans[pi].what,
+                   sci_cuda_error_string(err));
+            bad = 1;
+            goto out;
+        }
+        CK(cudaStreamSynchronize(st));
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(got, d_coef, n * 4, cudaMemcpyDeviceToHost));
+        if ((bad = compare_coeffs(&g, ref, got, plans[pi].what, name,
+                                  &t->max_rel)))
+            goto out;
     }
-    CK(cudaStreamSynchronize(st));
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(got, d_coef, n * 4, cudaMemcpyDeviceToHost));
-    if ((bad = compare_coeffs(&g, ref, got, "forward", name, &t->max_rel)))
-        goto out;
 
     /* inverse, both from the reference coefficients */
     memcpy(tmp, ref, n * 4);
