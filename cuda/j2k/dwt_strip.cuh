@@ -3,25 +3,25 @@
  * by cuda/j2k/dwt.cu after dwt_tile.cuh, whose arithmetic it calls).
  *
  * The tile kernels move every value through shared memory four times;
- * here the data stays in registers.  Lane l of a warp holds the column pair
- * (xs + 2l, xs + 2l + 1), xs even, so a pair is always (even, odd).  The
- * warp walks down its chunk of rows two input rows at a time and runs the
- * vertical lifting as a pipeline: each step of the C reference's lifting
- * (fwd_step) is applied to a row as soon as both its neighbours have had
- * the step before, so a step's outputs lag its inputs by a row pair and a
- * column needs only a few rows of state.  Each finished row pair (vertical
- * low, vertical high) is then lifted horizontally with the neighbours'
- * values taken from the adjacent lanes, and written out as four subband
- * rows.
+ * here the data stays in registers.  Lane l of a warp holds the four
+ * columns xs + 4l .. xs + 4l + 3, xs a multiple of 4, so they are always
+ * (even, odd, even, odd).  The warp walks down its chunk of rows two input
+ * rows at a time and runs the vertical lifting as a pipeline: each step of
+ * the C reference's lifting (fwd_step) is applied to a row as soon as both
+ * its neighbours have had the step before, so a step's outputs lag its
+ * inputs by a row pair and a column needs only a few rows of state.  Each
+ * finished row pair (vertical low, vertical high) is then lifted
+ * horizontally with the neighbours' values taken from the adjacent lanes,
+ * and written out as four subband rows.
  *
  * The same halo argument as the tiles' holds: columns and rows outside the
  * band are read through whole-sample symmetric extension and lifted like
- * the others, and after H steps only the outermost H columns (H / 2 lanes
- * a side) and the rows before the chunk are wrong; they are never written.
- * A warp therefore writes 64 - 2H columns, and reads H rows above its
- * chunk.  The arithmetic is dwt_tile.cuh's fwd_step, scale_*_fwd and
- * rct_fwd, applied to the same operands, so the results are the tiles'
- * (and the C reference's) to the bit.
+ * the others, and after H steps only a few columns at the warp's ends
+ * (STRIP_W below) and the rows before the chunk are wrong; they are never
+ * written.  A warp reads H rows above its chunk.  The arithmetic is
+ * dwt_tile.cuh's fwd_step, scale_*_fwd and rct_fwd, applied to the same
+ * operands, so the results are the tiles' (and the C reference's) to the
+ * bit.
  *
  * SCI_DWT_EMU runs a warp as 32 coroutines (dwt.cu's emu_block); the lane
  * exchange then goes through a table and two barriers.
