@@ -51,6 +51,7 @@ struct sci_cuda_wt {
     int max_rows_joint[2]; /* the same for blocks of three components,
                             * forward and inverse */
     int min_blocks;   /* shorter tiles while a level has fewer blocks */
+    bool pdl;         /* programmatic dependent launches (sm_90+) */
     int strip_rows;   /* a forward warp's rows at most */
     int min_warps;    /* fewer rows while a level has fewer warps */
 };
@@ -67,9 +68,19 @@ static unsigned effective_levels(uint32_t w, uint32_t h, unsigned levels) {
 /* ---- kernels ------------------------------------------------------------ */
 
 #ifndef SCI_DWT_EMU
+/* Levels are launched so that a grid may start while the one before it
+ * finishes (programmatic dependent launch, sm_90 and newer: launch_pdl);
+ * every kernel waits here for it before touching memory. */
+__device__ __forceinline__ void wait_previous() {
+#if __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+}
+
 template <int F, int TH, bool FIRST>
 __global__ void __launch_bounds__(NT) fwd_kernel(const __grid_constant__ params p) {
     extern __shared__ __align__(16) unsigned char smem[];
+    wait_previous();
     fwd_tile<F, TH, FIRST>(p, blockIdx.x, threadIdx.x, NT,
                            (typename filt<F>::T *)smem);
 }
@@ -77,12 +88,14 @@ __global__ void __launch_bounds__(NT) fwd_kernel(const __grid_constant__ params 
 template <int F, int TH, bool LAST>
 __global__ void __launch_bounds__(NT) inv_kernel(const __grid_constant__ params p) {
     extern __shared__ __align__(16) unsigned char smem[];
+    wait_previous();
     inv_tile<F, TH, LAST>(p, blockIdx.x, threadIdx.x, NT,
                           (typename filt<F>::T *)smem);
 }
 
 template <int F, int TH, bool INV>
 __global__ void __launch_bounds__(NT) copy_kernel(const __grid_constant__ params p) {
+    wait_previous();
     copy_tile<F, TH, INV>(p, blockIdx.x, threadIdx.x, NT);
 }
 #endif
@@ -110,6 +123,7 @@ SCI_HD void fwd_strip_item(const params &p, int item, int lane) {
 template <int F, bool FIRST>
 __global__ void __launch_bounds__(STRIP_THREADS, FIRST ? 5 : 8)
     strip_kernel(const __grid_constant__ params p, int items) {
+    wait_previous();
     const int item = blockIdx.x * (STRIP_THREADS / 32) + threadIdx.x / 32;
     if (item < items)
         fwd_strip_item<F, FIRST>(p, item, threadIdx.x & 31);
@@ -167,9 +181,32 @@ static void emu_block(const std::function<void(int)> &body, int nt = NT) {
 }
 #endif
 
+#ifndef SCI_DWT_EMU
+/* kernel<<<blocks, threads, smem, s>>>(args...), marked as a programmatic
+ * dependent launch where the device has them (pdl) */
+template <typename... A>
+static cudaError_t launch_pdl(void (*kernel)(A...), int blocks, int threads,
+                              size_t smem, cudaStream_t s, bool pdl,
+                              A... args) {
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cudaLaunchAttribute at;
+    memset(&at, 0, sizeof(at));
+    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &at;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+#endif
+
 template <int F, int TH>
 static cudaError_t launch_th(int pass, bool edge, const params &p, int nblocks,
-                             cudaStream_t s) {
+                             cudaStream_t s, bool pdl) {
     typedef typename filt<F>::T T;
     int nc = 1;
     for (int i = 0; i < p.ngroups; i++)
@@ -199,21 +236,23 @@ static cudaError_t launch_th(int pass, bool edge, const params &p, int nblocks,
         });
     }
     (void)s;
+    (void)pdl;
     return cudaSuccess;
 #else
+    void (*k)(params);
     if (pass == PASS_FWD && edge)
-        fwd_kernel<F, TH, true><<<nblocks, NT, smem, s>>>(p);
+        k = fwd_kernel<F, TH, true>;
     else if (pass == PASS_FWD)
-        fwd_kernel<F, TH, false><<<nblocks, NT, smem, s>>>(p);
+        k = fwd_kernel<F, TH, false>;
     else if (pass == PASS_INV && edge)
-        inv_kernel<F, TH, true><<<nblocks, NT, smem, s>>>(p);
+        k = inv_kernel<F, TH, true>;
     else if (pass == PASS_INV)
-        inv_kernel<F, TH, false><<<nblocks, NT, smem, s>>>(p);
+        k = inv_kernel<F, TH, false>;
     else if (pass == PASS_COPY_FWD)
-        copy_kernel<F, TH, false><<<nblocks, NT, 0, s>>>(p);
+        k = copy_kernel<F, TH, false>;
     else
-        copy_kernel<F, TH, true><<<nblocks, NT, 0, s>>>(p);
-    return cudaGetLastError();
+        k = copy_kernel<F, TH, true>;
+    return launch_pdl(k, nblocks, NT, smem, s, pdl, p);
 #endif
 }
 
@@ -250,18 +289,19 @@ static cudaError_t launch(const sci_cuda_wt *wt, int pass, bool edge,
         return cudaSuccess;
     int nblocks;
     int rows = tile_rows(wt, pass, p, &nblocks);
+    const bool pdl = wt->pdl;
     if (wt->g.filter == SCI_DWT_53) {
         if (rows == 64)
-            return launch_th<SCI_DWT_53, 64>(pass, edge, p, nblocks, s);
+            return launch_th<SCI_DWT_53, 64>(pass, edge, p, nblocks, s, pdl);
         if (rows == 32)
-            return launch_th<SCI_DWT_53, 32>(pass, edge, p, nblocks, s);
-        return launch_th<SCI_DWT_53, 16>(pass, edge, p, nblocks, s);
+            return launch_th<SCI_DWT_53, 32>(pass, edge, p, nblocks, s, pdl);
+        return launch_th<SCI_DWT_53, 16>(pass, edge, p, nblocks, s, pdl);
     }
     if (rows == 64)
-        return launch_th<SCI_DWT_97, 64>(pass, edge, p, nblocks, s);
+        return launch_th<SCI_DWT_97, 64>(pass, edge, p, nblocks, s, pdl);
     if (rows == 32)
-        return launch_th<SCI_DWT_97, 32>(pass, edge, p, nblocks, s);
-    return launch_th<SCI_DWT_97, 16>(pass, edge, p, nblocks, s);
+        return launch_th<SCI_DWT_97, 32>(pass, edge, p, nblocks, s, pdl);
+    return launch_th<SCI_DWT_97, 16>(pass, edge, p, nblocks, s, pdl);
 }
 
 /* Warps of a forward level: chunks of strip_rows rows, halved while the
@@ -289,7 +329,7 @@ static int strip_plan(const sci_cuda_wt *wt, params &p) {
 
 template <int F>
 static cudaError_t launch_strips_f(bool first, const params &p, int items,
-                                   cudaStream_t s) {
+                                   cudaStream_t s, bool pdl) {
 #ifdef SCI_DWT_EMU
     /* last warp first: a warp writing into its right neighbour's columns
      * (the wider halo) then leaves wrong values behind */
@@ -301,14 +341,12 @@ static cudaError_t launch_strips_f(bool first, const params &p, int items,
                 fwd_strip_item<F, false>(p, it, lane);
         }, 32);
     (void)s;
+    (void)pdl;
     return cudaSuccess;
 #else
     const int wpb = STRIP_THREADS / 32, blocks = (items + wpb - 1) / wpb;
-    if (first)
-        strip_kernel<F, true><<<blocks, STRIP_THREADS, 0, s>>>(p, items);
-    else
-        strip_kernel<F, false><<<blocks, STRIP_THREADS, 0, s>>>(p, items);
-    return cudaGetLastError();
+    return launch_pdl(first ? strip_kernel<F, true> : strip_kernel<F, false>,
+                      blocks, STRIP_THREADS, 0, s, pdl, p, items);
 #endif
 }
 
@@ -326,8 +364,8 @@ static cudaError_t launch_strips(const sci_cuda_wt *wt, bool first, params &p,
     if (!items)
         return launch(wt, PASS_FWD, first, p, s);
     if (wt->g.filter == SCI_DWT_53)
-        return launch_strips_f<SCI_DWT_53>(first, p, items, s);
-    return launch_strips_f<SCI_DWT_97>(first, p, items, s);
+        return launch_strips_f<SCI_DWT_53>(first, p, items, s, wt->pdl);
+    return launch_strips_f<SCI_DWT_97>(first, p, items, s, wt->pdl);
 }
 
 /* ---- planning ----------------------------------------------------------- */
@@ -455,10 +493,13 @@ extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
                     * sci_dwt_low_len(ch, b + 1);
         }
     }
-    int dev = 0, sms = 0;
+    int dev = 0, sms = 0, major = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                     dev);
     for (unsigned b = 0; b < 2 && err == cudaSuccess; b++)
         if (need[b])
             err = cudaMalloc(&wt->scratch[b], need[b] * 4);
@@ -467,6 +508,7 @@ extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
         return err;
     }
     wt->sm_count = sms > 0 ? sms : 1;
+    wt->pdl = major >= 9;
     wt->max_rows = 64;
     wt->max_rows_joint[0] = 32;
     wt->max_rows_joint[1] = 32;

@@ -24,13 +24,12 @@ cudaGetDevice (int *d)
   return cudaSuccess;
 }
 
-/* Only the multiprocessor count is asked for: an H100's. */
+/* An H100's: its compute capability and multiprocessor count. */
 cudaError_t
 cudaDeviceGetAttribute (int *v, enum cudaDeviceAttr a, int d)
 {
-  (void) a;
   (void) d;
-  *v = 132;
+  *v = a == cudaDevAttrComputeCapabilityMajor ? 9 : 132;
   return cudaSuccess;
 }
 
