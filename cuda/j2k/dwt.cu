@@ -188,14 +188,12 @@ template <typename... A>
 static cudaError_t launch_pdl(void (*kernel)(A...), int blocks, int threads,
                               size_t smem, cudaStream_t s, bool pdl,
                               A... args) {
-    cudaLaunchConfig_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
+    cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = s;
-    cudaLaunchAttribute at;
-    memset(&at, 0, sizeof(at));
+    cudaLaunchAttribute at = {};
     at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     at.val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = &at;
@@ -256,6 +254,21 @@ static cudaError_t launch_th(int pass, bool edge, const params &p, int nblocks,
 #endif
 }
 
+/* Cuts each group's signal into pieces of w columns and rows rows (tiles,
+ * or a warp's strip and chunk), numbered across the groups; returns how
+ * many. */
+static int cut_groups(params &p, int w, int rows) {
+    int n = 0;
+    for (int i = 0; i < p.ngroups; i++) {
+        group &g = p.g[i];
+        g.tiles_x = (g.w + w - 1) / w;
+        g.block_begin = n;
+        n += g.tiles_x * ((g.h + rows - 1) / rows);
+        g.block_end = n;
+    }
+    return n;
+}
+
 /* Tile rows: tall tiles waste less on the vertical halo, short ones give
  * the small deep levels enough blocks to fill the machine.  Blocks holding
  * three components (colour transform, level 1) stay within 48 KB of shared
@@ -267,14 +280,7 @@ static int tile_rows(const sci_cuda_wt *wt, int pass, params &p, int *nblocks) {
         if (p.g[i].nc > 1 && pass < PASS_COPY_FWD && rows > joint)
             rows = joint;
     for (;;) {
-        int n = 0;
-        for (int i = 0; i < p.ngroups; i++) {
-            group &g = p.g[i];
-            g.tiles_x = (g.w + TW - 1) / TW;
-            g.block_begin = n;
-            n += g.tiles_x * ((g.h + rows - 1) / rows);
-            g.block_end = n;
-        }
+        int n = cut_groups(p, TW, rows);
         if (rows == 16 || n >= wt->min_blocks) {
             *nblocks = n;
             return rows;
@@ -310,14 +316,7 @@ static cudaError_t launch(const sci_cuda_wt *wt, int pass, bool edge,
  * machine even then (the deep ones) runs faster on tiles: 0 for those. */
 static int strip_plan(const sci_cuda_wt *wt, params &p) {
     for (int rows = wt->strip_rows;; rows /= 2) {
-        int n = 0;
-        for (int i = 0; i < p.ngroups; i++) {
-            group &g = p.g[i];
-            g.tiles_x = (g.w + STRIP_W - 1) / STRIP_W;
-            g.block_begin = n;
-            n += g.tiles_x * ((g.h + rows - 1) / rows);
-            g.block_end = n;
-        }
+        int n = cut_groups(p, STRIP_W, rows);
         if (n >= wt->min_warps) {
             p.strip_rows = rows;
             return n;
