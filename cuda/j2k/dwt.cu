@@ -356,10 +356,8 @@ static cudaError_t launch_strips(const sci_cuda_wt *wt, bool first, params &p,
     /* 9/7 under the ICT at level 1 needs 128 registers a thread on warps,
      * too few warps to hide the reads: 107 us against the tiles' 100 for
      * the 4K 4:4:4 frame (H200, docs/benchmarks.md) */
-    bool ict = false;
-    for (int i = 0; i < p.ngroups; i++)
-        ict = ict || (first && p.g[i].nc == 3 && wt->g.filter == SCI_DWT_97);
-    int items = ict ? 0 : strip_plan(wt, p);
+    const bool ict = first && wt->g.ct == SCI_CT_ICT;
+    int items = ict || !wt->strip_rows ? 0 : strip_plan(wt, p);
     if (!items)
         return launch(wt, PASS_FWD, first, p, s);
     if (wt->g.filter == SCI_DWT_53)
@@ -565,13 +563,10 @@ extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
             if (wt->leff[c] >= l) {
                 group &gr = p.g[p.ngroups++];
                 gr = level_group(wt, c, nc, l, coeffs);
-                gr.ll_vec = l > 1;
                 for (int q = 0; q < nc; q++) {
                     if (l > 1)
                         gr.ll_in[q] = low_band(wt, c + q, l - 1, coeffs,
                                                &gr.ll_in_pitch);
-                    if (((uintptr_t)gr.ll_in[q] | gr.ll_in_pitch * 4) & 15)
-                        gr.ll_vec = 0;
                     gr.ll_out[q] = low_band(wt, c + q, l, coeffs,
                                             &gr.ll_out_pitch);
                 }
@@ -580,9 +575,7 @@ extern "C" int sci_cuda_wt_forward(sci_cuda_wt *wt, const sci_wt_plane src[],
             }
             c += nc;
         }
-        err = wt->strip_rows ? launch_strips(wt, l == 1, p, s)
-                             : launch(wt, PASS_FWD, l == 1, p, s);
-        if (err != cudaSuccess)
+        if ((err = launch_strips(wt, l == 1, p, s)) != cudaSuccess)
             return err;
     }
     return cudaSuccess;

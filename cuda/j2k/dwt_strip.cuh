@@ -160,8 +160,10 @@ SCI_HD void strip_fetch(const params &p, const group &g, int y,
                 r.w[q][1] = s[2] | s[3] << 16;
             }
         } else {
+            /* a deeper level reads scratch, whose rows start on 16 bytes
+             * (dwt.cu's scratch_pitch) */
             const T *row = (const T *)g.ll_in[q] + (size_t)y * g.ll_in_pitch;
-            if (sc.vec && g.ll_vec) {
+            if (sc.vec) {
                 /* int4 and float4 alike: the bits are moved, not converted */
                 const int4 u = load_aligned<int4>(row + sc.x0);
                 memcpy(&r.v[q][0], &u.x, sizeof(T));

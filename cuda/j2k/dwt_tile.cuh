@@ -94,7 +94,6 @@ struct group {
     /* low band in and out; detail bands always in the coefficient plane */
     void *ll_in[3];
     size_t ll_in_pitch;
-    int ll_vec;        /* ll_in's rows 16-byte aligned */
     void *ll_out[3];
     size_t ll_out_pitch;
     void *coef[3];
