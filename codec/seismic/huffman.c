@@ -122,20 +122,39 @@ void sci_huff_free(sci_huff_code *c) {
     memset(c, 0, sizeof *c);
 }
 
-int sci_huff_build(const uint8_t *len, unsigned nsym, sci_huff_code *c) {
+/* The next s >= from with len[s] != 0, or nsym: eight lengths a read over
+ * the long runs of unused symbols of a 16-bit table. */
+static unsigned next_used(const uint8_t *len, unsigned nsym, unsigned from) {
+    unsigned s = from;
+    while (s < nsym && (s & 7))
+        if (len[s++])
+            return s - 1;
+    for (; s + 8 <= nsym; s += 8) {
+        uint64_t w;
+        memcpy(&w, len + s, 8);
+        if (w)
+            break;
+    }
+    while (s < nsym && !len[s])
+        s++;
+    return s;
+}
+
+/* sci_huff_build; with codes 0, len and code are left NULL. */
+static int build(const uint8_t *len, unsigned nsym, sci_huff_code *c,
+                 int codes) {
     memset(c, 0, sizeof *c);
     if (!len || !nsym || nsym > SCI_HUFF_MAX_SYMBOLS)
         return SCI_HUFF_E_ARG;
     unsigned count[SCI_HUFF_MAX_LEN + 1] = {0}, used = 0, max_len = 0;
-    for (unsigned s = 0; s < nsym; s++) {
+    for (unsigned s = next_used(len, nsym, 0); s < nsym;
+         s = next_used(len, nsym, s + 1)) {
         if (len[s] > SCI_HUFF_MAX_LEN)
             return SCI_HUFF_E_DATA;
-        if (len[s]) {
-            count[len[s]]++;
-            used++;
-            if (len[s] > max_len)
-                max_len = len[s];
-        }
+        count[len[s]]++;
+        used++;
+        if (len[s] > max_len)
+            max_len = len[s];
     }
     /* a complete prefix code: sum of 2^(max - len) = 2^max; or one
      * symbol with a 1-bit code */
@@ -146,35 +165,53 @@ int sci_huff_build(const uint8_t *len, unsigned nsym, sci_huff_code *c) {
         return SCI_HUFF_E_DATA;
     c->nsym = nsym;
     c->max_len = max_len;
-    c->len = malloc(nsym);
-    c->code = calloc(nsym, sizeof *c->code);
+    if (codes) {
+        c->len = malloc(nsym);
+        c->code = calloc(nsym, sizeof *c->code);
+    }
     c->sorted = malloc((used ? used : 1) * sizeof *c->sorted);
     c->lookup = calloc((size_t)1 << SCI_HUFF_LOOKUP_BITS, sizeof *c->lookup);
-    if (!c->len || !c->code || !c->sorted || !c->lookup) {
+    if ((codes && (!c->len || !c->code)) || !c->sorted || !c->lookup) {
         sci_huff_free(c);
         return SCI_HUFF_E_NOMEM;
     }
-    memcpy(c->len, len, nsym);
-    uint32_t next = 0, idx = 0;
+    if (codes)
+        memcpy(c->len, len, nsym);
+    /* Each length's first code and first place in `sorted`, then one pass
+     * over the symbols hands out the next of each: a pass a length would
+     * read 2^16 lengths up to 24 times at 16 bits. */
+    uint32_t next = 0, idx = 0, taken[SCI_HUFF_MAX_LEN + 1] = {0};
     for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN + 1; l++) {
         c->first_code[l] = next;
         c->first_index[l] = idx;
         if (l > max_len)
             continue;
-        for (unsigned s = 0; s < nsym; s++)
-            if (len[s] == l) {
-                c->code[s] = next++;
-                c->sorted[idx++] = s;
-                if (l <= SCI_HUFF_LOOKUP_BITS) {
-                    unsigned sh = SCI_HUFF_LOOKUP_BITS - l;
-                    for (uint32_t v = c->code[s] << sh;
-                         v < (c->code[s] + 1) << sh; v++)
-                        c->lookup[v] = s << 5 | l;
-                }
-            }
-        next <<= 1;
+        next = (next + count[l]) << 1;
+        idx += count[l];
+    }
+    for (unsigned s = next_used(len, nsym, 0); s < nsym;
+         s = next_used(len, nsym, s + 1)) {
+        const unsigned l = len[s];
+        const uint32_t k = taken[l]++, code = c->first_code[l] + k;
+        if (codes)
+            c->code[s] = code;
+        c->sorted[c->first_index[l] + k] = s;
+        if (l <= SCI_HUFF_LOOKUP_BITS) {
+            unsigned sh = SCI_HUFF_LOOKUP_BITS - l;
+            for (uint32_t v = code << sh; v < (code + 1) << sh; v++)
+                c->lookup[v] = s << 5 | l;
+        }
     }
     return 0;
+}
+
+int sci_huff_build(const uint8_t *len, unsigned nsym, sci_huff_code *c) {
+    return build(len, nsym, c, 1);
+}
+
+int sci_huff_build_decoder(const uint8_t *len, unsigned nsym,
+                           sci_huff_code *c) {
+    return build(len, nsym, c, 0);
 }
 
 long sci_huff_pack(const sci_huff_code *c, const uint32_t *sym, size_t n,

@@ -69,6 +69,11 @@ int sci_huff_lengths(const uint64_t *freq, unsigned nsym, unsigned max_len,
 int sci_huff_build(const uint8_t *len, unsigned nsym, sci_huff_code *c);
 void sci_huff_free(sci_huff_code *c);
 
+/* sci_huff_build with only what sci_huff_unpack reads: len and code stay
+ * NULL (a decoder of 2^16 symbols is spared their 320 KB). */
+int sci_huff_build_decoder(const uint8_t *len, unsigned nsym,
+                           sci_huff_code *c);
+
 /* Packages of the symbols sym[0..n-1] (each with a code) into pkg (room for
  * cap words) and, when first is not NULL, the index of each one's first
  * symbol into first (cap entries; a decoder can also sum the counts).  Returns the number of packages, or E_ARG when a symbol has no

@@ -191,13 +191,17 @@ static void test_packages(void) {
         uint64_t *pkg = malloc(count * 8);
         uint32_t *first = malloc(count * 4);
         long np = sci_huff_pack(&c, sym, count, pkg, first, count);
-        if (np <= 0) {
+        /* what a decoder builds: the same tables without len and code */
+        sci_huff_code d;
+        if (sci_huff_build_decoder(len, n, &d) || d.len || d.code)
+            bad++;
+        else if (np <= 0) {
             bad++;
         } else {
             /* each package alone, last to first */
             for (long p = np - 1; p >= 0; p--) {
                 uint32_t out[SCI_HUFF_PACKAGE_BITS];
-                int k = sci_huff_unpack(&c, pkg[p], out);
+                int k = sci_huff_unpack(&d, pkg[p], out);
                 size_t end = p + 1 < np ? first[p + 1] : count;
                 if (k <= 0 || first[p] + (size_t)k != end ||
                     memcmp(out, sym + first[p], (size_t)k * 4))
@@ -219,6 +223,7 @@ static void test_packages(void) {
         }
         runs++;
         sci_huff_free(&c);
+        sci_huff_free(&d);
         free(freq);
         free(len);
         free(sym);
@@ -230,7 +235,8 @@ static void test_packages(void) {
     char what[200];
     snprintf(what, sizeof what,
              "packages: %u random streams (1 to 65536 symbols, limits "
-             "12..24) round trip, every package full", runs);
+             "12..24) round trip through the decoder's tables, every "
+             "package full", runs);
     check(bad == 0, what);
     check(alone_bad == 0, "packages: each decodes alone, in any order, to "
                           "its own symbols");
@@ -254,6 +260,48 @@ static void test_canonical(void) {
     ok &= sci_huff_build(two1, 2, &c) == 0;
     sci_huff_free(&c);
     check(ok, "length tables that are no complete prefix code are refused");
+}
+
+/* The canonical code by its definition: symbols in (length, symbol)
+ * order, codes counting up, shifted left where the length grows. */
+static void test_canonical_random(void) {
+    unsigned bad = 0, runs = 0;
+    for (unsigned t = 0; t < 200; t++) {
+        unsigned n = 1 + (unsigned)(rng() % (t % 2 ? 300 : 65536));
+        unsigned L = 12 + (unsigned)(rng() % 13);
+        if (n > (1u << L))
+            n = 1u << L;
+        uint64_t *freq = malloc(n * sizeof *freq);
+        uint8_t *len = malloc(n);
+        histogram(freq, n, (int)(rng() % 4));
+        sci_huff_code c;
+        if (sci_huff_lengths(freq, n, L, len) || sci_huff_build(len, n, &c)) {
+            bad++;
+        } else {
+            uint32_t code = 0, prev_len = 0, k = 0;
+            int first = 1;
+            for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN; l++)
+                for (unsigned s = 0; s < n; s++) {
+                    if (len[s] != l)
+                        continue;
+                    if (!first)
+                        code = (code + 1) << (l - prev_len);
+                    first = 0;
+                    prev_len = l;
+                    if (c.code[s] != code || c.sorted[k++] != s)
+                        bad++;
+                }
+            sci_huff_free(&c);
+            runs++;
+        }
+        free(freq);
+        free(len);
+    }
+    char what[160];
+    snprintf(what, sizeof what,
+             "canonical codes of %u random tables (up to 65536 symbols) as "
+             "defined, symbols sorted alike", runs);
+    check(bad == 0, what);
 }
 
 static void test_corrupt(void) {
@@ -296,6 +344,7 @@ int main(int argc, char **argv) {
             rng_state = strtoull(argv[i + 1], NULL, 0);
     test_lengths();
     test_canonical();
+    test_canonical_random();
     test_packages();
     test_corrupt();
     printf("%u passed, %u failed\n", check_passed, check_failed);
