@@ -475,15 +475,38 @@ int sci_seis_parse(const uint8_t *buf, size_t len, sci_seis_info *info) {
     return 0;
 }
 
-int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
-                          uint8_t *len) {
+struct sci_seis_dctx {
+    ZSTD_DCtx *z;
+};
+
+sci_seis_dctx *sci_seis_dctx_new(void) {
+    sci_seis_dctx *d = malloc(sizeof *d);
+    if (d && !(d->z = ZSTD_createDCtx())) {
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+void sci_seis_dctx_free(sci_seis_dctx *d) {
+    if (d) {
+        ZSTD_freeDCtx(d->z);
+        free(d);
+    }
+}
+
+int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
+                             const sci_seis_info *info, uint8_t *len) {
     const size_t nsym = (size_t)1 << info->p.bits;
     unsigned long long size =
         ZSTD_getFrameContentSize(frame + info->table_off, info->table_len);
     if (size != nsym)
         return SCI_SEIS_E_DATA;
-    size_t got = ZSTD_decompress(len, nsym, frame + info->table_off,
-                                 info->table_len);
+    size_t got = d ? ZSTD_decompressDCtx(d->z, len, nsym,
+                                         frame + info->table_off,
+                                         info->table_len)
+                   : ZSTD_decompress(len, nsym, frame + info->table_off,
+                                     info->table_len);
     if (ZSTD_isError(got) || got != nsym)
         return SCI_SEIS_E_DATA;
     unsigned longest = 0;
@@ -493,6 +516,11 @@ int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
     if (longest != info->max_len)
         return SCI_SEIS_E_DATA;
     return 0;
+}
+
+int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
+                          uint8_t *len) {
+    return sci_seis_code_lengths_in(NULL, frame, info, len);
 }
 
 /* A region over the packages of a frame. */
@@ -560,7 +588,7 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     err = sci_seis_code_lengths(frame, info, len);
     if (err)
         goto out;
-    if (sci_huff_build(len, 1u << p->bits, &code)) {
+    if (sci_huff_build_decoder(len, 1u << p->bits, &code)) {
         err = SCI_SEIS_E_DATA;
         goto out;
     }

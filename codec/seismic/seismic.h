@@ -138,6 +138,17 @@ int sci_seis_parse(const uint8_t *buf, size_t len, sci_seis_info *info);
 int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
                           uint8_t *len);
 
+/* A decompression context for sci_seis_code_lengths_in, for a thread that
+ * reads the tables of many frames: making one a call costs as much as
+ * decoding a small table.  NULL when memory is short. */
+typedef struct sci_seis_dctx sci_seis_dctx;
+sci_seis_dctx *sci_seis_dctx_new(void);
+void sci_seis_dctx_free(sci_seis_dctx *d);
+
+/* sci_seis_code_lengths with the context d (NULL: one made for the call). */
+int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
+                             const sci_seis_info *info, uint8_t *len);
+
 /* Decodes a parsed frame: the quantization indices into q (traces x
  * samples, Mallat layout), when q is not NULL, and the gather into out
  * (traces x samples floats), when out is not NULL.  0, E_DATA (packages
