@@ -2,25 +2,30 @@
  * The seismic decoder on the GPU (cuda/seismic/seismic.h).
  *
  * Host, per batch: each frame's code lengths become its canonical tables
- * (codec/seismic/huffman.c), and the index of each package's first symbol is the
- * running sum of the counts in the packages' top bits, summed while the
- * packages are copied into page-locked staging; a frame whose counts do not
- * add up to its gather is refused there.  One copy then takes descriptors,
- * tables, first indices and packages to the device.
+ * (codec/seismic/huffman.c), copied with the packages into page-locked
+ * staging; one copy takes descriptors, tables and packages to the device.
  *
- * Device: a thread decodes a package (table-driven, the lookup table in
- * shared memory) and writes its coefficients dequantized; then each level
- * of the inverse DWT is two launches over the whole batch, rows then
- * columns, a thread per output pair computing what the reference's lifting
- * steps compute for it (an even sample, then the odd one from its two
- * even neighbours), so no launch reads what it writes: coefficients (C) ->
- * rows done (H) -> columns done (the output, T), the next level's low band
- * read from T.
+ * Device: the index of each package's first symbol is the running sum of
+ * the counts in the packages' top bits (a block's sum, then a scan over a
+ * frame's blocks, where a frame whose counts do not add up to its gather is
+ * refused); a lane unpacks a package (table-driven, the lookup table in
+ * shared memory) and its warp writes the 32 packages' coefficients
+ * dequantized, consecutive lanes at consecutive indices; then each level
+ * of the inverse DWT is one launch over the whole batch, a block a tile:
+ * the rows its columns need inverted into shared memory, then its columns,
+ * a thread per output pair computing what the reference's lifting steps
+ * compute for it (an even sample, then the odd one from its two even
+ * neighbours).
+ *
+ * A batch goes to the device in chunks of frames, so that the host builds
+ * a chunk's tables while the device uploads and decodes the ones before.
  *
  * Built with SCI_SEIS_EMU, the kernels become host loops over the same
  * per-thread functions, for the emulated parity test (tests/seismic/seismic_emu.cpp).
  */
 #include <cuda_runtime.h>
+
+#include <atomic>
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,33 +42,50 @@
 #ifdef SCI_SEIS_EMU
 #define DK static inline
 #define DM inline /* member functions */
+#define HDK static inline
 #else
 #define DK __device__ __forceinline__
 #define DM __device__ __forceinline__
+#define HDK __host__ __device__ __forceinline__ /* the planner's too */
 #endif
 
 #define LUT_ENTRIES (1u << SCI_HUFF_LOOKUP_BITS)
 #define LIMITS (SCI_HUFF_MAX_LEN + 2)
 /* per frame: lookup, first_code, first_index, then the sorted symbols */
 #define TABLE_HEAD (LUT_ENTRIES + 2 * LIMITS)
-#define DEC_THREADS 256
-#define PKG_PER_THREAD 4
-#define PKG_PER_BLOCK (DEC_THREADS * PKG_PER_THREAD)
+/* A decode block takes 256 packages, 32 a warp, a package a lane (blocks
+ * of four times as many, a warp taking four groups of 32 one after
+ * another, left the SMs short of warps on a chunk of a batch). */
+#define DEC_WARPS 8
+#define DEC_THREADS (DEC_WARPS * 32)
+#define PKG_PER_BLOCK DEC_THREADS
+/* A lane's unpacked symbols: an odd stride, so the lanes' slices start in
+ * different banks */
+#define SLICE (SCI_HUFF_PACKAGE_BITS + 1)
 #define DWT_THREADS 256
+/* A decode goes in up to MAX_CHUNKS chunks of frames, while the device
+ * uploads and decodes one, the host builds the next one's tables; a chunk
+ * of fewer than CHUNK_PACKAGES packages costs the host less than the
+ * pool's start (tens of microseconds), so small batches go in one. */
+#define MAX_CHUNKS 4
+#define CHUNK_PACKAGES 131072u
+/* timer events of a chunk: upload start and end (on the copy stream),
+ * kernels start, package decoding end, DWT end */
+#define EVENTS_PER_CHUNK 5
 #define RED_THREADS 256
 
 struct seis_frame {
     const uint32_t *table;
     const uint64_t *pkg;
-    const uint32_t *start; /* first symbol of each package, then n */
     uint32_t npkg;
+    uint32_t job0, njobs; /* its decode blocks */
     uint32_t w, h, levels; /* levels: those that change anything */
     sci_seis_grid grid;
     unsigned max_len;
     unsigned version; /* from 3, run packages */
     unsigned nsym;
     float *coef; /* dequantized coefficients (the output when levels = 0) */
-    float *tmp;  /* rows inverted, columns not yet */
+    float *tmp;  /* the even levels' outputs (level_out) */
     float *out;
     uint16_t *q;
 };
@@ -72,17 +94,31 @@ struct block_job {
     uint32_t frame, pkg0;
 };
 
+/* What a pool worker keeps for reading the frames' code tables. */
+struct seis_worker {
+    sci_seis_dctx *dctx;
+    uint8_t *len; /* 2^SCI_SEIS_MAX_BITS code lengths */
+};
+
 struct sci_cuda_seis {
     dbuf stage_host; /* pinned */
     dbuf stage_dev;
     dbuf coef, tmp;
     dbuf status;
+    dbuf job_first; /* a decode block's first symbol (its count first) */
     /* encoder: descriptors and statistics, transform scratch, indices */
     dbuf enc_dev, enc_host, enc_coef, enc_tmp, enc_q, enc_q_host;
     int timing;
-    cudaEvent_t ev[4];
+    cudaEvent_t ev[EVENTS_PER_CHUNK * MAX_CHUNKS]; /* a decode's timer */
+    /* a decode's uploads, on a stream of their own so that a chunk's
+     * upload overlaps the kernels of the one before */
+    cudaStream_t copy_stream;
+    cudaEvent_t copied[MAX_CHUNKS];
     sci_cuda_seis_times times;
     sci_pool *pool; /* the host's work on a batch, a frame a call */
+    seis_worker *workers;
+    unsigned nworkers;
+    size_t chunk_packages; /* 0: CHUNK_PACKAGES */
 };
 
 static double now_ms(void) {
@@ -93,11 +129,11 @@ static double now_ms(void) {
 
 extern "C" int sci_cuda_seis_set_timing(sci_cuda_seis *s, int on) {
     if (on && !s->timing) {
-        int e = events_create(s->ev, 4);
+        int e = events_create(s->ev, EVENTS_PER_CHUNK * MAX_CHUNKS);
         if (e)
             return e;
     } else if (!on && s->timing) {
-        events_destroy(s->ev, 4);
+        events_destroy(s->ev, EVENTS_PER_CHUNK * MAX_CHUNKS);
     }
     s->timing = on != 0;
     return 0;
@@ -112,35 +148,31 @@ extern "C" void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool) {
     s->pool = pool;
 }
 
+extern "C" void sci_cuda_seis_tune_chunks(sci_cuda_seis *s, size_t packages) {
+    s->chunk_packages = packages;
+}
+
 /* ---- package decoding ---------------------------------------------------- */
 
-/* sci_huff_unpack on one package, writing the symbols' coefficients (and
- * indices) from index `first`; false when the package is not one an
- * encoder writes or holds a count other than `count`. */
-DK bool decode_package(const seis_frame &f, const uint32_t *lut,
-                       uint64_t pkg, uint32_t first, uint32_t count) {
-    if (sci_seis_package_is_run(pkg, f.version)) {
-        /* count came from this package (stage_frames' sums, which
-         * refuse a frame with a count of 0) */
-        const uint32_t v = sci_seis_run_symbol(pkg);
-        if (v >= f.nsym)
-            return false;
-        const float c = sci_seis_dequantize_one(v, &f.grid);
-        for (uint32_t k = 0; k < count; k++) {
-            f.coef[first + k] = c;
-            if (f.q)
-                f.q[first + k] = (uint16_t)v;
-        }
-        return true;
-    }
+/* The symbols a package holds (sci_seis_package_count), 0 past the frame's
+ * packages. */
+DK uint32_t count_at(const seis_frame &f, uint32_t i) {
+    return i < f.npkg ? sci_seis_package_count(f.pkg[i], f.version) : 0;
+}
+
+/* sci_huff_unpack on a code package: its symbols into slice (room for
+ * SCI_HUFF_PACKAGE_BITS); false when the package is not one an encoder
+ * writes.  limits: first_code then first_index, LIMITS each. */
+DK bool unpack_codes(const seis_frame &f, const uint32_t *lut,
+                     const uint32_t *limits, uint64_t pkg, uint16_t *slice) {
     const unsigned n = (unsigned)(pkg >> SCI_HUFF_PACKAGE_BITS);
     const uint64_t bits = pkg & ((1ull << SCI_HUFF_PACKAGE_BITS) - 1);
-    const uint32_t *first_code = f.table + LUT_ENTRIES;
-    const uint32_t *first_index = first_code + LIMITS;
+    const uint32_t *first_code = limits;
+    const uint32_t *first_index = limits + LIMITS;
     const uint32_t *sorted = f.table + TABLE_HEAD;
     const unsigned lb = SCI_HUFF_LOOKUP_BITS;
     unsigned pos = SCI_HUFF_PACKAGE_BITS;
-    if (n != count || n == 0)
+    if (n == 0)
         return false;
     for (unsigned k = 0; k < n; k++) {
         uint32_t v = (uint32_t)(pos >= lb ? bits >> (pos - lb)
@@ -166,19 +198,94 @@ DK bool decode_package(const seis_frame &f, const uint32_t *lut,
             }
         }
         pos -= l;
-        f.coef[first + k] = sci_seis_dequantize_one(sym, &f.grid);
-        if (f.q)
-            f.q[first + k] = (uint16_t)sym;
+        slice[k] = (uint16_t)sym;
     }
     return !(pos && (bits & ((1ull << pos) - 1)));
 }
 
-DK void decode_item(const seis_frame &f, const uint32_t *lut, uint32_t i,
-                    int *status) {
-    if (!decode_package(f, lut, f.pkg[i], f.start[i],
-                        f.start[i + 1] - f.start[i]))
-        *status = SCI_SEIS_E_DATA;
+/* A run package's symbol with RUN_FLAG, for the lanes that write it; 0 for
+ * a code package. */
+#define RUN_FLAG 0x10000u
+
+/* Lane `lane`'s share of writing one package's symbols from index first:
+ * every 32nd, so that a warp's stores are consecutive.  run: RUN_FLAG |
+ * symbol for a run, else 0 and the symbols are in slice. */
+DK void put_symbols(const seis_frame &f, const uint16_t *slice, uint32_t first,
+                    uint32_t count, uint32_t run, unsigned lane) {
+    if (run) {
+        const uint32_t v = run & 0xFFFFu;
+        const float c = sci_seis_dequantize_one(v, &f.grid);
+        for (uint32_t k = lane; k < count; k += 32) {
+            f.coef[first + k] = c;
+            if (f.q)
+                f.q[first + k] = (uint16_t)v;
+        }
+        return;
+    }
+    for (uint32_t k = lane; k < count; k += 32) {
+        const uint32_t v = slice[k];
+        f.coef[first + k] = sci_seis_dequantize_one(v, &f.grid);
+        if (f.q)
+            f.q[first + k] = (uint16_t)v;
+    }
 }
+
+/* Lane `lane`'s package of a group of 32: its run word (put_symbols), or
+ * its codes unpacked into its slice; false when the package is not one an
+ * encoder writes. */
+DK bool take_package(const seis_frame &f, const uint32_t *lut,
+                     const uint32_t *limits, uint64_t pkg, uint32_t count,
+                     uint16_t *slice, uint32_t *run) {
+    *run = 0;
+    if (!count)
+        return true; /* past the frame's packages */
+    if (sci_seis_package_is_run(pkg, f.version)) {
+        const uint32_t v = sci_seis_run_symbol(pkg);
+        *run = RUN_FLAG | v;
+        return v < f.nsym;
+    }
+    return unpack_codes(f, lut, limits, pkg, slice);
+}
+
+#ifdef SCI_SEIS_EMU
+/* count_kernel's block: the symbols of packages [pkg0, pkg0 +
+ * PKG_PER_BLOCK), a package of none refusing the frame. */
+static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
+    uint32_t sum = 0;
+    for (uint32_t i = pkg0; i < pkg0 + PKG_PER_BLOCK && i < f.npkg; i++) {
+        const uint32_t c = count_at(f, i);
+        if (!c)
+            *status = SCI_SEIS_E_DATA;
+        sum += c;
+    }
+    return sum;
+}
+
+/* decode_kernel's block as host loops: its groups of 32 packages in order,
+ * each lane's package taken, then each lane's share of every package
+ * written. */
+static void decode_job_emu(const seis_frame &f, const block_job &job,
+                           uint32_t first, int *status) {
+    uint16_t slices[32 * SLICE];
+    const uint32_t *limits = f.table + LUT_ENTRIES;
+    for (unsigned g = 0; g < PKG_PER_BLOCK / 32; g++) {
+        uint32_t firsts[32], cnt[32], run[32];
+        for (unsigned l = 0; l < 32; l++) {
+            const uint32_t i = job.pkg0 + g * 32 + l;
+            cnt[l] = count_at(f, i);
+            firsts[l] = first;
+            first += cnt[l];
+            if (!take_package(f, f.table, limits, i < f.npkg ? f.pkg[i] : 0,
+                              cnt[l], slices + l * SLICE, &run[l]))
+                *status = SCI_SEIS_E_DATA;
+        }
+        for (unsigned l = 0; l < 32; l++)
+            for (unsigned j = 0; j < 32; j++)
+                put_symbols(f, slices + j * SLICE, firsts[j], cnt[j], run[j],
+                            l);
+    }
+}
+#endif
 
 /* ---- inverse lifting, a pair of outputs a thread -------------------------- */
 
@@ -218,9 +325,45 @@ DK bool level_region(const seis_frame &f, unsigned l, uint32_t *lw,
     return true;
 }
 
-/* Rows of level l: item i is the pair k of row r; the low band of the
- * region's top rows is the level above's output (T), except at the top
- * level, where it is the decoded coefficients (C). */
+/* A level's inverse in one launch: a block a tile of TILE_H x TILE_W
+ * outputs.  It inverts the rows the tile's columns need (low rows k0 ..
+ * k0 + TILE_H/2 and high rows k0 - 1 .. k0 + TILE_H/2 of the column
+ * transform, k0 the tile's first output pair) into shared memory, then
+ * the columns, each output computed as the reference computes it.  Level
+ * l writes its output to level_out(l), out at odd levels and tmp at even
+ * ones, and reads its low band from level l + 1's: so no block reads what
+ * another block of its level writes, and level 1 ends in out. */
+#define TILE_W 64
+#define TILE_H 32
+#define TILE_LOW (TILE_H / 2 + 1)
+#define TILE_ROWS (TILE_LOW + TILE_H / 2 + 2)
+
+DK float *level_out(const seis_frame &f, unsigned l) {
+    return l & 1 ? f.out : f.tmp;
+}
+
+/* Level l's region, and where tile t of it starts: columns from x0, output
+ * pairs of the columns from k0. */
+struct tile_at {
+    uint32_t lw, lh, x0, k0;
+};
+
+HDK uint32_t tiles_of(uint32_t lw, uint32_t lh) {
+    return ((lw + TILE_W - 1) / TILE_W) * ((lh + TILE_H - 1) / TILE_H);
+}
+
+DK bool level_tile(const seis_frame &f, unsigned l, uint32_t t, tile_at *at) {
+    if (!level_region(f, l, &at->lw, &at->lh) || t >= tiles_of(at->lw, at->lh))
+        return false;
+    const uint32_t across = (at->lw + TILE_W - 1) / TILE_W;
+    at->x0 = (t % across) * TILE_W;
+    at->k0 = (t / across) * (TILE_H / 2);
+    return true;
+}
+
+/* Row r of the region: the low band of its top rows is the deeper level's
+ * output (t), except at the top level; all else is the decoded
+ * coefficients (c). */
 struct row_src {
     const float *c, *t;
     uint32_t w, r, nlw, nlh;
@@ -231,41 +374,60 @@ struct row_src {
     }
 };
 
-DK void rows_item(const seis_frame &f, unsigned l, size_t i) {
-    uint32_t lw, lh;
-    if (!level_region(f, l, &lw, &lh))
+/* The first step's item i: output pair i % (TILE_W / 2) of the tile's
+ * columns, in the row that shared row i / (TILE_W / 2) holds. */
+DK void tile_rows_item(const seis_frame &f, unsigned l, const tile_at &at,
+                       unsigned i, float *sh) {
+    const unsigned slot = i / (TILE_W / 2), jj = i % (TILE_W / 2);
+    const uint32_t nlh = (at.lh + 1) / 2, nlw = (at.lw + 1) / 2;
+    uint32_t r;
+    if (slot < TILE_LOW) {
+        r = at.k0 + slot;
+        if (r >= nlh)
+            return;
+    } else {
+        const uint32_t h1 = at.k0 + (slot - TILE_LOW); /* high row + 1 */
+        if (h1 == 0 || h1 - 1 >= at.lh - nlh)
+            return;
+        r = nlh + h1 - 1;
+    }
+    const uint32_t j = at.x0 / 2 + jj;
+    if (j >= nlw)
         return;
-    const uint32_t nl = (lw + 1) / 2;
-    if (i >= (size_t)lh * nl)
-        return;
-    const uint32_t r = (uint32_t)(i / nl), k = (uint32_t)(i % nl);
-    row_src g = {f.coef, f.out, f.w, r, nl, (lh + 1) / 2, l == f.levels};
-    float *row = f.tmp + (size_t)r * f.w;
-    float e = even_out(g, lw, nl, k);
-    row[2 * k] = e;
-    if (2 * k + 1 < lw)
-        row[2 * k + 1] = odd_out(g, lw, nl, k, e);
+    row_src g = {f.coef, level_out(f, l + 1), f.w, r, nlw, nlh,
+                 l == f.levels};
+    float *row = sh + slot * TILE_W + 2 * jj;
+    const float e = even_out(g, at.lw, nlw, j);
+    row[0] = e;
+    if (2 * j + 1 < at.lw)
+        row[1] = odd_out(g, at.lw, nlw, j, e);
 }
 
-struct col_src {
-    const float *p;
-    uint32_t w, c;
-    DM float operator()(uint32_t y) const { return p[(size_t)y * w + c]; }
+/* Column `c` of the tile's rows in shared memory, by the column
+ * transform's index y. */
+struct tile_src {
+    const float *sh;
+    uint32_t k0, nl, c;
+    DM float operator()(uint32_t y) const {
+        const uint32_t slot = y < nl ? y - k0 : TILE_LOW + (y - nl) + 1 - k0;
+        return sh[slot * TILE_W + c];
+    }
 };
 
-DK void cols_item(const seis_frame &f, unsigned l, size_t i) {
-    uint32_t lw, lh;
-    if (!level_region(f, l, &lw, &lh))
+/* The second step's item i: output pair i / TILE_W of the tile's column
+ * i % TILE_W. */
+DK void tile_cols_item(const seis_frame &f, unsigned l, const tile_at &at,
+                       unsigned i, const float *sh) {
+    const unsigned kk = i / TILE_W, cc = i % TILE_W;
+    const uint32_t nl = (at.lh + 1) / 2, c = at.x0 + cc, k = at.k0 + kk;
+    if (c >= at.lw || k >= nl)
         return;
-    const uint32_t nl = (lh + 1) / 2;
-    if (i >= (size_t)nl * lw)
-        return;
-    const uint32_t k = (uint32_t)(i / lw), c = (uint32_t)(i % lw);
-    col_src g = {f.tmp, f.w, c};
-    float e = even_out(g, lh, nl, k);
-    f.out[(size_t)(2 * k) * f.w + c] = e;
-    if (2 * k + 1 < lh)
-        f.out[(size_t)(2 * k + 1) * f.w + c] = odd_out(g, lh, nl, k, e);
+    tile_src g = {sh, at.k0, nl, cc};
+    float *o = level_out(f, l);
+    const float e = even_out(g, at.lh, nl, k);
+    o[(size_t)(2 * k) * f.w + c] = e;
+    if (2 * k + 1 < at.lh)
+        o[(size_t)(2 * k + 1) * f.w + c] = odd_out(g, at.lh, nl, k, e);
 }
 
 /* ---- encoder: forward lifting, extremes, quantization ---------------------- */
@@ -387,32 +549,119 @@ DK void quant_item(const enc_frame &f, size_t i) {
 /* ---- kernels ----------------------------------------------------------------- */
 
 #ifndef SCI_SEIS_EMU
+DK uint32_t warp_inclusive(uint32_t v, unsigned lane) {
+    for (unsigned d = 1; d < 32; d <<= 1) {
+        uint32_t o = __shfl_up_sync(0xFFFFFFFFu, v, d);
+        if (lane >= d)
+            v += o;
+    }
+    return v;
+}
+
+/* Each block's symbol count; a package of none (no encoder writes one)
+ * refuses its frame. */
 __global__ void __launch_bounds__(DEC_THREADS)
-    decode_kernel(const seis_frame *frames, const block_job *jobs,
-                  int *status) {
-    __shared__ uint32_t lut[LUT_ENTRIES];
+    count_kernel(const seis_frame *frames, const block_job *jobs,
+                 uint32_t *job_first, int *status) {
+    __shared__ uint32_t warp_sum[DEC_WARPS];
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
-    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
-        lut[j] = f.table[j];
+    const uint32_t i = job.pkg0 + threadIdx.x;
+    uint32_t sum = count_at(f, i);
+    if (i < f.npkg && sum == 0)
+        status[job.frame] = SCI_SEIS_E_DATA;
+    for (unsigned d = 16; d; d >>= 1)
+        sum += __shfl_xor_sync(0xFFFFFFFFu, sum, d);
+    if ((threadIdx.x & 31) == 0)
+        warp_sum[threadIdx.x >> 5] = sum;
     __syncthreads();
-    for (unsigned j = 0; j < PKG_PER_THREAD; j++) {
-        uint32_t i = job.pkg0 + j * DEC_THREADS + threadIdx.x;
-        if (i < f.npkg)
-            decode_item(f, lut, i, &status[job.frame]);
+    if (threadIdx.x == 0) {
+        uint32_t t = 0;
+        for (unsigned w = 0; w < DEC_WARPS; w++)
+            t += warp_sum[w];
+        job_first[blockIdx.x] = t;
     }
 }
 
-__global__ void __launch_bounds__(DWT_THREADS)
-    rows_kernel(const seis_frame *frames, unsigned l) {
-    rows_item(frames[blockIdx.y], l,
-              (size_t)blockIdx.x * DWT_THREADS + threadIdx.x);
+/* A warp a frame: its blocks' counts become the index of each block's
+ * first symbol; symbols that do not add up to the gather refuse it. */
+__global__ void offsets_kernel(const seis_frame *frames, unsigned n,
+                               uint32_t *job_first, int *status) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (i >= n)
+        return;
+    const seis_frame f = frames[i];
+    uint64_t run = 0;
+    for (uint32_t j0 = 0; j0 < f.njobs; j0 += 32) {
+        const uint32_t j = j0 + lane;
+        const uint32_t v = j < f.njobs ? job_first[f.job0 + j] : 0;
+        const uint32_t incl = warp_inclusive(v, lane);
+        if (j < f.njobs)
+            job_first[f.job0 + j] = (uint32_t)(run + incl - v);
+        run += __shfl_sync(0xFFFFFFFFu, incl, 31);
+    }
+    if (lane == 0 && run != (uint64_t)f.w * f.h)
+        status[i] = SCI_SEIS_E_DATA;
+}
+
+/* A package a lane: code packages unpacked into the lane's slice of shared
+ * memory, then the warp writes the 32 packages' symbols one package after
+ * another, consecutive lanes at consecutive indices (a lane writing its
+ * own package's symbols stored to 32 lines at once). */
+__global__ void __launch_bounds__(DEC_THREADS)
+    decode_kernel(const seis_frame *frames, const block_job *jobs,
+                  const uint32_t *job_first, int *status) {
+    __shared__ uint32_t lut[LUT_ENTRIES];
+    __shared__ uint32_t limits[2 * LIMITS];
+    __shared__ uint16_t slices[DEC_WARPS][32 * SLICE];
+    __shared__ uint32_t warp_sum[DEC_WARPS];
+    const block_job job = jobs[blockIdx.x];
+    if (status[job.frame])
+        return; /* refused by its counts: the whole block leaves */
+    const seis_frame f = frames[job.frame];
+    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
+        lut[j] = f.table[j];
+    for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
+        limits[j] = f.table[LUT_ENTRIES + j];
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t i = job.pkg0 + threadIdx.x;
+    const uint64_t pk = i < f.npkg ? f.pkg[i] : 0;
+    const uint32_t cnt = i < f.npkg ? sci_seis_package_count(pk, f.version) : 0;
+    const uint32_t incl = warp_inclusive(cnt, lane);
+    if (lane == 31)
+        warp_sum[warp] = incl;
+    __syncthreads();
+    /* the warps before this one, then the lanes before this one */
+    uint32_t first = job_first[blockIdx.x] + incl - cnt;
+    for (unsigned w = 0; w < warp; w++)
+        first += warp_sum[w];
+    uint16_t *slice = slices[warp];
+    uint32_t run;
+    const bool ok =
+        take_package(f, lut, limits, pk, cnt, slice + lane * SLICE, &run);
+    __syncwarp();
+    for (unsigned j = 0; j < 32; j++)
+        put_symbols(f, slice + j * SLICE, __shfl_sync(0xFFFFFFFFu, first, j),
+                    __shfl_sync(0xFFFFFFFFu, cnt, j),
+                    __shfl_sync(0xFFFFFFFFu, run, j), lane);
+    if (!ok)
+        status[job.frame] = SCI_SEIS_E_DATA;
 }
 
 __global__ void __launch_bounds__(DWT_THREADS)
-    cols_kernel(const seis_frame *frames, unsigned l) {
-    cols_item(frames[blockIdx.y], l,
-              (size_t)blockIdx.x * DWT_THREADS + threadIdx.x);
+    inverse_kernel(const seis_frame *frames, unsigned l) {
+    __shared__ float sh[TILE_ROWS * TILE_W];
+    const seis_frame f = frames[blockIdx.y];
+    tile_at at;
+    if (!level_tile(f, l, blockIdx.x, &at))
+        return;
+    for (unsigned i = threadIdx.x; i < TILE_ROWS * (TILE_W / 2);
+         i += DWT_THREADS)
+        tile_rows_item(f, l, at, i, sh);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < (TILE_H / 2) * TILE_W; i += DWT_THREADS)
+        tile_cols_item(f, l, at, i, sh);
 }
 
 
@@ -502,17 +751,27 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     if (!s)
         return;
     sci_cuda_seis_set_timing(s, 0);
+    if (s->copy_stream) {
+        events_destroy(s->copied, MAX_CHUNKS);
+        cudaStreamDestroy(s->copy_stream);
+    }
     cudaFreeHost(s->stage_host.p);
     cudaFree(s->stage_dev.p);
     cudaFree(s->coef.p);
     cudaFree(s->tmp.p);
     cudaFree(s->status.p);
+    cudaFree(s->job_first.p);
     cudaFree(s->enc_dev.p);
     cudaFreeHost(s->enc_host.p);
     cudaFree(s->enc_coef.p);
     cudaFree(s->enc_tmp.p);
     cudaFree(s->enc_q.p);
     cudaFreeHost(s->enc_q_host.p);
+    for (unsigned i = 0; i < s->nworkers; i++) {
+        sci_seis_dctx_free(s->workers[i].dctx);
+        free(s->workers[i].len);
+    }
+    free(s->workers);
     free(s);
 }
 
@@ -521,77 +780,240 @@ static size_t align_up(size_t v, size_t a) {
 }
 
 
-/* What the host learns of one frame before staging it. */
+/* What the host keeps of one frame of a decode. */
 struct frame_plan {
-    sci_huff_code code;
     int err;
-    size_t table_at, start_at, pkg_at; /* offsets in the staging area */
-    size_t coef_at;                    /* in floats, in C and H */
+    size_t pkg_at;  /* in the staging area */
+    size_t coef_at; /* in floats, in coef and tmp */
 };
 
 static int cuda_err(cudaError_t e) {
     return e == cudaSuccess ? 0 : (int)e;
 }
 
-/* The host's share of a batch decode, a frame a call. */
-struct decode_args {
+/* A chunk of a batch in the staging area: descriptors, decode blocks, each
+ * frame's packages, then the frames' tables in the order they were built. */
+struct chunk_plan {
+    unsigned f0, f1; /* its frames */
+    size_t desc_at, jobs_at, end;
+    size_t job_n;
+    unsigned max_levels;
+    uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
+};
+
+/* The host's share of a chunk, a frame a call. */
+struct chunk_args {
+    sci_cuda_seis *s;
     const uint8_t *const *frames;
     const sci_seis_info *info;
     frame_plan *plan;
-    uint8_t *hb; /* the staging area */
+    seis_frame *desc;               /* the chunk's, in the staging area */
+    std::atomic<size_t> *table_end; /* where the next table goes */
 };
 
-/* Frames [b, e)'s code tables. */
-static void build_tables(void *arg, size_t b, size_t e, unsigned) {
-    const decode_args *a = (const decode_args *)arg;
+/* Frames [b, e) of a chunk: code lengths, tables, packages into the
+ * staging area. */
+static void prepare_frames(void *arg, size_t b, size_t e, unsigned worker) {
+    const chunk_args *a = (const chunk_args *)arg;
+    seis_worker *w = &a->s->workers[worker];
+    uint8_t *hb = (uint8_t *)a->s->stage_host.p;
+    const uint8_t *db = (const uint8_t *)a->s->stage_dev.p;
     for (size_t i = b; i < e; i++) {
         const sci_seis_info *in = &a->info[i];
         frame_plan *pl = &a->plan[i];
-        uint8_t *len = (uint8_t *)malloc((size_t)1 << in->p.bits);
-        int err = len ? sci_seis_code_lengths(a->frames[i], in, len)
-                      : SCI_SEIS_E_NOMEM;
-        if (!err && sci_huff_build(len, 1u << in->p.bits, &pl->code))
+        seis_frame *f = &a->desc[i];
+        sci_huff_code code;
+        int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in, w->len);
+        if (!err && sci_huff_build_decoder(w->len, 1u << in->p.bits, &code))
             err = SCI_SEIS_E_DATA;
-        pl->err = err;
-        free(len);
+        if (err) {
+            /* its blocks find no packages and the device refuses it */
+            pl->err = err;
+            f->npkg = 0;
+            f->levels = 0;
+            continue;
+        }
+        const size_t used = code.first_index[SCI_HUFF_MAX_LEN + 1];
+        const size_t at =
+            a->table_end->fetch_add(align_up((TABLE_HEAD + used) * 4, 16));
+        uint32_t *t = (uint32_t *)(hb + at);
+        memcpy(t, code.lookup, LUT_ENTRIES * 4);
+        memcpy(t + LUT_ENTRIES, code.first_code, LIMITS * 4);
+        memcpy(t + LUT_ENTRIES + LIMITS, code.first_index, LIMITS * 4);
+        memcpy(t + TABLE_HEAD, code.sorted, used * 4);
+        f->table = (const uint32_t *)(db + at);
+        f->max_len = code.max_len;
+        sci_huff_free(&code);
+        /* the frame is little-endian, and so is every CUDA host */
+        memcpy(hb + pl->pkg_at, a->frames[i] + in->pkg_off,
+               (size_t)in->packages * 8);
     }
 }
 
-/* Frames [b, e)'s tables, first indices and packages into the staging
- * area. */
-static void stage_frames(void *arg, size_t b, size_t e, unsigned) {
-    const decode_args *a = (const decode_args *)arg;
-    uint8_t *hb = a->hb;
-    for (size_t i = b; i < e; i++) {
-        frame_plan *pl = &a->plan[i];
-        const sci_seis_info *in = &a->info[i];
-        if (pl->err)
-            continue;
-        const sci_huff_code *c = &pl->code;
-        uint32_t *t = (uint32_t *)(hb + pl->table_at);
-        memcpy(t, c->lookup, LUT_ENTRIES * 4);
-        memcpy(t + LUT_ENTRIES, c->first_code, LIMITS * 4);
-        memcpy(t + LUT_ENTRIES + LIMITS, c->first_index, LIMITS * 4);
-        memcpy(t + TABLE_HEAD, c->sorted,
-               (size_t)c->first_index[SCI_HUFF_MAX_LEN + 1] * 4);
-        const uint8_t *src = a->frames[i] + in->pkg_off;
-        uint32_t *start = (uint32_t *)(hb + pl->start_at);
-        uint64_t sum = 0;
-        int zero_count = 0;
-        for (uint32_t p = 0; p < in->packages; p++) {
-            uint64_t pk;
-            memcpy(&pk, src + 8 * (size_t)p, 8); /* little-endian, as CUDA hosts */
-            uint32_t c = sci_seis_package_count(pk, in->version);
-            zero_count |= c == 0;
-            start[p] = (uint32_t)sum;
-            sum += c;
+/* Lays out frames [c->f0, c->f1) from c->desc_at on (their descriptors
+ * but for the tables, their decode blocks, their packages' places), then
+ * has the pool build the tables and stage them and the packages; sets
+ * c->end. */
+static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
+                        const uint8_t *const frames[],
+                        const sci_seis_info info[], frame_plan plan[],
+                        float *const out[], uint16_t *const q[]) {
+    uint8_t *hb = (uint8_t *)s->stage_host.p;
+    uint8_t *db = (uint8_t *)s->stage_dev.p;
+    const unsigned f0 = c->f0, f1 = c->f1;
+    size_t at = align_up(c->desc_at + (f1 - f0) * sizeof(seis_frame), 16);
+    size_t jobs = 0;
+    for (unsigned i = f0; i < f1; i++)
+        jobs += (info[i].packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+    c->jobs_at = at;
+    block_job *job = (block_job *)(hb + at);
+    at = align_up(at + jobs * sizeof(block_job), 16);
+    seis_frame *desc = (seis_frame *)(hb + c->desc_at);
+    c->job_n = 0;
+    c->max_levels = 0;
+    memset(c->max_tiles, 0, sizeof c->max_tiles);
+    for (unsigned i = f0; i < f1; i++) {
+        const sci_seis_info *in = &info[i];
+        seis_frame f = {};
+        plan[i].pkg_at = at;
+        at = align_up(at + (size_t)in->packages * 8, 16);
+        f.w = in->p.samples;
+        f.h = in->p.traces;
+        f.levels = sci_dwt_used_levels(f.w, f.h, in->p.levels);
+        f.npkg = in->packages;
+        f.grid = in->grid;
+        f.version = in->version;
+        f.nsym = 1u << in->p.bits;
+        f.pkg = (const uint64_t *)(db + plan[i].pkg_at);
+        f.out = out[i];
+        f.coef = f.levels ? (float *)s->coef.p + plan[i].coef_at : out[i];
+        f.tmp = (float *)s->tmp.p + plan[i].coef_at;
+        f.q = q ? q[i] : NULL;
+        if (f.levels > c->max_levels)
+            c->max_levels = f.levels;
+        f.job0 = (uint32_t)c->job_n;
+        for (uint32_t p0 = 0; p0 < in->packages; p0 += PKG_PER_BLOCK)
+            job[c->job_n++] = {i - f0, p0};
+        f.njobs = (uint32_t)(c->job_n - f.job0);
+        for (unsigned l = 1; l <= f.levels; l++) {
+            const uint32_t t = tiles_of(sci_dwt_low_len(f.w, l - 1),
+                                        sci_dwt_low_len(f.h, l - 1));
+            if (t > c->max_tiles[l])
+                c->max_tiles[l] = t;
         }
-        start[in->packages] = (uint32_t)sum;
-        /* the frame is little-endian, and so is every CUDA host */
-        memcpy(hb + pl->pkg_at, src, (size_t)in->packages * 8);
-        if (zero_count || sum != (uint64_t)in->p.traces * in->p.samples)
-            pl->err = SCI_SEIS_E_DATA;
+        desc[i - f0] = f;
     }
+    std::atomic<size_t> table_end(at);
+    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc, &table_end};
+    sci_pool_for(s->pool, f1 - f0, 1, prepare_frames, &ca);
+    c->end = table_end.load();
+}
+
+/* The device's work on a staged chunk: its first indices, symbols and
+ * inverse DWT; status and job_first are the chunk's. */
+static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
+                        uint32_t *djob_first, int *dstatus, int ev,
+                        cudaStream_t st) {
+    const uint8_t *db = (const uint8_t *)s->stage_dev.p;
+    const seis_frame *dframes = (const seis_frame *)(db + c.desc_at);
+    const block_job *djobs = (const block_job *)(db + c.jobs_at);
+    const size_t job_n = c.job_n;
+    const unsigned n = c.f1 - c.f0, max_levels = c.max_levels;
+
+#ifdef SCI_SEIS_EMU
+    (void)st;
+    for (size_t b = 0; b < job_n; b++)
+        djob_first[b] = job_count(dframes[djobs[b].frame], djobs[b].pkg0,
+                                  &dstatus[djobs[b].frame]);
+    for (unsigned i = 0; i < n; i++) {
+        const seis_frame &f = dframes[i];
+        uint64_t run = 0;
+        for (uint32_t j = 0; j < f.njobs; j++) {
+            const uint32_t c = djob_first[f.job0 + j];
+            djob_first[f.job0 + j] = (uint32_t)run;
+            run += c;
+        }
+        if (run != (uint64_t)f.w * f.h)
+            dstatus[i] = SCI_SEIS_E_DATA;
+    }
+    for (size_t b = 0; b < job_n; b++)
+        if (!dstatus[djobs[b].frame])
+            decode_job_emu(dframes[djobs[b].frame], djobs[b], djob_first[b],
+                           &dstatus[djobs[b].frame]);
+    events_mark(s->timing, s->ev, ev + 3, st);
+    for (unsigned l = max_levels; l >= 1; l--)
+        for (unsigned i = 0; i < n; i++)
+            for (uint32_t t = 0; t < c.max_tiles[l]; t++) {
+                float sh[TILE_ROWS * TILE_W];
+                tile_at at;
+                if (!level_tile(dframes[i], l, t, &at))
+                    continue;
+                for (unsigned k = 0; k < TILE_ROWS * (TILE_W / 2); k++)
+                    tile_rows_item(dframes[i], l, at, k, sh);
+                for (unsigned k = 0; k < (TILE_H / 2) * TILE_W; k++)
+                    tile_cols_item(dframes[i], l, at, k, sh);
+            }
+#else
+    if (job_n) {
+        if (job_n > 0x7FFFFFFFu)
+            return SCI_SEIS_E_ARG;
+        count_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
+            dframes, djobs, djob_first, dstatus);
+        offsets_kernel<<<(n + 3) / 4, 128, 0, st>>>(dframes, n, djob_first,
+                                                     dstatus);
+        decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
+            dframes, djobs, djob_first, dstatus);
+    }
+    events_mark(s->timing, s->ev, ev + 3, st);
+    if (n > 65535u && max_levels)
+        return SCI_SEIS_E_ARG;
+    for (unsigned l = max_levels; l >= 1; l--)
+        inverse_kernel<<<dim3(c.max_tiles[l], n), DWT_THREADS, 0, st>>>(
+            dframes, l);
+    if (int err = cuda_err(cudaGetLastError()))
+        return err;
+#endif
+    events_mark(s->timing, s->ev, ev + 4, st);
+    return 0;
+}
+
+/* The copy stream and its events, made with the first decode. */
+static int ensure_copy_stream(sci_cuda_seis *s) {
+    if (s->copy_stream)
+        return 0;
+    cudaStream_t cs;
+    int e = cuda_err(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    if (e)
+        return e;
+    if ((e = events_create(s->copied, MAX_CHUNKS))) {
+        cudaStreamDestroy(cs);
+        return e;
+    }
+    s->copy_stream = cs;
+    return 0;
+}
+
+/* A worker's scratch for each thread of the pool. */
+static int ensure_workers(sci_cuda_seis *s) {
+    const unsigned n = s->pool ? sci_pool_threads(s->pool) : 1;
+    if (s->nworkers >= n)
+        return 0;
+    seis_worker *w =
+        (seis_worker *)realloc(s->workers, n * sizeof *s->workers);
+    if (!w)
+        return SCI_SEIS_E_NOMEM;
+    s->workers = w;
+    for (; s->nworkers < n; s->nworkers++) {
+        seis_worker *k = &w[s->nworkers];
+        k->dctx = sci_seis_dctx_new();
+        k->len = (uint8_t *)malloc((size_t)1 << SCI_SEIS_MAX_BITS);
+        if (!k->dctx || !k->len) {
+            sci_seis_dctx_free(k->dctx);
+            free(k->len);
+            return SCI_SEIS_E_NOMEM;
+        }
+    }
+    return 0;
 }
 
 extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
@@ -613,154 +1035,93 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         return SCI_SEIS_E_NOMEM;
     }
     int err = 0;
-    const double t0 = now_ms();
     memset(&s->times, 0, sizeof s->times);
+    size_t packages = 0;
+    for (unsigned i = 0; i < n; i++)
+        packages += info[i].packages;
+    size_t chunks =
+        packages / (s->chunk_packages ? s->chunk_packages : CHUNK_PACKAGES);
+    chunks = chunks < 1 ? 1 : chunks > MAX_CHUNKS ? MAX_CHUNKS : chunks;
+    chunks = chunks < n ? chunks : n;
+    const unsigned per_chunk = (unsigned)((n + chunks - 1) / chunks);
+    chunks = (n + per_chunk - 1) / per_chunk; /* none left empty */
 
-    /* tables, and the staging layout */
-    size_t at = align_up(n * sizeof(seis_frame), 16), coefs = 0, jobs = 0;
-    decode_args da = {frames, info, plan, NULL};
-    sci_pool_for(s->pool, n, 1, build_tables, &da);
-    for (unsigned i = 0; i < n; i++) {
-        if (plan[i].err)
-            continue;
-        jobs += (info[i].packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+    /* Room for the largest staging the frames can need (the tables' sizes
+     * are known only once built, chunk by chunk), the coefficients and the
+     * decode blocks. */
+    size_t stage_bytes = 0, coefs = 0, jobs = 0;
+    for (unsigned c = 0; c < chunks; c++) {
+        const unsigned f0 = c * per_chunk;
+        const unsigned f1 = f0 + per_chunk < n ? f0 + per_chunk : n;
+        stage_bytes = align_up(stage_bytes + (f1 - f0) * sizeof(seis_frame),
+                               16);
+        size_t cj = 0;
+        for (unsigned i = f0; i < f1; i++)
+            cj += (info[i].packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+        stage_bytes = align_up(stage_bytes + cj * sizeof(block_job), 16);
+        jobs += cj;
+        for (unsigned i = f0; i < f1; i++) {
+            const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
+            const size_t nsym = (size_t)1 << info[i].p.bits;
+            stage_bytes += align_up((TABLE_HEAD + (nsym < v ? nsym : v)) * 4,
+                                    16) +
+                           align_up((size_t)info[i].packages * 8, 16);
+            plan[i].coef_at = coefs;
+            coefs += align_up(v, 64);
+        }
     }
-    size_t jobs_at = at;
-    at = align_up(at + jobs * sizeof(block_job), 16);
-    for (unsigned i = 0; i < n; i++) {
-        if (plan[i].err)
-            continue;
-        unsigned used = 0;
-        for (unsigned v = 0; v < plan[i].code.nsym; v++)
-            used += plan[i].code.len[v] != 0;
-        plan[i].table_at = at;
-        at = align_up(at + (TABLE_HEAD + used) * 4, 16);
-        plan[i].start_at = at;
-        at = align_up(at + ((size_t)info[i].packages + 1) * 4, 16);
-        plan[i].pkg_at = at;
-        at = align_up(at + (size_t)info[i].packages * 8, 16);
-        plan[i].coef_at = coefs;
-        coefs += align_up((size_t)info[i].p.traces * info[i].p.samples, 64);
-    }
-    const size_t stage_bytes = at;
-    if ((err = grow_mem(&s->stage_host, stage_bytes, 1)) ||
+    if ((err = ensure_workers(s)) || (err = ensure_copy_stream(s)) ||
+        (err = grow_mem(&s->stage_host, stage_bytes, 1)) ||
         (err = grow(&s->stage_dev, stage_bytes)) ||
         (err = grow(&s->coef, coefs * 4 + 4)) ||
         (err = grow(&s->tmp, coefs * 4 + 4)) ||
-        (err = grow(&s->status, n * sizeof(int))))
+        (err = grow(&s->status, n * sizeof(int))) ||
+        (err = grow(&s->job_first, jobs * 4 + 4)) ||
+        (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
+                                        st))))
         goto out;
 
     {
         uint8_t *hb = (uint8_t *)s->stage_host.p;
         uint8_t *db = (uint8_t *)s->stage_dev.p;
-        seis_frame *desc = (seis_frame *)hb;
-        block_job *job = (block_job *)(hb + jobs_at);
-        unsigned max_levels = 0;
-        size_t job_n = 0;
-        uint32_t max_items[2] = {0, 0}; /* rows, columns launches */
-        for (unsigned i = 0; i < n; i++) {
-            const sci_seis_info *in = &info[i];
-            seis_frame *f = &desc[i];
-            memset(f, 0, sizeof *f);
-            if (plan[i].err)
-                continue;
-            f->w = in->p.samples;
-            f->h = in->p.traces;
-            f->levels = sci_dwt_used_levels(f->w, f->h, in->p.levels);
-            f->npkg = in->packages;
-            f->grid = in->grid;
-            f->max_len = plan[i].code.max_len;
-            f->version = in->version;
-            f->nsym = 1u << in->p.bits;
-            f->table = (const uint32_t *)(db + plan[i].table_at);
-            f->start = (const uint32_t *)(db + plan[i].start_at);
-            f->pkg = (const uint64_t *)(db + plan[i].pkg_at);
-            f->out = out[i];
-            f->coef = f->levels ? (float *)s->coef.p + plan[i].coef_at
-                                : out[i];
-            f->tmp = (float *)s->tmp.p + plan[i].coef_at;
-            f->q = q ? q[i] : NULL;
-            if (f->levels > max_levels)
-                max_levels = f->levels;
-            for (uint32_t p0 = 0; p0 < in->packages; p0 += PKG_PER_BLOCK)
-                job[job_n++] = {i, p0};
-            /* the widest launch a level needs: level 1's */
-            uint32_t nlw = (f->w + 1) / 2, nlh = (f->h + 1) / 2;
-            uint64_t rows = (uint64_t)f->h * nlw, cols = (uint64_t)nlh * f->w;
-            if (f->levels && rows > max_items[0])
-                max_items[0] = (uint32_t)rows;
-            if (f->levels && cols > max_items[1])
-                max_items[1] = (uint32_t)cols;
+        size_t at = 0, job_at = 0;
+        for (unsigned k = 0; k < chunks && !err; k++) {
+            chunk_plan c = {};
+            c.f0 = k * per_chunk;
+            c.f1 = c.f0 + per_chunk < n ? c.f0 + per_chunk : n;
+            c.desc_at = at;
+            const double t0 = now_ms();
+            stage_chunk(s, &c, frames, info, plan, out, q);
+            at = c.end;
+            s->times.host += s->timing ? (float)(now_ms() - t0) : 0;
+            const int ev = EVENTS_PER_CHUNK * (int)k;
+            cudaStream_t cs = s->copy_stream;
+            events_mark(s->timing, s->ev, ev, cs);
+            if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
+                                                c.end - c.desc_at,
+                                                cudaMemcpyHostToDevice, cs))) ||
+                (err = cuda_err(cudaEventRecord(s->copied[k], cs))) ||
+                (err = cuda_err(cudaStreamWaitEvent(st, s->copied[k], 0))))
+                break;
+            events_mark(s->timing, s->ev, ev + 1, cs);
+            events_mark(s->timing, s->ev, ev + 2, st);
+            err = launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at,
+                               (int *)s->status.p + c.f0, ev, st);
+            job_at += c.job_n;
         }
-        /* tables, first indices and packages, a frame a call */
-        da.hb = hb;
-        sci_pool_for(s->pool, n, 1, stage_frames, &da);
-        /* a frame refused just now: its blocks find npkg = 0 */
-        for (unsigned i = 0; i < n; i++)
-            if (plan[i].err)
-                desc[i].npkg = 0;
-
-        s->times.host = s->timing ? (float)(now_ms() - t0) : 0;
-        events_mark(s->timing, s->ev, 0, st);
-        if ((err = cuda_err(cudaMemcpyAsync(db, hb, stage_bytes,
-                                            cudaMemcpyHostToDevice, st))) ||
-            (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
-                                            st))))
+        if (err)
             goto out;
-        const seis_frame *dframes = (const seis_frame *)db;
-        const block_job *djobs = (const block_job *)(db + jobs_at);
-        int *dstatus = (int *)s->status.p;
-        events_mark(s->timing, s->ev, 1, st);
-#ifdef SCI_SEIS_EMU
-        for (size_t b = 0; b < job_n; b++) {
-            const seis_frame &f = dframes[djobs[b].frame];
-            for (uint32_t j = 0; j < PKG_PER_BLOCK; j++) {
-                uint32_t i = djobs[b].pkg0 + j;
-                if (i < f.npkg)
-                    decode_item(f, f.table, i, &dstatus[djobs[b].frame]);
-            }
-        }
-        events_mark(s->timing, s->ev, 2, st);
-        for (unsigned l = max_levels; l >= 1; l--) {
-            for (unsigned i = 0; i < n; i++)
-                for (size_t k = 0; k < max_items[0]; k++)
-                    rows_item(dframes[i], l, k);
-            for (unsigned i = 0; i < n; i++)
-                for (size_t k = 0; k < max_items[1]; k++)
-                    cols_item(dframes[i], l, k);
-        }
-#else
-        if (job_n) {
-            if (job_n > 0x7FFFFFFFu) {
-                err = SCI_SEIS_E_ARG;
-                goto out;
-            }
-            decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
-                dframes, djobs, dstatus);
-        }
-        events_mark(s->timing, s->ev, 2, st);
-        if (n > 65535u && max_levels) {
-            err = SCI_SEIS_E_ARG;
-            goto out;
-        }
-        for (unsigned l = max_levels; l >= 1; l--) {
-            /* level l's regions are at most level 1's */
-            dim3 gr((max_items[0] + DWT_THREADS - 1) / DWT_THREADS, n);
-            dim3 gc((max_items[1] + DWT_THREADS - 1) / DWT_THREADS, n);
-            rows_kernel<<<gr, DWT_THREADS, 0, st>>>(dframes, l);
-            cols_kernel<<<gc, DWT_THREADS, 0, st>>>(dframes, l);
-        }
-        if ((err = cuda_err(cudaGetLastError())))
-            goto out;
-#endif
-        events_mark(s->timing, s->ev, 3, st);
-        if ((err = cuda_err(cudaMemcpyAsync(stat, dstatus, n * sizeof(int),
+        if ((err = cuda_err(cudaMemcpyAsync(stat, s->status.p,
+                                            n * sizeof(int),
                                             cudaMemcpyDeviceToHost, st))) ||
             (err = cuda_err(cudaStreamSynchronize(st))))
             goto out;
-        s->times.upload = events_span(s->timing, s->ev, 0, 1);
-        s->times.decode = events_span(s->timing, s->ev, 1, 2);
-        s->times.dwt = events_span(s->timing, s->ev, 2, 3);
+        for (unsigned c = 0; c < chunks; c++) {
+            const int ev = EVENTS_PER_CHUNK * (int)c;
+            s->times.upload += events_span(s->timing, s->ev, ev, ev + 1);
+            s->times.decode += events_span(s->timing, s->ev, ev + 2, ev + 3);
+            s->times.dwt += events_span(s->timing, s->ev, ev + 3, ev + 4);
+        }
     }
     for (unsigned i = 0; i < n; i++) {
         int e = plan[i].err ? plan[i].err : stat[i];
@@ -770,8 +1131,11 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             err = e;
     }
 out:
-    for (unsigned i = 0; i < n; i++)
-        sci_huff_free(&plan[i].code);
+    /* a chunk may still read the staging area */
+    if (err && s->copy_stream &&
+        (cudaStreamSynchronize(s->copy_stream) != cudaSuccess ||
+         cudaStreamSynchronize(st) != cudaSuccess))
+        cudaGetLastError();
     free(plan);
     free(stat);
     return err;

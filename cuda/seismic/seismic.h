@@ -1,16 +1,17 @@
 /*
  * The seismic decoder on the GPU: the frames of codec/seismic/seismic.h decoded in
- * batches, a thread per 64-bit package, with dequantization fused and the
+ * batches, a lane per 64-bit package, with dequantization fused and the
  * float 5/3 inverse DWT (codec/j2k/dwt.h's sci_dwt53f_inverse, the same float
  * operations in the same order: the output equals the C reference's to the
  * bit).  The host checks each frame's header and CRC, decompresses its code
  * lengths and builds its canonical tables (sci_seis_parse,
  * sci_seis_code_lengths); the device does the rest.
  *
- * Runs on the CUDA context current on the calling thread, queued on
- * `stream` (a cudaStream_t passed as void *); sci_cuda_seis_decode returns
- * once the batch is decoded (it synchronises the stream to read back the
- * frames' status).
+ * Runs on the CUDA context current on the calling thread (the one of the
+ * first decode), its kernels queued on `stream` (a cudaStream_t passed as
+ * void *) and a decode's uploads on a stream of the handle's own, which
+ * `stream` waits for; sci_cuda_seis_decode returns once the batch is
+ * decoded (it synchronises the stream to read back the frames' status).
  */
 #ifndef SCI_CUDA_SEISMIC_H
 #define SCI_CUDA_SEISMIC_H
@@ -57,10 +58,11 @@ int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
                          size_t out_len[], int status[], size_t bad_index[],
                          void *stream);
 
-/* Where the last decode's time went, in ms (all 0 unless timing is on):
- * host = tables, first indices and staging on the host; upload = the one
- * copy to the device; decode = the package kernel; dwt = the inverse DWT
- * launches. */
+/* Where the last decode's time went, in ms (all 0 unless timing is on),
+ * each summed over the batch's chunks, which overlap one another: host =
+ * tables and staging on the host; upload = the copies to the device;
+ * decode = the package kernels (first indices, then the symbols); dwt =
+ * the inverse DWT launches. */
 typedef struct {
     float host, upload, decode, dwt;
 } sci_cuda_seis_times;
@@ -69,6 +71,12 @@ typedef struct {
  * (NULL, the default: the calling thread; codec/common/parallel.h).  The pool
  * must outlive its use here. */
 void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool);
+
+/* A decode goes to the device in up to four chunks of frames, so that the
+ * host builds a chunk's tables while the device decodes the one before: a
+ * chunk for every `packages` packages of the batch (0: the default, about
+ * 128 Ki; tests set 1 to cut small batches). */
+void sci_cuda_seis_tune_chunks(sci_cuda_seis *s, size_t packages);
 
 /* Timing costs a few event records a batch; off by default. */
 int sci_cuda_seis_set_timing(sci_cuda_seis *s, int on);

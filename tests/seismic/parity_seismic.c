@@ -127,6 +127,17 @@ static void damage(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
+/* Changes a package's symbol count (bit 58: a code package's count by one,
+ * or a run turned into a code package or back) and fixes the CRC: the
+ * symbols no longer add up to the gather, which the GPU finds on the
+ * device. */
+static void damage_count(fcase *c) {
+    size_t np = c->info.packages;
+    c->frame[c->info.pkg_off + 8 * (rng() % np) + 7] ^= 1u << 2;
+    put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
+}
+
 /* Decodes the cases as one batch and compares each with the reference. */
 static void run_batch(sci_cuda_seis *s, fcase *cs, unsigned n,
                       const char *what) {
@@ -320,6 +331,10 @@ int main(int argc, char **argv) {
             nc++;
         }
     run_batch(s, cs, nc, "one batch of every case");
+    /* the same batch in four chunks (a large batch's path) */
+    sci_cuda_seis_tune_chunks(s, 1);
+    run_batch(s, cs, nc, "one batch of every case, in chunks");
+    sci_cuda_seis_tune_chunks(s, 0);
     {
         /* run packages (version 3) among the frames: the constant and
          * spiky gathers' zero detail bands */
@@ -354,7 +369,12 @@ int main(int argc, char **argv) {
     /* the same cases again, some damaged: only those are refused */
     for (unsigned i = 0; i < nc; i += 3)
         damage(&cs[i]);
+    for (unsigned i = 1; i < nc; i += 3)
+        damage_count(&cs[i]);
     run_batch(s, cs, nc, "batch with damaged frames");
+    sci_cuda_seis_tune_chunks(s, 1);
+    run_batch(s, cs, nc, "batch with damaged frames, in chunks");
+    sci_cuda_seis_tune_chunks(s, 0);
     for (unsigned i = 0; i < nc; i++)
         free_case(&cs[i]);
     free(cs);
