@@ -1,11 +1,13 @@
 /*
  * The seismic decoder on the GPU (cuda/seismic/seismic.h).
  *
- * Host, per batch: each frame's code lengths become its canonical tables
- * (codec/seismic/huffman.c), copied with the packages into page-locked
- * staging; one copy takes descriptors, tables and packages to the device.
+ * Host, per batch: each frame's code lengths are decompressed into
+ * page-locked staging beside its packages; one copy takes descriptors,
+ * lengths and packages to the device.
  *
- * Device: the index of each package's first symbol is the running sum of
+ * Device: a block builds each frame's canonical tables from its lengths,
+ * as codec/seismic/huffman.c does; the index of each package's first
+ * symbol is the running sum of
  * the counts in the packages' top bits (a block's sum, then a scan over a
  * frame's blocks, where a frame whose counts do not add up to its gather is
  * refused); a lane unpacks a package (table-driven, the lookup table in
@@ -24,8 +26,6 @@
  * per-thread functions, for the emulated parity test (tests/seismic/seismic_emu.cpp).
  */
 #include <cuda_runtime.h>
-
-#include <atomic>
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +75,8 @@
 #define RED_THREADS 256
 
 struct seis_frame {
-    const uint32_t *table;
+    uint32_t *table;     /* built on the device from len */
+    const uint8_t *len;  /* the code lengths, nsym of them; NULL: refused */
     const uint64_t *pkg;
     uint32_t npkg;
     uint32_t job0, njobs; /* its decode blocks */
@@ -94,10 +95,9 @@ struct block_job {
     uint32_t frame, pkg0;
 };
 
-/* What a pool worker keeps for reading the frames' code tables. */
+/* What a pool worker keeps for reading the frames' code lengths. */
 struct seis_worker {
     sci_seis_dctx *dctx;
-    uint8_t *len; /* 2^SCI_SEIS_MAX_BITS code lengths */
 };
 
 struct sci_cuda_seis {
@@ -106,6 +106,7 @@ struct sci_cuda_seis {
     dbuf coef, tmp;
     dbuf status;
     dbuf job_first; /* a decode block's first symbol (its count first) */
+    dbuf tables;    /* each frame's, built on the device */
     /* encoder: descriptors and statistics, transform scratch, indices */
     dbuf enc_dev, enc_host, enc_coef, enc_tmp, enc_q, enc_q_host;
     int timing;
@@ -247,7 +248,127 @@ DK bool take_package(const seis_frame &f, const uint32_t *lut,
     return unpack_codes(f, lut, limits, pkg, slice);
 }
 
+/* ---- canonical tables from the code lengths, a block a frame ------------- */
+
+/* sci_huff_build_decoder on the device: the block's threads take the
+ * symbols in TB_THREADS runs; a thread counts each length in its run, a
+ * scan over the threads gives each run's first place among the symbols of
+ * each length, and each thread then places its run's symbols (sorted
+ * order and lookup entries) as the host's single pass would, into
+ * f.table (lookup, first_code, first_index, sorted).  Lengths that
+ * sci_huff_build would refuse refuse the frame. */
+#define TB_THREADS 256
+#define TB_LENGTHS (SCI_HUFF_MAX_LEN + 1)
+
+struct table_room {
+    uint16_t below[TB_LENGTHS][TB_THREADS]; /* a run's count, then place */
+    uint32_t first_code[LIMITS], first_index[LIMITS];
+    int ok;
+};
+
+DK uint32_t run_of(const seis_frame &f, unsigned t, uint32_t *s1) {
+    const uint32_t per = (f.nsym + TB_THREADS - 1) / TB_THREADS;
+    const uint32_t s0 = t * per < f.nsym ? t * per : f.nsym;
+    *s1 = s0 + per < f.nsym ? s0 + per : f.nsym;
+    return s0;
+}
+
+/* Thread t: its run's count of each length, and the lookup table's
+ * entries t, t + TB_THREADS, ... cleared (a code longer than the lookup
+ * leaves its entries 0); false when a length is beyond any code. */
+DK bool tb_count(const seis_frame &f, table_room *r, unsigned t) {
+    bool ok = true;
+    for (unsigned l = 0; l < TB_LENGTHS; l++)
+        r->below[l][t] = 0;
+    uint32_t s1, s = run_of(f, t, &s1);
+    for (; s < s1; s++) {
+        const unsigned l = f.len[s];
+        if (l > SCI_HUFF_MAX_LEN)
+            ok = false;
+        else if (l)
+            r->below[l][t]++;
+    }
+    for (unsigned j = t; j < LUT_ENTRIES; j += TB_THREADS)
+        f.table[j] = 0;
+    return ok;
+}
+
+/* One thread: each length's first code and first place, and the checks of
+ * sci_huff_build (a complete prefix code, or one 1-bit code), which clear
+ * r->ok; totals[l] is the count of length l. */
+DK void tb_heads(const seis_frame &f, table_room *r, const uint32_t *totals) {
+    uint32_t used = 0, max_len = 0;
+    for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN; l++)
+        if (totals[l]) {
+            used += totals[l];
+            max_len = l;
+        }
+    uint64_t kraft = 0;
+    for (unsigned l = 1; l <= max_len; l++)
+        kraft += (uint64_t)totals[l] << (max_len - l);
+    if (used && !(kraft == 1ull << max_len || (used == 1 && totals[1] == 1)))
+        r->ok = 0;
+    uint32_t next = 0, idx = 0;
+    r->first_code[0] = r->first_index[0] = 0;
+    for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN + 1; l++) {
+        r->first_code[l] = next;
+        r->first_index[l] = idx;
+        if (l > max_len)
+            continue;
+        next = (next + totals[l]) << 1;
+        idx += totals[l];
+    }
+    for (unsigned l = 0; l < LIMITS; l++) {
+        f.table[LUT_ENTRIES + l] = r->first_code[l];
+        f.table[LUT_ENTRIES + LIMITS + l] = r->first_index[l];
+    }
+}
+
+/* Thread t: its run's symbols into sorted order and the lookup table;
+ * below[l][t] is its first place among the symbols of length l. */
+DK void tb_place(const seis_frame &f, table_room *r, unsigned t) {
+    uint32_t s1, s = run_of(f, t, &s1);
+    for (; s < s1; s++) {
+        const unsigned l = f.len[s];
+        if (!l)
+            continue;
+        const uint32_t k = r->below[l][t]++;
+        const uint32_t code = r->first_code[l] + k;
+        f.table[TABLE_HEAD + r->first_index[l] + k] = s;
+        if (l <= SCI_HUFF_LOOKUP_BITS) {
+            const unsigned sh = SCI_HUFF_LOOKUP_BITS - l;
+            for (uint32_t v = code << sh; v < (code + 1) << sh; v++)
+                f.table[v] = s << 5 | l;
+        }
+    }
+}
+
 #ifdef SCI_SEIS_EMU
+/* tables_kernel's block as host loops. */
+static void tables_emu(const seis_frame &f, int *status) {
+    if (!f.len)
+        return;
+    static table_room r;
+    r.ok = 1;
+    for (unsigned t = 0; t < TB_THREADS; t++)
+        if (!tb_count(f, &r, t))
+            r.ok = 0;
+    uint32_t totals[TB_LENGTHS] = {0};
+    for (unsigned l = 1; l < TB_LENGTHS; l++)
+        for (unsigned t = 0; t < TB_THREADS; t++) {
+            const uint16_t c = r.below[l][t];
+            r.below[l][t] = (uint16_t)totals[l];
+            totals[l] += c;
+        }
+    tb_heads(f, &r, totals);
+    if (!r.ok) {
+        *status = SCI_SEIS_E_DATA;
+        return;
+    }
+    for (unsigned t = 0; t < TB_THREADS; t++)
+        tb_place(f, &r, t);
+}
+
 /* count_kernel's block: the symbols of packages [pkg0, pkg0 +
  * PKG_PER_BLOCK), a package of none refusing the frame. */
 static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
@@ -558,6 +679,48 @@ DK uint32_t warp_inclusive(uint32_t v, unsigned lane) {
     return v;
 }
 
+/* A block a frame: its canonical tables from its code lengths
+ * (tb_count, tb_heads, tb_place); lengths that make no code refuse it. */
+__global__ void __launch_bounds__(TB_THREADS)
+    tables_kernel(const seis_frame *frames, int *status) {
+    __shared__ table_room r;
+    __shared__ uint32_t totals[TB_LENGTHS];
+    const seis_frame f = frames[blockIdx.x];
+    if (!f.len)
+        return;
+    const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int bad = __syncthreads_or(!tb_count(f, &r, t));
+    /* a warp a length: the runs' counts become their first places */
+    for (unsigned l = 1 + warp; l < TB_LENGTHS; l += TB_THREADS / 32) {
+        uint16_t *b = r.below[l];
+        const unsigned per = TB_THREADS / 32;
+        uint32_t sum = 0;
+        for (unsigned k = 0; k < per; k++)
+            sum += b[lane * per + k];
+        const uint32_t incl = warp_inclusive(sum, lane);
+        uint32_t at = incl - sum;
+        for (unsigned k = 0; k < per; k++) {
+            const uint32_t c = b[lane * per + k];
+            b[lane * per + k] = (uint16_t)at;
+            at += c;
+        }
+        if (lane == 31)
+            totals[l] = incl;
+    }
+    __syncthreads();
+    if (t == 0) {
+        r.ok = !bad;
+        tb_heads(f, &r, totals);
+    }
+    __syncthreads();
+    if (!r.ok) {
+        if (t == 0)
+            status[blockIdx.x] = SCI_SEIS_E_DATA;
+        return;
+    }
+    tb_place(f, &r, t);
+}
+
 /* Each block's symbol count; a package of none (no encoder writes one)
  * refuses its frame. */
 __global__ void __launch_bounds__(DEC_THREADS)
@@ -761,16 +924,15 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     cudaFree(s->tmp.p);
     cudaFree(s->status.p);
     cudaFree(s->job_first.p);
+    cudaFree(s->tables.p);
     cudaFree(s->enc_dev.p);
     cudaFreeHost(s->enc_host.p);
     cudaFree(s->enc_coef.p);
     cudaFree(s->enc_tmp.p);
     cudaFree(s->enc_q.p);
     cudaFreeHost(s->enc_q_host.p);
-    for (unsigned i = 0; i < s->nworkers; i++) {
+    for (unsigned i = 0; i < s->nworkers; i++)
         sci_seis_dctx_free(s->workers[i].dctx);
-        free(s->workers[i].len);
-    }
     free(s->workers);
     free(s);
 }
@@ -783,16 +945,17 @@ static size_t align_up(size_t v, size_t a) {
 /* What the host keeps of one frame of a decode. */
 struct frame_plan {
     int err;
-    size_t pkg_at;  /* in the staging area */
-    size_t coef_at; /* in floats, in coef and tmp */
+    size_t pkg_at, len_at; /* in the staging area */
+    size_t table_at;       /* in words, in tables */
+    size_t coef_at;        /* in floats, in coef and tmp */
 };
 
 static int cuda_err(cudaError_t e) {
     return e == cudaSuccess ? 0 : (int)e;
 }
 
-/* A chunk of a batch in the staging area: descriptors, decode blocks, each
- * frame's packages, then the frames' tables in the order they were built. */
+/* A chunk of a batch in the staging area: descriptors, decode blocks, then
+ * each frame's packages and code lengths. */
 struct chunk_plan {
     unsigned f0, f1; /* its frames */
     size_t desc_at, jobs_at, end;
@@ -807,53 +970,38 @@ struct chunk_args {
     const uint8_t *const *frames;
     const sci_seis_info *info;
     frame_plan *plan;
-    seis_frame *desc;               /* the chunk's, in the staging area */
-    std::atomic<size_t> *table_end; /* where the next table goes */
+    seis_frame *desc; /* the chunk's, in the staging area */
 };
 
-/* Frames [b, e) of a chunk: code lengths, tables, packages into the
- * staging area. */
+/* Frames [b, e) of a chunk: code lengths and packages into the staging
+ * area. */
 static void prepare_frames(void *arg, size_t b, size_t e, unsigned worker) {
     const chunk_args *a = (const chunk_args *)arg;
     seis_worker *w = &a->s->workers[worker];
     uint8_t *hb = (uint8_t *)a->s->stage_host.p;
-    const uint8_t *db = (const uint8_t *)a->s->stage_dev.p;
     for (size_t i = b; i < e; i++) {
         const sci_seis_info *in = &a->info[i];
         frame_plan *pl = &a->plan[i];
         seis_frame *f = &a->desc[i];
-        sci_huff_code code;
-        int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in, w->len);
-        if (!err && sci_huff_build_decoder(w->len, 1u << in->p.bits, &code))
-            err = SCI_SEIS_E_DATA;
+        int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in,
+                                           hb + pl->len_at);
         if (err) {
-            /* its blocks find no packages and the device refuses it */
+            /* no tables, no packages: the device refuses it */
             pl->err = err;
+            f->len = NULL;
             f->npkg = 0;
             f->levels = 0;
             continue;
         }
-        const size_t used = code.first_index[SCI_HUFF_MAX_LEN + 1];
-        const size_t at =
-            a->table_end->fetch_add(align_up((TABLE_HEAD + used) * 4, 16));
-        uint32_t *t = (uint32_t *)(hb + at);
-        memcpy(t, code.lookup, LUT_ENTRIES * 4);
-        memcpy(t + LUT_ENTRIES, code.first_code, LIMITS * 4);
-        memcpy(t + LUT_ENTRIES + LIMITS, code.first_index, LIMITS * 4);
-        memcpy(t + TABLE_HEAD, code.sorted, used * 4);
-        f->table = (const uint32_t *)(db + at);
-        f->max_len = code.max_len;
-        sci_huff_free(&code);
         /* the frame is little-endian, and so is every CUDA host */
         memcpy(hb + pl->pkg_at, a->frames[i] + in->pkg_off,
                (size_t)in->packages * 8);
     }
 }
 
-/* Lays out frames [c->f0, c->f1) from c->desc_at on (their descriptors
- * but for the tables, their decode blocks, their packages' places), then
- * has the pool build the tables and stage them and the packages; sets
- * c->end. */
+/* Lays out frames [c->f0, c->f1) from c->desc_at on (their descriptors,
+ * decode blocks, and the places of their packages and lengths), then has
+ * the pool stage the lengths and packages; sets c->end. */
 static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
                         const uint8_t *const frames[],
                         const sci_seis_info info[], frame_plan plan[],
@@ -877,6 +1025,11 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         seis_frame f = {};
         plan[i].pkg_at = at;
         at = align_up(at + (size_t)in->packages * 8, 16);
+        plan[i].len_at = at;
+        at = align_up(at + ((size_t)1 << in->p.bits), 16);
+        f.len = db + plan[i].len_at;
+        f.table = (uint32_t *)s->tables.p + plan[i].table_at;
+        f.max_len = in->max_len;
         f.w = in->p.samples;
         f.h = in->p.traces;
         f.levels = sci_dwt_used_levels(f.w, f.h, in->p.levels);
@@ -903,10 +1056,9 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         }
         desc[i - f0] = f;
     }
-    std::atomic<size_t> table_end(at);
-    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc, &table_end};
+    c->end = at;
+    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc};
     sci_pool_for(s->pool, f1 - f0, 1, prepare_frames, &ca);
-    c->end = table_end.load();
 }
 
 /* The device's work on a staged chunk: its first indices, symbols and
@@ -922,6 +1074,8 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
 
 #ifdef SCI_SEIS_EMU
     (void)st;
+    for (unsigned i = 0; i < n; i++)
+        tables_emu(dframes[i], &dstatus[i]);
     for (size_t b = 0; b < job_n; b++)
         djob_first[b] = job_count(dframes[djobs[b].frame], djobs[b].pkg0,
                                   &dstatus[djobs[b].frame]);
@@ -954,6 +1108,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                     tile_cols_item(dframes[i], l, at, k, sh);
             }
 #else
+    tables_kernel<<<n, TB_THREADS, 0, st>>>(dframes, dstatus);
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
@@ -1003,16 +1158,9 @@ static int ensure_workers(sci_cuda_seis *s) {
     if (!w)
         return SCI_SEIS_E_NOMEM;
     s->workers = w;
-    for (; s->nworkers < n; s->nworkers++) {
-        seis_worker *k = &w[s->nworkers];
-        k->dctx = sci_seis_dctx_new();
-        k->len = (uint8_t *)malloc((size_t)1 << SCI_SEIS_MAX_BITS);
-        if (!k->dctx || !k->len) {
-            sci_seis_dctx_free(k->dctx);
-            free(k->len);
+    for (; s->nworkers < n; s->nworkers++)
+        if (!(w[s->nworkers].dctx = sci_seis_dctx_new()))
             return SCI_SEIS_E_NOMEM;
-        }
-    }
     return 0;
 }
 
@@ -1046,10 +1194,10 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
     const unsigned per_chunk = (unsigned)((n + chunks - 1) / chunks);
     chunks = (n + per_chunk - 1) / per_chunk; /* none left empty */
 
-    /* Room for the largest staging the frames can need (the tables' sizes
-     * are known only once built, chunk by chunk), the coefficients and the
-     * decode blocks. */
-    size_t stage_bytes = 0, coefs = 0, jobs = 0;
+    /* Room for the staging, the tables (as large as the frames' symbols
+     * allow: their sizes are known only once built), the coefficients and
+     * the decode blocks. */
+    size_t stage_bytes = 0, table_words = 0, coefs = 0, jobs = 0;
     for (unsigned c = 0; c < chunks; c++) {
         const unsigned f0 = c * per_chunk;
         const unsigned f1 = f0 + per_chunk < n ? f0 + per_chunk : n;
@@ -1063,9 +1211,10 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         for (unsigned i = f0; i < f1; i++) {
             const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
             const size_t nsym = (size_t)1 << info[i].p.bits;
-            stage_bytes += align_up((TABLE_HEAD + (nsym < v ? nsym : v)) * 4,
-                                    16) +
-                           align_up((size_t)info[i].packages * 8, 16);
+            stage_bytes += align_up((size_t)info[i].packages * 8, 16) +
+                           align_up(nsym, 16);
+            plan[i].table_at = table_words;
+            table_words += align_up(TABLE_HEAD + (nsym < v ? nsym : v), 4);
             plan[i].coef_at = coefs;
             coefs += align_up(v, 64);
         }
@@ -1077,6 +1226,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         (err = grow(&s->tmp, coefs * 4 + 4)) ||
         (err = grow(&s->status, n * sizeof(int))) ||
         (err = grow(&s->job_first, jobs * 4 + 4)) ||
+        (err = grow(&s->tables, table_words * 4)) ||
         (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
                                         st))))
         goto out;

@@ -3,9 +3,9 @@
  * batches, a lane per 64-bit package, with dequantization fused and the
  * float 5/3 inverse DWT (codec/j2k/dwt.h's sci_dwt53f_inverse, the same float
  * operations in the same order: the output equals the C reference's to the
- * bit).  The host checks each frame's header and CRC, decompresses its code
- * lengths and builds its canonical tables (sci_seis_parse,
- * sci_seis_code_lengths); the device does the rest.
+ * bit).  The host checks each frame's header and CRC and decompresses its
+ * code lengths (sci_seis_parse, sci_seis_code_lengths); the device builds
+ * the canonical tables and does the rest.
  *
  * Runs on the CUDA context current on the calling thread (the one of the
  * first decode), its kernels queued on `stream` (a cudaStream_t passed as
@@ -60,9 +60,9 @@ int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
 
 /* Where the last decode's time went, in ms (all 0 unless timing is on),
  * each summed over the batch's chunks, which overlap one another: host =
- * tables and staging on the host; upload = the copies to the device;
- * decode = the package kernels (first indices, then the symbols); dwt =
- * the inverse DWT launches. */
+ * code lengths and staging on the host; upload = the copies to the
+ * device; decode = the tables and package kernels (tables, first indices,
+ * symbols); dwt = the inverse DWT launches. */
 typedef struct {
     float host, upload, decode, dwt;
 } sci_cuda_seis_times;

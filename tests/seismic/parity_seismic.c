@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include <cuda_runtime_api.h>
+#include <zstd.h>
 
 #include "codec/common/crc32.h"
 #include "codec/seismic/seismic.h"
@@ -136,6 +137,48 @@ static void damage_count(fcase *c) {
     c->frame[c->info.pkg_off + 8 * (rng() % np) + 7] ^= 1u << 2;
     put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
+}
+
+/* Gives an unused symbol a code of the longest length, so that the code
+ * lengths are no prefix code (their Kraft sum passes 1) while still
+ * decompressing and agreeing with the header's longest code: the GPU
+ * decoder, which builds the tables on the device, must refuse the frame
+ * there.  The frame is put together again around the new table (header
+ * and frame CRCs).  0 when no symbol was unused (nothing changed). */
+static int damage_table(fcase *c) {
+    const sci_seis_info *in = &c->info;
+    const size_t nsym = (size_t)1 << in->p.bits;
+    uint8_t *len = malloc(nsym);
+    size_t s = 0;
+    if (sci_seis_code_lengths(c->frame, in, len) == 0)
+        while (s < nsym && len[s])
+            s++;
+    if (s == nsym || !in->max_len) {
+        free(len);
+        return 0;
+    }
+    len[s] = (uint8_t)in->max_len;
+    size_t zcap = ZSTD_compressBound(nsym);
+    size_t head = in->table_off, pkg_bytes = 8 * (size_t)in->packages;
+    uint8_t *f = calloc(head + zcap + 8 + pkg_bytes + 4, 1);
+    memcpy(f, c->frame, head);
+    size_t z = ZSTD_compress(f + head, zcap, len, nsym, 9);
+    size_t pkg_off = (head + z + 7) / 8 * 8;
+    memset(f + head + z, 0, pkg_off - head - z); /* zstd may have used it */
+    memcpy(f + pkg_off, c->frame + in->pkg_off, pkg_bytes);
+    size_t n = pkg_off + pkg_bytes + 4;
+    put32(f + 28, (uint32_t)z);
+    put32(f + 44, sci_crc32(0, f, 44));
+    put32(f + n - 4, sci_crc32(0, f, n - 4));
+    free(len);
+    free(c->frame);
+    c->frame = f;
+    c->len = n;
+    if (sci_seis_parse(c->frame, c->len, &c->info))
+        return -1;
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+    return 1;
 }
 
 /* Decodes the cases as one batch and compares each with the reference. */
@@ -371,6 +414,24 @@ int main(int argc, char **argv) {
         damage(&cs[i]);
     for (unsigned i = 1; i < nc; i += 3)
         damage_count(&cs[i]);
+    {
+        /* code lengths that are no prefix code, in the rest */
+        unsigned tables = 0;
+        for (unsigned i = 2; i < nc; i += 3) {
+            int r = damage_table(&cs[i]);
+            if (r < 0) {
+                printf("FAIL a damaged table's frame does not parse\n");
+                failures++;
+            }
+            tables += r > 0 && cs[i].want_err;
+        }
+        printf("frames with a code table that is no prefix code: %u\n",
+               tables);
+        if (!tables) {
+            printf("FAIL no damaged code table among the cases\n");
+            failures++;
+        }
+    }
     run_batch(s, cs, nc, "batch with damaged frames");
     sci_cuda_seis_tune_chunks(s, 1);
     run_batch(s, cs, nc, "batch with damaged frames, in chunks");
