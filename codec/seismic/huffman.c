@@ -2,6 +2,7 @@
  * Canonical length-limited Huffman codes in 64-bit packages (huffman.h).
  */
 #include "huffman.h"
+#include "huffman_core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,8 @@ static int build(const uint8_t *len, unsigned nsym, sci_huff_code *c,
     memset(c, 0, sizeof *c);
     if (!len || !nsym || nsym > SCI_HUFF_MAX_SYMBOLS)
         return SCI_HUFF_E_ARG;
-    unsigned count[SCI_HUFF_MAX_LEN + 1] = {0}, used = 0, max_len = 0;
+    uint32_t count[SCI_HUFF_MAX_LEN + 1] = {0}, used = 0;
+    unsigned max_len = 0;
     for (unsigned s = next_used(len, nsym, 0); s < nsym;
          s = next_used(len, nsym, s + 1)) {
         if (len[s] > SCI_HUFF_MAX_LEN)
@@ -156,12 +158,7 @@ static int build(const uint8_t *len, unsigned nsym, sci_huff_code *c,
         if (len[s] > max_len)
             max_len = len[s];
     }
-    /* a complete prefix code: sum of 2^(max - len) = 2^max; or one
-     * symbol with a 1-bit code */
-    uint64_t kraft = 0;
-    for (unsigned l = 1; l <= max_len; l++)
-        kraft += (uint64_t)count[l] << (max_len - l);
-    if (used && !(kraft == 1ull << max_len || (used == 1 && count[1] == 1)))
+    if (!sci_huff_complete(count, max_len, used))
         return SCI_HUFF_E_DATA;
     c->nsym = nsym;
     c->max_len = max_len;
@@ -180,15 +177,8 @@ static int build(const uint8_t *len, unsigned nsym, sci_huff_code *c,
     /* Each length's first code and first place in `sorted`, then one pass
      * over the symbols hands out the next of each: a pass a length would
      * read 2^16 lengths up to 24 times at 16 bits. */
-    uint32_t next = 0, idx = 0, taken[SCI_HUFF_MAX_LEN + 1] = {0};
-    for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN + 1; l++) {
-        c->first_code[l] = next;
-        c->first_index[l] = idx;
-        if (l > max_len)
-            continue;
-        next = (next + count[l]) << 1;
-        idx += count[l];
-    }
+    sci_huff_heads(count, max_len, c->first_code, c->first_index);
+    uint32_t taken[SCI_HUFF_MAX_LEN + 1] = {0};
     for (unsigned s = next_used(len, nsym, 0); s < nsym;
          s = next_used(len, nsym, s + 1)) {
         const unsigned l = len[s];

@@ -35,6 +35,7 @@
 #include "seismic.h"
 #include "codec/j2k/dwt.h"
 #include "codec/seismic/huffman.h"
+#include "codec/seismic/huffman_core.h"
 #include "codec/common/parallel.h"
 #include "codec/seismic/seismic_core.h"
 #include "cuda/common/devbuf.cuh"
@@ -303,21 +304,10 @@ DK void tb_heads(const seis_frame &f, table_room *r, const uint32_t *totals) {
             used += totals[l];
             max_len = l;
         }
-    uint64_t kraft = 0;
-    for (unsigned l = 1; l <= max_len; l++)
-        kraft += (uint64_t)totals[l] << (max_len - l);
-    if (used && !(kraft == 1ull << max_len || (used == 1 && totals[1] == 1)))
+    if (!sci_huff_complete(totals, max_len, used))
         r->ok = 0;
-    uint32_t next = 0, idx = 0;
     r->first_code[0] = r->first_index[0] = 0;
-    for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN + 1; l++) {
-        r->first_code[l] = next;
-        r->first_index[l] = idx;
-        if (l > max_len)
-            continue;
-        next = (next + totals[l]) << 1;
-        idx += totals[l];
-    }
+    sci_huff_heads(totals, max_len, r->first_code, r->first_index);
     for (unsigned l = 0; l < LIMITS; l++) {
         f.table[LUT_ENTRIES + l] = r->first_code[l];
         f.table[LUT_ENTRIES + LIMITS + l] = r->first_index[l];

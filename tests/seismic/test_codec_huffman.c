@@ -149,17 +149,27 @@ static void test_lengths(void) {
                          "wherever the limit does not bind, never below it");
 }
 
+/* A random histogram of 1..`most` symbols (*freq, *n) for a code of at
+ * most *L (12..24) bits, and room for its lengths (*len). */
+static void random_histogram(unsigned most, uint64_t **freq, uint8_t **len,
+                             unsigned *n, unsigned *L) {
+    *n = 1 + (unsigned)(rng() % most);
+    *L = 12 + (unsigned)(rng() % 13);
+    if (*n > (1u << *L))
+        *n = 1u << *L;
+    *freq = malloc(*n * sizeof **freq);
+    *len = malloc(*n);
+    histogram(*freq, *n, (int)(rng() % 4));
+}
+
 /* Random streams of symbols drawn from a histogram, packed and unpacked. */
 static void test_packages(void) {
     unsigned bad = 0, runs = 0, alone_bad = 0;
     for (unsigned t = 0; t < 300; t++) {
-        unsigned n = 1 + (unsigned)(rng() % (t % 3 ? 300 : 65536));
-        unsigned L = 12 + (unsigned)(rng() % 13);
-        if (n > (1u << L))
-            n = 1u << L;
-        uint64_t *freq = malloc(n * sizeof *freq);
-        uint8_t *len = malloc(n);
-        histogram(freq, n, (int)(rng() % 4));
+        unsigned n, L;
+        uint64_t *freq;
+        uint8_t *len;
+        random_histogram(t % 3 ? 300 : 65536, &freq, &len, &n, &L);
         if (t % 7 == 0) { /* one used symbol */
             memset(freq, 0, n * sizeof *freq);
             freq[rng() % n] = 5;
@@ -267,13 +277,10 @@ static void test_canonical(void) {
 static void test_canonical_random(void) {
     unsigned bad = 0, runs = 0;
     for (unsigned t = 0; t < 200; t++) {
-        unsigned n = 1 + (unsigned)(rng() % (t % 2 ? 300 : 65536));
-        unsigned L = 12 + (unsigned)(rng() % 13);
-        if (n > (1u << L))
-            n = 1u << L;
-        uint64_t *freq = malloc(n * sizeof *freq);
-        uint8_t *len = malloc(n);
-        histogram(freq, n, (int)(rng() % 4));
+        unsigned n, L;
+        uint64_t *freq;
+        uint8_t *len;
+        random_histogram(t % 2 ? 300 : 65536, &freq, &len, &n, &L);
         sci_huff_code c;
         if (sci_huff_lengths(freq, n, L, len) || sci_huff_build(len, n, &c)) {
             bad++;

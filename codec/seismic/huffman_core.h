@@ -1,0 +1,51 @@
+/*
+ * The canonical code's rules that codec/seismic/huffman.c and the GPU
+ * decoder (cuda/seismic/seismic.cu, which builds a frame's tables on the
+ * device) both compile, so the two cannot drift apart: whether a table of
+ * code lengths is a code a decoder accepts, and where each length's codes
+ * and symbols start.
+ */
+#ifndef SCI_CODEC_HUFFMAN_CORE_H
+#define SCI_CODEC_HUFFMAN_CORE_H
+
+#include <stdint.h>
+
+#include "huffman.h"
+
+#if defined(__CUDACC__)
+#define SCI_HUFF_HD __host__ __device__
+#else
+#define SCI_HUFF_HD
+#endif
+
+/* count[l]: how many of the `used` symbols have a code of l bits (1 ..
+ * max_len).  Accepted: no symbol, a complete prefix code (Kraft sum
+ * exactly 1), or one symbol with a 1-bit code. */
+static inline SCI_HUFF_HD int sci_huff_complete(const uint32_t *count,
+                                                unsigned max_len,
+                                                uint32_t used) {
+    uint64_t kraft = 0;
+    for (unsigned l = 1; l <= max_len; l++)
+        kraft += (uint64_t)count[l] << (max_len - l);
+    return !used || kraft == 1ull << max_len || (used == 1 && count[1] == 1);
+}
+
+/* For l = 1 .. SCI_HUFF_MAX_LEN + 1: the first code of length l and the
+ * place of its first symbol in canonical order (past max_len, where the
+ * codes and symbols end). */
+static inline SCI_HUFF_HD void sci_huff_heads(const uint32_t *count,
+                                              unsigned max_len,
+                                              uint32_t *first_code,
+                                              uint32_t *first_index) {
+    uint32_t next = 0, idx = 0;
+    for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN + 1; l++) {
+        first_code[l] = next;
+        first_index[l] = idx;
+        if (l > max_len)
+            continue;
+        next = (next + count[l]) << 1;
+        idx += count[l];
+    }
+}
+
+#endif
