@@ -7,10 +7,9 @@
  *
  * Device: a block builds each frame's canonical tables from its lengths,
  * as codec/seismic/huffman.c does; the index of each package's first
- * symbol is the running sum of
- * the counts in the packages' top bits (a block's sum, then a scan over a
- * frame's blocks, where a frame whose counts do not add up to its gather is
- * refused); a lane unpacks a package (table-driven, the lookup table in
+ * symbol is the running sum of the counts in the packages' top bits (a
+ * block's sum, then a scan over a frame's blocks, where a frame whose
+ * counts do not add up to its gather is refused); a lane unpacks a package (table-driven, the lookup table in
  * shared memory) and its warp writes the 32 packages' coefficients
  * dequantized, consecutive lanes at consecutive indices; then each level
  * of the inverse DWT is one launch over the whole batch, a block a tile:
@@ -19,8 +18,8 @@
  * compute for it (an even sample, then the odd one from its two even
  * neighbours).
  *
- * A batch goes to the device in chunks of frames, so that the host builds
- * a chunk's tables while the device uploads and decodes the ones before.
+ * A batch goes to the device in chunks of frames, so that the host stages
+ * a chunk while the device uploads and decodes the ones before.
  *
  * Built with SCI_SEIS_EMU, the kernels become host loops over the same
  * per-thread functions, for the emulated parity test (tests/seismic/seismic_emu.cpp).
@@ -64,10 +63,10 @@
  * different banks */
 #define SLICE (SCI_HUFF_PACKAGE_BITS + 1)
 #define DWT_THREADS 256
-/* A decode goes in up to MAX_CHUNKS chunks of frames, while the device
- * uploads and decodes one, the host builds the next one's tables; a chunk
- * of fewer than CHUNK_PACKAGES packages costs the host less than the
- * pool's start (tens of microseconds), so small batches go in one. */
+/* A decode goes in up to MAX_CHUNKS chunks of frames: while the device
+ * uploads and decodes one, the host stages the next; a chunk of fewer
+ * than CHUNK_PACKAGES packages costs the host less than the pool's start
+ * (tens of microseconds), so small batches go in one. */
 #define MAX_CHUNKS 4
 #define CHUNK_PACKAGES 131072u
 /* timer events of a chunk: upload start and end (on the copy stream),
@@ -1204,7 +1203,8 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             stage_bytes += align_up((size_t)info[i].packages * 8, 16) +
                            align_up(nsym, 16);
             plan[i].table_at = table_words;
-            table_words += align_up(TABLE_HEAD + (nsym < v ? nsym : v), 4);
+            /* a frame may code more symbols than it has values */
+            table_words += align_up(TABLE_HEAD + nsym, 4);
             plan[i].coef_at = coefs;
             coefs += align_up(v, 64);
         }

@@ -139,25 +139,13 @@ static void damage_count(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
-/* Gives an unused symbol a code of the longest length, so that the code
- * lengths are no prefix code (their Kraft sum passes 1) while still
- * decompressing and agreeing with the header's longest code: the GPU
- * decoder, which builds the tables on the device, must refuse the frame
- * there.  The frame is put together again around the new table (header
- * and frame CRCs).  0 when no symbol was unused (nothing changed). */
-static int damage_table(fcase *c) {
+/* Puts frame c together again around the code lengths len (2^bits of
+ * them, longest `longest`): the table, the header's Z and longest code,
+ * both CRCs; the reference's verdict redone.  0, or -1 when the new frame
+ * does not parse. */
+static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
     const sci_seis_info *in = &c->info;
     const size_t nsym = (size_t)1 << in->p.bits;
-    uint8_t *len = malloc(nsym);
-    size_t s = 0;
-    if (sci_seis_code_lengths(c->frame, in, len) == 0)
-        while (s < nsym && len[s])
-            s++;
-    if (s == nsym || !in->max_len) {
-        free(len);
-        return 0;
-    }
-    len[s] = (uint8_t)in->max_len;
     size_t zcap = ZSTD_compressBound(nsym);
     size_t head = in->table_off, pkg_bytes = 8 * (size_t)in->packages;
     uint8_t *f = calloc(head + zcap + 8 + pkg_bytes + 4, 1);
@@ -167,10 +155,10 @@ static int damage_table(fcase *c) {
     memset(f + head + z, 0, pkg_off - head - z); /* zstd may have used it */
     memcpy(f + pkg_off, c->frame + in->pkg_off, pkg_bytes);
     size_t n = pkg_off + pkg_bytes + 4;
+    f[7] = (uint8_t)longest;
     put32(f + 28, (uint32_t)z);
     put32(f + 44, sci_crc32(0, f, 44));
     put32(f + n - 4, sci_crc32(0, f, n - 4));
-    free(len);
     free(c->frame);
     c->frame = f;
     c->len = n;
@@ -178,7 +166,40 @@ static int damage_table(fcase *c) {
         return -1;
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
                                   c->want);
-    return 1;
+    return 0;
+}
+
+/* Gives an unused symbol a code of the longest length, so that the code
+ * lengths are no prefix code (their Kraft sum passes 1) while still
+ * decompressing and agreeing with the header's longest code: the GPU
+ * decoder, which builds the tables on the device, must refuse the frame
+ * there.  1 when changed, 0 when no symbol was unused, -1 on failure. */
+static int damage_table(fcase *c) {
+    const size_t nsym = (size_t)1 << c->info.p.bits;
+    uint8_t *len = malloc(nsym);
+    size_t s = 0;
+    if (sci_seis_code_lengths(c->frame, &c->info, len) == 0)
+        while (s < nsym && len[s])
+            s++;
+    int r = 0;
+    if (s < nsym && c->info.max_len) {
+        len[s] = (uint8_t)c->info.max_len;
+        r = set_table(c, len, c->info.max_len) ? -1 : 1;
+    }
+    free(len);
+    return r;
+}
+
+/* A complete code of every symbol, each `bits` long: more codes than a
+ * small gather has values, which the tables must have room for (the
+ * packages then decode to other symbols, or fail, alike on both sides). */
+static int full_table(fcase *c) {
+    const size_t nsym = (size_t)1 << c->info.p.bits;
+    uint8_t *len = malloc(nsym);
+    memset(len, (int)c->info.p.bits, nsym);
+    int r = set_table(c, len, c->info.p.bits);
+    free(len);
+    return r;
 }
 
 /* Decodes the cases as one batch and compares each with the reference. */
@@ -432,6 +453,13 @@ int main(int argc, char **argv) {
             failures++;
         }
     }
+    /* a code of every symbol for the gathers of fewer values */
+    for (unsigned i = 0; i < nc; i++)
+        if ((size_t)cs[i].p.traces * cs[i].p.samples < (1u << cs[i].p.bits) &&
+            full_table(&cs[i])) {
+            printf("FAIL a full code table's frame does not parse\n");
+            failures++;
+        }
     run_batch(s, cs, nc, "batch with damaged frames");
     sci_cuda_seis_tune_chunks(s, 1);
     run_batch(s, cs, nc, "batch with damaged frames, in chunks");
