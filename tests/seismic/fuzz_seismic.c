@@ -19,6 +19,23 @@
  * splitter refuses is refused by the parser with the same code, and
  * decoding the indices alone fails exactly when decoding the gather does.
  *
+ * With -DSCI_FUZZ_SEIS_GPU (the test 'fuzz-seismic-gpu-emu', built with
+ * cuda/seismic/seismic.cu for the host, tests/seismic/seismic_emu.cpp) each
+ * frame the reference decodes or refuses is also decoded by the GPU
+ * decoder (sci_cuda_seis_decode), which must refuse it alike or give the
+ * same indices and gather bit for bit; its host side (code lengths,
+ * staging) and its kernels' per-thread code (tables, first indices,
+ * packages, inverse DWT) then see every mutation.  As a libFuzzer target,
+ * with F = -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+ * -ffp-contract=off -I. -Ibuild -I/usr/local/cuda/include:
+ *
+ *   clang $F -DSCI_FUZZ_LIBFUZZER -DSCI_FUZZ_SEIS_GPU -c
+ *     tests/seismic/fuzz_seismic.c; clang $F -c tests/common/cuda_emu.c;
+ *   clang++ $F -std=c++17 -c tests/seismic/seismic_emu.cpp
+ *     tests/j2k/dwt_emu.cpp tests/common/error_emu.cpp;
+ *   clang++ -fsanitize=fuzzer,address,undefined *.o
+ *     build/codec/libscicodec-codec.a -lzstd -lm -lpthread -fopenmp
+ *
  * Without -DSCI_FUZZ_LIBFUZZER, main replays a number of random mutations
  * (bit and byte flips, insertions, deletions, truncations, header field
  * changes, package changes: counts moved between packages, code bits
@@ -38,6 +55,11 @@
 
 #include "codec/common/crc32.h"
 #include "codec/seismic/seismic.h"
+#ifdef SCI_FUZZ_SEIS_GPU
+#include <cuda_runtime_api.h>
+
+#include "cuda/seismic/seismic.h"
+#endif
 
 #define FUZZ_MAX_VALUES (1u << 16)
 #define FUZZ_MAX_BYTES (1u << 20)
@@ -63,6 +85,41 @@ static void put32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> 8 * i);
 }
+
+#ifdef SCI_FUZZ_SEIS_GPU
+/* The GPU decoder on a parsed frame that the reference answered with st
+ * (its gather and indices in fuzz_out and fuzz_q when 0). */
+static void gpu_agrees(const uint8_t *data, const sci_seis_info *info,
+                       int st) {
+    static sci_cuda_seis *gs;
+    static float *out, gpu_out[FUZZ_MAX_VALUES];
+    static uint16_t *q, gpu_q[FUZZ_MAX_VALUES];
+    if (!gs && (sci_cuda_seis_create(&gs) ||
+                cudaMalloc((void **)&out, FUZZ_MAX_VALUES * 4) ||
+                cudaMalloc((void **)&q, FUZZ_MAX_VALUES * 2))) {
+        disagree("the GPU decoder cannot be set up");
+        return;
+    }
+    const size_t n = (size_t)info->p.traces * info->p.samples;
+    int status = 0;
+    int ret = sci_cuda_seis_decode(gs, 1, &data, info, &out, &q, &status,
+                                   NULL);
+    if (ret > 0) {
+        disagree("the GPU decoder failed in CUDA");
+        return;
+    }
+    if ((status != 0) != (st != 0)) {
+        disagree("the GPU decoder and the reference disagree on a frame");
+        return;
+    }
+    if (status)
+        return;
+    if (cudaMemcpy(gpu_out, out, n * 4, cudaMemcpyDeviceToHost) ||
+        cudaMemcpy(gpu_q, q, n * 2, cudaMemcpyDeviceToHost) ||
+        memcmp(gpu_out, fuzz_out, n * 4) || memcmp(gpu_q, fuzz_q, n * 2))
+        disagree("the GPU decoder's gather differs from the reference's");
+}
+#endif
 
 /* Decodes one input as seismicdec does; returns the status (NOT_TRIED:
  * too large).  The gather is in fuzz_out when 0. */
@@ -98,6 +155,9 @@ static int fuzz_decode(const uint8_t *data, size_t size) {
     st = sci_seis_decode(NULL, data, &info, NULL, fuzz_out);
     if (sq != st)
         disagree("decoding the indices and the gather end differently");
+#ifdef SCI_FUZZ_SEIS_GPU
+    gpu_agrees(data, &info, st);
+#endif
     return st;
 }
 
