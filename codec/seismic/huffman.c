@@ -241,34 +241,10 @@ int sci_huff_unpack(const sci_huff_code *c, uint64_t pkg, uint32_t *out) {
     unsigned pos = SCI_HUFF_PACKAGE_BITS; /* bits not yet read */
     if (!count || count > SCI_HUFF_PACKAGE_BITS || !c->max_len)
         return SCI_HUFF_E_DATA;
-    for (unsigned k = 0; k < count; k++) {
-        const unsigned lb = SCI_HUFF_LOOKUP_BITS;
-        uint32_t v = (uint32_t)(pos >= lb ? bits >> (pos - lb)
-                                          : bits << (lb - pos)) &
-                     ((1u << lb) - 1);
-        uint32_t e = c->lookup[v];
-        unsigned l = e & 31;
-        if (l) {
-            if (l > pos)
-                return SCI_HUFF_E_DATA;
-            out[k] = e >> 5;
-            pos -= l;
-            continue;
-        }
-        /* a longer code: the canonical limits, length by length */
-        for (l = lb + 1;; l++) {
-            if (l > c->max_len || l > pos)
-                return SCI_HUFF_E_DATA;
-            uint32_t code = (uint32_t)(bits >> (pos - l)) & ((1u << l) - 1);
-            uint32_t off = code - c->first_code[l];
-            if (code >= c->first_code[l] &&
-                off < c->first_index[l + 1] - c->first_index[l]) {
-                out[k] = c->sorted[c->first_index[l] + off];
-                pos -= l;
-                break;
-            }
-        }
-    }
+    for (unsigned k = 0; k < count; k++)
+        if (!sci_huff_next(c->lookup, c->first_code, c->first_index,
+                           c->sorted, c->max_len, bits, &pos, &out[k]))
+            return SCI_HUFF_E_DATA;
     /* the padding is zero */
     if (pos && (bits & ((1ull << pos) - 1)))
         return SCI_HUFF_E_DATA;

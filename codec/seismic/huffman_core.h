@@ -2,8 +2,8 @@
  * The canonical code's rules that codec/seismic/huffman.c and the GPU
  * decoder (cuda/seismic/seismic.cu, which builds a frame's tables on the
  * device) both compile, so the two cannot drift apart: whether a table of
- * code lengths is a code a decoder accepts, and where each length's codes
- * and symbols start.
+ * code lengths is a code a decoder accepts, where each length's codes and
+ * symbols start, and how a package's next code is read.
  */
 #ifndef SCI_CODEC_HUFFMAN_CORE_H
 #define SCI_CODEC_HUFFMAN_CORE_H
@@ -46,6 +46,43 @@ static inline SCI_HUFF_HD void sci_huff_heads(const uint32_t *count,
         next = (next + count[l]) << 1;
         idx += count[l];
     }
+}
+
+/* The symbol whose code starts below bit *pos (bits not yet read) of a
+ * package's code bits: the lookup table's entry (symbol << 5 | length, 0
+ * where the code is longer) for a short code, else the canonical limits
+ * length by length.  Sets *sym, moves *pos past the code and returns 1;
+ * 0 when no code of at most max_len bits fits in what is left. */
+static inline SCI_HUFF_HD int sci_huff_next(const uint32_t *lookup,
+                                            const uint32_t *first_code,
+                                            const uint32_t *first_index,
+                                            const uint32_t *sorted,
+                                            unsigned max_len, uint64_t bits,
+                                            unsigned *pos, uint32_t *sym) {
+    const unsigned lb = SCI_HUFF_LOOKUP_BITS, p = *pos;
+    const uint32_t v = (uint32_t)(p >= lb ? bits >> (p - lb)
+                                          : bits << (lb - p)) &
+                       ((1u << lb) - 1);
+    const uint32_t e = lookup[v];
+    unsigned l = e & 31;
+    if (l) {
+        if (l > p)
+            return 0;
+        *sym = e >> 5;
+        *pos = p - l;
+        return 1;
+    }
+    for (l = lb + 1; l <= max_len && l <= p; l++) {
+        const uint32_t code = (uint32_t)(bits >> (p - l)) & ((1u << l) - 1);
+        const uint32_t off = code - first_code[l];
+        if (code >= first_code[l] &&
+            off < first_index[l + 1] - first_index[l]) {
+            *sym = sorted[first_index[l] + off];
+            *pos = p - l;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 #endif

@@ -161,44 +161,22 @@ DK uint32_t count_at(const seis_frame &f, uint32_t i) {
     return i < f.npkg ? sci_seis_package_count(f.pkg[i], f.version) : 0;
 }
 
-/* sci_huff_unpack on a code package: its symbols into slice (room for
- * SCI_HUFF_PACKAGE_BITS); false when the package is not one an encoder
- * writes.  limits: first_code then first_index, LIMITS each. */
+/* sci_huff_unpack on a code package, the same checks in the same order:
+ * its symbols into slice (room for SCI_HUFF_PACKAGE_BITS); false when the
+ * package is not one an encoder writes.  limits: first_code then
+ * first_index, LIMITS each. */
 DK bool unpack_codes(const seis_frame &f, const uint32_t *lut,
                      const uint32_t *limits, uint64_t pkg, uint16_t *slice) {
     const unsigned n = (unsigned)(pkg >> SCI_HUFF_PACKAGE_BITS);
     const uint64_t bits = pkg & ((1ull << SCI_HUFF_PACKAGE_BITS) - 1);
-    const uint32_t *first_code = limits;
-    const uint32_t *first_index = limits + LIMITS;
-    const uint32_t *sorted = f.table + TABLE_HEAD;
-    const unsigned lb = SCI_HUFF_LOOKUP_BITS;
     unsigned pos = SCI_HUFF_PACKAGE_BITS;
-    if (n == 0)
+    if (!n || n > SCI_HUFF_PACKAGE_BITS || !f.max_len)
         return false;
     for (unsigned k = 0; k < n; k++) {
-        uint32_t v = (uint32_t)(pos >= lb ? bits >> (pos - lb)
-                                          : bits << (lb - pos)) &
-                     (LUT_ENTRIES - 1);
-        uint32_t e = lut[v], sym;
-        unsigned l = e & 31;
-        if (l) {
-            if (l > pos)
-                return false;
-            sym = e >> 5;
-        } else {
-            for (l = lb + 1;; l++) {
-                if (l > f.max_len || l > pos)
-                    return false;
-                uint32_t code = (uint32_t)(bits >> (pos - l)) & ((1u << l) - 1);
-                uint32_t off = code - first_code[l];
-                if (code >= first_code[l] &&
-                    off < first_index[l + 1] - first_index[l]) {
-                    sym = sorted[first_index[l] + off];
-                    break;
-                }
-            }
-        }
-        pos -= l;
+        uint32_t sym;
+        if (!sci_huff_next(lut, limits, limits + LIMITS, f.table + TABLE_HEAD,
+                           f.max_len, bits, &pos, &sym))
+            return false;
         slice[k] = (uint16_t)sym;
     }
     return !(pos && (bits & ((1ull << pos) - 1)));
