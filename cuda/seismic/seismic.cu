@@ -931,6 +931,11 @@ struct chunk_plan {
     uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
 };
 
+/* The decode blocks of a frame of `packages` packages. */
+static size_t jobs_of(uint32_t packages) {
+    return (packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+}
+
 /* The host's share of a chunk, a frame a call. */
 struct chunk_args {
     sci_cuda_seis *s;
@@ -966,9 +971,8 @@ static void prepare_frames(void *arg, size_t b, size_t e, unsigned worker) {
     }
 }
 
-/* Lays out frames [c->f0, c->f1) from c->desc_at on (their descriptors,
- * decode blocks, and the places of their packages and lengths), then has
- * the pool stage the lengths and packages; sets c->end. */
+/* Chunk c (laid out) into the staging area: its descriptors and decode
+ * blocks here, its code lengths and packages by the pool. */
 static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
                         const uint8_t *const frames[],
                         const sci_seis_info info[], frame_plan plan[],
@@ -976,13 +980,7 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
     uint8_t *hb = (uint8_t *)s->stage_host.p;
     uint8_t *db = (uint8_t *)s->stage_dev.p;
     const unsigned f0 = c->f0, f1 = c->f1;
-    size_t at = align_up(c->desc_at + (f1 - f0) * sizeof(seis_frame), 16);
-    size_t jobs = 0;
-    for (unsigned i = f0; i < f1; i++)
-        jobs += (info[i].packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
-    c->jobs_at = at;
-    block_job *job = (block_job *)(hb + at);
-    at = align_up(at + jobs * sizeof(block_job), 16);
+    block_job *job = (block_job *)(hb + c->jobs_at);
     seis_frame *desc = (seis_frame *)(hb + c->desc_at);
     c->job_n = 0;
     c->max_levels = 0;
@@ -990,10 +988,6 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
     for (unsigned i = f0; i < f1; i++) {
         const sci_seis_info *in = &info[i];
         seis_frame f = {};
-        plan[i].pkg_at = at;
-        at = align_up(at + (size_t)in->packages * 8, 16);
-        plan[i].len_at = at;
-        at = align_up(at + ((size_t)1 << in->p.bits), 16);
         f.len = db + plan[i].len_at;
         f.table = (uint32_t *)s->tables.p + plan[i].table_at;
         f.max_len = in->max_len;
@@ -1023,7 +1017,6 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         }
         desc[i - f0] = f;
     }
-    c->end = at;
     chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc};
     sci_pool_for(s->pool, f1 - f0, 1, prepare_frames, &ca);
 }
@@ -1161,31 +1154,36 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
     const unsigned per_chunk = (unsigned)((n + chunks - 1) / chunks);
     chunks = (n + per_chunk - 1) / per_chunk; /* none left empty */
 
-    /* Room for the staging, the tables (as large as the frames' symbols
-     * allow: their sizes are known only once built), the coefficients and
-     * the decode blocks. */
+    /* The layout: each chunk's place in the staging area, each frame's
+     * there and in the tables and coefficients. */
+    chunk_plan cp[MAX_CHUNKS] = {};
     size_t stage_bytes = 0, table_words = 0, coefs = 0, jobs = 0;
-    for (unsigned c = 0; c < chunks; c++) {
-        const unsigned f0 = c * per_chunk;
-        const unsigned f1 = f0 + per_chunk < n ? f0 + per_chunk : n;
-        stage_bytes = align_up(stage_bytes + (f1 - f0) * sizeof(seis_frame),
-                               16);
+    for (unsigned k = 0; k < chunks; k++) {
+        chunk_plan *c = &cp[k];
+        c->f0 = k * per_chunk;
+        c->f1 = c->f0 + per_chunk < n ? c->f0 + per_chunk : n;
+        c->desc_at = stage_bytes;
+        c->jobs_at =
+            align_up(stage_bytes + (c->f1 - c->f0) * sizeof(seis_frame), 16);
         size_t cj = 0;
-        for (unsigned i = f0; i < f1; i++)
-            cj += (info[i].packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
-        stage_bytes = align_up(stage_bytes + cj * sizeof(block_job), 16);
+        for (unsigned i = c->f0; i < c->f1; i++)
+            cj += jobs_of(info[i].packages);
         jobs += cj;
-        for (unsigned i = f0; i < f1; i++) {
+        size_t at = align_up(c->jobs_at + cj * sizeof(block_job), 16);
+        for (unsigned i = c->f0; i < c->f1; i++) {
             const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
             const size_t nsym = (size_t)1 << info[i].p.bits;
-            stage_bytes += align_up((size_t)info[i].packages * 8, 16) +
-                           align_up(nsym, 16);
+            plan[i].pkg_at = at;
+            at = align_up(at + (size_t)info[i].packages * 8, 16);
+            plan[i].len_at = at;
+            at = align_up(at + nsym, 16);
             plan[i].table_at = table_words;
             /* a frame may code more symbols than it has values */
             table_words += align_up(TABLE_HEAD + nsym, 4);
             plan[i].coef_at = coefs;
             coefs += align_up(v, 64);
         }
+        c->end = stage_bytes = at;
     }
     if ((err = ensure_workers(s)) || (err = ensure_copy_stream(s)) ||
         (err = grow_mem(&s->stage_host, stage_bytes, 1)) ||
@@ -1202,15 +1200,11 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
     {
         uint8_t *hb = (uint8_t *)s->stage_host.p;
         uint8_t *db = (uint8_t *)s->stage_dev.p;
-        size_t at = 0, job_at = 0;
+        size_t job_at = 0;
         for (unsigned k = 0; k < chunks && !err; k++) {
-            chunk_plan c = {};
-            c.f0 = k * per_chunk;
-            c.f1 = c.f0 + per_chunk < n ? c.f0 + per_chunk : n;
-            c.desc_at = at;
+            chunk_plan &c = cp[k];
             const double t0 = now_ms();
             stage_chunk(s, &c, frames, info, plan, out, q);
-            at = c.end;
             s->times.host += s->timing ? (float)(now_ms() - t0) : 0;
             const int ev = EVENTS_PER_CHUNK * (int)k;
             cudaStream_t cs = s->copy_stream;
