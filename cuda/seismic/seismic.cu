@@ -36,6 +36,7 @@
 #include "codec/seismic/huffman.h"
 #include "codec/seismic/huffman_core.h"
 #include "codec/common/parallel.h"
+#include "codec/common/stage.h"
 #include "codec/seismic/seismic_core.h"
 #include "cuda/common/devbuf.cuh"
 
@@ -966,8 +967,8 @@ static void prepare_frames(void *arg, size_t b, size_t e, unsigned worker) {
             continue;
         }
         /* the frame is little-endian, and so is every CUDA host */
-        memcpy(hb + pl->pkg_at, a->frames[i] + in->pkg_off,
-               (size_t)in->packages * 8);
+        sci_stage_copy(hb + pl->pkg_at, a->frames[i] + in->pkg_off,
+                       (size_t)in->packages * 8);
     }
 }
 
