@@ -5,11 +5,12 @@
  * page-locked staging beside its packages; one copy takes descriptors,
  * lengths and packages to the device.
  *
- * Device: a block builds each frame's canonical tables from its lengths,
- * as codec/seismic/huffman.c does; the index of each package's first
- * symbol is the running sum of the counts in the packages' top bits (a
- * block's sum, then a scan over a frame's blocks, where a frame whose
- * counts do not add up to its gather is refused); a lane unpacks a package (table-driven, the lookup table in
+ * Device: blocks build each frame's canonical tables from its lengths, a
+ * block a segment of the alphabet, as codec/seismic/huffman.c does; the
+ * index of each package's first symbol is the running sum of the counts
+ * in the packages' top bits (a block's sum, then a scan over a frame's
+ * blocks, where a frame whose counts do not add up to its gather is
+ * refused); a lane unpacks a package (table-driven, the lookup table in
  * shared memory) and its warp writes the 32 packages' coefficients
  * dequantized, consecutive lanes at consecutive indices; then each level
  * of the inverse DWT is one launch over the whole batch, a block a tile:
@@ -227,80 +228,129 @@ DK bool take_package(const seis_frame &f, const uint32_t *lut,
     return unpack_codes(f, lut, limits, pkg, slice);
 }
 
-/* ---- canonical tables from the code lengths, a block a frame ------------- */
+/* ---- canonical tables from the code lengths ------------------------------ */
 
-/* sci_huff_build_decoder on the device: the block's threads take the
- * symbols in TB_THREADS runs; a thread counts each length in its run, a
- * scan over the threads gives each run's first place among the symbols of
- * each length, and each thread then places its run's symbols (sorted
- * order and lookup entries) as the host's single pass would, into
- * f.table (lookup, first_code, first_index, sorted).  Lengths that
- * sci_huff_build would refuse refuse the frame. */
+/* sci_huff_build_decoder on the device, in two launches of a block a
+ * segment of TB_SEG symbols (16 a thread, one 16-byte read; a wide
+ * alphabet of 2^16 symbols is 16 segments, where a block a frame left
+ * most multiprocessors idle):
+ * - tables_count_kernel: each segment's count of each length, into the
+ *   frame's table after its sorted symbols; a length beyond any code
+ *   refuses the frame.  Segment 0 clears the lookup table (a code longer
+ *   than the lookup leaves its entries 0).
+ * - tables_place_kernel: each length's first place in the segment (the
+ *   counts of the segments before it, then a scan over the threads),
+ *   sci_huff_build's checks (a complete prefix code, or one 1-bit code),
+ *   and the segment's symbols placed into sorted order and the lookup
+ *   table as the host's single pass would place them. */
 #define TB_THREADS 256
+#define TB_PER_THREAD 16
+#define TB_SEG (TB_THREADS * TB_PER_THREAD)
 #define TB_LENGTHS (SCI_HUFF_MAX_LEN + 1)
 
+HDK uint32_t tb_segments(uint32_t nsym) {
+    return (nsym + TB_SEG - 1) / TB_SEG;
+}
+
+/* A frame's table: lookup, first_code, first_index, the sorted symbols (a
+ * frame may code more symbols than it has values), then the segments'
+ * counts. */
+HDK uint32_t sorted_words(uint32_t nsym) {
+    return (TABLE_HEAD + nsym + 3) & ~3u;
+}
+
+HDK size_t table_words_of(uint32_t nsym) {
+    return sorted_words(nsym) + (size_t)tb_segments(nsym) * TB_LENGTHS;
+}
+
 struct table_room {
-    uint16_t below[TB_LENGTHS][TB_THREADS]; /* a run's count, then place */
+    uint16_t below[TB_LENGTHS][TB_THREADS]; /* a thread's count, then place */
     uint32_t first_code[LIMITS], first_index[LIMITS];
+    uint32_t totals[TB_LENGTHS]; /* the frame's, then the segment's */
+    uint32_t base[TB_LENGTHS];   /* the segments' before this one */
     int ok;
 };
 
-DK uint32_t run_of(const seis_frame &f, unsigned t, uint32_t *s1) {
-    const uint32_t per = (f.nsym + TB_THREADS - 1) / TB_THREADS;
-    const uint32_t s0 = t * per < f.nsym ? t * per : f.nsym;
-    *s1 = s0 + per < f.nsym ? s0 + per : f.nsym;
-    return s0;
+/* Thread t's 16 lengths of segment g, four to a word (0 past the
+ * alphabet). */
+DK void tb_word(const seis_frame &f, uint32_t g, unsigned t, uint32_t w[4]) {
+    const uint32_t s0 = g * TB_SEG + t * TB_PER_THREAD;
+    if (s0 + TB_PER_THREAD <= f.nsym) {
+        /* the lengths are 16-byte aligned in the staging area */
+#ifdef SCI_SEIS_EMU
+        memcpy(w, f.len + s0, 16);
+#else
+        const uint4 v = *(const uint4 *)(f.len + s0);
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+#endif
+        return;
+    }
+    w[0] = w[1] = w[2] = w[3] = 0;
+    for (uint32_t k = 0; s0 + k < f.nsym && k < TB_PER_THREAD; k++)
+        w[k >> 2] |= (uint32_t)f.len[s0 + k] << (8 * (k & 3));
 }
 
-/* Thread t: its run's count of each length, and the lookup table's
- * entries t, t + TB_THREADS, ... cleared (a code longer than the lookup
- * leaves its entries 0); false when a length is beyond any code. */
-DK bool tb_count(const seis_frame &f, table_room *r, unsigned t) {
+DK unsigned tb_len(const uint32_t w[4], unsigned k) {
+    return w[k >> 2] >> (8 * (k & 3)) & 255;
+}
+
+/* Thread t: its count of each length in segment g; false when a length is
+ * beyond any code. */
+DK bool tb_count(const seis_frame &f, table_room *r, uint32_t g, unsigned t) {
     bool ok = true;
     for (unsigned l = 0; l < TB_LENGTHS; l++)
         r->below[l][t] = 0;
-    uint32_t s1, s = run_of(f, t, &s1);
-    for (; s < s1; s++) {
-        const unsigned l = f.len[s];
+    uint32_t w[4];
+    tb_word(f, g, t, w);
+    if (!(w[0] | w[1] | w[2] | w[3]))
+        return true; /* symbols the frame does not code */
+    for (unsigned k = 0; k < TB_PER_THREAD; k++) {
+        const unsigned l = tb_len(w, k);
         if (l > SCI_HUFF_MAX_LEN)
             ok = false;
         else if (l)
             r->below[l][t]++;
     }
-    for (unsigned j = t; j < LUT_ENTRIES; j += TB_THREADS)
-        f.table[j] = 0;
     return ok;
 }
 
-/* One thread: each length's first code and first place, and the checks of
- * sci_huff_build (a complete prefix code, or one 1-bit code), which clear
- * r->ok; totals[l] is the count of length l. */
-DK void tb_heads(const seis_frame &f, table_room *r, const uint32_t *totals) {
+/* One thread: each length's first code and first place from the frame's
+ * totals, and the checks of sci_huff_build, which clear r->ok; segment 0
+ * writes them into the table. */
+DK void tb_heads(const seis_frame &f, table_room *r, uint32_t g) {
     uint32_t used = 0, max_len = 0;
     for (unsigned l = 1; l <= SCI_HUFF_MAX_LEN; l++)
-        if (totals[l]) {
-            used += totals[l];
+        if (r->totals[l]) {
+            used += r->totals[l];
             max_len = l;
         }
-    if (!sci_huff_complete(totals, max_len, used))
+    if (!sci_huff_complete(r->totals, max_len, used))
         r->ok = 0;
     r->first_code[0] = r->first_index[0] = 0;
-    sci_huff_heads(totals, max_len, r->first_code, r->first_index);
+    sci_huff_heads(r->totals, max_len, r->first_code, r->first_index);
+    if (g)
+        return;
     for (unsigned l = 0; l < LIMITS; l++) {
         f.table[LUT_ENTRIES + l] = r->first_code[l];
         f.table[LUT_ENTRIES + LIMITS + l] = r->first_index[l];
     }
 }
 
-/* Thread t: its run's symbols into sorted order and the lookup table;
- * below[l][t] is its first place among the symbols of length l. */
-DK void tb_place(const seis_frame &f, table_room *r, unsigned t) {
-    uint32_t s1, s = run_of(f, t, &s1);
-    for (; s < s1; s++) {
-        const unsigned l = f.len[s];
+/* Thread t: its symbols of segment g into sorted order and the lookup
+ * table; below[l][t] is its first place among the segment's symbols of
+ * length l. */
+DK void tb_place(const seis_frame &f, table_room *r, uint32_t g, unsigned t) {
+    uint32_t w[4];
+    tb_word(f, g, t, w);
+    if (!(w[0] | w[1] | w[2] | w[3]))
+        return;
+    const uint32_t s0 = g * TB_SEG + t * TB_PER_THREAD;
+    for (unsigned j = 0; j < TB_PER_THREAD; j++) {
+        const unsigned l = tb_len(w, j);
         if (!l)
             continue;
-        const uint32_t k = r->below[l][t]++;
+        const uint32_t s = s0 + j;
+        const uint32_t k = r->base[l] + r->below[l][t]++;
         const uint32_t code = r->first_code[l] + k;
         f.table[TABLE_HEAD + r->first_index[l] + k] = s;
         if (l <= SCI_HUFF_LOOKUP_BITS) {
@@ -311,30 +361,74 @@ DK void tb_place(const seis_frame &f, table_room *r, unsigned t) {
     }
 }
 
+/* Thread t < TB_LENGTHS: the frame's total of length t and the counts of
+ * the segments before g, from the count launch. */
+DK void tb_sum_segments(const seis_frame &f, table_room *r, uint32_t g,
+                        unsigned t) {
+    const uint32_t *counts = f.table + sorted_words(f.nsym);
+    uint32_t sum = 0, base = 0;
+    for (uint32_t k = 0; k < tb_segments(f.nsym); k++) {
+        if (k == g)
+            base = sum;
+        sum += counts[k * TB_LENGTHS + t];
+    }
+    r->totals[t] = sum;
+    r->base[t] = base;
+}
+
 #ifdef SCI_SEIS_EMU
-/* tables_kernel's block as host loops. */
+/* The scan of the place launch: each thread's count of each length becomes
+ * its first place in the segment; totals, the segment's. */
+static void tb_scan_emu(table_room *r) {
+    for (unsigned l = 1; l < TB_LENGTHS; l++) {
+        uint32_t at = 0;
+        for (unsigned t = 0; t < TB_THREADS; t++) {
+            const uint16_t c = r->below[l][t];
+            r->below[l][t] = (uint16_t)at;
+            at += c;
+        }
+        r->totals[l] = at;
+    }
+}
+
+/* The two table launches as host loops. */
 static void tables_emu(const seis_frame &f, int *status) {
     if (!f.len)
         return;
     static table_room r;
-    r.ok = 1;
-    for (unsigned t = 0; t < TB_THREADS; t++)
-        if (!tb_count(f, &r, t))
-            r.ok = 0;
-    uint32_t totals[TB_LENGTHS] = {0};
-    for (unsigned l = 1; l < TB_LENGTHS; l++)
-        for (unsigned t = 0; t < TB_THREADS; t++) {
-            const uint16_t c = r.below[l][t];
-            r.below[l][t] = (uint16_t)totals[l];
-            totals[l] += c;
+    uint32_t *counts = f.table + sorted_words(f.nsym);
+    for (uint32_t g = 0; g < tb_segments(f.nsym); g++) {
+        bool ok = true;
+        for (unsigned t = 0; t < TB_THREADS; t++)
+            ok &= tb_count(f, &r, g, t);
+        if (!ok) {
+            *status = SCI_SEIS_E_DATA;
+            continue;
         }
-    tb_heads(f, &r, totals);
-    if (!r.ok) {
-        *status = SCI_SEIS_E_DATA;
-        return;
+        tb_scan_emu(&r);
+        for (unsigned l = 0; l < TB_LENGTHS; l++)
+            counts[g * TB_LENGTHS + l] = l ? r.totals[l] : 0;
+        if (g == 0)
+            for (unsigned j = 0; j < LUT_ENTRIES; j++)
+                f.table[j] = 0;
     }
-    for (unsigned t = 0; t < TB_THREADS; t++)
-        tb_place(f, &r, t);
+    if (*status)
+        return;
+    for (uint32_t g = 0; g < tb_segments(f.nsym); g++) {
+        for (unsigned t = 0; t < TB_LENGTHS; t++)
+            tb_sum_segments(f, &r, g, t);
+        r.ok = 1;
+        tb_heads(f, &r, g);
+        if (!r.ok) {
+            *status = SCI_SEIS_E_DATA;
+            return;
+        }
+        for (unsigned t = 0; t < TB_THREADS; t++)
+            tb_count(f, &r, g, t);
+        tb_scan_emu(&r);
+        for (unsigned t = 0; t < TB_THREADS; t++)
+            tb_place(f, &r, g, t);
+    }
 }
 
 /* count_kernel's block: the symbols of packages [pkg0, pkg0 +
@@ -647,20 +741,12 @@ DK uint32_t warp_inclusive(uint32_t v, unsigned lane) {
     return v;
 }
 
-/* A block a frame: its canonical tables from its code lengths
- * (tb_count, tb_heads, tb_place); lengths that make no code refuse it. */
-__global__ void __launch_bounds__(TB_THREADS)
-    tables_kernel(const seis_frame *frames, int *status) {
-    __shared__ table_room r;
-    __shared__ uint32_t totals[TB_LENGTHS];
-    const seis_frame f = frames[blockIdx.x];
-    if (!f.len)
-        return;
-    const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    const int bad = __syncthreads_or(!tb_count(f, &r, t));
-    /* a warp a length: the runs' counts become their first places */
+/* The scan of both table launches, a warp a length: each thread's count
+ * becomes its first place in the segment; r->totals, the segment's. */
+DK void tb_scan(table_room *r, unsigned t) {
+    const unsigned lane = t & 31, warp = t >> 5;
     for (unsigned l = 1 + warp; l < TB_LENGTHS; l += TB_THREADS / 32) {
-        uint16_t *b = r.below[l];
+        uint16_t *b = r->below[l];
         const unsigned per = TB_THREADS / 32;
         uint32_t sum = 0;
         for (unsigned k = 0; k < per; k++)
@@ -673,20 +759,60 @@ __global__ void __launch_bounds__(TB_THREADS)
             at += c;
         }
         if (lane == 31)
-            totals[l] = incl;
+            r->totals[l] = incl;
     }
-    __syncthreads();
-    if (t == 0) {
-        r.ok = !bad;
-        tb_heads(f, &r, totals);
-    }
-    __syncthreads();
-    if (!r.ok) {
+}
+
+/* A block (frame, segment): the segment's count of each length. */
+__global__ void __launch_bounds__(TB_THREADS)
+    tables_count_kernel(const seis_frame *frames, int *status) {
+    __shared__ table_room r;
+    const seis_frame f = frames[blockIdx.x];
+    const uint32_t g = blockIdx.y;
+    if (!f.len || g >= tb_segments(f.nsym))
+        return;
+    const unsigned t = threadIdx.x;
+    if (__syncthreads_or(!tb_count(f, &r, g, t))) {
         if (t == 0)
             status[blockIdx.x] = SCI_SEIS_E_DATA;
         return;
     }
-    tb_place(f, &r, t);
+    tb_scan(&r, t);
+    __syncthreads();
+    if (t < TB_LENGTHS)
+        f.table[sorted_words(f.nsym) + g * TB_LENGTHS + t] =
+            t ? r.totals[t] : 0;
+    if (g == 0)
+        for (unsigned j = t; j < LUT_ENTRIES; j += TB_THREADS)
+            f.table[j] = 0;
+}
+
+/* A block (frame, segment): the segment's symbols placed. */
+__global__ void __launch_bounds__(TB_THREADS)
+    tables_place_kernel(const seis_frame *frames, int *status) {
+    __shared__ table_room r;
+    const seis_frame f = frames[blockIdx.x];
+    const uint32_t g = blockIdx.y;
+    if (!f.len || g >= tb_segments(f.nsym) || status[blockIdx.x])
+        return;
+    const unsigned t = threadIdx.x;
+    if (t < TB_LENGTHS)
+        tb_sum_segments(f, &r, g, t);
+    __syncthreads();
+    if (t == 0) {
+        r.ok = 1;
+        tb_heads(f, &r, g);
+    }
+    tb_count(f, &r, g, t);
+    __syncthreads();
+    if (!r.ok) {
+        if (t == 0 && g == 0)
+            status[blockIdx.x] = SCI_SEIS_E_DATA;
+        return;
+    }
+    tb_scan(&r, t);
+    __syncthreads();
+    tb_place(f, &r, g, t);
 }
 
 /* Each block's symbol count; a package of none (no encoder writes one)
@@ -930,6 +1056,7 @@ struct chunk_plan {
     size_t job_n;
     unsigned max_levels;
     uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
+    uint32_t max_segments;                       /* the table launches' */
 };
 
 /* The decode blocks of a frame of `packages` packages. */
@@ -985,6 +1112,7 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
     seis_frame *desc = (seis_frame *)(hb + c->desc_at);
     c->job_n = 0;
     c->max_levels = 0;
+    c->max_segments = 0;
     memset(c->max_tiles, 0, sizeof c->max_tiles);
     for (unsigned i = f0; i < f1; i++) {
         const sci_seis_info *in = &info[i];
@@ -999,6 +1127,8 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         f.grid = in->grid;
         f.version = in->version;
         f.nsym = 1u << in->p.bits;
+        if (tb_segments(f.nsym) > c->max_segments)
+            c->max_segments = tb_segments(f.nsym);
         f.pkg = (const uint64_t *)(db + plan[i].pkg_at);
         f.out = out[i];
         f.coef = f.levels ? (float *)s->coef.p + plan[i].coef_at : out[i];
@@ -1069,7 +1199,10 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                     tile_cols_item(dframes[i], l, at, k, sh);
             }
 #else
-    tables_kernel<<<n, TB_THREADS, 0, st>>>(dframes, dstatus);
+    tables_count_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
+        dframes, dstatus);
+    tables_place_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
+        dframes, dstatus);
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
@@ -1179,8 +1312,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             plan[i].len_at = at;
             at = align_up(at + nsym, 16);
             plan[i].table_at = table_words;
-            /* a frame may code more symbols than it has values */
-            table_words += align_up(TABLE_HEAD + nsym, 4);
+            table_words += table_words_of((uint32_t)nsym);
             plan[i].coef_at = coefs;
             coefs += align_up(v, 64);
         }
