@@ -100,6 +100,7 @@ struct block_job {
 /* What a pool worker keeps for reading the frames' code lengths. */
 struct seis_worker {
     sci_seis_dctx *dctx;
+    uint8_t *len; /* a frame's code lengths, before staging */
 };
 
 struct sci_cuda_seis {
@@ -1025,8 +1026,10 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     cudaFree(s->enc_tmp.p);
     cudaFree(s->enc_q.p);
     cudaFreeHost(s->enc_q_host.p);
-    for (unsigned i = 0; i < s->nworkers; i++)
+    for (unsigned i = 0; i < s->nworkers; i++) {
         sci_seis_dctx_free(s->workers[i].dctx);
+        free(s->workers[i].len);
+    }
     free(s->workers);
     free(s);
 }
@@ -1035,13 +1038,13 @@ static size_t align_up(size_t v, size_t a) {
     return (v + a - 1) / a * a;
 }
 
-
 /* What the host keeps of one frame of a decode. */
 struct frame_plan {
     int err;
     size_t pkg_at, len_at; /* in the staging area */
     size_t table_at;       /* in words, in tables */
     size_t coef_at;        /* in floats, in coef and tmp */
+    size_t piece0;         /* its packages' first piece in its chunk */
 };
 
 static int cuda_err(cudaError_t e) {
@@ -1057,45 +1060,82 @@ struct chunk_plan {
     unsigned max_levels;
     uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
     uint32_t max_segments;                       /* the table launches' */
+    size_t pieces;                               /* of packages */
 };
+
+/* The pool's items of a chunk: each frame's code lengths first (the
+ * longer items, so that they start first), then the packages in pieces,
+ * so that a chunk of as many frames as threads keeps every thread busy to
+ * the end (a frame an item left the chunk waiting on the threads that
+ * took two). */
+#define STAGE_PIECE (64u << 10)
+
+static size_t pieces_of(uint32_t packages) {
+    return ((size_t)packages * 8 + STAGE_PIECE - 1) / STAGE_PIECE;
+}
 
 /* The decode blocks of a frame of `packages` packages. */
 static size_t jobs_of(uint32_t packages) {
     return (packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
 }
 
-/* The host's share of a chunk, a frame a call. */
+/* The host's share of a chunk: its frames' items. */
 struct chunk_args {
     sci_cuda_seis *s;
     const uint8_t *const *frames;
     const sci_seis_info *info;
     frame_plan *plan;
     seis_frame *desc; /* the chunk's, in the staging area */
+    unsigned nf;
 };
 
-/* Frames [b, e) of a chunk: code lengths and packages into the staging
- * area. */
-static void prepare_frames(void *arg, size_t b, size_t e, unsigned worker) {
-    const chunk_args *a = (const chunk_args *)arg;
-    seis_worker *w = &a->s->workers[worker];
-    uint8_t *hb = (uint8_t *)a->s->stage_host.p;
-    for (size_t i = b; i < e; i++) {
-        const sci_seis_info *in = &a->info[i];
-        frame_plan *pl = &a->plan[i];
+/* Frame i's code lengths into the staging area, through the worker's
+ * buffer: written in place, the lengths' lines would be left dirty in
+ * this CPU's caches (codec/common/stage.h). */
+static void stage_lengths(const chunk_args *a, unsigned i, seis_worker *w) {
+    const sci_seis_info *in = &a->info[i];
+    frame_plan *pl = &a->plan[i];
+    int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in, w->len);
+    if (err) {
+        /* no tables: the device refuses it */
         seis_frame *f = &a->desc[i];
-        int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in,
-                                           hb + pl->len_at);
-        if (err) {
-            /* no tables, no packages: the device refuses it */
-            pl->err = err;
-            f->len = NULL;
-            f->npkg = 0;
-            f->levels = 0;
-            continue;
-        }
-        /* the frame is little-endian, and so is every CUDA host */
-        sci_stage_copy(hb + pl->pkg_at, a->frames[i] + in->pkg_off,
-                       (size_t)in->packages * 8);
+        pl->err = err;
+        f->len = NULL;
+        f->npkg = 0;
+        f->levels = 0;
+        return;
+    }
+    sci_stage_copy((uint8_t *)a->s->stage_host.p + pl->len_at, w->len,
+                   (size_t)1 << in->p.bits);
+}
+
+/* Piece p of the chunk's packages into the staging area (sci_seis_parse
+ * has checked that the frame holds them). */
+static void stage_piece(const chunk_args *a, size_t p) {
+    unsigned lo = 0, hi = a->nf - 1; /* the last frame starting at or before p */
+    while (lo < hi) {
+        const unsigned mid = (lo + hi + 1) / 2;
+        if (a->plan[mid].piece0 <= p)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const sci_seis_info *in = &a->info[lo];
+    const size_t off = (p - a->plan[lo].piece0) * STAGE_PIECE;
+    const size_t bytes = (size_t)in->packages * 8 - off;
+    /* the frame is little-endian, and so is every CUDA host */
+    sci_stage_copy((uint8_t *)a->s->stage_host.p + a->plan[lo].pkg_at + off,
+                   a->frames[lo] + in->pkg_off + off,
+                   bytes < STAGE_PIECE ? bytes : STAGE_PIECE);
+}
+
+static void prepare_items(void *arg, size_t b, size_t e, unsigned worker) {
+    const chunk_args *a = (const chunk_args *)arg;
+    for (size_t k = b; k < e; k++) {
+        if (k < a->nf)
+            stage_lengths(a, (unsigned)k, &a->s->workers[worker]);
+        else
+            stage_piece(a, k - a->nf);
     }
 }
 
@@ -1148,8 +1188,8 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         }
         desc[i - f0] = f;
     }
-    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc};
-    sci_pool_for(s->pool, f1 - f0, 1, prepare_frames, &ca);
+    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc, f1 - f0};
+    sci_pool_for(s->pool, ca.nf + c->pieces, 1, prepare_items, &ca);
 }
 
 /* The device's work on a staged chunk: its first indices, symbols and
@@ -1252,9 +1292,16 @@ static int ensure_workers(sci_cuda_seis *s) {
     if (!w)
         return SCI_SEIS_E_NOMEM;
     s->workers = w;
-    for (; s->nworkers < n; s->nworkers++)
-        if (!(w[s->nworkers].dctx = sci_seis_dctx_new()))
+    for (; s->nworkers < n; s->nworkers++) {
+        seis_worker *k = &w[s->nworkers];
+        k->dctx = sci_seis_dctx_new();
+        k->len = (uint8_t *)malloc((size_t)1 << SCI_SEIS_MAX_BITS);
+        if (!k->dctx || !k->len) {
+            sci_seis_dctx_free(k->dctx);
+            free(k->len);
             return SCI_SEIS_E_NOMEM;
+        }
+    }
     return 0;
 }
 
@@ -1308,6 +1355,8 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
             const size_t nsym = (size_t)1 << info[i].p.bits;
             plan[i].pkg_at = at;
+            plan[i].piece0 = c->pieces;
+            c->pieces += pieces_of(info[i].packages);
             at = align_up(at + (size_t)info[i].packages * 8, 16);
             plan[i].len_at = at;
             at = align_up(at + nsym, 16);
