@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1129,22 +1130,13 @@ static void stage_piece(const chunk_args *a, size_t p) {
                    bytes < STAGE_PIECE ? bytes : STAGE_PIECE);
 }
 
-static void prepare_items(void *arg, size_t b, size_t e, unsigned worker) {
-    const chunk_args *a = (const chunk_args *)arg;
-    for (size_t k = b; k < e; k++) {
-        if (k < a->nf)
-            stage_lengths(a, (unsigned)k, &a->s->workers[worker]);
-        else
-            stage_piece(a, k - a->nf);
-    }
-}
-
-/* Chunk c (laid out) into the staging area: its descriptors and decode
- * blocks here, its code lengths and packages by the pool. */
-static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
-                        const uint8_t *const frames[],
-                        const sci_seis_info info[], frame_plan plan[],
-                        float *const out[], uint16_t *const q[]) {
+/* Chunk c's descriptors and decode blocks into the staging area; *ca, its
+ * items for the pool (code lengths and packages). */
+static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
+                           const uint8_t *const frames[],
+                           const sci_seis_info info[], frame_plan plan[],
+                           float *const out[], uint16_t *const q[],
+                           chunk_args *ca) {
     uint8_t *hb = (uint8_t *)s->stage_host.p;
     uint8_t *db = (uint8_t *)s->stage_dev.p;
     const unsigned f0 = c->f0, f1 = c->f1;
@@ -1188,8 +1180,7 @@ static void stage_chunk(sci_cuda_seis *s, chunk_plan *c,
         }
         desc[i - f0] = f;
     }
-    chunk_args ca = {s, frames + f0, info + f0, plan + f0, desc, f1 - f0};
-    sci_pool_for(s->pool, ca.nf + c->pieces, 1, prepare_items, &ca);
+    *ca = {s, frames + f0, info + f0, plan + f0, desc, f1 - f0};
 }
 
 /* The device's work on a staged chunk: its first indices, symbols and
@@ -1264,6 +1255,83 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
 #endif
     events_mark(s->timing, s->ev, ev + 4, st);
     return 0;
+}
+
+/* Chunk k, staged, to the device: its upload on the copy stream, then its
+ * kernels on st once the upload is done. */
+static int send_chunk(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
+                      size_t job_at, cudaStream_t st) {
+    uint8_t *hb = (uint8_t *)s->stage_host.p;
+    uint8_t *db = (uint8_t *)s->stage_dev.p;
+    const int ev = EVENTS_PER_CHUNK * (int)k;
+    cudaStream_t cs = s->copy_stream;
+    int err;
+    events_mark(s->timing, s->ev, ev, cs);
+    if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
+                                        c.end - c.desc_at,
+                                        cudaMemcpyHostToDevice, cs))) ||
+        (err = cuda_err(cudaEventRecord(s->copied[k], cs))) ||
+        (err = cuda_err(cudaStreamWaitEvent(st, s->copied[k], 0))))
+        return err;
+    events_mark(s->timing, s->ev, ev + 1, cs);
+    events_mark(s->timing, s->ev, ev + 2, st);
+    return launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at,
+                        (int *)s->status.p + c.f0, ev, st);
+}
+
+/* A decode's staging in one pool region: the items of every chunk (each
+ * frame's code lengths, then its packages in pieces), chunk after chunk;
+ * the thread that stages a chunk's last item sends it, and the staged
+ * chunks after it, in order.  A region a chunk woke the pool's threads
+ * once a chunk, which cost more than the pieces' balance gained. */
+struct batch_run {
+    sci_cuda_seis *s;
+    const chunk_plan *cp;
+    const chunk_args *ca;
+    unsigned chunks;
+    size_t item0[MAX_CHUNKS + 1]; /* a chunk's first item */
+    size_t left[MAX_CHUNKS];      /* its items not yet staged (atomic) */
+    int device;
+    cudaStream_t st;
+    pthread_mutex_t m; /* guards what follows */
+    unsigned sent;
+    size_t job_at;
+    int err;
+};
+
+/* The chunks staged and not yet sent, in order, from this thread. */
+static void send_ready(batch_run *r) {
+    pthread_mutex_lock(&r->m);
+    while (r->sent < r->chunks && !r->err &&
+           __atomic_load_n(&r->left[r->sent], __ATOMIC_ACQUIRE) == 0) {
+        int cur = -1;
+        /* the pool's threads did not choose a device */
+        if (cudaGetDevice(&cur) != cudaSuccess || cur != r->device)
+            r->err = cuda_err(cudaSetDevice(r->device));
+        if (!r->err)
+            r->err = send_chunk(r->s, r->cp[r->sent], r->sent, r->job_at,
+                                r->st);
+        r->job_at += r->cp[r->sent].job_n;
+        r->sent++;
+    }
+    pthread_mutex_unlock(&r->m);
+}
+
+static void stage_items(void *arg, size_t b, size_t e, unsigned worker) {
+    batch_run *r = (batch_run *)arg;
+    for (size_t i = b; i < e; i++) {
+        unsigned k = 0;
+        while (i >= r->item0[k + 1])
+            k++;
+        const chunk_args *a = &r->ca[k];
+        const size_t j = i - r->item0[k];
+        if (j < a->nf)
+            stage_lengths(a, (unsigned)j, &r->s->workers[worker]);
+        else
+            stage_piece(a, j - a->nf);
+        if (__atomic_sub_fetch(&r->left[k], 1, __ATOMIC_ACQ_REL) == 0)
+            send_ready(r);
+    }
 }
 
 /* The copy stream and its events, made with the first decode. */
@@ -1380,30 +1448,26 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         goto out;
 
     {
-        uint8_t *hb = (uint8_t *)s->stage_host.p;
-        uint8_t *db = (uint8_t *)s->stage_dev.p;
-        size_t job_at = 0;
-        for (unsigned k = 0; k < chunks && !err; k++) {
-            chunk_plan &c = cp[k];
-            const double t0 = now_ms();
-            stage_chunk(s, &c, frames, info, plan, out, q);
-            s->times.host += s->timing ? (float)(now_ms() - t0) : 0;
-            const int ev = EVENTS_PER_CHUNK * (int)k;
-            cudaStream_t cs = s->copy_stream;
-            events_mark(s->timing, s->ev, ev, cs);
-            if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
-                                                c.end - c.desc_at,
-                                                cudaMemcpyHostToDevice, cs))) ||
-                (err = cuda_err(cudaEventRecord(s->copied[k], cs))) ||
-                (err = cuda_err(cudaStreamWaitEvent(st, s->copied[k], 0))))
-                break;
-            events_mark(s->timing, s->ev, ev + 1, cs);
-            events_mark(s->timing, s->ev, ev + 2, st);
-            err = launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at,
-                               (int *)s->status.p + c.f0, ev, st);
-            job_at += c.job_n;
+        const double t0 = now_ms();
+        chunk_args ca[MAX_CHUNKS];
+        batch_run r = {};
+        r.s = s;
+        r.cp = cp;
+        r.ca = ca;
+        r.chunks = (unsigned)chunks;
+        r.st = st;
+        for (unsigned k = 0; k < chunks; k++) {
+            describe_chunk(s, &cp[k], frames, info, plan, out, q, &ca[k]);
+            r.left[k] = ca[k].nf + cp[k].pieces;
+            r.item0[k + 1] = r.item0[k] + r.left[k];
         }
-        if (err)
+        if ((err = cuda_err(cudaGetDevice(&r.device))))
+            goto out;
+        pthread_mutex_init(&r.m, NULL);
+        sci_pool_for(s->pool, r.item0[chunks], 1, stage_items, &r);
+        pthread_mutex_destroy(&r.m);
+        s->times.host = s->timing ? (float)(now_ms() - t0) : 0;
+        if ((err = r.err))
             goto out;
         if ((err = cuda_err(cudaMemcpyAsync(stat, s->status.p,
                                             n * sizeof(int),

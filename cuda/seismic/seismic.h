@@ -58,24 +58,27 @@ int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
                          size_t out_len[], int status[], size_t bad_index[],
                          void *stream);
 
-/* Where the last decode's time went, in ms (all 0 unless timing is on),
- * each summed over the batch's chunks, which overlap one another: host =
- * code lengths and staging on the host; upload = the copies to the
- * device; decode = the tables and package kernels (tables, first indices,
- * symbols); dwt = the inverse DWT launches. */
+/* Where the last decode's time went, in ms (all 0 unless timing is on):
+ * host = the host's staging of every chunk (code lengths and packages,
+ * one pool region, which also sends each chunk once it is staged); the
+ * others summed over the chunks, which overlap one another and the
+ * staging: upload = the copies to the device; decode = the tables and
+ * package kernels (tables, first indices, symbols); dwt = the inverse DWT
+ * launches. */
 typedef struct {
     float host, upload, decode, dwt;
 } sci_cuda_seis_times;
 
-/* The threads that do the host's work on a batch, a frame or gather each
- * (NULL, the default: the calling thread; codec/common/parallel.h).  The pool
- * must outlive its use here. */
+/* The threads that do the host's work on a batch (NULL, the default: the
+ * calling thread; codec/common/parallel.h).  A decode's pool threads also
+ * send staged chunks to the device, on the calling thread's device and
+ * stream.  The pool must outlive its use here. */
 void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool);
 
 /* A decode goes to the device in up to four chunks of frames, so that the
- * host builds a chunk's tables while the device decodes the one before: a
- * chunk for every `packages` packages of the batch (0: the default, about
- * 128 Ki; tests set 1 to cut small batches). */
+ * host stages a chunk while the device uploads and decodes the ones
+ * before: a chunk for every `packages` packages of the batch (0: the
+ * default, about 128 Ki; tests set 1 to cut small batches). */
 void sci_cuda_seis_tune_chunks(sci_cuda_seis *s, size_t packages);
 
 /* Timing costs a few event records a batch; off by default. */

@@ -24,6 +24,13 @@ cudaGetDevice (int *d)
   return cudaSuccess;
 }
 
+/* One device, 0. */
+cudaError_t
+cudaSetDevice (int d)
+{
+  return d == 0 ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
 /* An H100's: its compute capability and multiprocessor count. */
 cudaError_t
 cudaDeviceGetAttribute (int *v, enum cudaDeviceAttr a, int d)
