@@ -4,7 +4,10 @@
  * Lines that a plain memcpy leaves dirty in this CPU's caches make the
  * device's copy snoop them: on the H200 host a 5 MB upload took 0.19-0.21
  * ms after a plain copy into its buffer and 0.10 ms after streaming
- * stores (docs/benchmarks.md, "Staging with streaming stores").
+ * stores.  That holds for a few MB that the device reads at once; the
+ * elements' 53 MB pageable frames, whose lines leave the caches anyway,
+ * went slower with it (docs/benchmarks.md, "Decoding from host frames,
+ * later on 2026-11-29").
  */
 #ifndef SCI_CODEC_COMMON_STAGE_H
 #define SCI_CODEC_COMMON_STAGE_H
