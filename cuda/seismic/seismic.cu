@@ -1,9 +1,10 @@
 /*
  * The seismic decoder on the GPU (cuda/seismic/seismic.h).
  *
- * Host, per batch: each frame's code lengths are decompressed into
- * page-locked staging beside its packages; one copy takes descriptors,
- * lengths and packages to the device.
+ * Host, per batch, in one region of the pool: each frame's code lengths
+ * are decompressed, and they and its packages are copied into page-locked
+ * staging with streaming stores; one copy a chunk of frames takes
+ * descriptors, lengths and packages to the device.
  *
  * Device: blocks build each frame's canonical tables from its lengths, a
  * block a segment of the alphabet, as codec/seismic/huffman.c does; the
@@ -379,8 +380,8 @@ DK void tb_sum_segments(const seis_frame &f, table_room *r, uint32_t g,
 }
 
 #ifdef SCI_SEIS_EMU
-/* The scan of the place launch: each thread's count of each length becomes
- * its first place in the segment; totals, the segment's. */
+/* tb_scan as host loops: each thread's count of each length becomes its
+ * first place in the segment; totals, the segment's. */
 static void tb_scan_emu(table_room *r) {
     for (unsigned l = 1; l < TB_LENGTHS; l++) {
         uint32_t at = 0;
@@ -1113,7 +1114,8 @@ static void stage_lengths(const chunk_args *a, unsigned i, seis_worker *w) {
 /* Piece p of the chunk's packages into the staging area (sci_seis_parse
  * has checked that the frame holds them). */
 static void stage_piece(const chunk_args *a, size_t p) {
-    unsigned lo = 0, hi = a->nf - 1; /* the last frame starting at or before p */
+    /* the frame: the last one whose pieces start at or before p */
+    unsigned lo = 0, hi = a->nf - 1;
     while (lo < hi) {
         const unsigned mid = (lo + hi + 1) / 2;
         if (a->plan[mid].piece0 <= p)
@@ -1279,11 +1281,11 @@ static int send_chunk(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
                         (int *)s->status.p + c.f0, ev, st);
 }
 
-/* A decode's staging in one pool region: the items of every chunk (each
- * frame's code lengths, then its packages in pieces), chunk after chunk;
+/* A decode's staging in one pool region: the items of every chunk (its
+ * frames' code lengths, then their packages in pieces), chunk after chunk;
  * the thread that stages a chunk's last item sends it, and the staged
- * chunks after it, in order.  A region a chunk woke the pool's threads
- * once a chunk, which cost more than the pieces' balance gained. */
+ * chunks after it, in order.  A region a chunk woke the pool's sleeping
+ * threads once a chunk: 90-95 GB/s against 106-108 at 16 bits. */
 struct batch_run {
     sci_cuda_seis *s;
     const chunk_plan *cp;
