@@ -10,6 +10,8 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "table.h"
+
 #include "codec/common/crc32.h"
 #include "codec/j2k/dwt.h"
 #include "huffman.h"
@@ -83,6 +85,8 @@ const char *sci_seis_params_check(const sci_seis_params *p) {
 size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
     size_t n = (size_t)p->traces * p->samples;
     size_t table = ZSTD_compressBound((size_t)1 << p->bits);
+    if (sci_seis_table_bound(1u << p->bits) > table)
+        table = sci_seis_table_bound(1u << p->bits);
     return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n + 4;
 }
 
@@ -249,9 +253,21 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                             const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
                             size_t *out_len) {
+    return sci_seis_encode_indices_version(p, q, grid, meta, meta_len,
+                                           SCI_SEIS_VERSION, out, cap,
+                                           out_len);
+}
+
+int sci_seis_encode_indices_version(const sci_seis_params *p,
+                                    const uint16_t *q,
+                                    const sci_seis_grid *grid,
+                                    const uint8_t *meta, size_t meta_len,
+                                    unsigned version, uint8_t *out,
+                                    size_t cap, size_t *out_len) {
     if (sci_seis_params_check(p) || !q || !grid || !out || !out_len ||
         meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
-        !grid_valid(grid, p->bits))
+        !grid_valid(grid, p->bits) || version < 3 ||
+        version > SCI_SEIS_VERSION)
         return SCI_SEIS_E_ARG;
     const size_t n = (size_t)p->traces * p->samples;
     const unsigned nsym = 1u << p->bits;
@@ -328,9 +344,18 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
         err = SCI_SEIS_E_ROOM;
         goto out;
     }
-    size_t zlen = ZSTD_compress(out + table_off, cap - table_off, len, nsym,
-                                TABLE_ZSTD_LEVEL);
-    if (ZSTD_isError(zlen)) {
+    size_t zlen;
+    if (version >= 4) {
+        const size_t room = sci_seis_table_bound(nsym);
+        zlen = sci_seis_table_write(len, nsym, out + table_off,
+                                    cap - table_off < room ? cap - table_off
+                                                           : room);
+    } else {
+        zlen = ZSTD_compress(out + table_off, cap - table_off, len, nsym,
+                             TABLE_ZSTD_LEVEL);
+        zlen = ZSTD_isError(zlen) ? 0 : zlen;
+    }
+    if (!zlen) {
         err = SCI_SEIS_E_ROOM;
         goto out;
     }
@@ -343,7 +368,7 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
 
     uint8_t *h = out;
     memcpy(h, "SEIS", 4);
-    h[4] = SCI_SEIS_VERSION;
+    h[4] = (uint8_t)version;
     h[5] = (uint8_t)p->bits;
     h[6] = (uint8_t)p->levels;
     h[7] = (uint8_t)code.max_len;
@@ -400,6 +425,12 @@ int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
 
 /* ---- decoder ------------------------------------------------------------ */
 
+/* The most bytes a version's code table of 2^bits symbols takes. */
+static size_t table_room(unsigned version, unsigned bits) {
+    return version >= 4 ? sci_seis_table_bound(1u << bits)
+                        : ZSTD_compressBound((size_t)1 << bits);
+}
+
 /* Header fields into info; frame_len from them.  The header's own CRC lets
  * a stream splitter trust the length before it has the whole frame. */
 static int parse_header(const uint8_t *h, sci_seis_info *info) {
@@ -434,7 +465,7 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     size_t most = info->version >= 3 ? SCI_SEIS_RUN_MAX : SCI_HUFF_PACKAGE_BITS;
     if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
         !grid_valid(&info->grid, info->p.bits) || info->table_len < 1 ||
-        info->table_len > ZSTD_compressBound((size_t)1 << info->p.bits) ||
+        info->table_len > table_room(info->version, info->p.bits) ||
         info->packages < (n + most - 1) / most ||
         info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
         (flags & ~(uint32_t)SCI_SEIS_FLAG_ZERO))
@@ -498,17 +529,23 @@ void sci_seis_dctx_free(sci_seis_dctx *d) {
 int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
                              const sci_seis_info *info, uint8_t *len) {
     const size_t nsym = (size_t)1 << info->p.bits;
-    unsigned long long size =
-        ZSTD_getFrameContentSize(frame + info->table_off, info->table_len);
-    if (size != nsym)
-        return SCI_SEIS_E_DATA;
-    size_t got = d ? ZSTD_decompressDCtx(d->z, len, nsym,
-                                         frame + info->table_off,
-                                         info->table_len)
-                   : ZSTD_decompress(len, nsym, frame + info->table_off,
-                                     info->table_len);
-    if (ZSTD_isError(got) || got != nsym)
-        return SCI_SEIS_E_DATA;
+    if (info->version >= 4) {
+        if (sci_seis_table_read(frame + info->table_off, info->table_len,
+                                (uint32_t)nsym, len))
+            return SCI_SEIS_E_DATA;
+    } else {
+        unsigned long long size =
+            ZSTD_getFrameContentSize(frame + info->table_off, info->table_len);
+        if (size != nsym)
+            return SCI_SEIS_E_DATA;
+        size_t got = d ? ZSTD_decompressDCtx(d->z, len, nsym,
+                                             frame + info->table_off,
+                                             info->table_len)
+                       : ZSTD_decompress(len, nsym, frame + info->table_off,
+                                         info->table_len);
+        if (ZSTD_isError(got) || got != nsym)
+            return SCI_SEIS_E_DATA;
+    }
     unsigned longest = 0;
     for (size_t s = 0; s < nsym; s++)
         longest = len[s] > longest ? len[s] : longest;

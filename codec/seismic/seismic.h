@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 3        /* the version written */
+#define SCI_SEIS_VERSION 4        /* the version written */
 #define SCI_SEIS_VERSION_OLDEST 2 /* the oldest version read */
 /* Version 3's runs: an encoder codes this many equal symbols in a row, or
  * more, as run packages, of at most SCI_SEIS_RUN_MAX symbols each (which
@@ -80,7 +80,8 @@ typedef struct {
     sci_seis_grid grid;      /* dequantization */
     uint32_t packages;
     size_t meta_off, meta_len;     /* opaque metadata bytes */
-    size_t table_off, table_len;   /* zstd-compressed code lengths */
+    size_t table_off, table_len;   /* the code table (version 4's code,
+                                    * before it zstd-compressed lengths) */
     size_t pkg_off;                /* 8-byte aligned within the frame */
     size_t frame_len;              /* everything, CRC included */
 } sci_seis_info;
@@ -115,6 +116,16 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                             const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
                             size_t *out_len);
+
+/* sci_seis_encode_indices writing frame version `version`: 3 (the code
+ * table zstd-compressed, for decoders older than version 4) or 4 (the
+ * newest, SCI_SEIS_VERSION). */
+int sci_seis_encode_indices_version(const sci_seis_params *p,
+                                    const uint16_t *q,
+                                    const sci_seis_grid *grid,
+                                    const uint8_t *meta, size_t meta_len,
+                                    unsigned version, uint8_t *out,
+                                    size_t cap, size_t *out_len);
 
 /* Whether the grid's extreme levels, through the inverse transform of
  * `levels` levels of a traces x samples gather, stay below FLT_MAX (with a

@@ -7,8 +7,9 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -ffp-contract=off \
  *     -DSCI_FUZZ_LIBFUZZER -I. tests/seismic/fuzz_seismic.c codec/seismic/seismic.c \
- *     codec/seismic/huffman.c codec/j2k/dwt.c codec/common/crc32.c codec/common/parallel.c -lzstd -lm \
- *     -lpthread -o fuzz-seismic && ./fuzz-seismic -max_total_time=60
+ *     codec/seismic/huffman.c codec/seismic/table.c codec/j2k/dwt.c codec/common/crc32.c \
+ *     codec/common/parallel.c -lzstd -lm -lpthread -o fuzz-seismic && \
+ *     ./fuzz-seismic -max_total_time=60
  *
  * Each input is decoded as it is and once more with both CRCs recomputed
  * (the header's, bytes 44..47 over bytes 0..43, then the frame's, its last

@@ -31,6 +31,9 @@
 #include <cuda_runtime_api.h>
 #include <zstd.h>
 
+#include "codec/seismic/huffman.h"
+#include "codec/seismic/table.h"
+
 #include "codec/common/crc32.h"
 #include "codec/seismic/seismic.h"
 #include "codec/seismic/seismic_core.h"
@@ -105,6 +108,24 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
     return 0;
 }
 
+/* Case c's gather coded again as a version 3 frame (its code lengths
+ * zstd-compressed, read by the host), the reference's verdict redone. */
+static int to_version3(fcase *c) {
+    size_t cap = sci_seis_frame_bound(&c->p, 0);
+    sci_seis_grid grid;
+    int e = sci_seis_quantize(test_pool(), &c->p, c->g, c->want_q, &grid,
+                              NULL);
+    if (!e)
+        e = sci_seis_encode_indices_version(&c->p, c->want_q, &grid, NULL, 0,
+                                            3, c->frame, cap, &c->len);
+    if (e || sci_seis_parse(c->frame, c->len, &c->info) ||
+        c->info.version != 3)
+        return -1;
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+    return 0;
+}
+
 static void free_case(fcase *c) {
     free(c->g);
     free(c->frame);
@@ -139,20 +160,50 @@ static void damage_count(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
+/* A bit of a version 4 frame's code table flipped (CRC fixed): the device
+ * reads that table, the reference its own way; the verdicts must agree. */
+static void damage_table_bits(fcase *c) {
+    if (c->info.version < 4)
+        return;
+    size_t at = c->info.table_off + rng() % c->info.table_len;
+    c->frame[at] ^= (uint8_t)(1u << (rng() % 8));
+    put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+}
+
+/* The header's longest code one more than a version 4 table's (both CRCs
+ * fixed): the device, which reads that table, must find the mismatch as
+ * the host does. */
+static void damage_max_len(fcase *c) {
+    if (c->info.version < 4 || c->info.max_len >= SCI_HUFF_MAX_LEN)
+        return;
+    c->frame[7]++;
+    put32(c->frame + 44, sci_crc32(0, c->frame, 44));
+    put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
+    if (sci_seis_parse(c->frame, c->len, &c->info))
+        return;
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+}
+
 /* Puts frame c together again around the code lengths len (2^bits of
- * them, longest `longest`): the table, the header's Z and longest code,
- * both CRCs; the reference's verdict redone.  0, or -1 when the new frame
- * does not parse. */
+ * them, longest `longest`), stored as the frame's version stores them:
+ * the table, the header's Z and longest code, both CRCs; the reference's
+ * verdict redone.  0, or -1 when the new frame does not parse. */
 static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
     const sci_seis_info *in = &c->info;
     const size_t nsym = (size_t)1 << in->p.bits;
-    size_t zcap = ZSTD_compressBound(nsym);
+    size_t zcap = in->version >= 4 ? sci_seis_table_bound((uint32_t)nsym)
+                                   : ZSTD_compressBound(nsym);
     size_t head = in->table_off, pkg_bytes = 8 * (size_t)in->packages;
     uint8_t *f = calloc(head + zcap + 8 + pkg_bytes + 4, 1);
     memcpy(f, c->frame, head);
-    size_t z = ZSTD_compress(f + head, zcap, len, nsym, 9);
+    size_t z = in->version >= 4
+                   ? sci_seis_table_write(len, (uint32_t)nsym, f + head, zcap)
+                   : ZSTD_compress(f + head, zcap, len, nsym, 9);
     size_t pkg_off = (head + z + 7) / 8 * 8;
-    memset(f + head + z, 0, pkg_off - head - z); /* zstd may have used it */
+    memset(f + head + z, 0, pkg_off - head - z); /* the table may have used it */
     memcpy(f + pkg_off, c->frame + in->pkg_off, pkg_bytes);
     size_t n = pkg_off + pkg_bytes + 4;
     f[7] = (uint8_t)longest;
@@ -171,7 +222,7 @@ static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
 
 /* Gives an unused symbol a code of the longest length, so that the code
  * lengths are no prefix code (their Kraft sum passes 1) while still
- * decompressing and agreeing with the header's longest code: the GPU
+ * reading as a table and agreeing with the header's longest code: the GPU
  * decoder, which builds the tables on the device, must refuse the frame
  * there.  1 when changed, 0 when no symbol was unused, -1 on failure. */
 static int damage_table(fcase *c) {
@@ -430,6 +481,18 @@ int main(int argc, char **argv) {
         free(bad);
     }
 
+    /* version 3 frames (the host reads their lengths) among version 4 ones
+     * (the device reads their tables) */
+    for (unsigned i = 0; i < nc; i += 2)
+        if (to_version3(&cs[i])) {
+            printf("FAIL a version 3 frame of case %u\n", i);
+            failures++;
+        }
+    run_batch(s, cs, nc, "versions 3 and 4 in one batch");
+    sci_cuda_seis_tune_chunks(s, 1);
+    run_batch(s, cs, nc, "versions 3 and 4 in one batch, in chunks");
+    sci_cuda_seis_tune_chunks(s, 0);
+
     /* the same cases again, some damaged: only those are refused */
     for (unsigned i = 0; i < nc; i += 3)
         damage(&cs[i]);
@@ -450,6 +513,22 @@ int main(int argc, char **argv) {
                tables);
         if (!tables) {
             printf("FAIL no damaged code table among the cases\n");
+            failures++;
+        }
+    }
+    {
+        /* version 4 tables with a bit flipped */
+        unsigned refused = 0;
+        for (unsigned i = 1; i < nc; i += 4) {
+            damage_table_bits(&cs[i]);
+            refused += cs[i].info.version >= 4 && cs[i].want_err;
+        }
+        for (unsigned i = 3; i < nc; i += 4)
+            damage_max_len(&cs[i]);
+        printf("version 4 frames refused after a bit of their table flipped: "
+               "%u\n", refused);
+        if (!refused) {
+            printf("FAIL no version 4 table damage refused\n");
             failures++;
         }
     }

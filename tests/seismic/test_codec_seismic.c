@@ -39,6 +39,9 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "codec/seismic/table.h"
+#include "codec/seismic/table_core.h"
+
 #include "codec/common/crc32.h"
 #include "codec/j2k/dwt.h"
 #include "codec/seismic/huffman.h"
@@ -1068,19 +1071,40 @@ static int parse_decode(const uint8_t *f, size_t len, uint16_t *q, float *y) {
     return rc ? rc : sci_seis_decode(test_pool(), f, &info, q, y);
 }
 
-/* zstd of a length table (as the encoder stores it) */
-static uint8_t *zpack(const uint8_t *len, size_t n, size_t *zlen) {
-    size_t cap = ZSTD_compressBound(n);
+/* A length table as a frame of `version` stores it: zstd (3), or the
+ * segmented bit code of codec/seismic/table.h (4). */
+static uint8_t *tpack(unsigned version, const uint8_t *len, size_t n,
+                      size_t *zlen) {
+    size_t cap = version >= 4 ? sci_seis_table_bound((uint32_t)n)
+                              : ZSTD_compressBound(n);
     uint8_t *z = malloc(cap);
-    *zlen = ZSTD_compress(z, cap, len, n, 3);
+    *zlen = version >= 4 ? sci_seis_table_write(len, (uint32_t)n, z, cap)
+                         : ZSTD_compress(z, cap, len, n, 3);
     return z;
 }
 
+/* sci_seis_encode writing frame version `version`. */
+static int encode_version(const sci_seis_params *p, const float *x,
+                          const uint8_t *meta, size_t ml, unsigned version,
+                          uint8_t *f, size_t cap, size_t *len) {
+    const size_t n = (size_t)p->traces * p->samples;
+    uint16_t *q = malloc(n * sizeof *q);
+    sci_seis_grid g;
+    int rc = q ? sci_seis_quantize(test_pool(), p, x, q, &g, NULL)
+               : SCI_SEIS_E_NOMEM;
+    if (!rc)
+        rc = sci_seis_encode_indices_version(p, q, &g, meta, ml, version, f,
+                                             cap, len);
+    free(q);
+    return rc;
+}
 
-/* Version 3's run packages: long runs of one index go into runs (fewer
- * packages than Huffman could hold), decode to the indices the quantizer
- * gave, and a run longer than SCI_SEIS_RUN_MAX is split; a version 2 frame
- * (no runs) still decodes, and a run in a version 2 frame is refused. */
+
+/* Run packages (versions 3 and 4): long runs of one index go into runs
+ * (fewer packages than Huffman could hold), decode to the indices the
+ * quantizer gave, and a run longer than SCI_SEIS_RUN_MAX is split; a
+ * version 2 frame (a version 3 frame without runs) still decodes, and a
+ * run in a version 2 frame is refused. */
 static void test_runs(void) {
     char what[200];
     const uint32_t traces = 37, samples = 301;
@@ -1093,14 +1117,16 @@ static void test_runs(void) {
         for (uint32_t k = 0; k < 12; k++)
             x[(size_t)t * samples + 100 + t + k] = (float)(1000.0 * (k % 3) - 700.0);
     x[n - 1] = 3.0f;
-    for (unsigned levels = 0; levels <= 3; levels += 3) {
+    for (unsigned k = 0; k < 4; k++) {
+        const unsigned levels = k / 2 * 3, version = 3 + k % 2;
         sci_seis_params p = {traces, samples, 2000, 8, levels};
-        size_t bound = sci_seis_frame_bound(&p, 0), len = 0, bad = 0;
+        size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
         uint8_t *f = malloc(bound);
-        int rc = sci_seis_encode(test_pool(), &p, x, NULL, 0, f, bound, &len, &bad);
+        int rc = encode_version(&p, x, NULL, 0, version, f, bound, &len);
         sci_seis_info info;
-        check(rc == 0 && sci_seis_parse(f, len, &info) == 0 && info.version == 3,
-              "runs: a version 3 frame");
+        snprintf(what, sizeof what, "runs: a version %u frame", version);
+        check(rc == 0 && sci_seis_parse(f, len, &info) == 0 &&
+              info.version == version, what);
         if (rc) {
             free(f);
             continue;
@@ -1117,9 +1143,10 @@ static void test_runs(void) {
                     longest = sci_seis_package_count(pk, 3);
             }
         }
-        snprintf(what, sizeof what, "runs, levels %u: %u run packages (longest "
-                 "%zu), %u packages for %zu values (Huffman alone: >= %zu)",
-                 levels, runs, longest, info.packages, n, (n + 57) / 58);
+        snprintf(what, sizeof what, "runs, version %u, levels %u: %u run "
+                 "packages (longest %zu), %u packages for %zu values "
+                 "(Huffman alone: >= %zu)", version, levels, runs, longest,
+                 info.packages, n, (n + 57) / 58);
         check(runs > 0 && (levels || longest == SCI_SEIS_RUN_MAX) &&
               info.packages < (n + 57) / 58, what);
         /* the indices back as the quantizer gave them */
@@ -1127,6 +1154,10 @@ static void test_runs(void) {
         rc = sci_seis_quantize(test_pool(), &p, x, q, &g, NULL) ||
              parse_decode(f, len, qd, y);
         check(!rc && !memcmp(q, qd, n * 2), "runs: the indices decode exactly");
+        if (version != 3) {
+            free(f);
+            continue;
+        }
         /* relabelled as version 2 (both CRCs fixed) its runs are refused */
         f[4] = 2;
         fix_header_crc(f);
@@ -1142,10 +1173,10 @@ static void test_runs(void) {
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(urand() * 2000.0 - 1000.0);
     sci_seis_params p = {traces, samples, 2000, 12, 2};
-    size_t bound = sci_seis_frame_bound(&p, 0), len = 0, bad = 0;
+    size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
     uint8_t *f = malloc(bound);
     float *y2 = malloc(n * sizeof *y2);
-    int rc = sci_seis_encode(test_pool(), &p, x, NULL, 0, f, bound, &len, &bad) ||
+    int rc = encode_version(&p, x, NULL, 0, 3, f, bound, &len) ||
              parse_decode(f, len, qd, y);
     f[4] = 2;
     fix_header_crc(f);
@@ -1153,6 +1184,10 @@ static void test_runs(void) {
     rc = rc || parse_decode(f, len, qd, y2);
     check(!rc && !memcmp(y, y2, n * sizeof *y),
           "runs: a frame without runs decodes as version 2 alike");
+    rc = encode_version(&p, x, NULL, 0, 4, f, bound, &len) ||
+         parse_decode(f, len, qd, y2);
+    check(!rc && !memcmp(y, y2, n * sizeof *y),
+          "the same gather as version 4 (its own code table) decodes alike");
     free(f);
     free(y2);
     free(x);
@@ -1161,7 +1196,7 @@ static void test_runs(void) {
     free(qd);
 }
 
-static void test_damage(void) {
+static void test_damage(unsigned version) {
     char what[300];
     const uint32_t traces = 13, samples = 17;
     float x[13 * 17], y[13 * 17];
@@ -1175,13 +1210,15 @@ static void test_damage(void) {
     sci_seis_info info;
     size_t ml = 0;
     for (ml = 0; ml < 8; ml++) {
-        int rc = sci_seis_encode(test_pool(), &p, x, meta, ml, f, bound, &len, NULL);
+        int rc = encode_version(&p, x, meta, ml, version, f, bound, &len);
         if (rc == 0 && sci_seis_parse(f, len, &info) == 0 &&
+            info.version == version &&
             info.pkg_off > info.table_off + info.table_len)
             break;
     }
-    check(ml < 8, "a frame with padding before its packages (some metadata "
-                  "length of 0..7)");
+    snprintf(what, sizeof what, "version %u: a frame with padding before its "
+             "packages (some metadata length of 0..7)", version);
+    check(ml < 8, what);
     if (ml == 8) {
         free(f);
         return;
@@ -1375,7 +1412,7 @@ static void test_damage(void) {
             {"the longest code 1 longer (Kraft sum < 1)", 3},
             {"a length of 25", 4}, {"no codes at all", 5},
             {"header max_len 1 more than the table's", 6},
-            {"not zstd data", 7}, {"a zstd frame cut short", 8},
+            {"random bytes", 7}, {"the table cut short by 3 bytes", 8},
             {"lengths past max_len", 9},
         };
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -1425,7 +1462,7 @@ static void test_damage(void) {
                     z[i] = (uint8_t)rng();
                 zl = 16;
             } else {
-                z = zpack(mod, tn, &zl);
+                z = tpack(version, mod, tn, &zl);
                 if (cases[k].kind == 8)
                     zl -= 3;
             }
@@ -1435,19 +1472,20 @@ static void test_damage(void) {
             runs++;
             if (rc != SCI_SEIS_E_DATA) {
                 bad++;
-                printf("table case '%s': rc %d\n", cases[k].what, rc);
+                printf("version %u table case '%s': rc %d\n", version,
+                       cases[k].what, rc);
             }
             free(g);
             free(z);
         }
-        snprintf(what, sizeof what, "%u bad code tables (sizes, Kraft sums, "
-                 "lengths > 24, max_len mismatch, not zstd, cut short) with "
-                 "CRCs recomputed: E_DATA", runs);
+        snprintf(what, sizeof what, "version %u: %u bad code tables (sizes, "
+                 "Kraft sums, lengths > 24, max_len mismatch, random bytes, "
+                 "cut short) with CRCs recomputed: E_DATA", version, runs);
         check(bad == 0, what);
         /* a good table of another code: decodes to something or E_DATA */
         memset(mod, (int)p.bits, nsym);
         size_t zl, nl;
-        uint8_t *z = zpack(mod, nsym, &zl);
+        uint8_t *z = tpack(version, mod, nsym, &zl);
         uint8_t *g = rebuild(f, &info, z, zl, p.bits, &nl);
         int rc = parse_decode(g, nl, q, y);
         check(rc == 0 || rc == SCI_SEIS_E_DATA,
@@ -1730,6 +1768,124 @@ static void test_real(const char *dir) {
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* 6. Version 4's code table (codec/seismic/table.h) */
+
+/* The table of len[0..n-1] read back: 0 when it gives len exactly and
+ * fits its bound. */
+static int table_round_trip(const uint8_t *len, uint32_t n) {
+    size_t cap = sci_seis_table_bound(n), z;
+    uint8_t *t = malloc(cap), *back = malloc(n ? n : 1);
+    z = sci_seis_table_write(len, n, t, cap);
+    int bad = !z || z > cap || sci_seis_table_read(t, z, n, back) ||
+              memcmp(len, back, n) ||
+              /* one byte less cannot hold it; a byte more is not a table */
+              sci_seis_table_write(len, n, t, z - 1) != 0;
+    if (!bad) {
+        sci_seis_table_write(len, n, t, cap);
+        bad = !sci_seis_table_read(t, z - 1, n, back);
+        t[z] = 0;
+        bad |= !sci_seis_table_read(t, z + 1 <= cap ? z + 1 : z - 1, n, back);
+    }
+    free(t);
+    free(back);
+    return bad;
+}
+
+/* A hand-made one-segment table of the given bits (a string of '0' and
+ * '1'), read as n lengths: 0 or -1. */
+static int table_of_bits(const char *bits, uint32_t n, uint8_t *len) {
+    uint8_t t[64] = {0};
+    size_t k = 0;
+    for (; bits[k]; k++)
+        if (bits[k] == '1')
+            t[k >> 3] |= (uint8_t)(0x80u >> (k & 7));
+    return sci_seis_table_read(t, (k + 7) / 8, n, len);
+}
+
+static void test_table_code(void) {
+    char what[200];
+    static uint8_t len[(1 << 16) + 9], back[1 << 16];
+    /* random tables: runs of unused symbols, small steps, jumps, every
+     * length 1..24, across segment boundaries */
+    const uint32_t sizes[] = {1, 2, 3, 64, 4095, 4096, 4097, 8197, 65536};
+    unsigned bad = 0, runs = 0;
+    for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (unsigned trial = 0; trial < 6; trial++) {
+            const uint32_t n = sizes[i];
+            unsigned l = 1 + (unsigned)(rng() % 24);
+            for (uint32_t s = 0; s < n; s++) {
+                const unsigned r = (unsigned)(rng() % 16);
+                if (trial == 0)
+                    l = 1 + s % 24;
+                else if (r < 5)
+                    l = 0;
+                else if (r < 8 && l > 1)
+                    l--;
+                else if (r < 11 && l && l < 24)
+                    l++;
+                else if (r < 12 || !l)
+                    l = 1 + (unsigned)(rng() % 24);
+                len[s] = (uint8_t)(trial == 1 ? 0 : l);
+            }
+            runs++;
+            if (table_round_trip(len, n)) {
+                bad++;
+                printf("table of %u symbols, trial %u: no exact round trip\n",
+                       n, trial);
+            }
+        }
+    snprintf(what, sizeof what, "version 4 code tables: %u random tables of "
+             "1..65536 symbols read back exactly, within their bound, and "
+             "refused one byte short or long", runs);
+    check(bad == 0, what);
+    /* tokens an encoder does not write */
+    static const struct {
+        const char *bits, *what;
+        uint32_t n;
+        int ok;
+    } cases[] = {
+        {"00000101" "1" "010" "011" "0", "literal 5, again, +1, -1", 4, 1},
+        {"001" "00100", "a run of 4 (gamma 00100)", 4, 1},
+        {"1", "a repeat with no length before it", 1, 0},
+        {"011" "00000", "one less than no length", 1, 0},
+        {"00000000", "a literal 0", 1, 0},
+        {"00011001", "a literal 25", 1, 0},
+        {"000110000" "10", "24 + 1", 2, 0},
+        {"00101000", "a run of 2 in a table of 1", 1, 0},
+        {"001" "0000000000000" "1", "a gamma prefix of 13 zeros", 1, 0},
+        {"00000101" "1000000", "a set bit after the last token", 1, 0},
+        {"001" "00001", "the stream ends inside a token", 16, 0},
+    };
+    bad = 0;
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int rc = table_of_bits(cases[k].bits, cases[k].n, back);
+        if ((rc == 0) != cases[k].ok) {
+            bad++;
+            printf("table bits %s (%s): %d\n", cases[k].bits, cases[k].what,
+                   rc);
+        }
+    }
+    check(bad == 0, "version 4 code tables: hand-made tokens read or refused "
+                    "as the format says");
+    /* two segments: the second's offset one bit off either way */
+    memset(len, 0, 8192);
+    len[3] = 2;
+    len[4100] = 3;
+    size_t cap = sci_seis_table_bound(8192);
+    uint8_t *t = malloc(cap);
+    size_t z = sci_seis_table_write(len, 8192, t, cap);
+    int ok = z && !sci_seis_table_read(t, z, 8192, back) &&
+             !memcmp(back, len, 8192);
+    t[0]++;
+    ok = ok && sci_seis_table_read(t, z, 8192, back);
+    t[0] -= 2;
+    ok = ok && sci_seis_table_read(t, z, 8192, back);
+    check(ok, "version 4 code tables: a segment offset one bit off is "
+              "refused");
+    free(t);
+}
+
 int main(int argc, char **argv) {
     const char *dir = getenv("SCI_TEST_DATA_DIR");
     if (!dir)
@@ -1743,8 +1899,10 @@ int main(int argc, char **argv) {
     test_dwt();
     test_roundtrips();
     test_edges();
-    test_damage();
+    test_damage(SCI_SEIS_VERSION);
+    test_damage(3);
     test_runs();
+    test_table_code();
     test_real(dir);
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
