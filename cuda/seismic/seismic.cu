@@ -1,24 +1,26 @@
 /*
  * The seismic decoder on the GPU (cuda/seismic/seismic.h).
  *
- * Host, per batch, in one region of the pool: each frame's code lengths
- * are decompressed, and they and its packages are copied into page-locked
+ * Host, per batch, in one region of the pool: each frame's code table
+ * (version 4: as the frame has it; versions 2 and 3: the lengths, which
+ * the host decompresses) and its packages are copied into page-locked
  * staging with streaming stores; one copy a chunk of frames takes
- * descriptors, lengths and packages to the device.
+ * descriptors, tables and packages to the device.
  *
- * Device: blocks build each frame's canonical tables from its lengths, a
- * block a segment of the alphabet, as codec/seismic/huffman.c does; the
- * index of each package's first symbol is the running sum of the counts
- * in the packages' top bits (a block's sum, then a scan over a frame's
- * blocks, where a frame whose counts do not add up to its gather is
- * refused); a lane unpacks a package (table-driven, the lookup table in
- * shared memory) and its warp writes the 32 packages' coefficients
- * dequantized, consecutive lanes at consecutive indices; then each level
- * of the inverse DWT is one launch over the whole batch, a block a tile:
- * the rows its columns need inverted into shared memory, then its columns,
- * a thread per output pair computing what the reference's lifting steps
- * compute for it (an even sample, then the odd one from its two even
- * neighbours).
+ * Device: a thread a segment reads a version 4 frame's code lengths
+ * (codec/seismic/table_core.h); blocks build each frame's canonical
+ * tables from its lengths, a block a segment of the alphabet, as
+ * codec/seismic/huffman.c does; the index of each package's first symbol
+ * is the running sum of the counts in the packages' top bits (a block's
+ * sum, then a scan over a frame's blocks, where a frame whose counts do
+ * not add up to its gather is refused); a lane unpacks a package
+ * (table-driven, the lookup table in shared memory) and its warp writes
+ * the 32 packages' coefficients dequantized, consecutive lanes at
+ * consecutive indices; then each level of the inverse DWT is one launch
+ * over the whole batch, a block a tile: the rows its columns need
+ * inverted into shared memory, then its columns, a thread per output pair
+ * computing what the reference's lifting steps compute for it (an even
+ * sample, then the odd one from its two even neighbours).
  *
  * A batch goes to the device in chunks of frames, so that the host stages
  * a chunk while the device uploads and decodes the ones before.
@@ -41,6 +43,7 @@
 #include "codec/common/parallel.h"
 #include "codec/common/stage.h"
 #include "codec/seismic/seismic_core.h"
+#include "codec/seismic/table_core.h"
 #include "cuda/common/devbuf.cuh"
 
 #ifdef SCI_SEIS_EMU
@@ -81,6 +84,11 @@
 struct seis_frame {
     uint32_t *table;     /* built on the device from len */
     const uint8_t *len;  /* the code lengths, nsym of them; NULL: refused */
+    /* version 4: the frame's code table, which the device reads into dlen
+     * (= len); NULL for older versions, whose lengths the host reads */
+    const uint8_t *tab;
+    uint32_t tab_len;
+    uint8_t *dlen;
     const uint64_t *pkg;
     uint32_t npkg;
     uint32_t job0, njobs; /* its decode blocks */
@@ -112,6 +120,7 @@ struct sci_cuda_seis {
     dbuf status;
     dbuf job_first; /* a decode block's first symbol (its count first) */
     dbuf tables;    /* each frame's, built on the device */
+    dbuf lens;      /* version 4 frames' code lengths, read on the device */
     /* encoder: descriptors and statistics, transform scratch, indices */
     dbuf enc_dev, enc_host, enc_coef, enc_tmp, enc_q, enc_q_host;
     int timing;
@@ -327,7 +336,9 @@ DK void tb_heads(const seis_frame &f, table_room *r, uint32_t g) {
             used += r->totals[l];
             max_len = l;
         }
-    if (!sci_huff_complete(r->totals, max_len, used))
+    /* the header's longest code is the table's (the host checks it for
+     * the lengths it reads) */
+    if (!sci_huff_complete(r->totals, max_len, used) || max_len != f.max_len)
         r->ok = 0;
     r->first_code[0] = r->first_index[0] = 0;
     sci_huff_heads(r->totals, max_len, r->first_code, r->first_index);
@@ -394,9 +405,18 @@ static void tb_scan_emu(table_room *r) {
     }
 }
 
+/* lengths_kernel's block as host loops. */
+static void lengths_emu(const seis_frame &f, int *status) {
+    if (!f.tab)
+        return;
+    for (uint32_t g = 0; g < sci_seis_table_segments(f.nsym); g++)
+        if (sci_seis_table_read_segment(f.tab, f.tab_len, g, f.nsym, f.dlen))
+            *status = SCI_SEIS_E_DATA;
+}
+
 /* The two table launches as host loops. */
 static void tables_emu(const seis_frame &f, int *status) {
-    if (!f.len)
+    if (!f.len || *status)
         return;
     static table_room r;
     uint32_t *counts = f.table + sorted_words(f.nsym);
@@ -766,13 +786,26 @@ DK void tb_scan(table_room *r, unsigned t) {
     }
 }
 
+/* A warp a version 4 frame, a lane a segment of its code table: the code
+ * lengths, read as codec/seismic/table.c reads them; a table no encoder
+ * writes refuses the frame. */
+__global__ void __launch_bounds__(32)
+    lengths_kernel(const seis_frame *frames, int *status) {
+    const seis_frame f = frames[blockIdx.x];
+    const uint32_t g = threadIdx.x;
+    if (!f.tab || g >= sci_seis_table_segments(f.nsym))
+        return;
+    if (sci_seis_table_read_segment(f.tab, f.tab_len, g, f.nsym, f.dlen))
+        status[blockIdx.x] = SCI_SEIS_E_DATA;
+}
+
 /* A block (frame, segment): the segment's count of each length. */
 __global__ void __launch_bounds__(TB_THREADS)
     tables_count_kernel(const seis_frame *frames, int *status) {
     __shared__ table_room r;
     const seis_frame f = frames[blockIdx.x];
     const uint32_t g = blockIdx.y;
-    if (!f.len || g >= tb_segments(f.nsym))
+    if (!f.len || g >= tb_segments(f.nsym) || status[blockIdx.x])
         return;
     const unsigned t = threadIdx.x;
     if (__syncthreads_or(!tb_count(f, &r, g, t))) {
@@ -1022,6 +1055,7 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     cudaFree(s->status.p);
     cudaFree(s->job_first.p);
     cudaFree(s->tables.p);
+    cudaFree(s->lens.p);
     cudaFree(s->enc_dev.p);
     cudaFreeHost(s->enc_host.p);
     cudaFree(s->enc_coef.p);
@@ -1047,6 +1081,7 @@ struct frame_plan {
     size_t table_at;       /* in words, in tables */
     size_t coef_at;        /* in floats, in coef and tmp */
     size_t piece0;         /* its packages' first piece in its chunk */
+    size_t dlen_at;        /* version 4: its lengths in lens */
 };
 
 static int cuda_err(cudaError_t e) {
@@ -1091,12 +1126,20 @@ struct chunk_args {
     unsigned nf;
 };
 
-/* Frame i's code lengths into the staging area, through the worker's
- * buffer: written in place, the lengths' lines would be left dirty in
- * this CPU's caches (codec/common/stage.h). */
+/* Frame i's code lengths into the staging area: a version 4 frame's code
+ * table as it is (the device reads it); an older frame's lengths, which
+ * the host decompresses, through the worker's buffer (written in place,
+ * their lines would be left dirty in this CPU's caches:
+ * codec/common/stage.h). */
 static void stage_lengths(const chunk_args *a, unsigned i, seis_worker *w) {
     const sci_seis_info *in = &a->info[i];
     frame_plan *pl = &a->plan[i];
+    uint8_t *hb = (uint8_t *)a->s->stage_host.p;
+    if (in->version >= 4) {
+        sci_stage_copy(hb + pl->len_at, a->frames[i] + in->table_off,
+                       in->table_len);
+        return;
+    }
     int err = sci_seis_code_lengths_in(w->dctx, a->frames[i], in, w->len);
     if (err) {
         /* no tables: the device refuses it */
@@ -1107,8 +1150,7 @@ static void stage_lengths(const chunk_args *a, unsigned i, seis_worker *w) {
         f->levels = 0;
         return;
     }
-    sci_stage_copy((uint8_t *)a->s->stage_host.p + pl->len_at, w->len,
-                   (size_t)1 << in->p.bits);
+    sci_stage_copy(hb + pl->len_at, w->len, (size_t)1 << in->p.bits);
 }
 
 /* Piece p of the chunk's packages into the staging area (sci_seis_parse
@@ -1151,7 +1193,15 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
     for (unsigned i = f0; i < f1; i++) {
         const sci_seis_info *in = &info[i];
         seis_frame f = {};
-        f.len = db + plan[i].len_at;
+        if (in->version >= 4) {
+            /* the table as the frame has it; the device reads it */
+            f.tab = db + plan[i].len_at;
+            f.tab_len = (uint32_t)in->table_len;
+            f.dlen = (uint8_t *)s->lens.p + plan[i].dlen_at;
+            f.len = f.dlen;
+        } else {
+            f.len = db + plan[i].len_at;
+        }
         f.table = (uint32_t *)s->tables.p + plan[i].table_at;
         f.max_len = in->max_len;
         f.w = in->p.samples;
@@ -1198,8 +1248,10 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
 
 #ifdef SCI_SEIS_EMU
     (void)st;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
+        lengths_emu(dframes[i], &dstatus[i]);
         tables_emu(dframes[i], &dstatus[i]);
+    }
     for (size_t b = 0; b < job_n; b++)
         djob_first[b] = job_count(dframes[djobs[b].frame], djobs[b].pkg0,
                                   &dstatus[djobs[b].frame]);
@@ -1232,6 +1284,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                     tile_cols_item(dframes[i], l, at, k, sh);
             }
 #else
+    lengths_kernel<<<n, 32, 0, st>>>(dframes, dstatus);
     tables_count_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
         dframes, dstatus);
     tables_place_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
@@ -1408,7 +1461,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
     /* The layout: each chunk's place in the staging area, each frame's
      * there and in the tables and coefficients. */
     chunk_plan cp[MAX_CHUNKS] = {};
-    size_t stage_bytes = 0, table_words = 0, coefs = 0, jobs = 0;
+    size_t stage_bytes = 0, table_words = 0, coefs = 0, jobs = 0, lens = 0;
     for (unsigned k = 0; k < chunks; k++) {
         chunk_plan *c = &cp[k];
         c->f0 = k * per_chunk;
@@ -1429,7 +1482,13 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             c->pieces += pieces_of(info[i].packages);
             at = align_up(at + (size_t)info[i].packages * 8, 16);
             plan[i].len_at = at;
-            at = align_up(at + nsym, 16);
+            if (info[i].version >= 4) {
+                at = align_up(at + info[i].table_len, 16);
+                plan[i].dlen_at = lens;
+                lens += align_up(nsym, 16);
+            } else {
+                at = align_up(at + nsym, 16);
+            }
             plan[i].table_at = table_words;
             table_words += table_words_of((uint32_t)nsym);
             plan[i].coef_at = coefs;
@@ -1445,6 +1504,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         (err = grow(&s->status, n * sizeof(int))) ||
         (err = grow(&s->job_first, jobs * 4 + 4)) ||
         (err = grow(&s->tables, table_words * 4)) ||
+        (err = grow(&s->lens, lens + 16)) ||
         (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
                                         st))))
         goto out;
