@@ -246,15 +246,16 @@ DK bool take_package(const seis_frame &f, const uint32_t *lut,
  * segment of TB_SEG symbols (16 a thread, one 16-byte read; a wide
  * alphabet of 2^16 symbols is 16 segments, where a block a frame left
  * most multiprocessors idle):
- * - tables_count_kernel: each segment's count of each length, into the
- *   frame's table after its sorted symbols; a length beyond any code
- *   refuses the frame.  Segment 0 clears the lookup table (a code longer
- *   than the lookup leaves its entries 0).
- * - tables_place_kernel: each length's first place in the segment (the
- *   counts of the segments before it, then a scan over the threads),
- *   sci_huff_build's checks (a complete prefix code, or one 1-bit code),
- *   and the segment's symbols placed into sorted order and the lookup
- *   table as the host's single pass would place them. */
+ * - tables_kernel<TABLES_COUNT>: each segment's count of each length,
+ *   into the frame's table after its sorted symbols; a length beyond any
+ *   code refuses the frame.  Segment 0 clears the lookup table (a code
+ *   longer than the lookup leaves its entries 0).
+ * - tables_kernel<TABLES_PLACE>: each length's first place in the segment
+ *   (the counts of the segments before it, then a scan over the threads),
+ *   sci_huff_build's checks (a complete prefix code, or one 1-bit code,
+ *   and the header's longest code), and the segment's symbols placed into
+ *   sorted order and the lookup table as the host's single pass would
+ *   place them. */
 #define TB_THREADS 256
 #define TB_PER_THREAD 16
 #define TB_SEG (TB_THREADS * TB_PER_THREAD)
@@ -799,39 +800,35 @@ __global__ void __launch_bounds__(32)
         status[blockIdx.x] = SCI_SEIS_E_DATA;
 }
 
-/* A block (frame, segment): the segment's count of each length. */
+/* The two table launches, a block a (frame, segment): TABLES_COUNT,
+ * the segment's count of each length; TABLES_PLACE, its symbols placed. */
+enum { TABLES_COUNT, TABLES_PLACE };
+
+template <int PHASE>
 __global__ void __launch_bounds__(TB_THREADS)
-    tables_count_kernel(const seis_frame *frames, int *status) {
+    tables_kernel(const seis_frame *frames, int *status) {
     __shared__ table_room r;
     const seis_frame f = frames[blockIdx.x];
     const uint32_t g = blockIdx.y;
     if (!f.len || g >= tb_segments(f.nsym) || status[blockIdx.x])
         return;
     const unsigned t = threadIdx.x;
-    if (__syncthreads_or(!tb_count(f, &r, g, t))) {
-        if (t == 0)
-            status[blockIdx.x] = SCI_SEIS_E_DATA;
+    if (PHASE == TABLES_COUNT) {
+        if (__syncthreads_or(!tb_count(f, &r, g, t))) {
+            if (t == 0)
+                status[blockIdx.x] = SCI_SEIS_E_DATA;
+            return;
+        }
+        tb_scan(&r, t);
+        __syncthreads();
+        if (t < TB_LENGTHS)
+            f.table[sorted_words(f.nsym) + g * TB_LENGTHS + t] =
+                t ? r.totals[t] : 0;
+        if (g == 0)
+            for (unsigned j = t; j < LUT_ENTRIES; j += TB_THREADS)
+                f.table[j] = 0;
         return;
     }
-    tb_scan(&r, t);
-    __syncthreads();
-    if (t < TB_LENGTHS)
-        f.table[sorted_words(f.nsym) + g * TB_LENGTHS + t] =
-            t ? r.totals[t] : 0;
-    if (g == 0)
-        for (unsigned j = t; j < LUT_ENTRIES; j += TB_THREADS)
-            f.table[j] = 0;
-}
-
-/* A block (frame, segment): the segment's symbols placed. */
-__global__ void __launch_bounds__(TB_THREADS)
-    tables_place_kernel(const seis_frame *frames, int *status) {
-    __shared__ table_room r;
-    const seis_frame f = frames[blockIdx.x];
-    const uint32_t g = blockIdx.y;
-    if (!f.len || g >= tb_segments(f.nsym) || status[blockIdx.x])
-        return;
-    const unsigned t = threadIdx.x;
     if (t < TB_LENGTHS)
         tb_sum_segments(f, &r, g, t);
     __syncthreads();
@@ -1285,10 +1282,10 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
             }
 #else
     lengths_kernel<<<n, 32, 0, st>>>(dframes, dstatus);
-    tables_count_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
-        dframes, dstatus);
-    tables_place_kernel<<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(
-        dframes, dstatus);
+    tables_kernel<TABLES_COUNT>
+        <<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(dframes, dstatus);
+    tables_kernel<TABLES_PLACE>
+        <<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(dframes, dstatus);
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
