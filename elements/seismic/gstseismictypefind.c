@@ -1,5 +1,5 @@
-/* The typefinder of compressed seismic frames: "SEIS", the version, a
- * header whose CRC holds. */
+/* The typefinder of compressed seismic frames: "SEIS", a version the
+ * decoder reads, a header whose CRC holds. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -25,7 +25,8 @@ seismic_type_find (GstTypeFind * tf, gpointer unused)
    * is wrong with it */
   if (!d)
     d = gst_type_find_peek (tf, 0, 5);
-  if (d && memcmp (d, "SEIS", 4) == 0 && d[4] == SCI_SEIS_VERSION)
+  if (d && memcmp (d, "SEIS", 4) == 0 && d[4] >= SCI_SEIS_VERSION_OLDEST
+      && d[4] <= SCI_SEIS_VERSION)
     gst_type_find_suggest_empty_simple (tf, GST_TYPE_FIND_POSSIBLE,
         CODED_MEDIA_TYPE);
 }

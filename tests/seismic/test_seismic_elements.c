@@ -729,6 +729,12 @@ GST_START_TEST (test_typefind_filesrc)
   fail_unless (caps != NULL);
   fail_unless_equals_int (prob, GST_TYPE_FIND_POSSIBLE);
   gst_caps_unref (caps);
+  /* the same damage in a frame of the oldest version read: possible */
+  t[4] = SCI_SEIS_VERSION_OLDEST;
+  caps = gst_type_find_helper_for_data (NULL, t, sizeof t, &prob);
+  fail_unless (caps != NULL);
+  fail_unless_equals_int (prob, GST_TYPE_FIND_POSSIBLE);
+  gst_caps_unref (caps);
   /* another version, or other bytes: not ours */
   t[4] = SCI_SEIS_VERSION + 1;
   caps = gst_type_find_helper_for_data (NULL, t, sizeof t, &prob);
