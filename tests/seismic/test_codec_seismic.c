@@ -1782,10 +1782,11 @@ static int table_round_trip(const uint8_t *len, uint32_t n) {
               /* one byte less cannot hold it; a byte more is not a table */
               sci_seis_table_write(len, n, t, z - 1) != 0;
     if (!bad) {
+        /* written again with room to spare: the bound leaves a zero byte
+         * after the table */
         sci_seis_table_write(len, n, t, cap);
-        bad = !sci_seis_table_read(t, z - 1, n, back);
-        t[z] = 0;
-        bad |= !sci_seis_table_read(t, z + 1 <= cap ? z + 1 : z - 1, n, back);
+        bad = !sci_seis_table_read(t, z - 1, n, back) ||
+              !sci_seis_table_read(t, z + 1, n, back);
     }
     free(t);
     free(back);
