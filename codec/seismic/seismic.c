@@ -85,8 +85,9 @@ const char *sci_seis_params_check(const sci_seis_params *p) {
 size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
     size_t n = (size_t)p->traces * p->samples;
     size_t table = ZSTD_compressBound((size_t)1 << p->bits);
-    if (sci_seis_table_bound(1u << p->bits) > table)
-        table = sci_seis_table_bound(1u << p->bits);
+    for (unsigned v = 4; v <= SCI_SEIS_VERSION; v++)
+        if (sci_seis_table_bound(1u << p->bits, v) > table)
+            table = sci_seis_table_bound(1u << p->bits, v);
     return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n + 4;
 }
 
@@ -346,8 +347,8 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
     }
     size_t zlen;
     if (version >= 4) {
-        const size_t room = sci_seis_table_bound(nsym);
-        zlen = sci_seis_table_write(len, nsym, out + table_off,
+        const size_t room = sci_seis_table_bound(nsym, version);
+        zlen = sci_seis_table_write(len, nsym, version, out + table_off,
                                     cap - table_off < room ? cap - table_off
                                                            : room);
     } else {
@@ -427,7 +428,7 @@ int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
 
 /* The most bytes a version's code table of 2^bits symbols takes. */
 static size_t table_room(unsigned version, unsigned bits) {
-    return version >= 4 ? sci_seis_table_bound(1u << bits)
+    return version >= 4 ? sci_seis_table_bound(1u << bits, version)
                         : ZSTD_compressBound((size_t)1 << bits);
 }
 
@@ -531,7 +532,7 @@ int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
     const size_t nsym = (size_t)1 << info->p.bits;
     if (info->version >= 4) {
         if (sci_seis_table_read(frame + info->table_off, info->table_len,
-                                (uint32_t)nsym, len))
+                                (uint32_t)nsym, info->version, len))
             return SCI_SEIS_E_DATA;
     } else {
         unsigned long long size =

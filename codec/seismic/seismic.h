@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 4        /* the version written */
+#define SCI_SEIS_VERSION 5        /* the version written */
 #define SCI_SEIS_VERSION_OLDEST 2 /* the oldest version read */
 /* Version 3's runs: an encoder codes this many equal symbols in a row, or
  * more, as run packages, of at most SCI_SEIS_RUN_MAX symbols each (which
@@ -118,8 +118,9 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                             size_t *out_len);
 
 /* sci_seis_encode_indices writing frame version `version`: 3 (the code
- * table zstd-compressed, for decoders older than version 4) or 4 (the
- * newest, SCI_SEIS_VERSION). */
+ * table zstd-compressed, for decoders older than version 4), 4 (the table
+ * in segments of 4096 symbols) or 5 (in segments of 256, the newest,
+ * SCI_SEIS_VERSION); for tests and for readers of older versions. */
 int sci_seis_encode_indices_version(const sci_seis_params *p,
                                     const uint16_t *q,
                                     const sci_seis_grid *grid,

@@ -6,8 +6,8 @@
 
 /* A literal takes 8 bits and every other token fewer, a run of one
  * unused symbol 4: a byte a symbol bounds the stream. */
-size_t sci_seis_table_bound(uint32_t nsym) {
-    return 4 * (size_t)(sci_seis_table_segments(nsym) - 1) + nsym + 1;
+size_t sci_seis_table_bound(uint32_t nsym, unsigned version) {
+    return sci_seis_table_head(nsym, version) + nsym + 1;
 }
 
 typedef struct {
@@ -34,27 +34,30 @@ static unsigned bit_length(uint32_t v) {
     return n;
 }
 
-size_t sci_seis_table_write(const uint8_t *len, uint32_t nsym, uint8_t *out,
-                            size_t cap) {
-    const uint32_t segs = sci_seis_table_segments(nsym);
-    const size_t head = 4 * (size_t)(segs - 1);
+/* Field i of the head: where segment i + 1 starts (version 4), or how
+ * many bits segment i took (version 5). */
+static void put_field(uint8_t *out, uint32_t i, unsigned version,
+                      size_t start, size_t next) {
+    const uint32_t v = (uint32_t)(version == 4 ? next : next - start);
+    uint8_t *f = out + sci_seis_table_field_bytes(version) * (size_t)i;
+    for (unsigned j = 0; j < sci_seis_table_field_bytes(version); j++)
+        f[j] = (uint8_t)(v >> 8 * j);
+}
+
+size_t sci_seis_table_write(const uint8_t *len, uint32_t nsym,
+                            unsigned version, uint8_t *out, size_t cap) {
+    const uint32_t segs = sci_seis_table_segments(nsym, version);
+    const uint32_t seg = sci_seis_table_seg(version);
+    const size_t head = sci_seis_table_head(nsym, version);
     if (cap <= head)
         return 0;
     bit_writer w = {out + head, cap - head, 0, 0};
     memset(w.b, 0, w.cap);
     for (uint32_t g = 0; g < segs; g++) {
-        if (g) {
-            uint8_t *o = out + 4 * (size_t)(g - 1);
-            o[0] = (uint8_t)w.bit;
-            o[1] = (uint8_t)(w.bit >> 8);
-            o[2] = (uint8_t)(w.bit >> 16);
-            o[3] = (uint8_t)(w.bit >> 24);
-        }
-        const uint32_t s1 = nsym - g * SCI_SEIS_TABLE_SEG < SCI_SEIS_TABLE_SEG
-                                ? nsym
-                                : (g + 1) * SCI_SEIS_TABLE_SEG;
+        const size_t start = w.bit;
+        const uint32_t s1 = nsym - g * seg < seg ? nsym : (g + 1) * seg;
         unsigned last = 0;
-        for (uint32_t s = g * SCI_SEIS_TABLE_SEG; s < s1;) {
+        for (uint32_t s = g * seg; s < s1;) {
             const unsigned l = len[s];
             if (!l) {
                 uint32_t r = 0;
@@ -79,14 +82,28 @@ size_t sci_seis_table_write(const uint8_t *len, uint32_t nsym, uint8_t *out,
             last = l;
             s++;
         }
+        if (g + 1 < segs)
+            put_field(out, g, version, start, w.bit);
     }
     return w.full ? 0 : head + (w.bit + 7) / 8;
 }
 
 int sci_seis_table_read(const uint8_t *table, size_t z, uint32_t nsym,
-                        uint8_t *len) {
-    for (uint32_t g = 0; g < sci_seis_table_segments(nsym); g++)
-        if (sci_seis_table_read_segment(table, z, g, nsym, len))
+                        unsigned version, uint8_t *len) {
+    const uint32_t segs = sci_seis_table_segments(nsym, version);
+    if (z <= sci_seis_table_head(nsym, version))
+        return -1;
+    size_t start = 0;
+    for (uint32_t g = 0; g < segs; g++) {
+        size_t end = 0;
+        if (g + 1 < segs)
+            end = version == 4 ? sci_seis_table_field(table, g, 4)
+                               : start + sci_seis_table_field(table, g, 5);
+        if (sci_seis_table_read_segment(table, z, version, g, nsym, start, end,
+                                        len + g * sci_seis_table_seg(version),
+                                        0))
             return -1;
+        start = end;
+    }
     return 0;
 }

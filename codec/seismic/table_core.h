@@ -1,9 +1,15 @@
 /*
- * The code table of a version 4 frame (docs/seismic-format.md, "Code
+ * The code table of a version 4 or 5 frame (docs/seismic-format.md, "Code
  * table"): the code lengths as a bit code over the symbols in order, cut
- * into segments of SCI_SEIS_TABLE_SEG symbols that each read alone, so
- * that a GPU thread reads one.  codec/seismic/table.c and the GPU decoder
- * (cuda/seismic/seismic.cu) both compile this reader.
+ * into segments that each read alone, so that a GPU thread reads one.
+ * codec/seismic/table.c and the GPU decoder (cuda/seismic/seismic.cu) both
+ * compile this reader.
+ *
+ * Version 4 cuts every 4096 symbols and stores where each segment after
+ * the first starts (32-bit bit offsets); version 5 cuts every 256, so that
+ * a 2^16-symbol table gives a GPU 256 threads of 256 tokens instead of 16
+ * of 4096, and stores each segment but the last's length in bits (16 bits:
+ * no segment of 256 takes more than 2048).
  *
  * A segment's tokens, bits taken from the most significant of each byte
  * down; `last` is the segment's last nonzero length so far (0 at its
@@ -12,7 +18,7 @@
  *   01 s                    a symbol of length last + 1 (s = 0) or
  *                           last - 1 (s = 1), in 1..SCI_HUFF_MAX_LEN
  *   001 0^k 1 b(k bits)     a run of r = 2^k + b unused symbols (Elias
- *                           gamma), within the segment
+ *                           gamma, k <= 12), within the segment
  *   000 v(5 bits)           a symbol of length v, 1..SCI_HUFF_MAX_LEN
  */
 #ifndef SCI_CODEC_SEISMIC_TABLE_CORE_H
@@ -29,116 +35,181 @@
 #define SCI_TABLE_HD
 #endif
 
-#define SCI_SEIS_TABLE_SEG 4096u
-
-/* Segments of a table of nsym symbols. */
-static inline SCI_TABLE_HD uint32_t sci_seis_table_segments(uint32_t nsym) {
-    return (nsym + SCI_SEIS_TABLE_SEG - 1) / SCI_SEIS_TABLE_SEG;
+/* Symbols a segment holds in a version's table (4 or 5). */
+static inline SCI_TABLE_HD uint32_t sci_seis_table_seg(unsigned version) {
+    return version == 4 ? 4096u : 256u;
 }
 
-/* k bits (1..25) from bit `pos` of b[0..n-1], bytes past n read as 0. */
-static inline SCI_TABLE_HD uint32_t sci_seis_table_peek(const uint8_t *b,
-                                                        size_t n, size_t pos,
-                                                        unsigned k) {
-    const size_t i = pos >> 3;
+static inline SCI_TABLE_HD uint32_t sci_seis_table_segments(uint32_t nsym,
+                                                            unsigned version) {
+    return (nsym + sci_seis_table_seg(version) - 1) /
+           sci_seis_table_seg(version);
+}
+
+/* Bytes of a field before the stream: a version 4 offset, a version 5
+ * segment length. */
+static inline SCI_TABLE_HD unsigned sci_seis_table_field_bytes(
+    unsigned version) {
+    return version == 4 ? 4u : 2u;
+}
+
+/* The bytes before the stream: a field for each segment but one. */
+static inline SCI_TABLE_HD size_t sci_seis_table_head(uint32_t nsym,
+                                                      unsigned version) {
+    return sci_seis_table_field_bytes(version) *
+           (size_t)(sci_seis_table_segments(nsym, version) - 1);
+}
+
+/* Field i (little-endian): version 4, where segment i + 1 starts; version
+ * 5, how many bits segment i takes. */
+static inline SCI_TABLE_HD uint32_t sci_seis_table_field(const uint8_t *table,
+                                                         uint32_t i,
+                                                         unsigned version) {
+    const uint8_t *f = table + sci_seis_table_field_bytes(version) * (size_t)i;
+    uint32_t v = (uint32_t)f[0] | (uint32_t)f[1] << 8;
+    if (version == 4)
+        v |= (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
+    return v;
+}
+
+/* Word k of the z-byte table t, its first byte the most significant;
+ * bytes past z read as 0.  On a GPU a 4-byte aligned table is read a word
+ * a load. */
+static inline SCI_TABLE_HD uint32_t sci_seis_table_word(const uint8_t *t,
+                                                        size_t z, size_t k) {
+    const size_t i = 4 * k;
+#if defined(__CUDA_ARCH__)
+    if (i + 4 <= z && ((uintptr_t)t & 3) == 0)
+        return __byte_perm(((const uint32_t *)t)[k], 0, 0x0123);
+#endif
     uint32_t w = 0;
     for (unsigned j = 0; j < 4; j++)
-        w = w << 8 | (i + j < n ? b[i + j] : 0u);
-    return (w << (pos & 7)) >> (32 - k);
+        w = w << 8 | (i + j < z ? t[i + j] : 0u);
+    return w;
 }
 
-/* Segment g's lengths (symbols g SCI_SEIS_TABLE_SEG .. below nsym) into
- * len, read from bit *pos of the stream b[0..n-1]; *pos is left past its
- * last token.  0, or -1 when the tokens are not a segment an encoder
- * writes (no length to repeat, a length out of range, a run past the
- * segment, the stream's end passed). */
-static inline SCI_TABLE_HD int sci_seis_table_segment(const uint8_t *b,
-                                                      size_t n, uint32_t g,
-                                                      uint32_t nsym,
-                                                      size_t *pos,
-                                                      uint8_t *len) {
-    const uint32_t s0 = g * SCI_SEIS_TABLE_SEG;
-    const uint32_t s1 = nsym - s0 < SCI_SEIS_TABLE_SEG
-                            ? nsym
-                            : s0 + SCI_SEIS_TABLE_SEG;
-    size_t p = *pos;
+/* A window on the table: bits from `pos` (counted from the table's first
+ * byte) on, the next at the top of w, `have` of them loaded. */
+typedef struct {
+    const uint8_t *t;
+    size_t z, next, pos;
+    uint64_t w;
+    unsigned have;
+} sci_seis_table_bits;
+
+static inline SCI_TABLE_HD void sci_seis_table_bits_at(sci_seis_table_bits *r,
+                                                       const uint8_t *t,
+                                                       size_t z, size_t pos) {
+    r->t = t;
+    r->z = z;
+    r->next = pos / 32 + 1;
+    r->pos = pos;
+    r->w = (uint64_t)sci_seis_table_word(t, z, pos / 32) << (32 + pos % 32);
+    r->have = 32 - (unsigned)(pos % 32);
+}
+
+/* At least 33 bits in the window (a token takes at most 28). */
+static inline SCI_TABLE_HD void sci_seis_table_fill(sci_seis_table_bits *r) {
+    if (r->have <= 32) {
+        r->w |= (uint64_t)sci_seis_table_word(r->t, r->z, r->next++)
+                << (32 - r->have);
+        r->have += 32;
+    }
+}
+
+static inline SCI_TABLE_HD void sci_seis_table_skip(sci_seis_table_bits *r,
+                                                    unsigned k) {
+    r->w <<= k;
+    r->have -= k;
+    r->pos += k;
+}
+
+static inline SCI_TABLE_HD unsigned sci_seis_table_clz64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return (unsigned)__clzll((long long)x);
+#else
+    return x ? (unsigned)__builtin_clzll(x) : 64u;
+#endif
+}
+
+/* The lengths of symbols s0..s1-1 (one segment) into len[0..s1-s0-1],
+ * read from bit *pos of the stream, which takes the z-byte table's bytes
+ * from `head` on; *pos is left past the last token.  With `zeroed`, len
+ * already holds zeros and runs leave it as it is.  0, or -1 when the
+ * tokens are not a segment an encoder writes (no length to repeat, a
+ * length out of range, a run past the segment, the stream's end passed). */
+static inline SCI_TABLE_HD int sci_seis_table_segment(
+    const uint8_t *table, size_t z, size_t head, uint32_t s0, uint32_t s1,
+    size_t *pos, uint8_t *len, int zeroed) {
+    const size_t end = 8 * z;
+    sci_seis_table_bits r;
+    sci_seis_table_bits_at(&r, table, z, 8 * head + *pos);
     unsigned last = 0;
-    for (uint32_t s = s0; s < s1;) {
-        if (p >= 8 * (size_t)n)
+    for (uint32_t s = 0; s < s1 - s0;) {
+        if (r.pos >= end)
             return -1;
-        const uint32_t t = sci_seis_table_peek(b, n, p, 3);
+        sci_seis_table_fill(&r);
+        const unsigned t = (unsigned)(r.w >> 61);
         unsigned l;
         if (t >= 4) {
             l = last;
-            p += 1;
+            sci_seis_table_skip(&r, 1);
         } else if (t >= 2) {
             l = t & 1 ? last - 1 : last + 1;
-            p += 3;
+            sci_seis_table_skip(&r, 3);
         } else if (t == 1) {
-            p += 3;
-            unsigned k = 0;
-            while (k <= 12 && !sci_seis_table_peek(b, n, p + k, 1))
-                k++;
+            /* 001, k zeros, then the 2k + 1 bits 1 b read as r itself */
+            const unsigned k = sci_seis_table_clz64(r.w << 3);
             if (k > 12)
                 return -1;
-            const uint32_t r = sci_seis_table_peek(b, n, p + k, k + 1);
-            p += 2 * k + 1;
-            if (r > s1 - s)
+            const uint32_t run = (uint32_t)((r.w << (3 + k)) >> (63 - k));
+            sci_seis_table_skip(&r, 4 + 2 * k);
+            if (run > s1 - s0 - s)
                 return -1;
-            for (uint32_t j = 0; j < r; j++)
+            for (uint32_t j = 0; !zeroed && j < run; j++)
                 len[s + j] = 0;
-            s += r;
+            s += run;
             continue;
         } else {
-            l = sci_seis_table_peek(b, n, p + 3, 5);
-            p += 8;
+            l = (unsigned)(r.w >> 56) & 31;
+            sci_seis_table_skip(&r, 8);
         }
         if (l < 1 || l > SCI_HUFF_MAX_LEN)
             return -1;
         len[s++] = (uint8_t)l;
         last = l;
     }
-    if (p > 8 * (size_t)n)
+    if (r.pos > end)
         return -1;
-    *pos = p;
+    *pos = r.pos - 8 * head;
     return 0;
 }
 
-/* Where segment g's tokens start: bit 0 for the first, else the 32-bit
- * little-endian offset that the table stores for it (the offsets of
- * segments 1.. come first, the stream after them). */
-static inline SCI_TABLE_HD size_t sci_seis_table_start(const uint8_t *table,
-                                                       uint32_t g) {
-    if (!g)
-        return 0;
-    const uint8_t *o = table + 4 * (size_t)(g - 1);
-    return (size_t)o[0] | (size_t)o[1] << 8 | (size_t)o[2] << 16 |
-           (size_t)o[3] << 24;
-}
-
-/* Segment g of a table of z bytes read into len, with the checks that
- * tie the segments together: its tokens end where the next segment's
- * start, or, for the last, in the stream's last byte, whose bits after
- * them are 0.  0, or -1 for a table an encoder does not write (also when
- * the offsets leave no stream). */
+/* Segment g of the z-byte table of nsym symbols into len (its first
+ * symbol's length first; `zeroed` as above), its tokens starting at bit
+ * `start` of the stream (after the head) and ending at bit `end` (the
+ * next segment's start) when g is not the last; the last ends in the
+ * stream's last byte, whose bits after it are 0.  0, or -1 for a table an
+ * encoder does not write (also when the head leaves no stream). */
 static inline SCI_TABLE_HD int sci_seis_table_read_segment(
-    const uint8_t *table, size_t z, uint32_t g, uint32_t nsym, uint8_t *len) {
-    const uint32_t segs = sci_seis_table_segments(nsym);
-    const size_t head = 4 * (size_t)(segs - 1);
+    const uint8_t *table, size_t z, unsigned version, uint32_t g,
+    uint32_t nsym, size_t start, size_t end, uint8_t *len, int zeroed) {
+    const uint32_t segs = sci_seis_table_segments(nsym, version);
+    const size_t head = sci_seis_table_head(nsym, version);
     if (z <= head || g >= segs)
         return -1;
-    const uint8_t *b = table + head;
     const size_t n = z - head;
-    size_t pos = sci_seis_table_start(table, g);
-    if (sci_seis_table_segment(b, n, g, nsym, &pos, len))
+    const uint32_t seg = sci_seis_table_seg(version);
+    const uint32_t s0 = g * seg;
+    const uint32_t s1 = nsym - s0 < seg ? nsym : s0 + seg;
+    size_t pos = start;
+    if (sci_seis_table_segment(table, z, head, s0, s1, &pos, len, zeroed))
         return -1;
     if (g + 1 < segs)
-        return pos == sci_seis_table_start(table, g + 1) ? 0 : -1;
+        return pos == end ? 0 : -1;
     if ((pos + 7) / 8 != n)
         return -1;
-    return pos % 8 && sci_seis_table_peek(b, n, pos, 8 - (unsigned)(pos % 8))
-               ? -1
-               : 0;
+    return pos % 8 && (table[z - 1] & (0xffu >> (pos % 8))) ? -1 : 0;
 }
 
 #endif

@@ -2,12 +2,12 @@
  * The seismic decoder on the GPU (cuda/seismic/seismic.h).
  *
  * Host, per batch, in one region of the pool: each frame's code table
- * (version 4: as the frame has it; versions 2 and 3: the lengths, which
+ * (versions 4 and 5: as the frame has it; 2 and 3: the lengths, which
  * the host decompresses) and its packages are copied into page-locked
  * staging with streaming stores; one copy a chunk of frames takes
  * descriptors, tables and packages to the device.
  *
- * Device: a thread a segment reads a version 4 frame's code lengths
+ * Device: a thread a segment reads a version 4 or 5 frame's code lengths
  * (codec/seismic/table_core.h); blocks build each frame's canonical
  * tables from its lengths, a block a segment of the alphabet, as
  * codec/seismic/huffman.c does; the index of each package's first symbol
@@ -84,8 +84,9 @@
 struct seis_frame {
     uint32_t *table;     /* built on the device from len */
     const uint8_t *len;  /* the code lengths, nsym of them; NULL: refused */
-    /* version 4: the frame's code table, which the device reads into dlen
-     * (= len); NULL for older versions, whose lengths the host reads */
+    /* versions 4 and 5: the frame's code table, which the device reads
+     * into dlen (= len); NULL for older versions, whose lengths the host
+     * reads */
     const uint8_t *tab;
     uint32_t tab_len;
     uint8_t *dlen;
@@ -120,7 +121,7 @@ struct sci_cuda_seis {
     dbuf status;
     dbuf job_first; /* a decode block's first symbol (its count first) */
     dbuf tables;    /* each frame's, built on the device */
-    dbuf lens;      /* version 4 frames' code lengths, read on the device */
+    dbuf lens;      /* versions 4 and 5's code lengths, read on the device */
     /* encoder: descriptors and statistics, transform scratch, indices */
     dbuf enc_dev, enc_host, enc_coef, enc_tmp, enc_q, enc_q_host;
     int timing;
@@ -129,6 +130,10 @@ struct sci_cuda_seis {
      * upload overlaps the kernels of the one before */
     cudaStream_t copy_stream;
     cudaEvent_t copied[MAX_CHUNKS];
+    /* and its code tables, on another, so that a chunk's tables are built
+     * while the kernels of the one before run */
+    cudaStream_t table_stream;
+    cudaEvent_t tabled[MAX_CHUNKS];
     sci_cuda_seis_times times;
     sci_pool *pool; /* the host's work on a batch, a frame a call */
     seis_worker *workers;
@@ -391,6 +396,35 @@ DK void tb_sum_segments(const seis_frame &f, table_room *r, uint32_t g,
     r->base[t] = base;
 }
 
+/* A lengths block's segments, a thread each: in version 5 (segments of
+ * 256), 16 KB of lengths in shared memory. */
+#define LEN_SEGS 64
+#define LEN_BYTES (LEN_SEGS * 256)
+
+/* The bits version 5's head gives segment g (0 for the last, for segments
+ * past it, and for version 4, whose head gives the starts themselves);
+ * the caller has checked that the table holds the head. */
+HDK uint32_t segment_bits(const seis_frame &f, uint32_t g) {
+    if (f.version == 4 || g + 1 >= sci_seis_table_segments(f.nsym, f.version))
+        return 0;
+    return sci_seis_table_field(f.tab, g, f.version);
+}
+
+/* Segment g of the frame's table into len, its first symbol's length
+ * first (zeroed: table_core.h); `before`: the bits of the segments before
+ * it (version 5). */
+HDK int read_segment(const seis_frame &f, uint32_t g, uint32_t before,
+                     uint32_t bits, uint8_t *len, int zeroed) {
+    size_t start = before, end = before + bits;
+    if (f.version == 4) {
+        const uint32_t segs = sci_seis_table_segments(f.nsym, 4);
+        start = g ? sci_seis_table_field(f.tab, g - 1, 4) : 0;
+        end = g + 1 < segs ? sci_seis_table_field(f.tab, g, 4) : 0;
+    }
+    return sci_seis_table_read_segment(f.tab, f.tab_len, f.version, g, f.nsym,
+                                       start, end, len, zeroed);
+}
+
 #ifdef SCI_SEIS_EMU
 /* tb_scan as host loops: each thread's count of each length becomes its
  * first place in the segment; totals, the segment's. */
@@ -406,13 +440,23 @@ static void tb_scan_emu(table_room *r) {
     }
 }
 
-/* lengths_kernel's block as host loops. */
+/* lengths_kernel's block as host loops, a thread a segment in turn. */
 static void lengths_emu(const seis_frame &f, int *status) {
     if (!f.tab)
         return;
-    for (uint32_t g = 0; g < sci_seis_table_segments(f.nsym); g++)
-        if (sci_seis_table_read_segment(f.tab, f.tab_len, g, f.nsym, f.dlen))
+    if (f.tab_len <= sci_seis_table_head(f.nsym, f.version)) {
+        *status = SCI_SEIS_E_DATA;
+        return;
+    }
+    uint32_t before = 0;
+    for (uint32_t g = 0; g < sci_seis_table_segments(f.nsym, f.version);
+         g++) {
+        const uint32_t bits = segment_bits(f, g);
+        if (read_segment(f, g, before, bits,
+                         f.dlen + g * sci_seis_table_seg(f.version), 0))
             *status = SCI_SEIS_E_DATA;
+        before += bits;
+    }
 }
 
 /* The two table launches as host loops. */
@@ -787,17 +831,72 @@ DK void tb_scan(table_room *r, unsigned t) {
     }
 }
 
-/* A warp a version 4 frame, a lane a segment of its code table: the code
- * lengths, read as codec/seismic/table.c reads them; a table no encoder
- * writes refuses the frame. */
-__global__ void __launch_bounds__(32)
+/* A thread a segment of a version 4 or 5 frame's code table, LEN_SEGS of
+ * them a block: the code lengths, read as codec/seismic/table.c reads
+ * them; a table no encoder writes refuses the frame.  Version 5's segment
+ * starts are the sums of the lengths its head gives; its code lengths
+ * gather in shared memory, zeroed first, so that a run of unused symbols
+ * costs a thread one token, not a store a symbol, and leave in 16-byte
+ * stores.  Version 4's segments of 4096 write theirs where they go. */
+__global__ void __launch_bounds__(LEN_SEGS)
     lengths_kernel(const seis_frame *frames, int *status) {
+    __shared__ uint4 lens_sh[LEN_BYTES / 16];
+    __shared__ uint32_t warp_bits[LEN_SEGS / 32], warp_prior[LEN_SEGS / 32];
     const seis_frame f = frames[blockIdx.x];
-    const uint32_t g = threadIdx.x;
-    if (!f.tab || g >= sci_seis_table_segments(f.nsym))
+    if (!f.tab)
         return;
-    if (sci_seis_table_read_segment(f.tab, f.tab_len, g, f.nsym, f.dlen))
+    const uint32_t segs = sci_seis_table_segments(f.nsym, f.version);
+    const uint32_t g0 = blockIdx.y * LEN_SEGS;
+    if (g0 >= segs)
+        return;
+    if (f.tab_len <= sci_seis_table_head(f.nsym, f.version)) {
+        if (threadIdx.x == 0 && g0 == 0)
+            status[blockIdx.x] = SCI_SEIS_E_DATA;
+        return;
+    }
+    const uint32_t t = threadIdx.x, g = g0 + t, lane = t % 32, warp = t / 32;
+    const bool in_shared = f.version != 4;
+    /* version 5: symbols [sym0, sym1) */
+    const uint32_t sym0 = g0 * sci_seis_table_seg(5);
+    const uint32_t sym1 = f.nsym - sym0 < LEN_BYTES ? f.nsym : sym0 + LEN_BYTES;
+    if (in_shared)
+        for (uint32_t i = t; i < (sym1 - sym0 + 15) / 16; i += LEN_SEGS)
+            lens_sh[i] = make_uint4(0, 0, 0, 0);
+    uint32_t prior = 0;
+    for (uint32_t j = t; j < g0; j += LEN_SEGS)
+        prior += segment_bits(f, j);
+    const uint32_t bits = segment_bits(f, g);
+    uint32_t incl = bits;
+    for (unsigned o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o)
+            incl += v;
+    }
+    for (unsigned o = 16; o >= 1; o >>= 1)
+        prior += __shfl_xor_sync(0xffffffffu, prior, o);
+    if (lane == 31)
+        warp_bits[warp] = incl;
+    if (lane == 0)
+        warp_prior[warp] = prior;
+    __syncthreads();
+    uint32_t before = incl - bits;
+    for (uint32_t w = 0; w < LEN_SEGS / 32; w++)
+        before += (w < warp ? warp_bits[w] : 0) + warp_prior[w];
+    uint8_t *len = in_shared
+                       ? (uint8_t *)lens_sh + (g - g0) * sci_seis_table_seg(5)
+                       : f.dlen + (size_t)g * sci_seis_table_seg(4);
+    if (g < segs && read_segment(f, g, before, bits, len, in_shared))
         status[blockIdx.x] = SCI_SEIS_E_DATA;
+    if (!in_shared)
+        return;
+    __syncthreads();
+    /* dlen is 16-byte aligned (the batch's layout), and so is sym0;
+     * alphabets below 16 symbols (2 or 3 bits) leave byte by byte */
+    if (f.nsym % 16 == 0)
+        for (uint32_t i = t; i < (sym1 - sym0) / 16; i += LEN_SEGS)
+            ((uint4 *)(f.dlen + sym0))[i] = lens_sh[i];
+    else if (t < f.nsym)
+        f.dlen[t] = ((const uint8_t *)lens_sh)[t];
 }
 
 /* The two table launches, a block a (frame, segment): TABLES_COUNT,
@@ -1043,7 +1142,9 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     sci_cuda_seis_set_timing(s, 0);
     if (s->copy_stream) {
         events_destroy(s->copied, MAX_CHUNKS);
+        events_destroy(s->tabled, MAX_CHUNKS);
         cudaStreamDestroy(s->copy_stream);
+        cudaStreamDestroy(s->table_stream);
     }
     cudaFreeHost(s->stage_host.p);
     cudaFree(s->stage_dev.p);
@@ -1078,7 +1179,7 @@ struct frame_plan {
     size_t table_at;       /* in words, in tables */
     size_t coef_at;        /* in floats, in coef and tmp */
     size_t piece0;         /* its packages' first piece in its chunk */
-    size_t dlen_at;        /* version 4: its lengths in lens */
+    size_t dlen_at;        /* versions 4 and 5: its lengths in lens */
 };
 
 static int cuda_err(cudaError_t e) {
@@ -1094,6 +1195,7 @@ struct chunk_plan {
     unsigned max_levels;
     uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
     uint32_t max_segments;                       /* the table launches' */
+    uint32_t max_nsym; /* the largest alphabet whose table the device reads */
     size_t pieces;                               /* of packages */
 };
 
@@ -1123,10 +1225,10 @@ struct chunk_args {
     unsigned nf;
 };
 
-/* Frame i's code lengths into the staging area: a version 4 frame's code
- * table as it is (the device reads it); an older frame's lengths, which
- * the host decompresses, through the worker's buffer (written in place,
- * their lines would be left dirty in this CPU's caches:
+/* Frame i's code lengths into the staging area: a version 4 or 5 frame's
+ * code table as it is (the device reads it); an older frame's lengths,
+ * which the host decompresses, through the worker's buffer (written in
+ * place, their lines would be left dirty in this CPU's caches:
  * codec/common/stage.h). */
 static void stage_lengths(const chunk_args *a, unsigned i, seis_worker *w) {
     const sci_seis_info *in = &a->info[i];
@@ -1234,6 +1336,37 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
 
 /* The device's work on a staged chunk: its first indices, symbols and
  * inverse DWT; status and job_first are the chunk's. */
+/* Chunk c's code lengths (read from the versions 4 and 5 tables) and
+ * canonical tables, on ts. */
+static int launch_tables(sci_cuda_seis *s, const chunk_plan &c, int *dstatus,
+                         cudaStream_t ts) {
+    const uint8_t *db = (const uint8_t *)s->stage_dev.p;
+    const seis_frame *dframes = (const seis_frame *)(db + c.desc_at);
+    const unsigned n = c.f1 - c.f0;
+#ifdef SCI_SEIS_EMU
+    (void)ts;
+    for (unsigned i = 0; i < n; i++) {
+        lengths_emu(dframes[i], &dstatus[i]);
+        tables_emu(dframes[i], &dstatus[i]);
+    }
+    return 0;
+#else
+    /* version 5 cuts the most segments */
+    const uint32_t len_blocks =
+        (sci_seis_table_segments(c.max_nsym, 5) + LEN_SEGS - 1) / LEN_SEGS;
+    if (c.max_nsym)
+        lengths_kernel<<<dim3(n, len_blocks), LEN_SEGS, 0, ts>>>(dframes,
+                                                                  dstatus);
+    tables_kernel<TABLES_COUNT>
+        <<<dim3(n, c.max_segments), TB_THREADS, 0, ts>>>(dframes, dstatus);
+    tables_kernel<TABLES_PLACE>
+        <<<dim3(n, c.max_segments), TB_THREADS, 0, ts>>>(dframes, dstatus);
+    return cuda_err(cudaGetLastError());
+#endif
+}
+
+/* Chunk c's packages decoded and inverse transformed, on st, its tables
+ * built. */
 static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                         uint32_t *djob_first, int *dstatus, int ev,
                         cudaStream_t st) {
@@ -1245,10 +1378,6 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
 
 #ifdef SCI_SEIS_EMU
     (void)st;
-    for (unsigned i = 0; i < n; i++) {
-        lengths_emu(dframes[i], &dstatus[i]);
-        tables_emu(dframes[i], &dstatus[i]);
-    }
     for (size_t b = 0; b < job_n; b++)
         djob_first[b] = job_count(dframes[djobs[b].frame], djobs[b].pkg0,
                                   &dstatus[djobs[b].frame]);
@@ -1281,11 +1410,6 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                     tile_cols_item(dframes[i], l, at, k, sh);
             }
 #else
-    lengths_kernel<<<n, 32, 0, st>>>(dframes, dstatus);
-    tables_kernel<TABLES_COUNT>
-        <<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(dframes, dstatus);
-    tables_kernel<TABLES_PLACE>
-        <<<dim3(n, c.max_segments), TB_THREADS, 0, st>>>(dframes, dstatus);
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
@@ -1309,26 +1433,32 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     return 0;
 }
 
-/* Chunk k, staged, to the device: its upload on the copy stream, then its
- * kernels on st once the upload is done. */
+/* Chunk k, staged, to the device: its upload on the copy stream, its
+ * tables on the table stream once the upload is done, the rest on st once
+ * they are built. */
 static int send_chunk(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
                       size_t job_at, cudaStream_t st) {
     uint8_t *hb = (uint8_t *)s->stage_host.p;
     uint8_t *db = (uint8_t *)s->stage_dev.p;
     const int ev = EVENTS_PER_CHUNK * (int)k;
-    cudaStream_t cs = s->copy_stream;
+    cudaStream_t cs = s->copy_stream, ts = s->table_stream;
+    int *dstatus = (int *)s->status.p + c.f0;
     int err;
     events_mark(s->timing, s->ev, ev, cs);
     if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
                                         c.end - c.desc_at,
                                         cudaMemcpyHostToDevice, cs))) ||
         (err = cuda_err(cudaEventRecord(s->copied[k], cs))) ||
-        (err = cuda_err(cudaStreamWaitEvent(st, s->copied[k], 0))))
+        (err = cuda_err(cudaStreamWaitEvent(ts, s->copied[k], 0))))
         return err;
     events_mark(s->timing, s->ev, ev + 1, cs);
-    events_mark(s->timing, s->ev, ev + 2, st);
-    return launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at,
-                        (int *)s->status.p + c.f0, ev, st);
+    events_mark(s->timing, s->ev, ev + 2, ts);
+    if ((err = launch_tables(s, c, dstatus, ts)) ||
+        (err = cuda_err(cudaEventRecord(s->tabled[k], ts))) ||
+        (err = cuda_err(cudaStreamWaitEvent(st, s->tabled[k], 0))))
+        return err;
+    return launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at, dstatus,
+                        ev, st);
 }
 
 /* A decode's staging in one pool region: the items of every chunk (its
@@ -1386,20 +1516,31 @@ static void stage_items(void *arg, size_t b, size_t e, unsigned worker) {
     }
 }
 
-/* The copy stream and its events, made with the first decode. */
+/* The copy and table streams and their events, made with the first
+ * decode. */
 static int ensure_copy_stream(sci_cuda_seis *s) {
     if (s->copy_stream)
         return 0;
-    cudaStream_t cs;
-    int e = cuda_err(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    if (e)
+    int e;
+    cudaStream_t cs, ts;
+    if ((e = cuda_err(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking))))
         return e;
-    if ((e = events_create(s->copied, MAX_CHUNKS))) {
-        cudaStreamDestroy(cs);
-        return e;
-    }
+    if ((e = cuda_err(cudaStreamCreateWithFlags(&ts, cudaStreamNonBlocking))))
+        goto no_ts;
+    if ((e = events_create(s->copied, MAX_CHUNKS)))
+        goto no_copied;
+    if ((e = events_create(s->tabled, MAX_CHUNKS)))
+        goto no_tabled;
     s->copy_stream = cs;
+    s->table_stream = ts;
     return 0;
+no_tabled:
+    events_destroy(s->copied, MAX_CHUNKS);
+no_copied:
+    cudaStreamDestroy(ts);
+no_ts:
+    cudaStreamDestroy(cs);
+    return e;
 }
 
 /* A worker's scratch for each thread of the pool. */
@@ -1483,6 +1624,8 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
                 at = align_up(at + info[i].table_len, 16);
                 plan[i].dlen_at = lens;
                 lens += align_up(nsym, 16);
+                if (nsym > c->max_nsym)
+                    c->max_nsym = (uint32_t)nsym;
             } else {
                 at = align_up(at + nsym, 16);
             }
@@ -1502,8 +1645,10 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         (err = grow(&s->job_first, jobs * 4 + 4)) ||
         (err = grow(&s->tables, table_words * 4)) ||
         (err = grow(&s->lens, lens + 16)) ||
+        /* on the table stream, whose kernels write it first; st waits for
+         * them */
         (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
-                                        st))))
+                                        s->table_stream))))
         goto out;
 
     {
@@ -1551,6 +1696,7 @@ out:
     /* a chunk may still read the staging area */
     if (err && s->copy_stream &&
         (cudaStreamSynchronize(s->copy_stream) != cudaSuccess ||
+         cudaStreamSynchronize(s->table_stream) != cudaSuccess ||
          cudaStreamSynchronize(st) != cudaSuccess))
         cudaGetLastError();
     free(plan);

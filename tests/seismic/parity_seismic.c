@@ -108,18 +108,19 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
     return 0;
 }
 
-/* Case c's gather coded again as a version 3 frame (its code lengths
- * zstd-compressed, read by the host), the reference's verdict redone. */
-static int to_version3(fcase *c) {
+/* Case c's gather coded again as a frame of an older version (3: its
+ * code lengths zstd-compressed, read by the host; 4: its table in
+ * segments of 4096 symbols), the reference's verdict redone. */
+static int to_version(fcase *c, unsigned version) {
     size_t cap = sci_seis_frame_bound(&c->p, 0);
     sci_seis_grid grid;
     int e = sci_seis_quantize(test_pool(), &c->p, c->g, c->want_q, &grid,
                               NULL);
     if (!e)
         e = sci_seis_encode_indices_version(&c->p, c->want_q, &grid, NULL, 0,
-                                            3, c->frame, cap, &c->len);
+                                            version, c->frame, cap, &c->len);
     if (e || sci_seis_parse(c->frame, c->len, &c->info) ||
-        c->info.version != 3)
+        c->info.version != version)
         return -1;
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
                                   c->want);
@@ -160,7 +161,7 @@ static void damage_count(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
-/* A bit of a version 4 frame's code table flipped (CRC fixed): the device
+/* A bit of a version 4 or 5 frame's code table flipped (CRC fixed): the device
  * reads that table, the reference its own way; the verdicts must agree. */
 static void damage_table_bits(fcase *c) {
     if (c->info.version < 4)
@@ -172,7 +173,7 @@ static void damage_table_bits(fcase *c) {
                                   c->want);
 }
 
-/* The header's longest code one more than a version 4 table's (both CRCs
+/* The header's longest code one more than a version 4 or 5 table's (both CRCs
  * fixed): the device, which reads that table, must find the mismatch as
  * the host does. */
 static void damage_max_len(fcase *c) {
@@ -194,13 +195,15 @@ static void damage_max_len(fcase *c) {
 static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
     const sci_seis_info *in = &c->info;
     const size_t nsym = (size_t)1 << in->p.bits;
-    size_t zcap = in->version >= 4 ? sci_seis_table_bound((uint32_t)nsym)
-                                   : ZSTD_compressBound(nsym);
+    size_t zcap = in->version >= 4
+                      ? sci_seis_table_bound((uint32_t)nsym, in->version)
+                      : ZSTD_compressBound(nsym);
     size_t head = in->table_off, pkg_bytes = 8 * (size_t)in->packages;
     uint8_t *f = calloc(head + zcap + 8 + pkg_bytes + 4, 1);
     memcpy(f, c->frame, head);
     size_t z = in->version >= 4
-                   ? sci_seis_table_write(len, (uint32_t)nsym, f + head, zcap)
+                   ? sci_seis_table_write(len, (uint32_t)nsym, in->version,
+                                          f + head, zcap)
                    : ZSTD_compress(f + head, zcap, len, nsym, 9);
     size_t pkg_off = (head + z + 7) / 8 * 8;
     memset(f + head + z, 0, pkg_off - head - z); /* the table may have used it */
@@ -481,16 +484,16 @@ int main(int argc, char **argv) {
         free(bad);
     }
 
-    /* version 3 frames (the host reads their lengths) among version 4 ones
-     * (the device reads their tables) */
-    for (unsigned i = 0; i < nc; i += 2)
-        if (to_version3(&cs[i])) {
-            printf("FAIL a version 3 frame of case %u\n", i);
+    /* version 3 frames (the host reads their lengths) and version 4 ones
+     * among version 5 ones (the device reads both's tables) */
+    for (unsigned i = 0; i < nc; i++)
+        if (i % 3 < 2 && to_version(&cs[i], 3 + i % 3)) {
+            printf("FAIL a version %u frame of case %u\n", 3 + i % 3, i);
             failures++;
         }
-    run_batch(s, cs, nc, "versions 3 and 4 in one batch");
+    run_batch(s, cs, nc, "versions 3, 4 and 5 in one batch");
     sci_cuda_seis_tune_chunks(s, 1);
-    run_batch(s, cs, nc, "versions 3 and 4 in one batch, in chunks");
+    run_batch(s, cs, nc, "versions 3, 4 and 5 in one batch, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
 
     /* the same cases again, some damaged: only those are refused */
@@ -517,7 +520,7 @@ int main(int argc, char **argv) {
         }
     }
     {
-        /* version 4 tables with a bit flipped */
+        /* version 4 and 5 tables with a bit flipped */
         unsigned refused = 0;
         for (unsigned i = 1; i < nc; i += 4) {
             damage_table_bits(&cs[i]);
@@ -525,10 +528,10 @@ int main(int argc, char **argv) {
         }
         for (unsigned i = 3; i < nc; i += 4)
             damage_max_len(&cs[i]);
-        printf("version 4 frames refused after a bit of their table flipped: "
-               "%u\n", refused);
+        printf("version 4 and 5 frames refused after a bit of their table "
+               "flipped: %u\n", refused);
         if (!refused) {
-            printf("FAIL no version 4 table damage refused\n");
+            printf("FAIL no version 4 or 5 table damage refused\n");
             failures++;
         }
     }
