@@ -1334,10 +1334,8 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
     *ca = {s, frames + f0, info + f0, plan + f0, desc, f1 - f0};
 }
 
-/* The device's work on a staged chunk: its first indices, symbols and
- * inverse DWT; status and job_first are the chunk's. */
 /* Chunk c's code lengths (read from the versions 4 and 5 tables) and
- * canonical tables, on ts. */
+ * canonical tables, on ts; dstatus is the chunk's. */
 static int launch_tables(sci_cuda_seis *s, const chunk_plan &c, int *dstatus,
                          cudaStream_t ts) {
     const uint8_t *db = (const uint8_t *)s->stage_dev.p;
@@ -1365,8 +1363,9 @@ static int launch_tables(sci_cuda_seis *s, const chunk_plan &c, int *dstatus,
 #endif
 }
 
-/* Chunk c's packages decoded and inverse transformed, on st, its tables
- * built. */
+/* The device's work on a staged chunk whose tables are built: its first
+ * indices, symbols and inverse DWT, on st; status and job_first are the
+ * chunk's. */
 static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                         uint32_t *djob_first, int *dstatus, int ev,
                         cudaStream_t st) {
@@ -1518,7 +1517,7 @@ static void stage_items(void *arg, size_t b, size_t e, unsigned worker) {
 
 /* The copy and table streams and their events, made with the first
  * decode. */
-static int ensure_copy_stream(sci_cuda_seis *s) {
+static int ensure_streams(sci_cuda_seis *s) {
     if (s->copy_stream)
         return 0;
     int e;
@@ -1636,7 +1635,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         }
         c->end = stage_bytes = at;
     }
-    if ((err = ensure_workers(s)) || (err = ensure_copy_stream(s)) ||
+    if ((err = ensure_workers(s)) || (err = ensure_streams(s)) ||
         (err = grow_mem(&s->stage_host, stage_bytes, 1)) ||
         (err = grow(&s->stage_dev, stage_bytes)) ||
         (err = grow(&s->coef, coefs * 4 + 4)) ||
