@@ -520,19 +520,22 @@ static void decode_job_emu(const seis_frame &f, const block_job &job,
     uint16_t slices[32 * SLICE];
     const uint32_t *limits = f.table + LUT_ENTRIES;
     for (unsigned g = 0; g < PKG_PER_BLOCK / 32; g++) {
-        uint32_t firsts[32], cnt[32], run[32];
+        uint32_t firsts[32], put[32], run[32];
         for (unsigned l = 0; l < 32; l++) {
             const uint32_t i = job.pkg0 + g * 32 + l;
-            cnt[l] = count_at(f, i);
+            const uint32_t cnt = count_at(f, i);
             firsts[l] = first;
-            first += cnt[l];
+            first += cnt;
+            put[l] = cnt;
             if (!take_package(f, f.table, limits, i < f.npkg ? f.pkg[i] : 0,
-                              cnt[l], slices + l * SLICE, &run[l]))
+                              cnt, slices + l * SLICE, &run[l])) {
                 *status = SCI_SEIS_E_DATA;
+                put[l] = 0;
+            }
         }
         for (unsigned l = 0; l < 32; l++)
             for (unsigned j = 0; j < 32; j++)
-                put_symbols(f, slices + j * SLICE, firsts[j], cnt[j], run[j],
+                put_symbols(f, slices + j * SLICE, firsts[j], put[j], run[j],
                             l);
     }
 }
@@ -1029,10 +1032,13 @@ __global__ void __launch_bounds__(DEC_THREADS)
     uint32_t run;
     const bool ok =
         take_package(f, lut, limits, pk, cnt, slice + lane * SLICE, &run);
+    /* a refused package writes nothing: its slice may hold fewer symbols
+     * than its count says, or none (a count past SCI_HUFF_PACKAGE_BITS) */
+    const uint32_t put = ok ? cnt : 0;
     __syncwarp();
     for (unsigned j = 0; j < 32; j++)
         put_symbols(f, slice + j * SLICE, __shfl_sync(0xFFFFFFFFu, first, j),
-                    __shfl_sync(0xFFFFFFFFu, cnt, j),
+                    __shfl_sync(0xFFFFFFFFu, put, j),
                     __shfl_sync(0xFFFFFFFFu, run, j), lane);
     if (!ok)
         status[job.frame] = SCI_SEIS_E_DATA;

@@ -426,6 +426,37 @@ int main(int argc, char **argv) {
           "seed frames: metadata, a constant gather, several packages");
 
     static uint8_t buf[1 << 16];
+    {
+        /* a code package whose count says more codes than a package holds
+         * (63), the counts of the others lowered so that they still add up
+         * to the gather: both decoders refuse it, and the GPU decoder writes
+         * nothing of it (libFuzzer found it writing that package's symbols
+         * from past its slice, which the last lane of a warp's 32 reads
+         * past the slices' end: seen under ASan) */
+        const seed_frame *s = &seeds[6];
+        memcpy(buf, s->bytes, s->len);
+        uint8_t *pk = buf + s->info.pkg_off;
+        const uint32_t np = s->info.packages;
+        uint32_t a = np, d = 0;
+        for (uint32_t j = 31; j < np && a == np; j += 32)
+            if (pk[8 * j + 7] >> 2)
+                a = j;
+        if (a < np) {
+            d = 63u - (pk[8 * a + 7] >> 2);
+            pk[8 * a + 7] = (uint8_t)(63u << 2 | (pk[8 * a + 7] & 3));
+        }
+        for (uint32_t j = 0; j < np && d; j++) {
+            const uint32_t c = pk[8 * j + 7] >> 2;
+            const uint32_t take = j == a || c < 2 ? 0 : c - 1 < d ? c - 1 : d;
+            pk[8 * j + 7] = (uint8_t)((c - take) << 2 | (pk[8 * j + 7] & 3));
+            d -= take;
+        }
+        fix_crcs(buf, s->len);
+        check(a < np && d == 0 && fuzz_decode(buf, s->len) == SCI_SEIS_E_DATA &&
+                  fuzz_disagreements == 0,
+              "a code package that counts 63 codes, the counts adding up: "
+              "refused by both decoders alike");
+    }
     unsigned count[32] = {0}, undetected = 0, fixed_ok = 0, same_bad = 0;
     unsigned mutated = 0;
     for (unsigned it = 0; it < iterations; it++) {
