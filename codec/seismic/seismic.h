@@ -80,8 +80,9 @@ typedef struct {
     sci_seis_grid grid;      /* dequantization */
     uint32_t packages;
     size_t meta_off, meta_len;     /* opaque metadata bytes */
-    size_t table_off, table_len;   /* the code table (version 4's code,
-                                    * before it zstd-compressed lengths) */
+    size_t table_off, table_len;   /* the code table (versions 4 and 5:
+                                    * table_core.h's code; 2 and 3:
+                                    * zstd-compressed lengths) */
     size_t pkg_off;                /* 8-byte aligned within the frame */
     size_t frame_len;              /* everything, CRC included */
 } sci_seis_info;
