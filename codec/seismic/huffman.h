@@ -29,7 +29,8 @@
 extern "C" {
 #endif
 
-#define SCI_HUFF_MAX_SYMBOLS 65536u
+/* 2^16 indices and the seismic codec's zero-run classes */
+#define SCI_HUFF_MAX_SYMBOLS (65536u + 16u)
 #define SCI_HUFF_MAX_LEN 24u      /* the longest code allowed */
 #define SCI_HUFF_PACKAGE_BITS 58u /* code bits a package */
 #define SCI_HUFF_LOOKUP_BITS 11u

@@ -80,15 +80,30 @@ const char *sci_seis_params_check(const sci_seis_params *p) {
     return NULL;
 }
 
-/* Every symbol takes at most one package (a package holds at least one
+uint32_t sci_seis_alphabet(unsigned version, unsigned bits) {
+    return (1u << bits) + (version >= 6 ? SCI_SEIS_ZRUN_CLASSES : 0);
+}
+
+/* Version 6's block firsts: 4 bytes for each block of packages but the
+ * first. */
+static size_t firsts_bytes(unsigned version, size_t packages) {
+    if (version < 6 || packages == 0)
+        return 0;
+    return 4 * ((packages + SCI_SEIS_BLOCK_PACKAGES - 1) /
+                    SCI_SEIS_BLOCK_PACKAGES -
+                1);
+}
+
+/* Every value takes at most one package (a package holds at least one
  * whole code), so n values take at most n packages. */
 size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
     size_t n = (size_t)p->traces * p->samples;
     size_t table = ZSTD_compressBound((size_t)1 << p->bits);
     for (unsigned v = 4; v <= SCI_SEIS_VERSION; v++)
-        if (sci_seis_table_bound(1u << p->bits, v) > table)
-            table = sci_seis_table_bound(1u << p->bits, v);
-    return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n + 4;
+        if (sci_seis_table_bound(sci_seis_alphabet(v, p->bits), v) > table)
+            table = sci_seis_table_bound(sci_seis_alphabet(v, p->bits), v);
+    return align8(SCI_SEIS_HEADER_BYTES + meta_len + table) + 8 * n +
+           firsts_bytes(SCI_SEIS_VERSION, n) + 4;
 }
 
 /* ---- encoder ------------------------------------------------------------ */
@@ -259,39 +274,23 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                                            out_len);
 }
 
-int sci_seis_encode_indices_version(const sci_seis_params *p,
-                                    const uint16_t *q,
-                                    const sci_seis_grid *grid,
-                                    const uint8_t *meta, size_t meta_len,
-                                    unsigned version, uint8_t *out,
-                                    size_t cap, size_t *out_len) {
-    if (sci_seis_params_check(p) || !q || !grid || !out || !out_len ||
-        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
-        !grid_valid(grid, p->bits) || version < 3 ||
-        version > SCI_SEIS_VERSION)
-        return SCI_SEIS_E_ARG;
-    const size_t n = (size_t)p->traces * p->samples;
-    const unsigned nsym = 1u << p->bits;
-    int err = SCI_SEIS_E_NOMEM;
-    uint32_t *sym = malloc(n * sizeof *sym);
-    uint64_t *pkg = malloc(n * sizeof *pkg);
+/* Versions 3 to 5: every maximal run of SCI_SEIS_RUN_MIN equal symbols or
+ * more in run packages, the symbols between in code packages (a new one
+ * after each stretch between runs).  The Huffman code is that of the
+ * symbols outside the runs (a code of the first run's symbol alone when
+ * every symbol is in one).  The packages into pkg; their count, or an
+ * error code. */
+static long packages_v3(const uint32_t *sym, size_t n, unsigned nsym,
+                        uint8_t *len, sci_huff_code *code, uint64_t *pkg) {
+    long np = -1;
     uint64_t *freq = calloc(nsym, sizeof *freq);
-    uint8_t *len = malloc(nsym);
     /* run_end[i]: where the run starting at i ends, for runs that go into
-     * run packages (SCI_SEIS_RUN_MIN equal symbols or more); else i */
+     * run packages; else i */
     size_t *run_end = malloc(n * sizeof *run_end);
-    sci_huff_code code = {0};
-    if (!sym || !pkg || !freq || !len || !run_end)
+    if (!freq || !run_end) {
+        np = SCI_SEIS_E_NOMEM;
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        if (q[i] >= nsym) {
-            err = SCI_SEIS_E_ARG;
-            goto out;
-        }
-        sym[i] = q[i];
     }
-    /* the Huffman code is that of the symbols outside the runs (a code of
-     * the first run's symbol alone when every symbol is in one) */
     for (size_t i = 0; i < n;) {
         size_t e = i + 1;
         while (e < n && sym[e] == sym[i])
@@ -308,18 +307,17 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
         any = freq[k] != 0;
     if (!any)
         freq[sym[0]] = 1;
-    err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+    int err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
     if (err == 0)
-        err = sci_huff_build(len, nsym, &code);
+        err = sci_huff_build(len, nsym, code);
     if (err) {
-        err = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
+        np = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
         goto out;
     }
-    /* the frame stores no first indices: a decoder sums the counts */
-    long np = 0;
+    np = 0;
     for (size_t i = 0; i < n;) {
         if (run_end[i] > i) {
-            for (size_t r = run_end[i] - i; r; ) {
+            for (size_t r = run_end[i] - i; r;) {
                 size_t take = r < SCI_SEIS_RUN_MAX ? r : SCI_SEIS_RUN_MAX;
                 pkg[np++] = (uint64_t)sym[i] << SCI_SEIS_RUN_SHIFT | take;
                 r -= take;
@@ -330,14 +328,328 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
         size_t e = i;
         while (e < n && run_end[e] == e)
             e++;
-        long k = sci_huff_pack(&code, sym + i, e - i, pkg + np, NULL,
+        long k = sci_huff_pack(code, sym + i, e - i, pkg + np, NULL,
                                n - (size_t)np);
         if (k < 0) {
-            err = SCI_SEIS_E_ARG;
+            np = SCI_SEIS_E_ARG;
             goto out;
         }
         np += k;
         i = e;
+    }
+out:
+    free(freq);
+    free(run_end);
+    return np;
+}
+
+/* A version 6 token: a code symbol (an index, or a zero run's class
+ * with the run's bits past its leading one in `extra`), or, with
+ * TOKEN_RUN, a run package's index. */
+typedef struct {
+    uint32_t sym;
+    uint16_t extra;
+    uint16_t values_1; /* the values it stands for, minus 1 */
+} token;
+#define TOKEN_RUN 0x80000000u
+
+static unsigned floor_log2(uint32_t v) {
+    unsigned k = 0;
+    while (v >>= 1)
+        k++;
+    return k;
+}
+
+/* An estimate of the bits of f codes of a symbol among `total`: a
+ * Huffman code takes at least a bit. */
+static double code_bits(double f, double total) {
+    if (f <= 0)
+        return 0;
+    const double b = log2(total / f);
+    return f * (b > 1 ? b : 1);
+}
+
+/* No zero runs: the level's runs all as single indices. */
+#define ZRUN_NEVER (SCI_SEIS_ZRUN_MAX + 1)
+
+/* Below this many indices in use, the choice of the shortest zero run
+ * weighs each candidate's code exactly: there a symbol more (a rare run
+ * class) can lengthen a frequent index's code by a bit. */
+#define ZRUN_EXACT_USED 256
+
+/* The shortest run of the level worth a zero-run code.  Where the level
+ * is rare next to the other indices, runs of two cost more in the code
+ * than two single levels, and splitting the level's frequency between the
+ * single and the run symbols lengthens its codes.  The runs' lengths, as
+ * the tokens split them (whole SCI_SEIS_ZRUN_MAX pieces and the rest),
+ * are counted once; each candidate's symbol frequencies follow from them
+ * exactly, and the one of the fewest bits is taken: each symbol's
+ * frequency times its ideal code length (at least a bit), or, in a small
+ * alphabet, times its length in the Huffman code of those frequencies;
+ * plus the runs' bits past their codes. */
+static uint32_t shortest_zero_run(const uint32_t *sym, size_t n,
+                                  unsigned bits, uint32_t level) {
+    static const uint32_t cand[] = {2,  3,  4,  5,  6,  8,         12,
+                                    16, 24, 32, 64, ZRUN_NEVER};
+    const uint32_t nval = 1u << bits, nsym = sci_seis_alphabet(6, bits);
+    uint64_t *rest = calloc(SCI_SEIS_ZRUN_MAX, sizeof *rest);
+    uint64_t *freq = calloc(nsym, sizeof *freq);
+    uint8_t *len = malloc(nsym);
+    uint32_t best = 2;
+    if (!rest || !freq || !len)
+        goto out;
+    uint64_t pieces = 0; /* runs of SCI_SEIS_ZRUN_MAX */
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && sym[e] == sym[i])
+            e++;
+        const size_t r = e - i;
+        if (sym[i] == level) {
+            pieces += r / SCI_SEIS_ZRUN_MAX;
+            rest[r % SCI_SEIS_ZRUN_MAX]++;
+        } else if (r < SCI_SEIS_RUN_MIN) {
+            freq[sym[i]] += r;
+        }
+        i = e;
+    }
+    double other = 0, other_log = 0, other_max = 0;
+    unsigned used = 0;
+    for (uint32_t v = 0; v < nval; v++)
+        if (freq[v]) {
+            other += (double)freq[v];
+            other_log += (double)freq[v] * log2((double)freq[v]);
+            other_max = (double)freq[v] > other_max ? (double)freq[v]
+                                                    : other_max;
+            used++;
+        }
+    const int exact = used + SCI_SEIS_ZRUN_CLASSES + 1 <= ZRUN_EXACT_USED;
+    double best_bits = 0;
+    for (unsigned c = 0; c < sizeof cand / sizeof *cand; c++) {
+        const uint32_t m = cand[c];
+        uint64_t single = 0, cls[SCI_SEIS_ZRUN_CLASSES + 1] = {0};
+        double extra = 0;
+        if (m == ZRUN_NEVER) {
+            single = pieces * SCI_SEIS_ZRUN_MAX;
+        } else {
+            cls[SCI_SEIS_ZRUN_CLASSES] = pieces;
+            extra = (double)SCI_SEIS_ZRUN_CLASSES * (double)pieces;
+        }
+        for (uint32_t r = 1; r < SCI_SEIS_ZRUN_MAX; r++) {
+            if (!rest[r])
+                continue;
+            if (r < m) {
+                single += (uint64_t)r * rest[r];
+            } else {
+                const unsigned k = floor_log2(r);
+                cls[k] += rest[r];
+                extra += (double)k * (double)rest[r];
+            }
+        }
+        double bits_of = extra;
+        if (exact) {
+            uint64_t keep = freq[level];
+            freq[level] += single;
+            for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+                freq[nval + k - 1] = cls[k];
+            int any = 0;
+            for (uint32_t v = 0; v < nsym && !any; v++)
+                any = freq[v] != 0;
+            if (!any || sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len)) {
+                freq[level] = keep;
+                continue;
+            }
+            for (uint32_t v = 0; v < nsym; v++)
+                bits_of += (double)freq[v] * len[v];
+            freq[level] = keep;
+        } else {
+            double total = other + (double)single;
+            for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+                total += (double)cls[k];
+            if (total <= 0)
+                continue;
+            /* the other indices: sum f log2(total / f), the largest at
+             * least a bit a code */
+            bits_of += other * log2(total) - other_log;
+            if (other_max * 2 > total)
+                bits_of += code_bits(other_max, total) -
+                           other_max * log2(total / other_max);
+            bits_of += code_bits((double)single, total);
+            for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+                bits_of += code_bits((double)cls[k], total);
+        }
+        if (c == 0 || bits_of < best_bits) {
+            best = m;
+            best_bits = bits_of;
+        }
+    }
+out:
+    free(rest);
+    free(freq);
+    free(len);
+    return best;
+}
+
+/* The tokens of n indices: runs of the run level of `shortest` or more as
+ * zero runs (of at most SCI_SEIS_ZRUN_MAX, a rest shorter than `shortest`
+ * left as single indices), other runs of SCI_SEIS_RUN_MIN or more as run
+ * packages, the rest index by index. */
+static size_t tokens_v6(const uint32_t *sym, size_t n, uint32_t nval,
+                        uint32_t level, uint32_t shortest, token *t) {
+    size_t nt = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && sym[e] == sym[i])
+            e++;
+        size_t r = e - i;
+        if (sym[i] == level) {
+            for (; r >= shortest;) {
+                const uint32_t take =
+                    r < SCI_SEIS_ZRUN_MAX ? (uint32_t)r : SCI_SEIS_ZRUN_MAX;
+                const unsigned k = floor_log2(take);
+                t[nt++] = (token){nval + k - 1, (uint16_t)(take - (1u << k)),
+                                  (uint16_t)(take - 1)};
+                r -= take;
+            }
+            for (; r; r--)
+                t[nt++] = (token){level, 0, 0};
+        } else if (r >= SCI_SEIS_RUN_MIN) {
+            for (; r;) {
+                const uint32_t take =
+                    r < SCI_SEIS_RUN_MAX ? (uint32_t)r : SCI_SEIS_RUN_MAX;
+                t[nt++] = (token){TOKEN_RUN | sym[i], 0, (uint16_t)(take - 1)};
+                r -= take;
+            }
+        } else {
+            for (; r; r--)
+                t[nt++] = (token){sym[i], 0, 0};
+        }
+        i = e;
+    }
+    return nt;
+}
+
+/* Version 6: the tokens' code (over the 2^bits indices and the zero-run
+ * classes) into len and code, and the packages into pkg: a code package
+ * takes tokens while their codes fit in its 58 bits and their values in
+ * SCI_SEIS_RUN_MAX.  The first value of each block of
+ * SCI_SEIS_BLOCK_PACKAGES packages after the first into firsts.  The
+ * packages' count, or an error code. */
+static long packages_v6(const uint32_t *sym, size_t n, unsigned bits,
+                        uint32_t level, uint8_t *len, sci_huff_code *code,
+                        uint64_t *pkg, uint32_t *firsts) {
+    const uint32_t nval = 1u << bits;
+    const unsigned nsym = sci_seis_alphabet(6, bits);
+    long np = -1;
+    uint64_t *freq = calloc(nsym, sizeof *freq);
+    token *t = malloc(n * sizeof *t);
+    if (!freq || !t) {
+        np = SCI_SEIS_E_NOMEM;
+        goto out;
+    }
+    const size_t nt = tokens_v6(sym, n, nval, level,
+                                shortest_zero_run(sym, n, bits, level), t);
+    int any = 0;
+    for (size_t i = 0; i < nt; i++)
+        if (!(t[i].sym & TOKEN_RUN)) {
+            freq[t[i].sym]++;
+            any = 1;
+        }
+    if (!any)
+        freq[t[0].sym & ~TOKEN_RUN] = 1;
+    int err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+    if (err == 0)
+        err = sci_huff_build(len, nsym, code);
+    if (err) {
+        np = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
+        goto out;
+    }
+    np = 0;
+    uint64_t acc = 0;
+    unsigned used = 0, count = 0;
+    uint32_t values = 0, first = 0; /* the open package's */
+    for (size_t i = 0; i <= nt; i++) {
+        const int run = i < nt && (t[i].sym & TOKEN_RUN);
+        const uint32_t v = i < nt ? t[i].values_1 + 1u : 0;
+        unsigned l = 0;
+        if (i < nt && !run)
+            l = code->len[t[i].sym] +
+                (t[i].sym >= nval ? t[i].sym - nval + 1 : 0);
+        if (count && (i == nt || run || count == SCI_HUFF_PACKAGE_BITS ||
+                      used + l > SCI_HUFF_PACKAGE_BITS ||
+                      values + v > SCI_SEIS_RUN_MAX)) {
+            if (np % SCI_SEIS_BLOCK_PACKAGES == 0 && np)
+                firsts[np / SCI_SEIS_BLOCK_PACKAGES - 1] = first;
+            pkg[np++] = (uint64_t)count << SCI_HUFF_PACKAGE_BITS |
+                        acc << (SCI_HUFF_PACKAGE_BITS - used);
+            first += values;
+            acc = 0;
+            used = count = 0;
+            values = 0;
+        }
+        if (i == nt)
+            break;
+        if (run) {
+            if (np % SCI_SEIS_BLOCK_PACKAGES == 0 && np)
+                firsts[np / SCI_SEIS_BLOCK_PACKAGES - 1] = first;
+            pkg[np++] = (uint64_t)(t[i].sym & ~TOKEN_RUN)
+                            << SCI_SEIS_RUN_SHIFT |
+                        v;
+            first += v;
+            continue;
+        }
+        acc = acc << code->len[t[i].sym] | code->code[t[i].sym];
+        if (t[i].sym >= nval) {
+            const unsigned k = t[i].sym - nval + 1;
+            acc = acc << k | t[i].extra;
+        }
+        used += l;
+        count++;
+        values += v;
+    }
+out:
+    free(freq);
+    free(t);
+    return np;
+}
+
+int sci_seis_encode_indices_version(const sci_seis_params *p,
+                                    const uint16_t *q,
+                                    const sci_seis_grid *grid,
+                                    const uint8_t *meta, size_t meta_len,
+                                    unsigned version, uint8_t *out,
+                                    size_t cap, size_t *out_len) {
+    if (sci_seis_params_check(p) || !q || !grid || !out || !out_len ||
+        meta_len > SCI_SEIS_MAX_META || (meta_len && !meta) ||
+        !grid_valid(grid, p->bits) || version < 3 ||
+        version > SCI_SEIS_VERSION)
+        return SCI_SEIS_E_ARG;
+    const size_t n = (size_t)p->traces * p->samples;
+    const unsigned nval = 1u << p->bits;
+    const unsigned nsym = sci_seis_alphabet(version, p->bits);
+    int err = SCI_SEIS_E_NOMEM;
+    uint32_t *sym = malloc(n * sizeof *sym);
+    uint64_t *pkg = malloc(n * sizeof *pkg);
+    uint8_t *len = malloc(nsym);
+    uint32_t *firsts = malloc(firsts_bytes(version, n) + 4);
+    sci_huff_code code = {0};
+    if (!sym || !pkg || !len || !firsts)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (q[i] >= nval) {
+            err = SCI_SEIS_E_ARG;
+            goto out;
+        }
+        sym[i] = q[i];
+    }
+    /* the frame stores no first indices before version 6: a decoder sums
+     * the counts */
+    long np = version >= 6 ? packages_v6(sym, n, p->bits,
+                                         sci_seis_run_level(grid), len, &code,
+                                         pkg, firsts)
+                           : packages_v3(sym, n, nsym, len, &code, pkg);
+    if (np < 0) {
+        err = (int)np;
+        goto out;
     }
 
     size_t table_off = SCI_SEIS_HEADER_BYTES + meta_len;
@@ -361,7 +673,8 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
         goto out;
     }
     size_t pkg_off = align8(table_off + zlen);
-    size_t total = pkg_off + 8 * (size_t)np + 4;
+    size_t nfirst = firsts_bytes(version, (size_t)np) / 4;
+    size_t total = pkg_off + 8 * (size_t)np + 4 * nfirst + 4;
     if (total > cap) {
         err = SCI_SEIS_E_ROOM;
         goto out;
@@ -391,6 +704,8 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
     memset(out + table_off + zlen, 0, pkg_off - table_off - zlen);
     for (long i = 0; i < np; i++)
         put64(out + pkg_off + 8 * (size_t)i, pkg[i]);
+    for (size_t b = 0; b < nfirst; b++)
+        put32(out + pkg_off + 8 * (size_t)np + 4 * b, firsts[b]);
     put32(out + total - 4, sci_crc32(0, out, total - 4));
     *out_len = total;
     err = 0;
@@ -398,9 +713,8 @@ out:
     sci_huff_free(&code);
     free(sym);
     free(pkg);
-    free(freq);
     free(len);
-    free(run_end);
+    free(firsts);
     return err;
 }
 
@@ -426,9 +740,10 @@ int sci_seis_encode(sci_pool *pool, const sci_seis_params *p,
 
 /* ---- decoder ------------------------------------------------------------ */
 
-/* The most bytes a version's code table of 2^bits symbols takes. */
+/* The most bytes a version's code table takes. */
 static size_t table_room(unsigned version, unsigned bits) {
-    return version >= 4 ? sci_seis_table_bound(1u << bits, version)
+    return version >= 4 ? sci_seis_table_bound(
+                              sci_seis_alphabet(version, bits), version)
                         : ZSTD_compressBound((size_t)1 << bits);
 }
 
@@ -475,10 +790,17 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
      * encoder writes one, and it would decode to infinities */
     if (!sci_seis_grid_fits(&info->grid, &info->p))
         return SCI_SEIS_E_HEADER;
+    info->nsym = sci_seis_alphabet(info->version, info->p.bits);
+    info->blocks = info->version >= 6
+                       ? (info->packages + SCI_SEIS_BLOCK_PACKAGES - 1) /
+                             SCI_SEIS_BLOCK_PACKAGES
+                       : 0;
     info->meta_off = SCI_SEIS_HEADER_BYTES;
     info->table_off = info->meta_off + info->meta_len;
     info->pkg_off = align8(info->table_off + info->table_len);
-    info->frame_len = info->pkg_off + 8 * (size_t)info->packages + 4;
+    info->firsts_off = info->pkg_off + 8 * (size_t)info->packages;
+    info->frame_len = info->firsts_off +
+                      firsts_bytes(info->version, info->packages) + 4;
     return 0;
 }
 
@@ -529,7 +851,7 @@ void sci_seis_dctx_free(sci_seis_dctx *d) {
 
 int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
                              const sci_seis_info *info, uint8_t *len) {
-    const size_t nsym = (size_t)1 << info->p.bits;
+    const size_t nsym = info->nsym;
     if (info->version >= 4) {
         if (sci_seis_table_read(frame + info->table_off, info->table_len,
                                 (uint32_t)nsym, info->version, len))
@@ -565,11 +887,13 @@ int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
 typedef struct {
     const sci_huff_code *code;
     const uint8_t *pk;
-    const size_t *start;
+    const size_t *start; /* each package's first value; version 6: each
+                          * block's */
     const sci_seis_grid *grid;
     uint16_t *q;
     float *coef;
-    unsigned version, nsym;
+    unsigned version, nsym; /* nsym: the indices, 2^bits */
+    size_t npkg;
     atomic_int bad;
 } unpack_args;
 
@@ -610,13 +934,93 @@ static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
     }
 }
 
+/* Version 6, blocks [b, e) of SCI_SEIS_BLOCK_PACKAGES packages: each
+ * block's packages in order from the value its first says, to the next
+ * block's first (the last, to the gather's end); nothing written past
+ * it. */
+static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
+    unpack_args *a = arg;
+    (void)wk;
+    const uint32_t level = sci_seis_run_level(a->grid);
+    const float zero = sci_seis_dequantize_one(level, a->grid);
+    const sci_seis_codebook cb = {a->code->lookup, a->code->first_code,
+                                  a->code->first_index, a->code->sorted,
+                                  a->code->max_len};
+    for (size_t blk = b; blk < e; blk++) {
+        size_t at = a->start[blk];
+        const size_t end = a->start[blk + 1];
+        const size_t p1 = (blk + 1) * SCI_SEIS_BLOCK_PACKAGES < a->npkg
+                              ? (blk + 1) * SCI_SEIS_BLOCK_PACKAGES
+                              : a->npkg;
+        int ok = 1;
+        for (size_t i = blk * SCI_SEIS_BLOCK_PACKAGES; i < p1 && ok; i++) {
+            uint32_t tok[SCI_HUFF_PACKAGE_BITS];
+            unsigned nt = 0;
+            const uint64_t pkg = get64(a->pk + 8 * i);
+            uint32_t v, c;
+            if (sci_seis_package_is_run(pkg, a->version)) {
+                v = sci_seis_run_symbol(pkg);
+                c = sci_seis_package_count(pkg, a->version);
+                if (v >= a->nsym || !c || c > end - at) {
+                    ok = 0;
+                    break;
+                }
+                const float x = sci_seis_dequantize_one(v, a->grid);
+                for (size_t j = at; j < at + c; j++) {
+                    if (a->q)
+                        a->q[j] = (uint16_t)v;
+                    if (a->coef)
+                        a->coef[j] = x;
+                }
+                at += c;
+                continue;
+            }
+            c = sci_seis_unpack_tokens(&cb, a->nsym, pkg, tok, &nt);
+            if (!c || c > end - at) {
+                ok = 0;
+                break;
+            }
+            for (size_t j = at; j < at + c; j++) {
+                if (a->q)
+                    a->q[j] = (uint16_t)level;
+                if (a->coef)
+                    a->coef[j] = zero;
+            }
+            for (unsigned k = 0; k < nt; k++) {
+                const size_t j = at + (tok[k] & 0xFFFFu);
+                if (a->q)
+                    a->q[j] = (uint16_t)(tok[k] >> 16);
+                if (a->coef)
+                    a->coef[j] = sci_seis_dequantize_one(tok[k] >> 16, a->grid);
+            }
+            at += c;
+        }
+        if (!ok || at != end)
+            atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
+    }
+}
+
+/* Version 6: where each block starts, from the frame's firsts, into
+ * start[0..blocks]; 0 when they do not rise from 0 to the gather's end. */
+static int block_starts(const uint8_t *frame, const sci_seis_info *info,
+                        size_t n, size_t *start) {
+    start[0] = 0;
+    for (uint32_t b = 1; b < info->blocks; b++) {
+        start[b] = get32(frame + info->firsts_off + 4 * (size_t)(b - 1));
+        if (start[b] <= start[b - 1] || start[b] >= n)
+            return 0;
+    }
+    start[info->blocks] = n;
+    return 1;
+}
+
 int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
                     const sci_seis_info *info, uint16_t *q, float *out) {
     const sci_seis_params *p = &info->p;
     const size_t n = (size_t)p->traces * p->samples;
     const size_t np = info->packages;
     const uint8_t *pk = frame + info->pkg_off;
-    uint8_t *len = malloc((size_t)1 << p->bits);
+    uint8_t *len = malloc(info->nsym);
     size_t *start = malloc((np + 1) * sizeof *start);
     float *coef = out ? malloc(n * sizeof *coef) : NULL;
     sci_huff_code code = {0};
@@ -626,9 +1030,24 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     err = sci_seis_code_lengths(frame, info, len);
     if (err)
         goto out;
-    if (sci_huff_build_decoder(len, 1u << p->bits, &code)) {
+    if (sci_huff_build_decoder(len, info->nsym, &code)) {
         err = SCI_SEIS_E_DATA;
         goto out;
+    }
+    if (info->version >= 6) {
+        unpack_args a = {&code, pk,         start, &info->grid, q,
+                         coef,  info->version, 1u << p->bits, np, 0};
+        if (!block_starts(frame, info, n, start)) {
+            err = SCI_SEIS_E_DATA;
+            goto out;
+        }
+        sci_pool_for(sci_pool_if(pool, n >= 65536), info->blocks, 1,
+                     unpack_blocks, &a);
+        if (atomic_load(&a.bad)) {
+            err = SCI_SEIS_E_DATA;
+            goto out;
+        }
+        goto transform;
     }
     /* each package's first symbol from the counts in its top bits */
     start[0] = 0;
@@ -643,13 +1062,14 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
         goto out;
     }
     unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
-                     1u << p->bits, 0};
+                     1u << p->bits, np, 0};
     /* by values, not packages: a run package holds up to 4096 */
     sci_pool_for(sci_pool_if(pool, n >= 65536), np, 0, unpack_packages, &a);
     if (atomic_load(&a.bad)) {
         err = SCI_SEIS_E_DATA;
         goto out;
     }
+transform:
     if (out) {
         if (sci_dwt53f_inverse(pool, coef, p->samples, p->traces, p->samples,
                                p->levels)) {

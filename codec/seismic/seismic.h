@@ -26,13 +26,21 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 5        /* the version written */
+#define SCI_SEIS_VERSION 6        /* the version written */
 #define SCI_SEIS_VERSION_OLDEST 2 /* the oldest version read */
 /* Version 3's runs: an encoder codes this many equal symbols in a row, or
  * more, as run packages, of at most SCI_SEIS_RUN_MAX symbols each (which
  * also bounds a GPU thread's work on one package). */
 #define SCI_SEIS_RUN_MIN 64u
 #define SCI_SEIS_RUN_MAX 4096u
+/* Version 6's zero runs: SCI_SEIS_ZRUN_CLASSES symbols after the 2^bits
+ * indices, class k (1..11) a run of 2^k + b of the run level (b in k more
+ * bits), so runs of 2..4095 in one code; a code package holds at most
+ * SCI_SEIS_RUN_MAX values, and every SCI_SEIS_BLOCK_PACKAGES packages the
+ * frame says which value the next block starts at. */
+#define SCI_SEIS_ZRUN_CLASSES 11u
+#define SCI_SEIS_ZRUN_MAX 4095u
+#define SCI_SEIS_BLOCK_PACKAGES 256u
 #define SCI_SEIS_HEADER_BYTES 48
 #define SCI_SEIS_MIN_BITS 2
 #define SCI_SEIS_MAX_BITS 16
@@ -84,6 +92,11 @@ typedef struct {
                                     * table_core.h's code; 2 and 3:
                                     * zstd-compressed lengths) */
     size_t pkg_off;                /* 8-byte aligned within the frame */
+    uint32_t nsym;                 /* the code's alphabet (version 6:
+                                    * 2^bits + SCI_SEIS_ZRUN_CLASSES) */
+    uint32_t blocks;               /* version 6: ceil(packages / 256) */
+    size_t firsts_off;             /* version 6: the first value of blocks
+                                    * 1..blocks-1, 4 bytes each */
     size_t frame_len;              /* everything, CRC included */
 } sci_seis_info;
 
@@ -120,8 +133,9 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
 
 /* sci_seis_encode_indices writing frame version `version`: 3 (the code
  * table zstd-compressed, for decoders older than version 4), 4 (the table
- * in segments of 4096 symbols) or 5 (in segments of 256, the newest,
- * SCI_SEIS_VERSION); for tests and for readers of older versions. */
+ * in segments of 4096 symbols), 5 (in segments of 256) or 6 (zero runs in
+ * the code, the newest, SCI_SEIS_VERSION); for tests and for readers of
+ * older versions. */
 int sci_seis_encode_indices_version(const sci_seis_params *p,
                                     const uint16_t *q,
                                     const sci_seis_grid *grid,
@@ -144,8 +158,11 @@ long long sci_seis_frame_length(const uint8_t *hdr);
  * buf[0..len-1] (len may exceed the frame) and fills *info. */
 int sci_seis_parse(const uint8_t *buf, size_t len, sci_seis_info *info);
 
-/* The code lengths of a parsed frame, 2^bits bytes into len (room for
- * 2^SCI_SEIS_MAX_BITS): 0, E_DATA when the table does not decompress to
+/* The code's alphabet in a frame of this version and depth. */
+uint32_t sci_seis_alphabet(unsigned version, unsigned bits);
+
+/* The code lengths of a parsed frame, info->nsym bytes into len (room for
+ * sci_seis_alphabet(SCI_SEIS_VERSION, SCI_SEIS_MAX_BITS)): 0, E_DATA when the table does not decompress to
  * exactly that size or is not a complete prefix code of at most
  * SCI_HUFF_MAX_LEN bits, E_NOMEM. */
 int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "huffman_core.h"
 #include "seismic.h"
 
 #if defined(__CUDACC__)
@@ -93,6 +94,60 @@ static inline SCI_SEIS_HD uint32_t sci_seis_package_count(uint64_t pkg,
         return (uint32_t)(pkg >> 58);
     uint64_t r = pkg & ((1ull << SCI_SEIS_RUN_SHIFT) - 1);
     return r <= SCI_SEIS_RUN_MAX ? (uint32_t)r : 0;
+}
+
+/* Version 6: the index a zero run repeats, the grid's zero (so that a
+ * run comes back as 0.0f exactly), or index 0 on a grid without zero. */
+static inline SCI_SEIS_HD uint32_t sci_seis_run_level(const sci_seis_grid *g) {
+    return g->zero_anchored ? (uint32_t)g->zero : 0u;
+}
+
+/* The lookup tables of a canonical code (huffman.h), as either backend
+ * holds them. */
+typedef struct {
+    const uint32_t *lookup, *first_code, *first_index, *sorted;
+    unsigned max_len;
+} sci_seis_codebook;
+
+/* A version 6 code package: bits 63..58 its token count c (1..58), then c
+ * tokens from bit 57 down, unused low bits 0.  A token is the code of an
+ * index v < nval (one value), or the code of nval + k - 1 (k = 1..11)
+ * followed by k bits b: 2^k + b values of sci_seis_run_level.  tok[j]
+ * gets each index token as v << 16 | its value's place in the package
+ * (room for SCI_HUFF_PACKAGE_BITS), *ntok how many; returns the
+ * package's values (1..SCI_SEIS_RUN_MAX), or 0 when the package is not
+ * one an encoder writes. */
+static inline SCI_SEIS_HD uint32_t sci_seis_unpack_tokens(
+    const sci_seis_codebook *cb, uint32_t nval, uint64_t pkg, uint32_t *tok,
+    unsigned *ntok) {
+    const unsigned c = (unsigned)(pkg >> SCI_HUFF_PACKAGE_BITS);
+    const uint64_t bits = pkg & ((1ull << SCI_HUFF_PACKAGE_BITS) - 1);
+    unsigned pos = SCI_HUFF_PACKAGE_BITS, nt = 0;
+    uint32_t at = 0;
+    if (!c || c > SCI_HUFF_PACKAGE_BITS || !cb->max_len)
+        return 0;
+    for (unsigned j = 0; j < c; j++) {
+        uint32_t sym;
+        if (!sci_huff_next(cb->lookup, cb->first_code, cb->first_index,
+                           cb->sorted, cb->max_len, bits, &pos, &sym))
+            return 0;
+        if (sym < nval) {
+            tok[nt++] = sym << 16 | at;
+            at++;
+        } else {
+            const unsigned k = sym - nval + 1;
+            if (k > pos)
+                return 0;
+            pos -= k;
+            at += (1u << k) + (uint32_t)((bits >> pos) & ((1u << k) - 1));
+        }
+        if (at > SCI_SEIS_RUN_MAX)
+            return 0;
+    }
+    if (pos && (bits & ((1ull << pos) - 1)))
+        return 0;
+    *ntok = nt;
+    return at;
 }
 
 #endif

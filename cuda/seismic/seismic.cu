@@ -62,10 +62,13 @@
 #define TABLE_HEAD (LUT_ENTRIES + 2 * LIMITS)
 /* A decode block takes 256 packages, 32 a warp, a package a lane (blocks
  * of four times as many, a warp taking four groups of 32 one after
- * another, left the SMs short of warps on a chunk of a batch). */
+ * another, left the SMs short of warps on a chunk of a batch); in version
+ * 6, a block of the frame's firsts. */
 #define DEC_WARPS 8
 #define DEC_THREADS (DEC_WARPS * 32)
 #define PKG_PER_BLOCK DEC_THREADS
+static_assert(PKG_PER_BLOCK == SCI_SEIS_BLOCK_PACKAGES,
+              "a version 6 decode block is a block of the frame's firsts");
 /* A lane's unpacked symbols: an odd stride, so the lanes' slices start in
  * different banks */
 #define SLICE (SCI_HUFF_PACKAGE_BITS + 1)
@@ -91,13 +94,15 @@ struct seis_frame {
     uint32_t tab_len;
     uint8_t *dlen;
     const uint64_t *pkg;
+    const uint32_t *firsts; /* version 6: blocks 1.. first values */
     uint32_t npkg;
     uint32_t job0, njobs; /* its decode blocks */
     uint32_t w, h, levels; /* levels: those that change anything */
     sci_seis_grid grid;
     unsigned max_len;
-    unsigned version; /* from 3, run packages */
-    unsigned nsym;
+    unsigned version; /* from 3, run packages; from 6, zero runs */
+    unsigned nsym;    /* the code's alphabet */
+    uint32_t nval;    /* the indices, 2^bits */
     float *coef; /* dequantized coefficients (the output when levels = 0) */
     float *tmp;  /* the even levels' outputs (level_out) */
     float *out;
@@ -175,7 +180,7 @@ extern "C" void sci_cuda_seis_tune_chunks(sci_cuda_seis *s, size_t packages) {
 /* ---- package decoding ---------------------------------------------------- */
 
 /* The symbols a package holds (sci_seis_package_count), 0 past the frame's
- * packages. */
+ * packages; versions 2 to 5. */
 DK uint32_t count_at(const seis_frame &f, uint32_t i) {
     return i < f.npkg ? sci_seis_package_count(f.pkg[i], f.version) : 0;
 }
@@ -208,16 +213,21 @@ DK bool unpack_codes(const seis_frame &f, const uint32_t *lut,
 /* Lane `lane`'s share of writing one package's symbols from index first:
  * every 32nd, so that a warp's stores are consecutive.  run: RUN_FLAG |
  * symbol for a run, else 0 and the symbols are in slice. */
+DK void put_run(const seis_frame &f, uint32_t first, uint32_t count,
+                uint32_t run, unsigned lane) {
+    const uint32_t v = run & 0xFFFFu;
+    const float c = sci_seis_dequantize_one(v, &f.grid);
+    for (uint32_t k = lane; k < count; k += 32) {
+        f.coef[first + k] = c;
+        if (f.q)
+            f.q[first + k] = (uint16_t)v;
+    }
+}
+
 DK void put_symbols(const seis_frame &f, const uint16_t *slice, uint32_t first,
                     uint32_t count, uint32_t run, unsigned lane) {
     if (run) {
-        const uint32_t v = run & 0xFFFFu;
-        const float c = sci_seis_dequantize_one(v, &f.grid);
-        for (uint32_t k = lane; k < count; k += 32) {
-            f.coef[first + k] = c;
-            if (f.q)
-                f.q[first + k] = (uint16_t)v;
-        }
+        put_run(f, first, count, run, lane);
         return;
     }
     for (uint32_t k = lane; k < count; k += 32) {
@@ -240,9 +250,81 @@ DK bool take_package(const seis_frame &f, const uint32_t *lut,
     if (sci_seis_package_is_run(pkg, f.version)) {
         const uint32_t v = sci_seis_run_symbol(pkg);
         *run = RUN_FLAG | v;
-        return v < f.nsym;
+        return v < f.nval;
     }
     return unpack_codes(f, lut, limits, pkg, slice);
+}
+
+/* Version 6, package i of the frame (i < npkg): a run package's index
+ * with RUN_FLAG into *run, or a code package's index tokens into slice
+ * (sci_seis_unpack_tokens; room for SCI_HUFF_PACKAGE_BITS) and their
+ * count into *ntok.  Its values, or 0 when it is not one an encoder
+ * writes. */
+DK uint32_t take_package6(const seis_frame &f, const uint32_t *lut,
+                          const uint32_t *limits, uint32_t i, uint32_t *slice,
+                          uint32_t *run, uint32_t *ntok) {
+    const uint64_t pkg = f.pkg[i];
+    *run = 0;
+    *ntok = 0;
+    if (sci_seis_package_is_run(pkg, f.version)) {
+        const uint32_t v = sci_seis_run_symbol(pkg);
+        *run = RUN_FLAG | v;
+        return v < f.nval ? sci_seis_package_count(pkg, f.version) : 0;
+    }
+    const sci_seis_codebook cb = {lut, limits, limits + LIMITS,
+                                  f.table + TABLE_HEAD, f.max_len};
+    unsigned nt = 0;
+    const uint32_t c = sci_seis_unpack_tokens(&cb, f.nval, pkg, slice, &nt);
+    *ntok = nt;
+    return c;
+}
+
+/* Version 6: lane `lane`'s share of one package's values from index
+ * first, every 32nd: a value is its index token's (slice: tokens by
+ * rising place) or, between them, the run level. */
+DK void put_values6(const seis_frame &f, const uint32_t *slice, uint32_t first,
+                    uint32_t count, uint32_t ntok, uint32_t run,
+                    unsigned lane) {
+    if (run) {
+        put_run(f, first, count, run, lane);
+        return;
+    }
+    const uint32_t level = sci_seis_run_level(&f.grid);
+    uint32_t lo = 0; /* no token before it is at or after this lane's k */
+    for (uint32_t k = lane; k < count; k += 32) {
+        uint32_t v;
+        if (ntok == count) {
+            v = slice[k] >> 16; /* no runs: token k is value k */
+        } else {
+            uint32_t hi = ntok;
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) / 2;
+                if ((slice[mid] & 0xFFFFu) < k)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            v = lo < ntok && (slice[lo] & 0xFFFFu) == k ? slice[lo] >> 16
+                                                         : level;
+        }
+        f.coef[first + k] = sci_seis_dequantize_one(v, &f.grid);
+        if (f.q)
+            f.q[first + k] = (uint16_t)v;
+    }
+}
+
+/* Version 6: the values [*first, *end) of the block of packages from pkg0,
+ * as the frame's firsts say; false when they are not a nonempty range
+ * within the gather.  A block whose packages' values add up to it writes
+ * only there, so blocks that all add up cover the gather once. */
+DK bool block_values(const seis_frame &f, uint32_t pkg0, uint32_t *first,
+                     uint32_t *end) {
+    const uint32_t b = pkg0 / PKG_PER_BLOCK;
+    const uint32_t nb = (f.npkg + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+    const uint32_t n = f.w * f.h;
+    *first = b ? f.firsts[b - 1] : 0;
+    *end = b + 1 < nb ? f.firsts[b] : n;
+    return *first < *end && *end <= n;
 }
 
 /* ---- canonical tables from the code lengths ------------------------------ */
@@ -503,6 +585,8 @@ static void tables_emu(const seis_frame &f, int *status) {
  * PKG_PER_BLOCK), a package of none refusing the frame. */
 static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
     uint32_t sum = 0;
+    if (f.version >= 6)
+        return 0; /* its firsts say */
     for (uint32_t i = pkg0; i < pkg0 + PKG_PER_BLOCK && i < f.npkg; i++) {
         const uint32_t c = count_at(f, i);
         if (!c)
@@ -537,6 +621,39 @@ static void decode_job_emu(const seis_frame &f, const block_job &job,
             for (unsigned j = 0; j < 32; j++)
                 put_symbols(f, slices + j * SLICE, firsts[j], put[j], run[j],
                             l);
+    }
+}
+
+/* decode6_kernel's block as host loops: every lane's package taken, the
+ * block's values checked against the frame's firsts, then each lane's
+ * share of every package written. */
+static void decode_job6_emu(const seis_frame &f, const block_job &job,
+                            int *status) {
+    static thread_local uint32_t slices[PKG_PER_BLOCK * SLICE];
+    uint32_t cnt[PKG_PER_BLOCK], run[PKG_PER_BLOCK], nt[PKG_PER_BLOCK];
+    const uint32_t *limits = f.table + LUT_ENTRIES;
+    uint32_t sum = 0, first, end;
+    bool ok = true;
+    for (unsigned t = 0; t < PKG_PER_BLOCK; t++) {
+        const uint32_t i = job.pkg0 + t;
+        cnt[t] = run[t] = nt[t] = 0;
+        if (i < f.npkg) {
+            cnt[t] = take_package6(f, f.table, limits, i, slices + t * SLICE,
+                                   &run[t], &nt[t]);
+            ok &= cnt[t] != 0;
+        }
+        sum += cnt[t];
+    }
+    if (!ok || !block_values(f, job.pkg0, &first, &end) ||
+        sum != end - first) {
+        *status = SCI_SEIS_E_DATA;
+        return;
+    }
+    for (unsigned t = 0; t < PKG_PER_BLOCK; t++) {
+        for (unsigned l = 0; l < 32; l++)
+            put_values6(f, slices + t * SLICE, first, cnt[t], nt[t], run[t],
+                        l);
+        first += cnt[t];
     }
 }
 #endif
@@ -893,13 +1010,11 @@ __global__ void __launch_bounds__(LEN_SEGS)
     if (!in_shared)
         return;
     __syncthreads();
-    /* dlen is 16-byte aligned (the batch's layout), and so is sym0;
-     * alphabets below 16 symbols (2 or 3 bits) leave byte by byte */
-    if (f.nsym % 16 == 0)
-        for (uint32_t i = t; i < (sym1 - sym0) / 16; i += LEN_SEGS)
-            ((uint4 *)(f.dlen + sym0))[i] = lens_sh[i];
-    else if (t < f.nsym)
-        f.dlen[t] = ((const uint8_t *)lens_sh)[t];
+    /* dlen is 16-byte aligned, and so is sym0, and each frame's has room
+     * for its alphabet rounded up to 16 (the batch's layout): the zeroed
+     * bytes past the alphabet go too */
+    for (uint32_t i = t; i < (sym1 - sym0 + 15) / 16; i += LEN_SEGS)
+        ((uint4 *)(f.dlen + sym0))[i] = lens_sh[i];
 }
 
 /* The two table launches, a block a (frame, segment): TABLES_COUNT,
@@ -958,6 +1073,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     __shared__ uint32_t warp_sum[DEC_WARPS];
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
+    if (f.version >= 6)
+        return; /* its firsts say */
     const uint32_t i = job.pkg0 + threadIdx.x;
     uint32_t sum = count_at(f, i);
     if (i < f.npkg && sum == 0)
@@ -984,6 +1101,8 @@ __global__ void offsets_kernel(const seis_frame *frames, unsigned n,
     if (i >= n)
         return;
     const seis_frame f = frames[i];
+    if (f.version >= 6)
+        return;
     uint64_t run = 0;
     for (uint32_t j0 = 0; j0 < f.njobs; j0 += 32) {
         const uint32_t j = j0 + lane;
@@ -1012,6 +1131,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     if (status[job.frame])
         return; /* refused by its counts: the whole block leaves */
     const seis_frame f = frames[job.frame];
+    if (f.version >= 6)
+        return; /* decode6_kernel's */
     for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
         lut[j] = f.table[j];
     for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
@@ -1042,6 +1163,76 @@ __global__ void __launch_bounds__(DEC_THREADS)
                     __shfl_sync(0xFFFFFFFFu, run, j), lane);
     if (!ok)
         status[job.frame] = SCI_SEIS_E_DATA;
+}
+
+/* Version 6's shared memory: lookup table, limits, the warps' sums and
+ * the lanes' token slices (60 KB: past the 48 KB of static shared
+ * memory). */
+#define DEC6_SHARED \
+    ((LUT_ENTRIES + 2 * LIMITS + DEC_WARPS + DEC_WARPS * 32 * SLICE) * 4)
+
+/* Version 6, a block of the frame's firsts: a package a lane, its index
+ * tokens into the lane's slice; the block's values scanned and checked
+ * against its firsts (a block that does not add up writes nothing); then
+ * the warp writes the 32 packages' values one package after another,
+ * consecutive lanes at consecutive indices. */
+__global__ void __launch_bounds__(DEC_THREADS)
+    decode6_kernel(const seis_frame *frames, const block_job *jobs,
+                   int *status) {
+    extern __shared__ uint32_t dec6_sh[];
+    __shared__ int refused;
+    uint32_t *lut = dec6_sh, *limits = lut + LUT_ENTRIES;
+    uint32_t *warp_sum = limits + 2 * LIMITS;
+    uint32_t *slices = warp_sum + DEC_WARPS;
+    const block_job job = jobs[blockIdx.x];
+    const seis_frame f = frames[job.frame];
+    if (f.version < 6)
+        return;
+    /* refused by its tables (then they may not be whole), or by another
+     * block of this launch: read once, so that the block leaves as one */
+    if (threadIdx.x == 0)
+        refused = status[job.frame];
+    __syncthreads();
+    if (refused)
+        return;
+    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
+        lut[j] = f.table[j];
+    for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
+        limits[j] = f.table[LUT_ENTRIES + j];
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t i = job.pkg0 + threadIdx.x;
+    uint32_t *slice = slices + warp * 32 * SLICE;
+    __syncthreads();
+    uint32_t cnt = 0, run = 0, nt = 0;
+    bool ok = true;
+    if (i < f.npkg) {
+        cnt = take_package6(f, lut, limits, i, slice + lane * SLICE, &run,
+                            &nt);
+        ok = cnt != 0;
+    }
+    const uint32_t incl = warp_inclusive(cnt, lane);
+    if (lane == 31)
+        warp_sum[warp] = incl;
+    uint32_t first, end;
+    const bool range = block_values(f, job.pkg0, &first, &end);
+    ok = __syncthreads_and(ok);
+    uint32_t before = 0, total = 0;
+    for (unsigned w = 0; w < DEC_WARPS; w++) {
+        before += w < warp ? warp_sum[w] : 0;
+        total += warp_sum[w];
+    }
+    if (!ok || !range || total != end - first) {
+        if (threadIdx.x == 0)
+            status[job.frame] = SCI_SEIS_E_DATA;
+        return;
+    }
+    first += before + incl - cnt;
+    __syncwarp();
+    for (unsigned j = 0; j < 32; j++)
+        put_values6(f, slice + j * SLICE, __shfl_sync(0xFFFFFFFFu, first, j),
+                    __shfl_sync(0xFFFFFFFFu, cnt, j),
+                    __shfl_sync(0xFFFFFFFFu, nt, j),
+                    __shfl_sync(0xFFFFFFFFu, run, j), lane);
 }
 
 __global__ void __launch_bounds__(DWT_THREADS)
@@ -1203,6 +1394,7 @@ struct chunk_plan {
     uint32_t max_segments;                       /* the table launches' */
     uint32_t max_nsym; /* the largest alphabet whose table the device reads */
     size_t pieces;                               /* of packages */
+    bool counted, firsts; /* frames of versions 2-5 (counts), of 6 */
 };
 
 /* The pool's items of a chunk: each frame's code lengths first (the
@@ -1212,8 +1404,14 @@ struct chunk_plan {
  * took two). */
 #define STAGE_PIECE (64u << 10)
 
-static size_t pieces_of(uint32_t packages) {
-    return ((size_t)packages * 8 + STAGE_PIECE - 1) / STAGE_PIECE;
+/* A frame's bytes the device takes as they are: its packages and, in
+ * version 6, the firsts after them. */
+static size_t package_bytes(const sci_seis_info *in) {
+    return in->frame_len - 4 - in->pkg_off;
+}
+
+static size_t pieces_of(const sci_seis_info *in) {
+    return (package_bytes(in) + STAGE_PIECE - 1) / STAGE_PIECE;
 }
 
 /* The decode blocks of a frame of `packages` packages. */
@@ -1272,7 +1470,7 @@ static void stage_piece(const chunk_args *a, size_t p) {
     }
     const sci_seis_info *in = &a->info[lo];
     const size_t off = (p - a->plan[lo].piece0) * STAGE_PIECE;
-    const size_t bytes = (size_t)in->packages * 8 - off;
+    const size_t bytes = package_bytes(in) - off;
     /* the frame is little-endian, and so is every CUDA host */
     sci_stage_copy((uint8_t *)a->s->stage_host.p + a->plan[lo].pkg_at + off,
                    a->frames[lo] + in->pkg_off + off,
@@ -1294,6 +1492,7 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
     c->job_n = 0;
     c->max_levels = 0;
     c->max_segments = 0;
+    c->counted = c->firsts = false;
     memset(c->max_tiles, 0, sizeof c->max_tiles);
     for (unsigned i = f0; i < f1; i++) {
         const sci_seis_info *in = &info[i];
@@ -1315,10 +1514,17 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         f.npkg = in->packages;
         f.grid = in->grid;
         f.version = in->version;
-        f.nsym = 1u << in->p.bits;
+        f.nsym = in->nsym;
+        f.nval = 1u << in->p.bits;
         if (tb_segments(f.nsym) > c->max_segments)
             c->max_segments = tb_segments(f.nsym);
         f.pkg = (const uint64_t *)(db + plan[i].pkg_at);
+        f.firsts = in->version >= 6 ? (const uint32_t *)(f.pkg + f.npkg)
+                                    : NULL;
+        if (in->version >= 6)
+            c->firsts = true;
+        else
+            c->counted = true;
         f.out = out[i];
         f.coef = f.levels ? (float *)s->coef.p + plan[i].coef_at : out[i];
         f.tmp = (float *)s->tmp.p + plan[i].coef_at;
@@ -1388,6 +1594,8 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                                   &dstatus[djobs[b].frame]);
     for (unsigned i = 0; i < n; i++) {
         const seis_frame &f = dframes[i];
+        if (f.version >= 6)
+            continue;
         uint64_t run = 0;
         for (uint32_t j = 0; j < f.njobs; j++) {
             const uint32_t c = djob_first[f.job0 + j];
@@ -1397,10 +1605,16 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
         if (run != (uint64_t)f.w * f.h)
             dstatus[i] = SCI_SEIS_E_DATA;
     }
-    for (size_t b = 0; b < job_n; b++)
-        if (!dstatus[djobs[b].frame])
-            decode_job_emu(dframes[djobs[b].frame], djobs[b], djob_first[b],
+    for (size_t b = 0; b < job_n; b++) {
+        const seis_frame &f = dframes[djobs[b].frame];
+        if (dstatus[djobs[b].frame])
+            continue;
+        if (f.version >= 6)
+            decode_job6_emu(f, djobs[b], &dstatus[djobs[b].frame]);
+        else
+            decode_job_emu(f, djobs[b], djob_first[b],
                            &dstatus[djobs[b].frame]);
+    }
     events_mark(s->timing, s->ev, ev + 3, st);
     for (unsigned l = max_levels; l >= 1; l--)
         for (unsigned i = 0; i < n; i++)
@@ -1418,12 +1632,17 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
-        count_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
-            dframes, djobs, djob_first, dstatus);
-        offsets_kernel<<<(n + 3) / 4, 128, 0, st>>>(dframes, n, djob_first,
-                                                     dstatus);
-        decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
-            dframes, djobs, djob_first, dstatus);
+        if (c.counted) {
+            count_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
+                dframes, djobs, djob_first, dstatus);
+            offsets_kernel<<<(n + 3) / 4, 128, 0, st>>>(dframes, n,
+                                                         djob_first, dstatus);
+            decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
+                dframes, djobs, djob_first, dstatus);
+        }
+        if (c.firsts)
+            decode6_kernel<<<(unsigned)job_n, DEC_THREADS, DEC6_SHARED, st>>>(
+                dframes, djobs, dstatus);
     }
     events_mark(s->timing, s->ev, ev + 3, st);
     if (n > 65535u && max_levels)
@@ -1536,9 +1755,19 @@ static int ensure_streams(sci_cuda_seis *s) {
         goto no_copied;
     if ((e = events_create(s->tabled, MAX_CHUNKS)))
         goto no_tabled;
+#ifndef SCI_SEIS_EMU
+    if ((e = cuda_err(cudaFuncSetAttribute(
+             decode6_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+             DEC6_SHARED))))
+        goto no_attr;
+#endif
     s->copy_stream = cs;
     s->table_stream = ts;
     return 0;
+#ifndef SCI_SEIS_EMU
+no_attr:
+    events_destroy(s->tabled, MAX_CHUNKS);
+#endif
 no_tabled:
     events_destroy(s->copied, MAX_CHUNKS);
 no_copied:
@@ -1619,11 +1848,11 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         size_t at = align_up(c->jobs_at + cj * sizeof(block_job), 16);
         for (unsigned i = c->f0; i < c->f1; i++) {
             const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
-            const size_t nsym = (size_t)1 << info[i].p.bits;
+            const size_t nsym = info[i].nsym;
             plan[i].pkg_at = at;
             plan[i].piece0 = c->pieces;
-            c->pieces += pieces_of(info[i].packages);
-            at = align_up(at + (size_t)info[i].packages * 8, 16);
+            c->pieces += pieces_of(&info[i]);
+            at = align_up(at + package_bytes(&info[i]), 16);
             plan[i].len_at = at;
             if (info[i].version >= 4) {
                 at = align_up(at + info[i].table_len, 16);

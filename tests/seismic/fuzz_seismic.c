@@ -146,7 +146,9 @@ static int fuzz_decode(const uint8_t *data, size_t size) {
     if (st)
         return st;
     if (info.frame_len > size || info.pkg_off % 8 ||
-        info.pkg_off + 8 * (size_t)info.packages + 4 != info.frame_len ||
+        info.firsts_off != info.pkg_off + 8 * (size_t)info.packages ||
+        info.firsts_off + 4 * (size_t)(info.blocks ? info.blocks - 1 : 0) +
+                4 != info.frame_len ||
         info.table_off + info.table_len > info.pkg_off ||
         info.meta_off + info.meta_len != info.table_off)
         disagree("the parsed sections do not tile the frame");
@@ -204,10 +206,11 @@ typedef struct {
 } seed_frame;
 
 /* A valid frame of a synthetic gather: `kind` 0 smooth events with noise,
- * 1 white noise, 2 a constant (step 0), 3 spikes on zeros. */
+ * 1 white noise, 2 a constant (step 0), 3 spikes on zeros; of frame
+ * version `version`. */
 static void make_seed(seed_frame *f, unsigned traces, unsigned samples,
                       unsigned bits, unsigned levels, size_t meta_len,
-                      int kind) {
+                      int kind, unsigned version) {
     size_t n = (size_t)traces * samples;
     float *g = malloc(n * sizeof *g);
     for (unsigned t = 0; t < traces; t++)
@@ -244,11 +247,15 @@ static void make_seed(seed_frame *f, unsigned traces, unsigned samples,
     f->traces = traces;
     f->samples = samples;
     f->want = malloc(n * sizeof *f->want);
-    if (sci_seis_encode(test_pool(), &p, g, meta, meta_len, f->bytes, cap, &f->len,
-                        NULL) ||
+    uint16_t *q = malloc(n * sizeof *q);
+    sci_seis_grid grid;
+    if (sci_seis_quantize(test_pool(), &p, g, q, &grid, NULL) ||
+        sci_seis_encode_indices_version(&p, q, &grid, meta, meta_len, version,
+                                        f->bytes, cap, &f->len) ||
         sci_seis_parse(f->bytes, f->len, &f->info) ||
         sci_seis_decode(test_pool(), f->bytes, &f->info, NULL, f->want))
         f->len = 0;
+    free(q);
     free(g);
 }
 
@@ -269,7 +276,7 @@ static void mutate(uint8_t *buf, size_t *len, size_t cap,
     size_t pos = (size_t)(rng() % n);
     const sci_seis_info *in = &s->info;
     size_t np = in->packages;
-    switch (rng() % 13) {
+    switch (rng() % 14) {
     case 0:
         buf[pos] ^= (uint8_t)(1u << (rng() % 8));
         break;
@@ -368,6 +375,13 @@ static void mutate(uint8_t *buf, size_t *len, size_t cap,
             buf[in->meta_off + rng() % in->meta_len] ^= 0x20;
         }
         break;
+    case 12: /* version 6: a block's first value moved */
+        if (in->blocks > 1) {
+            size_t at = in->firsts_off + 4 * (rng() % (in->blocks - 1));
+            if (at + 4 <= n)
+                buf[at + rng() % 2] ^= (uint8_t)(1u << (rng() % 8));
+        }
+        break;
     default:
         buf[pos] ^= 0xFF;
         break;
@@ -385,20 +399,26 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--write-seeds"))
             seed_dir = argv[i + 1];
     }
-    seed_frame seeds[12];
-    /* traces, samples, bits, levels, metadata bytes, kind */
-    make_seed(&seeds[0], 16, 40, 12, 1, 0, 0);
-    make_seed(&seeds[1], 1, 1, 2, 0, 0, 0);
-    make_seed(&seeds[2], 1, 7, 16, 0, 0, 1);
-    make_seed(&seeds[3], 7, 1, 8, 3, 0, 0);
-    make_seed(&seeds[4], 5, 101, 16, 4, 23, 0);
-    make_seed(&seeds[5], 30, 64, 2, 2, 0, 1);
-    make_seed(&seeds[6], 64, 64, 10, 8, 0, 0);
-    make_seed(&seeds[7], 3, 200, 14, 1, 100, 1);
-    make_seed(&seeds[8], 8, 8, 6, 0, 0, 2); /* step 0 */
-    make_seed(&seeds[9], 20, 50, 16, 2, 5, 1);
-    make_seed(&seeds[10], 12, 90, 5, 3, 0, 3);
-    make_seed(&seeds[11], 2, 333, 12, 5, 1, 0);
+    seed_frame seeds[15];
+    /* traces, samples, bits, levels, metadata bytes, kind, version */
+    const unsigned v = SCI_SEIS_VERSION;
+    make_seed(&seeds[0], 16, 40, 12, 1, 0, 0, v);
+    make_seed(&seeds[1], 1, 1, 2, 0, 0, 0, v);
+    make_seed(&seeds[2], 1, 7, 16, 0, 0, 1, v);
+    make_seed(&seeds[3], 7, 1, 8, 3, 0, 0, 3);
+    make_seed(&seeds[4], 5, 101, 16, 4, 23, 0, v);
+    make_seed(&seeds[5], 30, 64, 2, 2, 0, 1, 4);
+    make_seed(&seeds[6], 64, 64, 10, 8, 0, 0, 5);
+    make_seed(&seeds[7], 3, 200, 14, 1, 100, 1, v);
+    make_seed(&seeds[8], 8, 8, 6, 0, 0, 2, v); /* step 0 */
+    make_seed(&seeds[9], 20, 50, 16, 2, 5, 1, 5);
+    make_seed(&seeds[10], 12, 90, 5, 3, 0, 3, v);
+    make_seed(&seeds[11], 2, 333, 12, 5, 1, 0, 4);
+    /* version 6: blocks of packages (white noise at 16 bits), zero runs
+     * in code packages (spikes on zeros) */
+    make_seed(&seeds[12], 40, 100, 16, 1, 0, 1, v);
+    make_seed(&seeds[13], 64, 64, 9, 2, 0, 3, v);
+    make_seed(&seeds[14], 64, 64, 10, 8, 0, 0, v);
     unsigned nseeds = sizeof seeds / sizeof *seeds;
     for (unsigned i = 0; seed_dir && i < nseeds; i++) {
         char path[1024];
@@ -422,8 +442,11 @@ int main(int argc, char **argv) {
     }
     check(seeds[4].info.meta_len == 23 && seeds[7].info.meta_len == 100 &&
               seeds[0].info.meta_len == 0 && seeds[8].info.grid.step == 0.0f &&
-              seeds[6].info.packages > 1,
-          "seed frames: metadata, a constant gather, several packages");
+              seeds[6].info.packages > 1 && seeds[6].info.version == 5 &&
+              seeds[12].info.blocks > 2 &&
+              seeds[13].info.packages * 58 < 64 * 64,
+          "seed frames: metadata, a constant gather, several packages, "
+          "versions 3 to 6, several blocks, zero runs");
 
     static uint8_t buf[1 << 16];
     {

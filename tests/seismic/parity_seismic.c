@@ -42,7 +42,7 @@
 #include "tests/segy/segyread.h"
 #include "tests/common/testutil.h"
 
-enum { RANDOM, CONSTANT, SMOOTH, SPIKY, NCONTENT };
+enum { RANDOM, CONSTANT, SMOOTH, SPIKY, STEP, NCONTENT };
 
 typedef struct {
     sci_seis_params p;
@@ -78,6 +78,8 @@ static void fill(float *g, uint32_t traces, uint32_t samples, int content) {
                 break;
             }
             case SPIKY: v = rng() % 97 == 0 ? 1e4 * (urand() - 0.5) : 0; break;
+            /* long runs of indices other than zero's: run packages */
+            case STEP: v = 2 * s >= samples ? 250.0 : -250.0; break;
             default: v = 2e3 * (urand() - 0.5); break;
             }
             g[(size_t)t * samples + s] = (float)v;
@@ -161,6 +163,23 @@ static void damage_count(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
+/* One of a version 6 frame's block firsts moved (CRC fixed): the blocks
+ * no longer add up, which the GPU finds block by block. */
+static int damage_firsts(fcase *c) {
+    if (c->info.version < 6 || c->info.blocks < 2)
+        return 0;
+    uint8_t *at = c->frame + c->info.firsts_off +
+                  4 * (rng() % (c->info.blocks - 1));
+    const int d[] = {1, -1, 64, -64};
+    uint32_t v = (uint32_t)at[0] | (uint32_t)at[1] << 8 |
+                 (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+    put32(at, v + (uint32_t)d[rng() % 4]);
+    put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+    return 1;
+}
+
 /* A bit of a version 4 or 5 frame's code table flipped (CRC fixed): the device
  * reads that table, the reference its own way; the verdicts must agree. */
 static void damage_table_bits(fcase *c) {
@@ -188,17 +207,18 @@ static void damage_max_len(fcase *c) {
                                   c->want);
 }
 
-/* Puts frame c together again around the code lengths len (2^bits of
- * them, longest `longest`), stored as the frame's version stores them:
+/* Puts frame c together again around the code lengths len (info.nsym
+ * of them, longest `longest`), stored as the frame's version stores them:
  * the table, the header's Z and longest code, both CRCs; the reference's
  * verdict redone.  0, or -1 when the new frame does not parse. */
 static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
     const sci_seis_info *in = &c->info;
-    const size_t nsym = (size_t)1 << in->p.bits;
+    const size_t nsym = in->nsym;
     size_t zcap = in->version >= 4
                       ? sci_seis_table_bound((uint32_t)nsym, in->version)
                       : ZSTD_compressBound(nsym);
-    size_t head = in->table_off, pkg_bytes = 8 * (size_t)in->packages;
+    /* the packages, and version 6's firsts after them */
+    size_t head = in->table_off, pkg_bytes = in->frame_len - 4 - in->pkg_off;
     uint8_t *f = calloc(head + zcap + 8 + pkg_bytes + 4, 1);
     memcpy(f, c->frame, head);
     size_t z = in->version >= 4
@@ -229,7 +249,7 @@ static int set_table(fcase *c, const uint8_t *len, unsigned longest) {
  * decoder, which builds the tables on the device, must refuse the frame
  * there.  1 when changed, 0 when no symbol was unused, -1 on failure. */
 static int damage_table(fcase *c) {
-    const size_t nsym = (size_t)1 << c->info.p.bits;
+    const size_t nsym = c->info.nsym;
     uint8_t *len = malloc(nsym);
     size_t s = 0;
     if (sci_seis_code_lengths(c->frame, &c->info, len) == 0)
@@ -244,14 +264,19 @@ static int damage_table(fcase *c) {
     return r;
 }
 
-/* A complete code of every symbol, each `bits` long: more codes than a
- * small gather has values, which the tables must have room for (the
- * packages then decode to other symbols, or fail, alike on both sides). */
+/* A complete code of every symbol, each L = ceil(log2 nsym) bits long but
+ * the first 2^L - nsym, one shorter: more codes than a small gather has
+ * values, which the tables must have room for (the packages then decode
+ * to other symbols, or fail, alike on both sides). */
 static int full_table(fcase *c) {
-    const size_t nsym = (size_t)1 << c->info.p.bits;
+    const size_t nsym = c->info.nsym;
+    unsigned l = 0;
+    while (((size_t)1 << l) < nsym)
+        l++;
     uint8_t *len = malloc(nsym);
-    memset(len, (int)c->info.p.bits, nsym);
-    int r = set_table(c, len, c->info.p.bits);
+    memset(len, (int)l, nsym);
+    memset(len, (int)l - 1, ((size_t)1 << l) - nsym);
+    int r = set_table(c, len, l);
     free(len);
     return r;
 }
@@ -436,6 +461,9 @@ int main(int argc, char **argv) {
             sci_seis_params p = {tr, ns, 2000,
                                  2 + (unsigned)((z * NCONTENT + content) % 15),
                                  (unsigned)((z + content) % 9)};
+            /* the steps' runs, a row's half, only untransformed */
+            if (content == STEP && z % 2)
+                p.levels = 0;
             if (make_case(&cs[nc], g, p)) {
                 failures++;
                 free(g);
@@ -454,18 +482,26 @@ int main(int argc, char **argv) {
     run_batch(s, cs, nc, "one batch of every case, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
     {
-        /* run packages (version 3) among the frames: the constant and
-         * spiky gathers' zero detail bands */
-        unsigned long runs = 0;
-        for (unsigned i = 0; i < nc; i++)
+        /* run packages among the frames (the step gathers' halves), and
+         * version 6's zero runs (the constant and spiky gathers' zero
+         * detail bands): code packages of more values than tokens */
+        unsigned long runs = 0, zruns = 0, multi = 0;
+        for (unsigned i = 0; i < nc; i++) {
             for (uint32_t k = 0; k < cs[i].info.packages; k++) {
                 uint64_t pk;
                 memcpy(&pk, cs[i].frame + cs[i].info.pkg_off + 8 * (size_t)k, 8);
                 runs += sci_seis_package_is_run(pk, cs[i].info.version);
             }
-        printf("run packages in the cases' frames: %lu\n", runs);
-        if (!runs) {
-            printf("FAIL no run package among the cases\n");
+            zruns += cs[i].info.packages <
+                     (size_t)cs[i].p.traces * cs[i].p.samples / 58;
+            multi += cs[i].info.blocks > 1;
+        }
+        printf("run packages in the cases' frames: %lu; frames of fewer "
+               "packages than 58 values each: %lu; of more than one block "
+               "of packages: %lu\n", runs, zruns, multi);
+        if (!runs || !zruns || !multi) {
+            printf("FAIL no run package, zero run or second block among the "
+                   "cases\n");
             failures++;
         }
     }
@@ -484,16 +520,17 @@ int main(int argc, char **argv) {
         free(bad);
     }
 
-    /* version 3 frames (the host reads their lengths) and version 4 ones
-     * among version 5 ones (the device reads both's tables) */
+    /* version 3 frames (the host reads their lengths), version 4 and 5
+     * ones (the device reads their tables, and sums their counts) among
+     * version 6 ones */
     for (unsigned i = 0; i < nc; i++)
-        if (i % 3 < 2 && to_version(&cs[i], 3 + i % 3)) {
-            printf("FAIL a version %u frame of case %u\n", 3 + i % 3, i);
+        if (i % 4 < 3 && to_version(&cs[i], 3 + i % 4)) {
+            printf("FAIL a version %u frame of case %u\n", 3 + i % 4, i);
             failures++;
         }
-    run_batch(s, cs, nc, "versions 3, 4 and 5 in one batch");
+    run_batch(s, cs, nc, "versions 3 to 6 in one batch");
     sci_cuda_seis_tune_chunks(s, 1);
-    run_batch(s, cs, nc, "versions 3, 4 and 5 in one batch, in chunks");
+    run_batch(s, cs, nc, "versions 3 to 6 in one batch, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
 
     /* the same cases again, some damaged: only those are refused */
@@ -502,9 +539,22 @@ int main(int argc, char **argv) {
     for (unsigned i = 1; i < nc; i += 3)
         damage_count(&cs[i]);
     {
+        /* version 6 block firsts moved, among the others */
+        unsigned moved = 0;
+        for (unsigned i = 2; i < nc; i += 6)
+            if (to_version(&cs[i], 6) == 0)
+                moved += damage_firsts(&cs[i]) && cs[i].want_err;
+        printf("version 6 frames refused after a block's first moved: %u\n",
+               moved);
+        if (!moved) {
+            printf("FAIL no moved block first refused\n");
+            failures++;
+        }
+    }
+    {
         /* code lengths that are no prefix code, in the rest */
         unsigned tables = 0;
-        for (unsigned i = 2; i < nc; i += 3) {
+        for (unsigned i = 5; i < nc; i += 6) {
             int r = damage_table(&cs[i]);
             if (r < 0) {
                 printf("FAIL a damaged table's frame does not parse\n");
@@ -520,7 +570,7 @@ int main(int argc, char **argv) {
         }
     }
     {
-        /* version 4 and 5 tables with a bit flipped */
+        /* version 4 to 6 tables with a bit flipped */
         unsigned refused = 0;
         for (unsigned i = 1; i < nc; i += 4) {
             damage_table_bits(&cs[i]);
@@ -528,10 +578,10 @@ int main(int argc, char **argv) {
         }
         for (unsigned i = 3; i < nc; i += 4)
             damage_max_len(&cs[i]);
-        printf("version 4 and 5 frames refused after a bit of their table "
+        printf("version 4 to 6 frames refused after a bit of their table "
                "flipped: %u\n", refused);
         if (!refused) {
-            printf("FAIL no version 4 or 5 table damage refused\n");
+            printf("FAIL no version 4 to 6 table damage refused\n");
             failures++;
         }
     }

@@ -1035,6 +1035,13 @@ static void put_le32(uint8_t *p, uint32_t v) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static uint64_t get_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
 static void fix_header_crc(uint8_t *f) {
     put_le32(f + 44, sci_crc32(0, f, 44));
 }
@@ -1051,17 +1058,40 @@ static uint8_t *rebuild(const uint8_t *f, const sci_seis_info *info,
                         const uint8_t *tab, size_t tlen, unsigned max_len,
                         size_t *out_len) {
     size_t pkg_off = (info->table_off + tlen + 7) & ~(size_t)7;
-    size_t total = pkg_off + 8 * (size_t)info->packages + 4;
+    size_t tail = info->frame_len - 4 - info->pkg_off; /* packages, firsts */
+    size_t total = pkg_off + tail + 4;
     uint8_t *o = calloc(total, 1);
     memcpy(o, f, info->table_off);
     o[7] = (uint8_t)max_len;
     put_le32(o + 28, (uint32_t)tlen);
     fix_header_crc(o);
     memcpy(o + info->table_off, tab, tlen);
-    memcpy(o + pkg_off, f + info->pkg_off, 8 * (size_t)info->packages);
+    memcpy(o + pkg_off, f + info->pkg_off, tail);
     fix_crc(o, total);
     *out_len = total;
     return o;
+}
+
+/* The code bits of code package pk: its codes (their lengths from
+ * lens, of nsym symbols) and, from version 6, the zero runs' bits past
+ * their codes (nval: the indices). */
+static unsigned package_bits(const uint8_t *lens, uint32_t nsym,
+                             uint32_t nval, unsigned version, uint64_t pk) {
+    sci_huff_code code = {0};
+    unsigned pos = SCI_HUFF_PACKAGE_BITS;
+    const uint64_t bits = pk & ((1ull << SCI_HUFF_PACKAGE_BITS) - 1);
+    if (sci_huff_build_decoder(lens, nsym, &code))
+        return 0;
+    for (unsigned j = 0; j < (unsigned)(pk >> SCI_HUFF_PACKAGE_BITS); j++) {
+        uint32_t sym;
+        if (!sci_huff_next(code.lookup, code.first_code, code.first_index,
+                           code.sorted, code.max_len, bits, &pos, &sym))
+            break;
+        if (version >= 6 && sym >= nval)
+            pos -= sym - nval + 1;
+    }
+    sci_huff_free(&code);
+    return SCI_HUFF_PACKAGE_BITS - pos;
 }
 
 /* Parses and decodes; the first error. */
@@ -1376,15 +1406,15 @@ static void test_damage(unsigned version) {
         sci_seis_info ci;
         check(sci_seis_parse(c, len, &ci) == SCI_SEIS_E_DATA,
               "nonzero padding before the packages: E_DATA from parse");
-        uint8_t lens[1 << 16];
+        static uint8_t lens[SCI_HUFF_MAX_SYMBOLS];
         int rc = sci_seis_code_lengths(f, &info, lens);
         unsigned flipped = 0, bad = rc != 0;
-        size_t first = 0;
         for (size_t i = 0; i < info.packages && !rc; i++) {
-            unsigned count = f[info.pkg_off + 8 * i + 7] >> 2, used = 0;
-            for (unsigned j = 0; j < count; j++)
-                used += lens[q[first + j]];
-            first += count;
+            const uint64_t pk = get_le64(f + info.pkg_off + 8 * i);
+            if (sci_seis_package_is_run(pk, version))
+                continue;
+            unsigned used = package_bits(lens, info.nsym, 1u << p.bits,
+                                         version, pk);
             if (used < SCI_HUFF_PACKAGE_BITS) {
                 memcpy(c, f, len);
                 c[info.pkg_off + 8 * i] ^= 1; /* bit 0: padding */
@@ -1403,8 +1433,9 @@ static void test_damage(unsigned version) {
 
     /* the code table replaced, CRCs recomputed */
     {
-        const size_t nsym = (size_t)1 << p.bits;
-        uint8_t lens[1 << 16], mod[(1 << 16) + 1];
+        const size_t nsym = info.nsym;
+        static uint8_t lens[SCI_HUFF_MAX_SYMBOLS],
+            mod[SCI_HUFF_MAX_SYMBOLS + 1];
         sci_seis_code_lengths(f, &info, lens);
         unsigned longest = info.max_len, bad = 0, runs = 0;
         struct {
@@ -1904,6 +1935,244 @@ static void test_table_code(void) {
               "second segment's start) is refused");
 }
 
+/* ---------------------------------------------------------------------- */
+/* Version 6: zero runs in the code */
+
+/* Indices with runs of the run level of every length around the classes'
+ * bounds and the package and run limits, single levels, runs of other
+ * indices long enough for run packages, and random indices between. */
+static size_t zr_indices(uint16_t *q, size_t cap, unsigned bits,
+                         uint32_t level) {
+    static const uint32_t runs[] = {1,    2,    3,    4,    7,    8,
+                                    63,   64,   65,   2047, 2048, 4095,
+                                    4096, 4097, 8190, 8191, 9000};
+    const uint32_t nval = 1u << bits;
+    size_t n = 0;
+    for (unsigned k = 0; k < sizeof runs / sizeof *runs; k++) {
+        for (uint32_t j = 0; j < runs[k] && n < cap; j++)
+            q[n++] = (uint16_t)level;
+        /* other indices between: a few random ones, sometimes a run */
+        const uint32_t other = (level + 1 + (uint32_t)(rng() % (nval - 1))) %
+                               nval;
+        const uint32_t len = k % 4 == 3 ? 64 + 4100 * (k % 8 == 7) : 1 + k % 3;
+        for (uint32_t j = 0; j < len && n < cap; j++)
+            q[n++] = (uint16_t)(len >= 64 ? other
+                                          : (level + 1 +
+                                             (uint32_t)(rng() % (nval - 1))) %
+                                                nval);
+    }
+    return n;
+}
+
+static void test_zero_runs(void) {
+    char what[200];
+    static uint16_t q[60000], back[60000];
+    unsigned bad = 0, runs = 0, frames = 0;
+    for (unsigned bits = 2; bits <= 16; bits += 7)
+        for (int anchored = 0; anchored < 2; anchored++) {
+            sci_seis_grid g = {0};
+            g.step = 0.5f;
+            g.zero_anchored = anchored;
+            g.zero = anchored ? (int32_t)(1u << (bits - 1)) : 0;
+            g.min = anchored ? 0.0f : 1.0f;
+            const size_t n = zr_indices(q, 60000, bits,
+                                        sci_seis_run_level(&g));
+            sci_seis_params p = {1, (uint32_t)n, 1000, bits, 0};
+            /* as many traces as fit, for a gather of n values */
+            for (uint32_t t = 2; t < 64; t++)
+                if (n % t == 0 && n / t <= SCI_SEIS_MAX_SAMPLES) {
+                    p.traces = t;
+                    p.samples = (uint32_t)(n / t);
+                }
+            if ((size_t)p.traces * p.samples != n ||
+                p.samples > SCI_SEIS_MAX_SAMPLES) {
+                p.traces = 1;
+                p.samples = (uint32_t)(n < 65535 ? n : 65535);
+            }
+            const size_t v = (size_t)p.traces * p.samples;
+            size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
+            uint8_t *f = malloc(cap);
+            sci_seis_info info;
+            frames++;
+            if (sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) ||
+                sci_seis_parse(f, len, &info) || info.version != 6 ||
+                sci_seis_decode(test_pool(), f, &info, back, NULL) ||
+                memcmp(q, back, v * sizeof *q)) {
+                bad++;
+                printf("zero runs, %u bits, %s grid: not decoded back\n",
+                       bits, anchored ? "zero" : "min");
+            }
+            for (uint32_t i = 0; i < info.packages; i++)
+                runs += sci_seis_package_is_run(get_le64(f + info.pkg_off +
+                                                         8 * (size_t)i),
+                                                6);
+            free(f);
+        }
+    snprintf(what, sizeof what, "version 6: %u frames of zero runs of 1 to "
+             "9000 (classes' and packages' bounds), run packages and "
+             "single levels, zero and min grids, decode to their indices",
+             frames);
+    check(bad == 0 && runs > 0, what);
+
+    /* sparse indices: version 6 well below version 5, dense ones about
+     * the same */
+    {
+        const uint32_t n = 40000;
+        sci_seis_params p = {200, 200, 1000, 10, 0};
+        sci_seis_grid g = {0.25f, 0.0f, 512, 1};
+        for (int dense = 0; dense < 2; dense++) {
+            for (uint32_t i = 0; i < n; i++)
+                q[i] = (uint16_t)(dense || rng() % 50 == 0
+                                      ? 512 + (int)(rng() % 9) - 4
+                                      : 512);
+            size_t cap = sci_seis_frame_bound(&p, 0), l5 = 0, l6 = 0;
+            uint8_t *f = malloc(cap);
+            sci_seis_encode_indices_version(&p, q, &g, NULL, 0, 5, f, cap,
+                                            &l5);
+            sci_seis_encode_indices_version(&p, q, &g, NULL, 0, 6, f, cap,
+                                            &l6);
+            free(f);
+            snprintf(what, sizeof what, "version 6 of %s indices: %zu bytes "
+                     "against version 5's %zu", dense ? "dense" : "98%-zero",
+                     l6, l5);
+            check(dense ? l6 < l5 * 1.02 : l6 * 2 < l5, what);
+        }
+    }
+
+    /* packages by hand: the value limit, a run's bits past the package */
+    {
+        const uint32_t nval = 4, nsym = nval + SCI_SEIS_ZRUN_CLASSES;
+        uint64_t freq[4 + SCI_SEIS_ZRUN_CLASSES];
+        uint8_t len[4 + SCI_SEIS_ZRUN_CLASSES];
+        for (uint32_t k = 0; k < nsym; k++)
+            freq[k] = 1 + k;
+        sci_huff_code c = {0};
+        sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+        sci_huff_build(len, nsym, &c);
+        const sci_seis_codebook cb = {c.lookup, c.first_code, c.first_index,
+                                      c.sorted, c.max_len};
+        /* tokens: an index v < 4, or a run r of 2..4095 */
+        struct {
+            uint32_t tok[3];
+            unsigned nt;
+            int pad;       /* a padding bit set */
+            uint32_t want; /* values, 0: refused */
+        } cases[] = {
+            {{0x10000u | 4095, 1}, 2, 0, 4096},
+            {{1, 0x10000u | 4095}, 2, 0, 4096},
+            {{0x10000u | 4095, 0x10000u | 2}, 2, 0, 0},
+            {{0x10000u | 2048, 0x10000u | 2048}, 2, 0, 4096},
+            {{0x10000u | 2048, 0x10000u | 2049}, 2, 0, 0},
+            {{0x10000u | 2048, 0x10000u | 2047, 3}, 3, 0, 4096},
+            {{2, 0x10000u | 2}, 2, 1, 0},
+        };
+        unsigned wrong = 0;
+        for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+            uint64_t acc = 0;
+            unsigned used = 0;
+            for (unsigned j = 0; j < cases[k].nt; j++) {
+                const uint32_t t = cases[k].tok[j];
+                uint32_t sym = t, extra = 0, kb = 0;
+                if (t & 0x10000u) {
+                    const uint32_t r = t & 0xFFFFu;
+                    while ((2u << kb) <= r)
+                        kb++;
+                    sym = nval + kb - 1;
+                    extra = r - (1u << kb);
+                }
+                acc = acc << c.len[sym] | c.code[sym];
+                acc = acc << kb | extra;
+                used += c.len[sym] + kb;
+            }
+            uint64_t pk = (uint64_t)cases[k].nt << SCI_HUFF_PACKAGE_BITS |
+                          acc << (SCI_HUFF_PACKAGE_BITS - used);
+            if (cases[k].pad)
+                pk |= 1;
+            uint32_t tok[SCI_HUFF_PACKAGE_BITS];
+            unsigned nt = 0;
+            const uint32_t got = sci_seis_unpack_tokens(&cb, nval, pk, tok,
+                                                        &nt);
+            if (got != cases[k].want) {
+                wrong++;
+                printf("hand-made package %u: %u values, want %u\n", k, got,
+                       cases[k].want);
+            }
+        }
+        /* a run of 4095 whose bits end past the package: index 3 codes
+         * before it, as many as leave its code whole */
+        {
+            const uint32_t run = nval + SCI_SEIS_ZRUN_CLASSES - 1;
+            unsigned m = 0, used = 0;
+            while ((m + 1) * c.len[3] + c.len[run] <= SCI_HUFF_PACKAGE_BITS &&
+                   m * c.len[3] + c.len[run] + 11 <= SCI_HUFF_PACKAGE_BITS)
+                m++;
+            uint64_t acc = 0;
+            for (unsigned j = 0; j < m; j++)
+                acc = acc << c.len[3] | c.code[3];
+            acc = acc << c.len[run] | c.code[run];
+            used = m * c.len[3] + c.len[run];
+            const unsigned room = SCI_HUFF_PACKAGE_BITS - used;
+            acc = acc << room | (2047u >> (11 - room));
+            uint64_t pk = (uint64_t)(m + 1) << SCI_HUFF_PACKAGE_BITS | acc;
+            uint32_t tok[SCI_HUFF_PACKAGE_BITS];
+            unsigned nt = 0;
+            if (room >= 11 ||
+                sci_seis_unpack_tokens(&cb, nval, pk, tok, &nt) != 0) {
+                wrong++;
+                printf("a run's bits cut at the package's end: not "
+                       "refused\n");
+            }
+        }
+        /* a count of 0 or past 58 */
+        uint32_t tok[SCI_HUFF_PACKAGE_BITS];
+        unsigned nt = 0;
+        wrong += sci_seis_unpack_tokens(&cb, nval, 0, tok, &nt) != 0;
+        wrong += sci_seis_unpack_tokens(&cb, nval, 59ull << 58, tok, &nt) != 0;
+        sci_huff_free(&c);
+        check(wrong == 0, "version 6 packages: at most 4096 values (a run "
+                          "of 4095 and one index, 2048 + 2048; not 4095 + 2 "
+                          "or 2048 + 2049), a run's bits within the "
+                          "package, zero padding, counts 1..58");
+    }
+
+    /* the block firsts moved, CRC recomputed: E_DATA */
+    {
+        const uint32_t n = 30000;
+        sci_seis_params p = {100, 300, 1000, 14, 0};
+        sci_seis_grid g = {0.25f, 0.0f, 8192, 1};
+        for (uint32_t i = 0; i < n; i++)
+            q[i] = (uint16_t)(rng() % 16384);
+        size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
+        uint8_t *f = malloc(cap), *c = malloc(cap);
+        sci_seis_info info;
+        unsigned tried = 0, missed = 0;
+        if (sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) == 0 &&
+            sci_seis_parse(f, len, &info) == 0 && info.blocks >= 3) {
+            for (uint32_t b = 0; b + 1 < info.blocks; b++) {
+                const uint8_t *at = f + info.firsts_off + 4 * (size_t)b;
+                const uint32_t v0 = (uint32_t)at[0] | (uint32_t)at[1] << 8 |
+                                    (uint32_t)at[2] << 16 |
+                                    (uint32_t)at[3] << 24;
+                const uint32_t to[] = {v0 + 1, v0 - 1, 0, n, n + 1,
+                                       0xFFFFFFFFu};
+                for (unsigned k = 0; k < sizeof to / sizeof *to; k++) {
+                    memcpy(c, f, len);
+                    put_le32(c + info.firsts_off + 4 * (size_t)b, to[k]);
+                    fix_crc(c, len);
+                    tried++;
+                    missed += parse_decode(c, len, back, NULL) !=
+                              SCI_SEIS_E_DATA;
+                }
+            }
+        }
+        snprintf(what, sizeof what, "version 6: %u block firsts moved (+-1, "
+                 "0, n, past n) with the CRC recomputed: E_DATA", tried);
+        check(tried > 0 && missed == 0, what);
+        free(f);
+        free(c);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *dir = getenv("SCI_TEST_DATA_DIR");
     if (!dir)
@@ -1918,6 +2187,8 @@ int main(int argc, char **argv) {
     test_roundtrips();
     test_edges();
     test_damage(SCI_SEIS_VERSION);
+    test_zero_runs();
+    test_damage(5);
     test_damage(4);
     test_damage(3);
     test_runs();
