@@ -343,16 +343,6 @@ out:
     return np;
 }
 
-/* A version 6 token: a code symbol (an index, or a zero run's class
- * with the run's bits past its leading one in `extra`), or, with
- * TOKEN_RUN, a run package's index. */
-typedef struct {
-    uint32_t sym;
-    uint16_t extra;
-    uint16_t values_1; /* the values it stands for, minus 1 */
-} token;
-#define TOKEN_RUN 0x80000000u
-
 static unsigned floor_log2(uint32_t v) {
     unsigned k = 0;
     while (v >>= 1)
@@ -377,41 +367,59 @@ static double code_bits(double f, double total) {
  * class) can lengthen a frequent index's code by a bit. */
 #define ZRUN_EXACT_USED 256
 
+/* What one scan of a gather's indices tells a version 6 encoder: the
+ * other indices' counts outside run packages (freq, over the alphabet),
+ * and the level's runs as the tokens split them: `pieces` whole runs of
+ * SCI_SEIS_ZRUN_MAX and rest[r] rests of r. */
+typedef struct {
+    uint64_t *freq;
+    uint64_t *rest;
+    uint64_t pieces;
+} zrun_scan;
+
+/* The level's share of the symbol frequencies when runs of m or more are
+ * coded (ZRUN_NEVER: none): single levels, each class's runs, and the
+ * runs' bits past their codes. */
+static void zrun_counts(const zrun_scan *z, uint32_t m, uint64_t *single,
+                        uint64_t cls[SCI_SEIS_ZRUN_CLASSES + 1],
+                        double *extra) {
+    memset(cls, 0, (SCI_SEIS_ZRUN_CLASSES + 1) * sizeof *cls);
+    *single = 0;
+    *extra = 0;
+    if (m == ZRUN_NEVER) {
+        *single = z->pieces * SCI_SEIS_ZRUN_MAX;
+    } else {
+        cls[SCI_SEIS_ZRUN_CLASSES] = z->pieces;
+        *extra = (double)SCI_SEIS_ZRUN_CLASSES * (double)z->pieces;
+    }
+    for (uint32_t r = 1; r < SCI_SEIS_ZRUN_MAX; r++) {
+        if (!z->rest[r])
+            continue;
+        if (r < m) {
+            *single += (uint64_t)r * z->rest[r];
+        } else {
+            const unsigned k = floor_log2(r);
+            cls[k] += z->rest[r];
+            *extra += (double)k * (double)z->rest[r];
+        }
+    }
+}
+
 /* The shortest run of the level worth a zero-run code.  Where the level
  * is rare next to the other indices, runs of two cost more in the code
  * than two single levels, and splitting the level's frequency between the
- * single and the run symbols lengthens its codes.  The runs' lengths, as
- * the tokens split them (whole SCI_SEIS_ZRUN_MAX pieces and the rest),
- * are counted once; each candidate's symbol frequencies follow from them
- * exactly, and the one of the fewest bits is taken: each symbol's
- * frequency times its ideal code length (at least a bit), or, in a small
- * alphabet, times its length in the Huffman code of those frequencies;
- * plus the runs' bits past their codes. */
-static uint32_t shortest_zero_run(const uint32_t *sym, size_t n,
-                                  unsigned bits, uint32_t level) {
+ * single and the run symbols lengthens its codes.  Each candidate's
+ * symbol frequencies follow from the scan exactly; the one of the fewest
+ * bits is taken: each symbol's frequency times its ideal code length (at
+ * least a bit), or, in a small alphabet, times its length in the Huffman
+ * code of those frequencies; plus the runs' bits past their codes.  len
+ * is scratch (nsym bytes). */
+static uint32_t shortest_zero_run(const zrun_scan *z, unsigned bits,
+                                  uint32_t level, uint8_t *len) {
     static const uint32_t cand[] = {2,  3,  4,  5,  6,  8,         12,
                                     16, 24, 32, 64, ZRUN_NEVER};
     const uint32_t nval = 1u << bits, nsym = sci_seis_alphabet(6, bits);
-    uint64_t *rest = calloc(SCI_SEIS_ZRUN_MAX, sizeof *rest);
-    uint64_t *freq = calloc(nsym, sizeof *freq);
-    uint8_t *len = malloc(nsym);
-    uint32_t best = 2;
-    if (!rest || !freq || !len)
-        goto out;
-    uint64_t pieces = 0; /* runs of SCI_SEIS_ZRUN_MAX */
-    for (size_t i = 0; i < n;) {
-        size_t e = i + 1;
-        while (e < n && sym[e] == sym[i])
-            e++;
-        const size_t r = e - i;
-        if (sym[i] == level) {
-            pieces += r / SCI_SEIS_ZRUN_MAX;
-            rest[r % SCI_SEIS_ZRUN_MAX]++;
-        } else if (r < SCI_SEIS_RUN_MIN) {
-            freq[sym[i]] += r;
-        }
-        i = e;
-    }
+    uint64_t *freq = z->freq;
     double other = 0, other_log = 0, other_max = 0;
     unsigned used = 0;
     for (uint32_t v = 0; v < nval; v++)
@@ -423,44 +431,31 @@ static uint32_t shortest_zero_run(const uint32_t *sym, size_t n,
             used++;
         }
     const int exact = used + SCI_SEIS_ZRUN_CLASSES + 1 <= ZRUN_EXACT_USED;
+    uint32_t best = 2;
     double best_bits = 0;
     for (unsigned c = 0; c < sizeof cand / sizeof *cand; c++) {
         const uint32_t m = cand[c];
-        uint64_t single = 0, cls[SCI_SEIS_ZRUN_CLASSES + 1] = {0};
-        double extra = 0;
-        if (m == ZRUN_NEVER) {
-            single = pieces * SCI_SEIS_ZRUN_MAX;
-        } else {
-            cls[SCI_SEIS_ZRUN_CLASSES] = pieces;
-            extra = (double)SCI_SEIS_ZRUN_CLASSES * (double)pieces;
-        }
-        for (uint32_t r = 1; r < SCI_SEIS_ZRUN_MAX; r++) {
-            if (!rest[r])
-                continue;
-            if (r < m) {
-                single += (uint64_t)r * rest[r];
-            } else {
-                const unsigned k = floor_log2(r);
-                cls[k] += rest[r];
-                extra += (double)k * (double)rest[r];
-            }
-        }
-        double bits_of = extra;
+        uint64_t single, cls[SCI_SEIS_ZRUN_CLASSES + 1];
+        double bits_of;
+        zrun_counts(z, m, &single, cls, &bits_of);
         if (exact) {
-            uint64_t keep = freq[level];
+            const uint64_t keep = freq[level];
             freq[level] += single;
+            int any = 0;
             for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
                 freq[nval + k - 1] = cls[k];
-            int any = 0;
             for (uint32_t v = 0; v < nsym && !any; v++)
                 any = freq[v] != 0;
-            if (!any || sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len)) {
-                freq[level] = keep;
-                continue;
-            }
-            for (uint32_t v = 0; v < nsym; v++)
+            const int ok = any && sci_huff_lengths(freq, nsym,
+                                                   SCI_SEIS_CODE_LIMIT,
+                                                   len) == 0;
+            for (uint32_t v = 0; ok && v < nsym; v++)
                 bits_of += (double)freq[v] * len[v];
             freq[level] = keep;
+            for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+                freq[nval + k - 1] = 0;
+            if (!ok)
+                continue;
         } else {
             double total = other + (double)single;
             for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
@@ -482,133 +477,147 @@ static uint32_t shortest_zero_run(const uint32_t *sym, size_t n,
             best_bits = bits_of;
         }
     }
-out:
-    free(rest);
-    free(freq);
-    free(len);
     return best;
 }
 
-/* The tokens of n indices: runs of the run level of `shortest` or more as
- * zero runs (of at most SCI_SEIS_ZRUN_MAX, a rest shorter than `shortest`
- * left as single indices), other runs of SCI_SEIS_RUN_MIN or more as run
- * packages, the rest index by index. */
-static size_t tokens_v6(const uint32_t *sym, size_t n, uint32_t nval,
-                        uint32_t level, uint32_t shortest, token *t) {
-    size_t nt = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = i + 1;
-        while (e < n && sym[e] == sym[i])
-            e++;
-        size_t r = e - i;
-        if (sym[i] == level) {
-            for (; r >= shortest;) {
-                const uint32_t take =
-                    r < SCI_SEIS_ZRUN_MAX ? (uint32_t)r : SCI_SEIS_ZRUN_MAX;
-                const unsigned k = floor_log2(take);
-                t[nt++] = (token){nval + k - 1, (uint16_t)(take - (1u << k)),
-                                  (uint16_t)(take - 1)};
-                r -= take;
-            }
-            for (; r; r--)
-                t[nt++] = (token){level, 0, 0};
-        } else if (r >= SCI_SEIS_RUN_MIN) {
-            for (; r;) {
-                const uint32_t take =
-                    r < SCI_SEIS_RUN_MAX ? (uint32_t)r : SCI_SEIS_RUN_MAX;
-                t[nt++] = (token){TOKEN_RUN | sym[i], 0, (uint16_t)(take - 1)};
-                r -= take;
-            }
-        } else {
-            for (; r; r--)
-                t[nt++] = (token){sym[i], 0, 0};
-        }
-        i = e;
-    }
-    return nt;
+/* Version 6's packages as they fill: a code package takes tokens while
+ * their codes and bits fit in 58 bits and their values in
+ * SCI_SEIS_RUN_MAX; each block of SCI_SEIS_BLOCK_PACKAGES packages but the
+ * first notes its first value. */
+typedef struct {
+    const sci_huff_code *code;
+    uint64_t *pkg;
+    uint32_t *firsts;
+    long np;
+    uint64_t acc;
+    unsigned used, count;
+    uint32_t values, first; /* the open package's */
+} packer;
+
+static void pack_put(packer *k, uint64_t word, uint32_t values) {
+    if (k->np % SCI_SEIS_BLOCK_PACKAGES == 0 && k->np)
+        k->firsts[k->np / SCI_SEIS_BLOCK_PACKAGES - 1] = k->first;
+    k->pkg[k->np++] = word;
+    k->first += values;
 }
 
-/* Version 6: the tokens' code (over the 2^bits indices and the zero-run
- * classes) into len and code, and the packages into pkg: a code package
- * takes tokens while their codes fit in its 58 bits and their values in
- * SCI_SEIS_RUN_MAX.  The first value of each block of
- * SCI_SEIS_BLOCK_PACKAGES packages after the first into firsts.  The
- * packages' count, or an error code. */
-static long packages_v6(const uint32_t *sym, size_t n, unsigned bits,
+static void pack_close(packer *k) {
+    if (!k->count)
+        return;
+    pack_put(k,
+             (uint64_t)k->count << SCI_HUFF_PACKAGE_BITS |
+                 k->acc << (SCI_HUFF_PACKAGE_BITS - k->used),
+             k->values);
+    k->acc = 0;
+    k->used = k->count = 0;
+    k->values = 0;
+}
+
+/* A token: symbol s's code, then `kb` bits b; `values` values. */
+static void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
+                       uint32_t values) {
+    const unsigned l = k->code->len[s] + kb;
+    if (k->count == SCI_HUFF_PACKAGE_BITS ||
+        k->used + l > SCI_HUFF_PACKAGE_BITS ||
+        k->values + values > SCI_SEIS_RUN_MAX)
+        pack_close(k);
+    k->acc = (k->acc << k->code->len[s] | k->code->code[s]) << kb | b;
+    k->used += l;
+    k->count++;
+    k->values += values;
+}
+
+/* Version 6 (docs/seismic-format.md, "Zero runs"): runs of the level of
+ * the chosen shortest or more as run tokens of at most SCI_SEIS_ZRUN_MAX
+ * (a rest shorter as single levels), other runs of SCI_SEIS_RUN_MIN or
+ * more as run packages, the rest index by index; the code of those
+ * tokens into len and code, the packages into pkg and the blocks' firsts
+ * into firsts.  The packages' count, or an error code. */
+static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
                         uint32_t level, uint8_t *len, sci_huff_code *code,
                         uint64_t *pkg, uint32_t *firsts) {
     const uint32_t nval = 1u << bits;
     const unsigned nsym = sci_seis_alphabet(6, bits);
-    long np = -1;
-    uint64_t *freq = calloc(nsym, sizeof *freq);
-    token *t = malloc(n * sizeof *t);
-    if (!freq || !t) {
-        np = SCI_SEIS_E_NOMEM;
+    long np = SCI_SEIS_E_NOMEM;
+    zrun_scan z = {calloc(nsym, sizeof(uint64_t)),
+                   calloc(SCI_SEIS_ZRUN_MAX, sizeof(uint64_t)), 0};
+    if (!z.freq || !z.rest)
         goto out;
-    }
-    const size_t nt = tokens_v6(sym, n, nval, level,
-                                shortest_zero_run(sym, n, bits, level), t);
-    int any = 0;
-    for (size_t i = 0; i < nt; i++)
-        if (!(t[i].sym & TOKEN_RUN)) {
-            freq[t[i].sym]++;
-            any = 1;
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && q[e] == q[i])
+            e++;
+        const size_t r = e - i;
+        if (q[i] == level) {
+            if (r >= SCI_SEIS_ZRUN_MAX) {
+                z.pieces += r / SCI_SEIS_ZRUN_MAX;
+                z.rest[r % SCI_SEIS_ZRUN_MAX]++;
+            } else {
+                z.rest[r]++;
+            }
+        } else if (r < SCI_SEIS_RUN_MIN) {
+            z.freq[q[i]] += r;
         }
-    if (!any)
-        freq[t[0].sym & ~TOKEN_RUN] = 1;
-    int err = sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
+        i = e;
+    }
+    z.rest[0] = 0; /* runs of whole pieces */
+    const uint32_t m = shortest_zero_run(&z, bits, level, len);
+    {
+        uint64_t single, cls[SCI_SEIS_ZRUN_CLASSES + 1];
+        double extra;
+        zrun_counts(&z, m, &single, cls, &extra);
+        z.freq[level] += single;
+        for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+            z.freq[nval + k - 1] = cls[k];
+    }
+    int any = 0;
+    for (uint32_t v = 0; v < nsym && !any; v++)
+        any = z.freq[v] != 0;
+    if (!any) /* every index in run packages */
+        z.freq[q[0]] = 1;
+    int err = sci_huff_lengths(z.freq, nsym, SCI_SEIS_CODE_LIMIT, len);
     if (err == 0)
         err = sci_huff_build(len, nsym, code);
     if (err) {
         np = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
         goto out;
     }
-    np = 0;
-    uint64_t acc = 0;
-    unsigned used = 0, count = 0;
-    uint32_t values = 0, first = 0; /* the open package's */
-    for (size_t i = 0; i <= nt; i++) {
-        const int run = i < nt && (t[i].sym & TOKEN_RUN);
-        const uint32_t v = i < nt ? t[i].values_1 + 1u : 0;
-        unsigned l = 0;
-        if (i < nt && !run)
-            l = code->len[t[i].sym] +
-                (t[i].sym >= nval ? t[i].sym - nval + 1 : 0);
-        if (count && (i == nt || run || count == SCI_HUFF_PACKAGE_BITS ||
-                      used + l > SCI_HUFF_PACKAGE_BITS ||
-                      values + v > SCI_SEIS_RUN_MAX)) {
-            if (np % SCI_SEIS_BLOCK_PACKAGES == 0 && np)
-                firsts[np / SCI_SEIS_BLOCK_PACKAGES - 1] = first;
-            pkg[np++] = (uint64_t)count << SCI_HUFF_PACKAGE_BITS |
-                        acc << (SCI_HUFF_PACKAGE_BITS - used);
-            first += values;
-            acc = 0;
-            used = count = 0;
-            values = 0;
+    packer k = {code, pkg, firsts, 0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && q[e] == q[i])
+            e++;
+        size_t r = e - i;
+        if (q[i] == level) {
+            for (; r >= m;) {
+                const uint32_t take =
+                    r < SCI_SEIS_ZRUN_MAX ? (uint32_t)r : SCI_SEIS_ZRUN_MAX;
+                const unsigned kb = floor_log2(take);
+                pack_token(&k, nval + kb - 1, kb, take - (1u << kb), take);
+                r -= take;
+            }
+            for (; r; r--)
+                pack_token(&k, level, 0, 0, 1);
+        } else if (r >= SCI_SEIS_RUN_MIN) {
+            pack_close(&k);
+            for (; r;) {
+                const uint32_t take =
+                    r < SCI_SEIS_RUN_MAX ? (uint32_t)r : SCI_SEIS_RUN_MAX;
+                pack_put(&k, (uint64_t)q[i] << SCI_SEIS_RUN_SHIFT | take,
+                         take);
+                r -= take;
+            }
+        } else {
+            for (; r; r--)
+                pack_token(&k, q[i], 0, 0, 1);
         }
-        if (i == nt)
-            break;
-        if (run) {
-            if (np % SCI_SEIS_BLOCK_PACKAGES == 0 && np)
-                firsts[np / SCI_SEIS_BLOCK_PACKAGES - 1] = first;
-            pkg[np++] = (uint64_t)(t[i].sym & ~TOKEN_RUN)
-                            << SCI_SEIS_RUN_SHIFT |
-                        v;
-            first += v;
-            continue;
-        }
-        acc = acc << code->len[t[i].sym] | code->code[t[i].sym];
-        if (t[i].sym >= nval) {
-            const unsigned k = t[i].sym - nval + 1;
-            acc = acc << k | t[i].extra;
-        }
-        used += l;
-        count++;
-        values += v;
+        i = e;
     }
+    pack_close(&k);
+    np = k.np;
 out:
-    free(freq);
-    free(t);
+    free(z.freq);
+    free(z.rest);
     return np;
 }
 
@@ -627,23 +636,25 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
     const unsigned nval = 1u << p->bits;
     const unsigned nsym = sci_seis_alphabet(version, p->bits);
     int err = SCI_SEIS_E_NOMEM;
-    uint32_t *sym = malloc(n * sizeof *sym);
+    /* versions 3 to 5 pack 32-bit symbols (sci_huff_pack) */
+    uint32_t *sym = version < 6 ? malloc(n * sizeof *sym) : NULL;
     uint64_t *pkg = malloc(n * sizeof *pkg);
     uint8_t *len = malloc(nsym);
     uint32_t *firsts = malloc(firsts_bytes(version, n) + 4);
     sci_huff_code code = {0};
-    if (!sym || !pkg || !len || !firsts)
+    if ((version < 6 && !sym) || !pkg || !len || !firsts)
         goto out;
     for (size_t i = 0; i < n; i++) {
         if (q[i] >= nval) {
             err = SCI_SEIS_E_ARG;
             goto out;
         }
-        sym[i] = q[i];
+        if (sym)
+            sym[i] = q[i];
     }
     /* the frame stores no first indices before version 6: a decoder sums
      * the counts */
-    long np = version >= 6 ? packages_v6(sym, n, p->bits,
+    long np = version >= 6 ? packages_v6(q, n, p->bits,
                                          sci_seis_run_level(grid), len, &code,
                                          pkg, firsts)
                            : packages_v3(sym, n, nsym, len, &code, pkg);

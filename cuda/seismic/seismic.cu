@@ -279,9 +279,29 @@ DK uint32_t take_package6(const seis_frame &f, const uint32_t *lut,
     return c;
 }
 
-/* Version 6: lane `lane`'s share of one package's values from index
- * first, every 32nd: a value is its index token's (slice: tokens by
- * rising place) or, between them, the run level. */
+/* Version 6: whether the frame's code has a zero run (a run class with a
+ * code); only then can a code package hold fewer index tokens than
+ * values. */
+DK bool frame_has_runs(const seis_frame &f) {
+    for (uint32_t k = 0; k < SCI_SEIS_ZRUN_CLASSES; k++)
+        if (f.len[f.nval + k])
+            return true;
+    return false;
+}
+
+/* Version 6: value i of a frame with zero runs as the run level, before
+ * the packages' index tokens go over it (fill_kernel), so that a zero run
+ * costs its warp nothing. */
+DK void fill_item(const seis_frame &f, size_t i) {
+    const uint32_t level = sci_seis_run_level(&f.grid);
+    f.coef[i] = sci_seis_dequantize_one(level, &f.grid);
+    if (f.q)
+        f.q[i] = (uint16_t)level;
+}
+
+/* Version 6: lane `lane`'s share of one package's values from index first:
+ * a run package's, every 32nd; a code package's index tokens (slice), at
+ * their places (consecutive where the package has no runs). */
 DK void put_values6(const seis_frame &f, const uint32_t *slice, uint32_t first,
                     uint32_t count, uint32_t ntok, uint32_t run,
                     unsigned lane) {
@@ -289,27 +309,11 @@ DK void put_values6(const seis_frame &f, const uint32_t *slice, uint32_t first,
         put_run(f, first, count, run, lane);
         return;
     }
-    const uint32_t level = sci_seis_run_level(&f.grid);
-    uint32_t lo = 0; /* no token before it is at or after this lane's k */
-    for (uint32_t k = lane; k < count; k += 32) {
-        uint32_t v;
-        if (ntok == count) {
-            v = slice[k] >> 16; /* no runs: token k is value k */
-        } else {
-            uint32_t hi = ntok;
-            while (lo < hi) {
-                const uint32_t mid = (lo + hi) / 2;
-                if ((slice[mid] & 0xFFFFu) < k)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            v = lo < ntok && (slice[lo] & 0xFFFFu) == k ? slice[lo] >> 16
-                                                         : level;
-        }
-        f.coef[first + k] = sci_seis_dequantize_one(v, &f.grid);
+    for (uint32_t k = lane; k < ntok; k += 32) {
+        const uint32_t e = slice[k], v = e >> 16;
+        f.coef[first + (e & 0xFFFFu)] = sci_seis_dequantize_one(v, &f.grid);
         if (f.q)
-            f.q[first + k] = (uint16_t)v;
+            f.q[first + (e & 0xFFFFu)] = (uint16_t)v;
     }
 }
 
@@ -1165,6 +1169,20 @@ __global__ void __launch_bounds__(DEC_THREADS)
         status[job.frame] = SCI_SEIS_E_DATA;
 }
 
+/* Version 6: the values of frames with zero runs set to the run level, a
+ * block striding over a frame's. */
+#define FILL_BLOCKS 64
+__global__ void __launch_bounds__(DWT_THREADS)
+    fill_kernel(const seis_frame *frames, const int *status) {
+    const seis_frame f = frames[blockIdx.y];
+    if (f.version < 6 || status[blockIdx.y] || !frame_has_runs(f))
+        return;
+    const size_t n = (size_t)f.w * f.h;
+    for (size_t i = (size_t)blockIdx.x * DWT_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * DWT_THREADS)
+        fill_item(f, i);
+}
+
 /* Version 6's shared memory: lookup table, limits, the warps' sums and
  * the lanes' token slices (60 KB: past the 48 KB of static shared
  * memory). */
@@ -1174,8 +1192,9 @@ __global__ void __launch_bounds__(DEC_THREADS)
 /* Version 6, a block of the frame's firsts: a package a lane, its index
  * tokens into the lane's slice; the block's values scanned and checked
  * against its firsts (a block that does not add up writes nothing); then
- * the warp writes the 32 packages' values one package after another,
- * consecutive lanes at consecutive indices. */
+ * each warp writes its 32 packages one after another, consecutive lanes
+ * at consecutive indices: a run package's values, a code package's index
+ * tokens (fill_kernel has put the run level between them). */
 __global__ void __launch_bounds__(DEC_THREADS)
     decode6_kernel(const seis_frame *frames, const block_job *jobs,
                    int *status) {
@@ -1605,6 +1624,11 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
         if (run != (uint64_t)f.w * f.h)
             dstatus[i] = SCI_SEIS_E_DATA;
     }
+    for (unsigned i = 0; i < n; i++)
+        if (dframes[i].version >= 6 && !dstatus[i] &&
+            frame_has_runs(dframes[i]))
+            for (size_t k = 0; k < (size_t)dframes[i].w * dframes[i].h; k++)
+                fill_item(dframes[i], k);
     for (size_t b = 0; b < job_n; b++) {
         const seis_frame &f = dframes[djobs[b].frame];
         if (dstatus[djobs[b].frame])
@@ -1640,9 +1664,14 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
             decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
                 dframes, djobs, djob_first, dstatus);
         }
-        if (c.firsts)
+        if (c.firsts) {
+            if (n > 65535u)
+                return SCI_SEIS_E_ARG;
+            fill_kernel<<<dim3(FILL_BLOCKS, n), DWT_THREADS, 0, st>>>(
+                dframes, dstatus);
             decode6_kernel<<<(unsigned)job_n, DEC_THREADS, DEC6_SHARED, st>>>(
                 dframes, djobs, dstatus);
+        }
     }
     events_mark(s->timing, s->ev, ev + 3, st);
     if (n > 65535u && max_levels)
