@@ -494,14 +494,14 @@ typedef struct {
     uint32_t values, first; /* the open package's */
 } packer;
 
-static void pack_put(packer *k, uint64_t word, uint32_t values) {
+static inline void pack_put(packer *k, uint64_t word, uint32_t values) {
     if (k->np % SCI_SEIS_BLOCK_PACKAGES == 0 && k->np)
         k->firsts[k->np / SCI_SEIS_BLOCK_PACKAGES - 1] = k->first;
     k->pkg[k->np++] = word;
     k->first += values;
 }
 
-static void pack_close(packer *k) {
+static inline void pack_close(packer *k) {
     if (!k->count)
         return;
     pack_put(k,
@@ -514,7 +514,7 @@ static void pack_close(packer *k) {
 }
 
 /* A token: symbol s's code, then `kb` bits b; `values` values. */
-static void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
+static inline void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
                        uint32_t values) {
     const unsigned l = k->code->len[s] + kb;
     if (k->count == SCI_HUFF_PACKAGE_BITS ||
