@@ -1120,6 +1120,27 @@ __global__ void offsets_kernel(const seis_frame *frames, unsigned n,
         status[i] = SCI_SEIS_E_DATA;
 }
 
+/* A decode block's start: false when its frame is refused (by its counts or
+ * tables, whose lookup may then not be whole, or by another block of the
+ * launch), read once so that the block leaves as one; else the frame's
+ * lookup table and limits into shared memory (the caller syncs before
+ * reading them). */
+__device__ __forceinline__ bool decode_start(const seis_frame &f,
+                                             const int *status,
+                                             uint32_t frame, int *refused,
+                                             uint32_t *lut, uint32_t *limits) {
+    if (threadIdx.x == 0)
+        *refused = status[frame];
+    __syncthreads();
+    if (*refused)
+        return false;
+    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
+        lut[j] = f.table[j];
+    for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
+        limits[j] = f.table[LUT_ENTRIES + j];
+    return true;
+}
+
 /* A package a lane: code packages unpacked into the lane's slice of shared
  * memory, then the warp writes the 32 packages' symbols one package after
  * another, consecutive lanes at consecutive indices (a lane writing its
@@ -1131,16 +1152,13 @@ __global__ void __launch_bounds__(DEC_THREADS)
     __shared__ uint32_t limits[2 * LIMITS];
     __shared__ uint16_t slices[DEC_WARPS][32 * SLICE];
     __shared__ uint32_t warp_sum[DEC_WARPS];
+    __shared__ int refused;
     const block_job job = jobs[blockIdx.x];
-    if (status[job.frame])
-        return; /* refused by its counts: the whole block leaves */
     const seis_frame f = frames[job.frame];
     if (f.version >= 6)
         return; /* decode6_kernel's */
-    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
-        lut[j] = f.table[j];
-    for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
-        limits[j] = f.table[LUT_ENTRIES + j];
+    if (!decode_start(f, status, job.frame, &refused, lut, limits))
+        return;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t i = job.pkg0 + threadIdx.x;
     const uint64_t pk = i < f.npkg ? f.pkg[i] : 0;
@@ -1207,17 +1225,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     const seis_frame f = frames[job.frame];
     if (f.version < 6)
         return;
-    /* refused by its tables (then they may not be whole), or by another
-     * block of this launch: read once, so that the block leaves as one */
-    if (threadIdx.x == 0)
-        refused = status[job.frame];
-    __syncthreads();
-    if (refused)
+    if (!decode_start(f, status, job.frame, &refused, lut, limits))
         return;
-    for (unsigned j = threadIdx.x; j < LUT_ENTRIES; j += DEC_THREADS)
-        lut[j] = f.table[j];
-    for (unsigned j = threadIdx.x; j < 2 * LIMITS; j += DEC_THREADS)
-        limits[j] = f.table[LUT_ENTRIES + j];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t i = job.pkg0 + threadIdx.x;
     uint32_t *slice = slices + warp * 32 * SLICE;
