@@ -289,6 +289,14 @@ DK bool frame_has_runs(const seis_frame &f) {
     return false;
 }
 
+/* Whether a frame's package counts are its values, so that the version 5
+ * launches decode it: every version before 6, and a version 6 frame whose
+ * code has no zero run (its packages are version 5's; the count launches
+ * then check its firsts). */
+DK bool counted_frame(const seis_frame &f) {
+    return f.version < 6 || !frame_has_runs(f);
+}
+
 /* Version 6: value i of a frame with zero runs as the run level, before
  * the packages' index tokens go over it (fill_kernel), so that a zero run
  * costs its warp nothing. */
@@ -589,7 +597,7 @@ static void tables_emu(const seis_frame &f, int *status) {
  * PKG_PER_BLOCK), a package of none refusing the frame. */
 static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
     uint32_t sum = 0;
-    if (f.version >= 6)
+    if (!counted_frame(f))
         return 0; /* its firsts say */
     for (uint32_t i = pkg0; i < pkg0 + PKG_PER_BLOCK && i < f.npkg; i++) {
         const uint32_t c = count_at(f, i);
@@ -1077,7 +1085,7 @@ __global__ void __launch_bounds__(DEC_THREADS)
     __shared__ uint32_t warp_sum[DEC_WARPS];
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
-    if (f.version >= 6)
+    if (!counted_frame(f))
         return; /* its firsts say */
     const uint32_t i = job.pkg0 + threadIdx.x;
     uint32_t sum = count_at(f, i);
@@ -1097,7 +1105,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
 }
 
 /* A warp a frame: its blocks' counts become the index of each block's
- * first symbol; symbols that do not add up to the gather refuse it. */
+ * first symbol; symbols that do not add up to the gather refuse it, and
+ * so does a version 6 frame's first that says otherwise. */
 __global__ void offsets_kernel(const seis_frame *frames, unsigned n,
                                uint32_t *job_first, int *status) {
     const unsigned lane = threadIdx.x & 31;
@@ -1105,18 +1114,23 @@ __global__ void offsets_kernel(const seis_frame *frames, unsigned n,
     if (i >= n)
         return;
     const seis_frame f = frames[i];
-    if (f.version >= 6)
+    if (!counted_frame(f))
         return;
     uint64_t run = 0;
+    bool firsts_ok = true;
     for (uint32_t j0 = 0; j0 < f.njobs; j0 += 32) {
         const uint32_t j = j0 + lane;
         const uint32_t v = j < f.njobs ? job_first[f.job0 + j] : 0;
         const uint32_t incl = warp_inclusive(v, lane);
-        if (j < f.njobs)
+        if (j < f.njobs) {
             job_first[f.job0 + j] = (uint32_t)(run + incl - v);
+            if (f.version >= 6 && j && f.firsts[j - 1] != run + incl - v)
+                firsts_ok = false;
+        }
         run += __shfl_sync(0xFFFFFFFFu, incl, 31);
     }
-    if (lane == 0 && run != (uint64_t)f.w * f.h)
+    firsts_ok = __all_sync(0xFFFFFFFFu, firsts_ok);
+    if (lane == 0 && (run != (uint64_t)f.w * f.h || !firsts_ok))
         status[i] = SCI_SEIS_E_DATA;
 }
 
@@ -1155,7 +1169,7 @@ __global__ void __launch_bounds__(DEC_THREADS)
     __shared__ int refused;
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
-    if (f.version >= 6)
+    if (!counted_frame(f))
         return; /* decode6_kernel's */
     if (!decode_start(f, status, job.frame, &refused, lut, limits))
         return;
@@ -1223,8 +1237,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     uint32_t *slices = warp_sum + DEC_WARPS;
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
-    if (f.version < 6)
-        return;
+    if (counted_frame(f))
+        return; /* decode_kernel's */
     if (!decode_start(f, status, job.frame, &refused, lut, limits))
         return;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1422,7 +1436,7 @@ struct chunk_plan {
     uint32_t max_segments;                       /* the table launches' */
     uint32_t max_nsym; /* the largest alphabet whose table the device reads */
     size_t pieces;                               /* of packages */
-    bool counted, firsts; /* frames of versions 2-5 (counts), of 6 */
+    bool counted, firsts; /* frames of versions 2-5, of 6 */
 };
 
 /* The pool's items of a chunk: each frame's code lengths first (the
@@ -1622,12 +1636,14 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                                   &dstatus[djobs[b].frame]);
     for (unsigned i = 0; i < n; i++) {
         const seis_frame &f = dframes[i];
-        if (f.version >= 6)
+        if (!counted_frame(f))
             continue;
         uint64_t run = 0;
         for (uint32_t j = 0; j < f.njobs; j++) {
             const uint32_t c = djob_first[f.job0 + j];
             djob_first[f.job0 + j] = (uint32_t)run;
+            if (f.version >= 6 && j && f.firsts[j - 1] != run)
+                dstatus[i] = SCI_SEIS_E_DATA;
             run += c;
         }
         if (run != (uint64_t)f.w * f.h)
@@ -1642,7 +1658,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
         const seis_frame &f = dframes[djobs[b].frame];
         if (dstatus[djobs[b].frame])
             continue;
-        if (f.version >= 6)
+        if (!counted_frame(f))
             decode_job6_emu(f, djobs[b], &dstatus[djobs[b].frame]);
         else
             decode_job_emu(f, djobs[b], djob_first[b],
@@ -1665,7 +1681,9 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
-        if (c.counted) {
+        /* a version 6 frame goes one way or the other: only the device
+         * knows from its code */
+        if (c.counted || c.firsts) {
             count_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
                 dframes, djobs, djob_first, dstatus);
             offsets_kernel<<<(n + 3) / 4, 128, 0, st>>>(dframes, n,
