@@ -362,6 +362,10 @@ static double code_bits(double f, double total) {
 /* No zero runs: the level's runs all as single indices. */
 #define ZRUN_NEVER (SCI_SEIS_ZRUN_MAX + 1)
 
+/* Zero runs are coded only where they save more than 1 - ZRUN_WORTH of a
+ * frame's estimated code bits. */
+#define ZRUN_WORTH 0.99
+
 /* Below this many indices in use, the choice of the shortest zero run
  * weighs each candidate's code exactly: there a symbol more (a rare run
  * class) can lengthen a frequent index's code by a bit. */
@@ -476,6 +480,12 @@ static uint32_t shortest_zero_run(const zrun_scan *z, unsigned bits,
             best = m;
             best_bits = bits_of;
         }
+        /* the last candidate, none: kept unless runs save a hundredth,
+         * since a frame without zero runs decodes faster on a GPU (its
+         * packages are version 5's) */
+        if (m == ZRUN_NEVER && best != ZRUN_NEVER &&
+            bits_of * ZRUN_WORTH <= best_bits)
+            best = ZRUN_NEVER;
     }
     return best;
 }
@@ -535,7 +545,7 @@ static inline void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
  * into firsts.  The packages' count, or an error code. */
 static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
                         uint32_t level, uint8_t *len, sci_huff_code *code,
-                        uint64_t *pkg, uint32_t *firsts) {
+                        uint64_t *pkg, uint32_t *firsts, int *zero_runs) {
     const uint32_t nval = 1u << bits;
     const unsigned nsym = sci_seis_alphabet(6, bits);
     long np = SCI_SEIS_E_NOMEM;
@@ -567,8 +577,11 @@ static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
         double extra;
         zrun_counts(&z, m, &single, cls, &extra);
         z.freq[level] += single;
-        for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++)
+        *zero_runs = 0;
+        for (unsigned k = 1; k <= SCI_SEIS_ZRUN_CLASSES; k++) {
             z.freq[nval + k - 1] = cls[k];
+            *zero_runs |= cls[k] != 0;
+        }
     }
     int any = 0;
     for (uint32_t v = 0; v < nsym && !any; v++)
@@ -654,9 +667,10 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
     }
     /* the frame stores no first indices before version 6: a decoder sums
      * the counts */
+    int zero_runs = 0;
     long np = version >= 6 ? packages_v6(q, n, p->bits,
                                          sci_seis_run_level(grid), len, &code,
-                                         pkg, firsts)
+                                         pkg, firsts, &zero_runs)
                            : packages_v3(sym, n, nsym, len, &code, pkg);
     if (np < 0) {
         err = (int)np;
@@ -708,7 +722,8 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
     put32(h + 28, (uint32_t)zlen);
     put32(h + 32, (uint32_t)np);
     put32(h + 36, (uint32_t)meta_len);
-    put32(h + 40, grid->zero_anchored ? SCI_SEIS_FLAG_ZERO : 0);
+    put32(h + 40, (grid->zero_anchored ? SCI_SEIS_FLAG_ZERO : 0) |
+                      (zero_runs ? SCI_SEIS_FLAG_ZRUNS : 0));
     put32(h + 44, sci_crc32(0, h, 44));
     if (meta_len)
         memcpy(out + SCI_SEIS_HEADER_BYTES, meta, meta_len);
@@ -777,6 +792,7 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     info->p.sample_interval_us = get32(h + 16);
     const uint32_t flags = get32(h + 40);
     info->grid.zero_anchored = (flags & SCI_SEIS_FLAG_ZERO) != 0;
+    info->zero_runs = (flags & SCI_SEIS_FLAG_ZRUNS) != 0;
     if (info->grid.zero_anchored)
         info->grid.zero = (int32_t)get32(h + 20);
     else
@@ -795,7 +811,8 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
         info->table_len > table_room(info->version, info->p.bits) ||
         info->packages < (n + most - 1) / most ||
         info->packages > n || info->meta_len > SCI_SEIS_MAX_META ||
-        (flags & ~(uint32_t)SCI_SEIS_FLAG_ZERO))
+        (flags & ~(uint32_t)(SCI_SEIS_FLAG_ZERO |
+                             (info->version >= 6 ? SCI_SEIS_FLAG_ZRUNS : 0))))
         return SCI_SEIS_E_HEADER;
     /* a grid whose levels overflow through the inverse transform: no
      * encoder writes one, and it would decode to infinities */
@@ -886,6 +903,11 @@ int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
     /* the header's max_len is the table's: a decoder may size by it */
     if (longest != info->max_len)
         return SCI_SEIS_E_DATA;
+    /* a version 6 frame that says it has no zero run has none */
+    for (size_t s = (size_t)1 << info->p.bits; !info->zero_runs && s < nsym;
+         s++)
+        if (len[s])
+            return SCI_SEIS_E_DATA;
     return 0;
 }
 

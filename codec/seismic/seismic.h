@@ -51,6 +51,9 @@ extern "C" {
 #define SCI_SEIS_MAX_META (1u << 26)
 #define SCI_SEIS_CODE_LIMIT 20u /* longest Huffman code an encoder makes */
 #define SCI_SEIS_FLAG_ZERO 1u   /* header flags: the grid holds zero */
+/* version 6: the code has zero runs; clear, no run class may have a code,
+ * and the packages are version 5's (a GPU decodes them so) */
+#define SCI_SEIS_FLAG_ZRUNS 2u
 
 enum {
     SCI_SEIS_E_ARG = -1,      /* sizes or parameters out of range */
@@ -86,6 +89,7 @@ typedef struct {
     unsigned version;
     unsigned max_len;        /* longest code in the table */
     sci_seis_grid grid;      /* dequantization */
+    int zero_runs;           /* version 6: SCI_SEIS_FLAG_ZRUNS */
     uint32_t packages;
     size_t meta_off, meta_len;     /* opaque metadata bytes */
     size_t table_off, table_len;   /* the code table (versions 4 and 5:

@@ -101,6 +101,7 @@ struct seis_frame {
     sci_seis_grid grid;
     unsigned max_len;
     unsigned version; /* from 3, run packages; from 6, zero runs */
+    bool zruns;       /* version 6: SCI_SEIS_FLAG_ZRUNS */
     unsigned nsym;    /* the code's alphabet */
     uint32_t nval;    /* the indices, 2^bits */
     float *coef; /* dequantized coefficients (the output when levels = 0) */
@@ -290,11 +291,11 @@ DK bool frame_has_runs(const seis_frame &f) {
 }
 
 /* Whether a frame's package counts are its values, so that the version 5
- * launches decode it: every version before 6, and a version 6 frame whose
- * code has no zero run (its packages are version 5's; the count launches
- * then check its firsts). */
-DK bool counted_frame(const seis_frame &f) {
-    return f.version < 6 || !frame_has_runs(f);
+ * launches decode it: every version before 6, and a version 6 frame
+ * without SCI_SEIS_FLAG_ZRUNS (its packages are version 5's; the count
+ * launches check its firsts, and that its code has no zero run). */
+HDK bool counted_frame(const seis_frame &f) {
+    return f.version < 6 || !f.zruns;
 }
 
 /* Version 6: value i of a frame with zero runs as the run level, before
@@ -599,6 +600,8 @@ static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
     uint32_t sum = 0;
     if (!counted_frame(f))
         return 0; /* its firsts say */
+    if (f.version >= 6 && frame_has_runs(f))
+        *status = SCI_SEIS_E_DATA;
     for (uint32_t i = pkg0; i < pkg0 + PKG_PER_BLOCK && i < f.npkg; i++) {
         const uint32_t c = count_at(f, i);
         if (!c)
@@ -1087,6 +1090,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     const seis_frame f = frames[job.frame];
     if (!counted_frame(f))
         return; /* its firsts say */
+    if (threadIdx.x == 0 && f.version >= 6 && frame_has_runs(f))
+        status[job.frame] = SCI_SEIS_E_DATA;
     const uint32_t i = job.pkg0 + threadIdx.x;
     uint32_t sum = count_at(f, i);
     if (i < f.npkg && sum == 0)
@@ -1207,7 +1212,7 @@ __global__ void __launch_bounds__(DEC_THREADS)
 __global__ void __launch_bounds__(DWT_THREADS)
     fill_kernel(const seis_frame *frames, const int *status) {
     const seis_frame f = frames[blockIdx.y];
-    if (f.version < 6 || status[blockIdx.y] || !frame_has_runs(f))
+    if (counted_frame(f) || status[blockIdx.y])
         return;
     const size_t n = (size_t)f.w * f.h;
     for (size_t i = (size_t)blockIdx.x * DWT_THREADS + threadIdx.x; i < n;
@@ -1436,7 +1441,7 @@ struct chunk_plan {
     uint32_t max_segments;                       /* the table launches' */
     uint32_t max_nsym; /* the largest alphabet whose table the device reads */
     size_t pieces;                               /* of packages */
-    bool counted, firsts; /* frames of versions 2-5, of 6 */
+    bool counted, firsts; /* frames whose counts are their values, others */
 };
 
 /* The pool's items of a chunk: each frame's code lengths first (the
@@ -1563,10 +1568,11 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         f.pkg = (const uint64_t *)(db + plan[i].pkg_at);
         f.firsts = in->version >= 6 ? (const uint32_t *)(f.pkg + f.npkg)
                                     : NULL;
-        if (in->version >= 6)
-            c->firsts = true;
-        else
+        f.zruns = in->version >= 6 && in->zero_runs;
+        if (counted_frame(f))
             c->counted = true;
+        else
+            c->firsts = true;
         f.out = out[i];
         f.coef = f.levels ? (float *)s->coef.p + plan[i].coef_at : out[i];
         f.tmp = (float *)s->tmp.p + plan[i].coef_at;
@@ -1650,8 +1656,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
             dstatus[i] = SCI_SEIS_E_DATA;
     }
     for (unsigned i = 0; i < n; i++)
-        if (dframes[i].version >= 6 && !dstatus[i] &&
-            frame_has_runs(dframes[i]))
+        if (!counted_frame(dframes[i]) && !dstatus[i])
             for (size_t k = 0; k < (size_t)dframes[i].w * dframes[i].h; k++)
                 fill_item(dframes[i], k);
     for (size_t b = 0; b < job_n; b++) {
@@ -1681,9 +1686,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     if (job_n) {
         if (job_n > 0x7FFFFFFFu)
             return SCI_SEIS_E_ARG;
-        /* a version 6 frame goes one way or the other: only the device
-         * knows from its code */
-        if (c.counted || c.firsts) {
+        if (c.counted) {
             count_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
                 dframes, djobs, djob_first, dstatus);
             offsets_kernel<<<(n + 3) / 4, 128, 0, st>>>(dframes, n,

@@ -180,6 +180,23 @@ static int damage_firsts(fcase *c) {
     return 1;
 }
 
+/* A version 6 frame's zero-run flag flipped (CRCs fixed): cleared on a code
+ * with runs, refused (the device finds it from the code it reads); set on
+ * one without, the frame decodes through the token launches.  1 when
+ * flipped. */
+static int flip_zero_runs(fcase *c) {
+    if (c->info.version < 6)
+        return 0;
+    c->frame[40] ^= SCI_SEIS_FLAG_ZRUNS;
+    put32(c->frame + 44, sci_crc32(0, c->frame, 44));
+    put32(c->frame + c->len - 4, sci_crc32(0, c->frame, c->len - 4));
+    if (sci_seis_parse(c->frame, c->len, &c->info))
+        return 0;
+    c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q,
+                                  c->want);
+    return 1;
+}
+
 /* A bit of a version 4 or 5 frame's code table flipped (CRC fixed): the device
  * reads that table, the reference its own way; the verdicts must agree. */
 static void damage_table_bits(fcase *c) {
@@ -539,15 +556,26 @@ int main(int argc, char **argv) {
     for (unsigned i = 1; i < nc; i += 3)
         damage_count(&cs[i]);
     {
-        /* version 6 block firsts moved, among the others */
-        unsigned moved = 0;
-        for (unsigned i = 2; i < nc; i += 6)
-            if (to_version(&cs[i], 6) == 0)
-                moved += damage_firsts(&cs[i]) && cs[i].want_err;
-        printf("version 6 frames refused after a block's first moved: %u\n",
-               moved);
-        if (!moved) {
-            printf("FAIL no moved block first refused\n");
+        /* version 6 block firsts moved, among the others, or, in frames
+         * of one block, the zero-run flag flipped */
+        unsigned moved = 0, cleared = 0, set = 0;
+        for (unsigned i = 2; i < nc; i += 6) {
+            if (to_version(&cs[i], 6))
+                continue;
+            const int had = cs[i].info.zero_runs;
+            if (damage_firsts(&cs[i]))
+                moved += cs[i].want_err != 0;
+            else if (flip_zero_runs(&cs[i]) && had)
+                cleared += cs[i].want_err != 0;
+            else if (!had)
+                set += cs[i].want_err == 0;
+        }
+        printf("version 6 frames refused after a block's first moved: %u; "
+               "with runs, refused with the zero-run flag cleared: %u; "
+               "without, decoded with it set: %u\n", moved, cleared, set);
+        if (!moved || !cleared || !set) {
+            printf("FAIL no moved block first, or no flipped zero-run flag, "
+                   "of each kind\n");
             failures++;
         }
     }

@@ -1035,6 +1035,11 @@ static void put_le32(uint8_t *p, uint32_t v) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static uint32_t get_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
 static uint64_t get_le64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
@@ -1340,7 +1345,7 @@ static void test_damage(unsigned version) {
             {32, 4, 0, SCI_SEIS_E_HEADER},   /* < ceil(221 / 4096) packages */
             {32, 4, 222, SCI_SEIS_E_HEADER}, /* > one a value */
             {36, 4, SCI_SEIS_MAX_META + 1, SCI_SEIS_E_HEADER},
-            {40, 4, 2, SCI_SEIS_E_HEADER},   /* reserved flag */
+            {40, 4, 4, SCI_SEIS_E_HEADER},   /* reserved flag */
             {-1, 0, 0, SCI_SEIS_E_HEADER},   /* header CRC itself */
         };
         unsigned bad = 0;
@@ -2133,6 +2138,51 @@ static void test_zero_runs(void) {
                           "of 4095 and one index, 2048 + 2048; not 4095 + 2 "
                           "or 2048 + 2049), a run's bits within the "
                           "package, zero padding, counts 1..58");
+    }
+
+    /* the zero-run flag: set by the encoder exactly when a run class has
+     * a code; cleared on a frame with runs, E_DATA; set on a version 5
+     * frame, E_HEADER; set on one without runs, still decodes */
+    {
+        const uint32_t n = 40000;
+        sci_seis_params p = {200, 200, 1000, 10, 0};
+        sci_seis_grid g = {0.25f, 0.0f, 512, 1};
+        size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
+        uint8_t *f = malloc(cap);
+        sci_seis_info info;
+        unsigned bad = 0;
+        for (int sparse = 0; sparse < 2; sparse++) {
+            for (uint32_t i = 0; i < n; i++)
+                q[i] = (uint16_t)(!sparse || rng() % 50 == 0
+                                      ? 512 + (int)(rng() % 9) - 4
+                                      : 512);
+            for (unsigned v = 5; v <= 6; v++) {
+                if (sci_seis_encode_indices_version(&p, q, &g, NULL, 0, v, f,
+                                                    cap, &len) ||
+                    sci_seis_parse(f, len, &info)) {
+                    bad++;
+                    continue;
+                }
+                const uint32_t flags = get_le32(f + 40);
+                /* sparse indices code runs, dense ones do not */
+                bad += v == 6 && !(flags & SCI_SEIS_FLAG_ZRUNS) != !sparse;
+                put_le32(f + 40, flags ^ SCI_SEIS_FLAG_ZRUNS);
+                fix_header_crc(f);
+                fix_crc(f, len);
+                const int want = v == 5 ? SCI_SEIS_E_HEADER
+                                 : sparse ? SCI_SEIS_E_DATA
+                                          : 0;
+                if (parse_decode(f, len, back, NULL) != want) {
+                    bad++;
+                    printf("zero-run flag flipped, version %u, %s: not %d\n",
+                           v, sparse ? "sparse" : "dense", want);
+                }
+            }
+        }
+        check(bad == 0, "version 6's zero-run flag: set exactly for a code "
+                        "with runs; cleared on one, E_DATA; set on a frame "
+                        "without, decodes; in version 5, E_HEADER");
+        free(f);
     }
 
     /* the block firsts moved, CRC recomputed: E_DATA */
