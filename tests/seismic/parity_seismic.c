@@ -58,6 +58,15 @@ typedef struct {
 static int failures, checked;
 static double max_rel;
 
+/* A condition on the cases themselves (that they hold what the run means
+ * to test): a failure when it does not hold. */
+static void need(int ok, const char *what) {
+    if (!ok) {
+        printf("FAIL %s\n", what);
+        failures++;
+    }
+}
+
 static double urand(void) {
     return (double)(rng() >> 11) * (1.0 / 9007199254740992.0);
 }
@@ -516,11 +525,8 @@ int main(int argc, char **argv) {
         printf("run packages in the cases' frames: %lu; frames of fewer "
                "packages than 58 values each: %lu; of more than one block "
                "of packages: %lu\n", runs, zruns, multi);
-        if (!runs || !zruns || !multi) {
-            printf("FAIL no run package, zero run or second block among the "
-                   "cases\n");
-            failures++;
-        }
+        need(runs && zruns && multi,
+             "no run package, zero run or second block among the cases");
     }
     for (unsigned i = 0; i < nc; i++)
         run_encode(s, &cs[i], 1, NULL, "encode alone");
@@ -573,11 +579,8 @@ int main(int argc, char **argv) {
         printf("version 6 frames refused after a block's first moved: %u; "
                "with runs, refused with the zero-run flag cleared: %u; "
                "without, decoded with it set: %u\n", moved, cleared, set);
-        if (!moved || !cleared || !set) {
-            printf("FAIL no moved block first, or no flipped zero-run flag, "
-                   "of each kind\n");
-            failures++;
-        }
+        need(moved && cleared && set, "no moved block first, or no flipped "
+                                      "zero-run flag, of each kind");
     }
     {
         /* code lengths that are no prefix code, in the rest */
