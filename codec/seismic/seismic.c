@@ -930,6 +930,18 @@ typedef struct {
     atomic_int bad;
 } unpack_args;
 
+/* Values [at, at + c) all of index v: a run package, or the level under a
+ * version 6 package's zero runs. */
+static void put_same(const unpack_args *a, size_t at, size_t c, uint32_t v) {
+    const float x = sci_seis_dequantize_one(v, a->grid);
+    for (size_t j = at; j < at + c; j++) {
+        if (a->q)
+            a->q[j] = (uint16_t)v;
+        if (a->coef)
+            a->coef[j] = x;
+    }
+}
+
 static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
     unpack_args *a = arg;
     const size_t *start = a->start;
@@ -943,13 +955,7 @@ static void unpack_packages(void *arg, size_t b, size_t e, unsigned wk) {
                 continue;
             }
             /* (its count, checked by the sum of counts) */
-            float c = sci_seis_dequantize_one(v, a->grid);
-            for (size_t j = start[i]; j < start[i + 1]; j++) {
-                if (a->q)
-                    a->q[j] = (uint16_t)v;
-                if (a->coef)
-                    a->coef[j] = c;
-            }
+            put_same(a, start[i], start[i + 1] - start[i], v);
             continue;
         }
         int k = sci_huff_unpack(a->code, pkg, sym);
@@ -975,7 +981,6 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
     unpack_args *a = arg;
     (void)wk;
     const uint32_t level = sci_seis_run_level(a->grid);
-    const float zero = sci_seis_dequantize_one(level, a->grid);
     const sci_seis_codebook cb = {a->code->lookup, a->code->first_code,
                                   a->code->first_index, a->code->sorted,
                                   a->code->max_len};
@@ -998,13 +1003,7 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
                     ok = 0;
                     break;
                 }
-                const float x = sci_seis_dequantize_one(v, a->grid);
-                for (size_t j = at; j < at + c; j++) {
-                    if (a->q)
-                        a->q[j] = (uint16_t)v;
-                    if (a->coef)
-                        a->coef[j] = x;
-                }
+                put_same(a, at, c, v);
                 at += c;
                 continue;
             }
@@ -1013,12 +1012,9 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
                 ok = 0;
                 break;
             }
-            for (size_t j = at; j < at + c; j++) {
-                if (a->q)
-                    a->q[j] = (uint16_t)level;
-                if (a->coef)
-                    a->coef[j] = zero;
-            }
+            /* the level where the tokens' runs are, if any */
+            if (nt < c)
+                put_same(a, at, c, level);
             for (unsigned k = 0; k < nt; k++) {
                 const size_t j = at + (tok[k] & 0xFFFFu);
                 if (a->q)
