@@ -1043,6 +1043,22 @@ static int block_starts(const uint8_t *frame, const sci_seis_info *info,
     return 1;
 }
 
+/* Versions 2 to 5: each package's first value from the counts in its top
+ * bits, into start[0..packages]; 0 when a package holds none or they do
+ * not add up to the gather. */
+static int package_starts(const uint8_t *pk, const sci_seis_info *info,
+                          size_t n, size_t *start) {
+    start[0] = 0;
+    for (size_t i = 0; i < info->packages; i++) {
+        const uint32_t c =
+            sci_seis_package_count(get64(pk + 8 * i), info->version);
+        if (!c)
+            return 0;
+        start[i + 1] = start[i] + c;
+    }
+    return start[info->packages] == n;
+}
+
 int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
                     const sci_seis_info *info, uint16_t *q, float *out) {
     const sci_seis_params *p = &info->p;
@@ -1063,42 +1079,27 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
         err = SCI_SEIS_E_DATA;
         goto out;
     }
+    unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
+                     1u << p->bits, np, 0};
+    sci_pool *par = sci_pool_if(pool, n >= 65536);
     if (info->version >= 6) {
-        unpack_args a = {&code, pk,         start, &info->grid, q,
-                         coef,  info->version, 1u << p->bits, np, 0};
         if (!block_starts(frame, info, n, start)) {
             err = SCI_SEIS_E_DATA;
             goto out;
         }
-        sci_pool_for(sci_pool_if(pool, n >= 65536), info->blocks, 1,
-                     unpack_blocks, &a);
-        if (atomic_load(&a.bad)) {
+        sci_pool_for(par, info->blocks, 1, unpack_blocks, &a);
+    } else {
+        if (!package_starts(pk, info, n, start)) {
             err = SCI_SEIS_E_DATA;
             goto out;
         }
-        goto transform;
+        /* by values, not packages: a run package holds up to 4096 */
+        sci_pool_for(par, np, 0, unpack_packages, &a);
     }
-    /* each package's first symbol from the counts in its top bits */
-    start[0] = 0;
-    int zero_count = 0;
-    for (size_t i = 0; i < np; i++) {
-        uint32_t c = sci_seis_package_count(get64(pk + 8 * i), info->version);
-        zero_count |= c == 0;
-        start[i + 1] = start[i] + c;
-    }
-    if (zero_count || start[np] != n) {
-        err = SCI_SEIS_E_DATA;
-        goto out;
-    }
-    unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
-                     1u << p->bits, np, 0};
-    /* by values, not packages: a run package holds up to 4096 */
-    sci_pool_for(sci_pool_if(pool, n >= 65536), np, 0, unpack_packages, &a);
     if (atomic_load(&a.bad)) {
         err = SCI_SEIS_E_DATA;
         goto out;
     }
-transform:
     if (out) {
         if (sci_dwt53f_inverse(pool, coef, p->samples, p->traces, p->samples,
                                p->levels)) {
