@@ -444,6 +444,7 @@ int main(int argc, char **argv) {
               seeds[0].info.meta_len == 0 && seeds[8].info.grid.step == 0.0f &&
               seeds[6].info.packages > 1 && seeds[6].info.version == 5 &&
               seeds[12].info.blocks > 2 &&
+              seeds[13].info.zero_runs &&
               seeds[13].info.packages * 58 < 64 * 64,
           "seed frames: metadata, a constant gather, several packages, "
           "versions 3 to 6, several blocks, zero runs");
