@@ -293,7 +293,8 @@ DK bool frame_has_runs(const seis_frame &f) {
 /* Whether a frame's package counts are its values, so that the version 5
  * launches decode it: every version before 6, and a version 6 frame
  * without SCI_SEIS_FLAG_ZRUNS (its packages are version 5's; the count
- * launches check its firsts, and that its code has no zero run). */
+ * launches check its firsts, the table build that its code has no zero
+ * run). */
 HDK bool counted_frame(const seis_frame &f) {
     return f.version < 6 || !f.zruns;
 }
@@ -440,6 +441,10 @@ DK void tb_heads(const seis_frame &f, table_room *r, uint32_t g) {
     /* the header's longest code is the table's (the host checks it for
      * the lengths it reads) */
     if (!sci_huff_complete(r->totals, max_len, used) || max_len != f.max_len)
+        r->ok = 0;
+    /* a version 6 frame that says it has no zero run has none: the
+     * version 5 launches that decode it take every token for a value */
+    if (f.version >= 6 && !f.zruns && frame_has_runs(f))
         r->ok = 0;
     r->first_code[0] = r->first_index[0] = 0;
     sci_huff_heads(r->totals, max_len, r->first_code, r->first_index);
@@ -600,8 +605,6 @@ static uint32_t job_count(const seis_frame &f, uint32_t pkg0, int *status) {
     uint32_t sum = 0;
     if (!counted_frame(f))
         return 0; /* its firsts say */
-    if (f.version >= 6 && frame_has_runs(f))
-        *status = SCI_SEIS_E_DATA;
     for (uint32_t i = pkg0; i < pkg0 + PKG_PER_BLOCK && i < f.npkg; i++) {
         const uint32_t c = count_at(f, i);
         if (!c)
@@ -1090,8 +1093,6 @@ __global__ void __launch_bounds__(DEC_THREADS)
     const seis_frame f = frames[job.frame];
     if (!counted_frame(f))
         return; /* its firsts say */
-    if (threadIdx.x == 0 && f.version >= 6 && frame_has_runs(f))
-        status[job.frame] = SCI_SEIS_E_DATA;
     const uint32_t i = job.pkg0 + threadIdx.x;
     uint32_t sum = count_at(f, i);
     if (i < f.npkg && sum == 0)
