@@ -85,17 +85,19 @@ uint32_t sci_seis_alphabet(unsigned version, unsigned bits) {
 }
 
 /* Version 6's block firsts: 4 bytes for each block of packages but the
- * first. */
+ * first; version 7's, for each slice of code words but the first. */
 static size_t firsts_bytes(unsigned version, size_t packages) {
     if (version < 6 || packages == 0)
         return 0;
-    return 4 * ((packages + SCI_SEIS_BLOCK_PACKAGES - 1) /
-                    SCI_SEIS_BLOCK_PACKAGES -
-                1);
+    const size_t group =
+        version >= 7 ? SCI_SEIS_SLICE_WORDS : SCI_SEIS_BLOCK_PACKAGES;
+    return 4 * ((packages + group - 1) / group - 1);
 }
 
 /* Every value takes at most one package (a package holds at least one
- * whole code), so n values take at most n packages. */
+ * whole code), so n values take at most n packages; and at most one code
+ * word in version 7 (a token of at most SCI_SEIS_CODE_LIMIT bits a value,
+ * and under 32 bits of padding a slice). */
 size_t sci_seis_frame_bound(const sci_seis_params *p, size_t meta_len) {
     size_t n = (size_t)p->traces * p->samples;
     size_t table = ZSTD_compressBound((size_t)1 << p->bits);
@@ -493,7 +495,10 @@ static uint32_t shortest_zero_run(const zrun_scan *z, unsigned bits,
 /* Version 6's packages as they fill: a code package takes tokens while
  * their codes and bits fit in 58 bits and their values in
  * SCI_SEIS_RUN_MAX; each block of SCI_SEIS_BLOCK_PACKAGES packages but the
- * first notes its first value. */
+ * first notes its first value.  Version 7's code words (sliced): the
+ * tokens one after another, a token that would cross into the next slice
+ * moved to its start (the bits it leaves are 0), each slice but the first
+ * noting its first value. */
 typedef struct {
     const sci_huff_code *code;
     uint64_t *pkg;
@@ -501,8 +506,36 @@ typedef struct {
     long np;
     uint64_t acc;
     unsigned used, count;
-    uint32_t values, first; /* the open package's */
+    uint32_t values, first; /* the open package's; sliced: the next token's */
+    int sliced;
+    uint64_t bits; /* sliced: written so far */
 } packer;
+
+/* Sliced: the l low bits of v (l < 64) after those written. */
+static inline void slice_bits(packer *k, uint64_t v, unsigned l) {
+    const unsigned room = 64 - k->used;
+    if (l < room) {
+        k->acc = k->acc << l | v;
+        k->used += l;
+    } else {
+        k->pkg[k->np++] = k->acc << room | v >> (l - room);
+        k->used = l - room;
+        k->acc = v & ((1ull << k->used) - 1);
+    }
+    k->bits += l;
+}
+
+static inline void slice_token(packer *k, uint32_t s, unsigned kb,
+                               uint32_t b, uint32_t values) {
+    const unsigned l = k->code->len[s] + kb;
+    const unsigned in = (unsigned)(k->bits % SCI_SEIS_SLICE_BITS);
+    if (in + l > SCI_SEIS_SLICE_BITS)
+        slice_bits(k, 0, SCI_SEIS_SLICE_BITS - in);
+    if (k->bits && k->bits % SCI_SEIS_SLICE_BITS == 0)
+        k->firsts[k->bits / SCI_SEIS_SLICE_BITS - 1] = k->first;
+    slice_bits(k, (uint64_t)k->code->code[s] << kb | b, l);
+    k->first += values;
+}
 
 static inline void pack_put(packer *k, uint64_t word, uint32_t values) {
     if (k->np % SCI_SEIS_BLOCK_PACKAGES == 0 && k->np)
@@ -512,6 +545,12 @@ static inline void pack_put(packer *k, uint64_t word, uint32_t values) {
 }
 
 static inline void pack_close(packer *k) {
+    if (k->sliced) {
+        if (k->used)
+            k->pkg[k->np++] = k->acc << (64 - k->used);
+        k->used = 0;
+        return;
+    }
     if (!k->count)
         return;
     pack_put(k,
@@ -526,6 +565,10 @@ static inline void pack_close(packer *k) {
 /* A token: symbol s's code, then `kb` bits b; `values` values. */
 static inline void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
                        uint32_t values) {
+    if (k->sliced) {
+        slice_token(k, s, kb, b, values);
+        return;
+    }
     const unsigned l = k->code->len[s] + kb;
     if (k->count == SCI_HUFF_PACKAGE_BITS ||
         k->used + l > SCI_HUFF_PACKAGE_BITS ||
@@ -537,15 +580,18 @@ static inline void pack_token(packer *k, uint32_t s, unsigned kb, uint32_t b,
     k->values += values;
 }
 
-/* Version 6 (docs/seismic-format.md, "Zero runs"): runs of the level of
- * the chosen shortest or more as run tokens of at most SCI_SEIS_ZRUN_MAX
- * (a rest shorter as single levels), other runs of SCI_SEIS_RUN_MIN or
- * more as run packages, the rest index by index; the code of those
- * tokens into len and code, the packages into pkg and the blocks' firsts
- * into firsts.  The packages' count, or an error code. */
+/* Versions 6 and 7 (docs/seismic-format.md, "Zero runs", "Slices"): runs
+ * of the level of the chosen shortest or more as run tokens of at most
+ * SCI_SEIS_ZRUN_MAX (a rest shorter as single levels), in version 6 other
+ * runs of SCI_SEIS_RUN_MIN or more as run packages, the rest index by
+ * index; the code of those tokens into len and code, the packages (code
+ * words) into pkg and the blocks' (slices') firsts into firsts.  The
+ * packages' (words') count, or an error code. */
 static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
-                        uint32_t level, uint8_t *len, sci_huff_code *code,
-                        uint64_t *pkg, uint32_t *firsts, int *zero_runs) {
+                        uint32_t level, unsigned version, uint8_t *len,
+                        sci_huff_code *code, uint64_t *pkg, uint32_t *firsts,
+                        int *zero_runs) {
+    const int sliced = version >= 7;
     const uint32_t nval = 1u << bits;
     const unsigned nsym = sci_seis_alphabet(6, bits);
     long np = SCI_SEIS_E_NOMEM;
@@ -565,7 +611,7 @@ static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
             } else {
                 z.rest[r]++;
             }
-        } else if (r < SCI_SEIS_RUN_MIN) {
+        } else if (r < SCI_SEIS_RUN_MIN || sliced) {
             z.freq[q[i]] += r;
         }
         i = e;
@@ -595,7 +641,7 @@ static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
         np = err == SCI_HUFF_E_NOMEM ? SCI_SEIS_E_NOMEM : SCI_SEIS_E_ARG;
         goto out;
     }
-    packer k = {code, pkg, firsts, 0, 0, 0, 0, 0, 0};
+    packer k = {code, pkg, firsts, 0, 0, 0, 0, 0, 0, sliced, 0};
     for (size_t i = 0; i < n;) {
         size_t e = i + 1;
         while (e < n && q[e] == q[i])
@@ -611,7 +657,7 @@ static long packages_v6(const uint16_t *q, size_t n, unsigned bits,
             }
             for (; r; r--)
                 pack_token(&k, level, 0, 0, 1);
-        } else if (r >= SCI_SEIS_RUN_MIN) {
+        } else if (r >= SCI_SEIS_RUN_MIN && !sliced) {
             pack_close(&k);
             for (; r;) {
                 const uint32_t take =
@@ -669,8 +715,8 @@ int sci_seis_encode_indices_version(const sci_seis_params *p,
      * the counts */
     int zero_runs = 0;
     long np = version >= 6 ? packages_v6(q, n, p->bits,
-                                         sci_seis_run_level(grid), len, &code,
-                                         pkg, firsts, &zero_runs)
+                                         sci_seis_run_level(grid), version,
+                                         len, &code, pkg, firsts, &zero_runs)
                            : packages_v3(sym, n, nsym, len, &code, pkg);
     if (np < 0) {
         err = (int)np;
@@ -804,8 +850,13 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     if (sci_seis_params_check(&info->p))
         return SCI_SEIS_E_HEADER;
     size_t n = (size_t)info->p.traces * info->p.samples;
-    /* the most symbols a package holds */
-    size_t most = info->version >= 3 ? SCI_SEIS_RUN_MAX : SCI_HUFF_PACKAGE_BITS;
+    /* the most symbols a package holds; version 7, a code word: 64 bits
+     * of the longest zero runs, SCI_SEIS_ZRUN_MAX values in a token of at
+     * least 1 + SCI_SEIS_ZRUN_CLASSES bits */
+    size_t most = info->version >= 7
+                      ? 64 * SCI_SEIS_ZRUN_MAX / (SCI_SEIS_ZRUN_CLASSES + 1)
+                  : info->version >= 3 ? SCI_SEIS_RUN_MAX
+                                       : SCI_HUFF_PACKAGE_BITS;
     if (info->max_len < 1 || info->max_len > SCI_HUFF_MAX_LEN ||
         !grid_valid(&info->grid, info->p.bits) || info->table_len < 1 ||
         info->table_len > table_room(info->version, info->p.bits) ||
@@ -819,10 +870,10 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     if (!sci_seis_grid_fits(&info->grid, &info->p))
         return SCI_SEIS_E_HEADER;
     info->nsym = sci_seis_alphabet(info->version, info->p.bits);
-    info->blocks = info->version >= 6
-                       ? (info->packages + SCI_SEIS_BLOCK_PACKAGES - 1) /
-                             SCI_SEIS_BLOCK_PACKAGES
-                       : 0;
+    const uint32_t group = info->version >= 7 ? SCI_SEIS_SLICE_WORDS
+                                              : SCI_SEIS_BLOCK_PACKAGES;
+    info->blocks =
+        info->version >= 6 ? (info->packages + group - 1) / group : 0;
     info->meta_off = SCI_SEIS_HEADER_BYTES;
     info->table_off = info->meta_off + info->meta_len;
     info->pkg_off = align8(info->table_off + info->table_len);
@@ -1029,8 +1080,26 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
     }
 }
 
-/* Version 6: where each block starts, from the frame's firsts, into
- * start[0..blocks]; 0 when they do not rise from 0 to the gather's end. */
+/* Version 7, slices [b, e): each decoded from its first value to the
+ * next slice's (sci_seis_decode_slice). */
+static void unpack_slices(void *arg, size_t b, size_t e, unsigned wk) {
+    unpack_args *a = arg;
+    (void)wk;
+    const sci_seis_codebook cb = {a->code->lookup, a->code->first_code,
+                                  a->code->first_index, a->code->sorted,
+                                  a->code->max_len};
+    for (size_t s = b; s < e; s++)
+        if (!sci_seis_decode_slice(&cb, a->nsym, a->grid, a->pk,
+                                   (uint32_t)a->npkg, (uint32_t)s,
+                                   (uint32_t)a->start[s],
+                                   (uint32_t)a->start[s + 1], a->coef, a->q,
+                                   1))
+            atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
+}
+
+/* Versions 6 and 7: where each block (slice) starts, from the frame's
+ * firsts, into start[0..blocks]; 0 when they do not rise from 0 to the
+ * gather's end. */
 static int block_starts(const uint8_t *frame, const sci_seis_info *info,
                         size_t n, size_t *start) {
     start[0] = 0;
@@ -1087,7 +1156,8 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
             err = SCI_SEIS_E_DATA;
             goto out;
         }
-        sci_pool_for(par, info->blocks, 1, unpack_blocks, &a);
+        sci_pool_for(par, info->blocks, 1,
+                     info->version >= 7 ? unpack_slices : unpack_blocks, &a);
     } else {
         if (!package_starts(pk, info, n, start)) {
             err = SCI_SEIS_E_DATA;

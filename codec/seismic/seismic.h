@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SCI_SEIS_VERSION 6        /* the version written */
+#define SCI_SEIS_VERSION 7        /* the version written */
 #define SCI_SEIS_VERSION_OLDEST 2 /* the oldest version read */
 /* Version 3's runs: an encoder codes this many equal symbols in a row, or
  * more, as run packages, of at most SCI_SEIS_RUN_MAX symbols each (which
@@ -41,6 +41,17 @@ extern "C" {
 #define SCI_SEIS_ZRUN_CLASSES 11u
 #define SCI_SEIS_ZRUN_MAX 4095u
 #define SCI_SEIS_BLOCK_PACKAGES 256u
+/* Version 7's slices: the tokens of version 6 as one stream of 64-bit
+ * code words, cut into slices of SCI_SEIS_SLICE_WORDS words that each
+ * start with a whole token and say which value they start at (a GPU
+ * thread a slice). */
+#define SCI_SEIS_SLICE_WORDS 32u
+#define SCI_SEIS_SLICE_BITS (64u * SCI_SEIS_SLICE_WORDS)
+/* A slice's last token starts in its last this many bits (an encoder
+ * leaves at most 30 bits after it, or 63 in the last word of a frame), so
+ * that a decoder that splits a slice among threads knows which one ends
+ * it. */
+#define SCI_SEIS_LAST_TOKEN_BITS 96u
 #define SCI_SEIS_HEADER_BYTES 48
 #define SCI_SEIS_MIN_BITS 2
 #define SCI_SEIS_MAX_BITS 16
@@ -51,8 +62,9 @@ extern "C" {
 #define SCI_SEIS_MAX_META (1u << 26)
 #define SCI_SEIS_CODE_LIMIT 20u /* longest Huffman code an encoder makes */
 #define SCI_SEIS_FLAG_ZERO 1u   /* header flags: the grid holds zero */
-/* version 6: the code has zero runs; clear, no run class may have a code,
- * and the packages are version 5's (a GPU decodes them so) */
+/* versions 6 and 7: the code has zero runs; clear, no run class may have
+ * a code (version 6: and the packages are version 5's, which a GPU
+ * decodes so) */
 #define SCI_SEIS_FLAG_ZRUNS 2u
 
 enum {
@@ -89,8 +101,8 @@ typedef struct {
     unsigned version;
     unsigned max_len;        /* longest code in the table */
     sci_seis_grid grid;      /* dequantization */
-    int zero_runs;           /* version 6: SCI_SEIS_FLAG_ZRUNS */
-    uint32_t packages;
+    int zero_runs;           /* versions 6, 7: SCI_SEIS_FLAG_ZRUNS */
+    uint32_t packages;       /* version 7: code words */
     size_t meta_off, meta_len;     /* opaque metadata bytes */
     size_t table_off, table_len;   /* the code table (versions 4 and 5:
                                     * table_core.h's code; 2 and 3:
@@ -98,9 +110,12 @@ typedef struct {
     size_t pkg_off;                /* 8-byte aligned within the frame */
     uint32_t nsym;                 /* the code's alphabet (version 6:
                                     * 2^bits + SCI_SEIS_ZRUN_CLASSES) */
-    uint32_t blocks;               /* version 6: ceil(packages / 256) */
-    size_t firsts_off;             /* version 6: the first value of blocks
-                                    * 1..blocks-1, 4 bytes each */
+    uint32_t blocks;               /* version 6: ceil(packages / 256);
+                                    * version 7: the slices,
+                                    * ceil(packages / 32) */
+    size_t firsts_off;             /* versions 6, 7: the first value of
+                                    * blocks (slices) 1..blocks-1, 4 bytes
+                                    * each */
     size_t frame_len;              /* everything, CRC included */
 } sci_seis_info;
 
@@ -137,9 +152,9 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
 
 /* sci_seis_encode_indices writing frame version `version`: 3 (the code
  * table zstd-compressed, for decoders older than version 4), 4 (the table
- * in segments of 4096 symbols), 5 (in segments of 256) or 6 (zero runs in
- * the code, the newest, SCI_SEIS_VERSION); for tests and for readers of
- * older versions. */
+ * in segments of 4096 symbols), 5 (in segments of 256), 6 (zero runs in
+ * the code) or 7 (the code in slices, the newest, SCI_SEIS_VERSION); for
+ * tests and for readers of older versions. */
 int sci_seis_encode_indices_version(const sci_seis_params *p,
                                     const uint16_t *q,
                                     const sci_seis_grid *grid,

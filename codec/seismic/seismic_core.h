@@ -150,4 +150,154 @@ static inline SCI_SEIS_HD uint32_t sci_seis_unpack_tokens(
     return at;
 }
 
+/* Version 7: 32 bits of a slice's code words from half-word h (the words
+ * are little-endian, their bits taken from the most significant down, so
+ * a word's high half comes first). */
+static inline SCI_SEIS_HD uint32_t sci_seis_half(const uint8_t *words,
+                                                 uint32_t h) {
+    const uint8_t *p = words + 8 * (h >> 1) + ((h & 1) ? 0 : 4);
+#if defined(__CUDA_ARCH__)
+    return *(const uint32_t *)p; /* 4-byte aligned: the words are 8 */
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+#endif
+}
+
+/* Where a walk over a slice's tokens stopped. */
+typedef struct {
+    uint32_t pos;  /* the bit after the last token taken */
+    uint32_t last; /* the bit the last token taken starts at */
+    uint32_t at;   /* the value after the last token's */
+} sci_seis_walk;
+
+/* Version 7: the tokens of a slice of `bits` bits (its words from words)
+ * that start at bit `from` and on, before bit `before`, until the values
+ * reach `end`, values counted from `at`: an index token's dequantized
+ * value into coef and its index into q (either may be NULL; neither
+ * written when `write` is clear), and, when runs is set, a run token's
+ * run level (a decoder that has put the level everywhere first leaves it
+ * clear).  Returns 1 when every token taken is a code of the table that
+ * ends within the slice, its values within end; else 0, having written
+ * only below end.  *w says where it stopped; and, for the first nmark
+ * tokens taken, mark_pos says where each starts and mark_at the value
+ * before it. */
+static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
+    const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
+    const uint8_t *words, uint32_t bits, uint32_t from, uint32_t before,
+    uint32_t at, uint32_t end, float *coef, uint16_t *q, int write, int runs,
+    sci_seis_walk *w, unsigned nmark, uint32_t *mark_pos, uint32_t *mark_at) {
+    const uint32_t level = sci_seis_run_level(g);
+    const float level_value = sci_seis_dequantize_one(level, g);
+    const uint32_t h_end = bits / 32; /* bits is a multiple of 64 */
+    uint32_t h = from / 32, pos = from;
+    uint64_t buf = 0; /* nb bits not yet read, at the top */
+    unsigned nb = 0, taken = 0;
+    w->last = from;
+    if (from < bits) {
+        buf = (uint64_t)sci_seis_half(words, h++) << (32 + from % 32);
+        nb = 32 - from % 32;
+    }
+    while (pos < before && at < end) {
+        if (nb <= 32 && h < h_end) {
+            buf |= (uint64_t)sci_seis_half(words, h++) << (32 - nb);
+            nb += 32;
+        }
+        /* sci_huff_next reads below bit nb of the bits right-aligned */
+        const uint64_t b = nb == 64 ? buf : buf >> (64 - nb);
+        unsigned left = nb;
+        uint32_t sym, r = 1;
+        if (!nb || !sci_huff_next(cb->lookup, cb->first_code,
+                                  cb->first_index, cb->sorted, cb->max_len,
+                                  b, &left, &sym))
+            break;
+        if (sym >= nval) {
+            const unsigned k = sym - nval + 1;
+            if (k > left)
+                break;
+            left -= k;
+            r = (1u << k) + (uint32_t)((b >> left) & ((1u << k) - 1));
+        }
+        if (r > end - at)
+            break;
+        if (taken < nmark) {
+            mark_pos[taken] = pos;
+            mark_at[taken] = at;
+        }
+        taken++;
+        if (write && sym < nval) {
+            if (coef)
+                coef[at] = sci_seis_dequantize_one(sym, g);
+            if (q)
+                q[at] = (uint16_t)sym;
+        }
+        for (uint32_t j = 0; write && runs && sym >= nval && j < r; j++) {
+            if (coef)
+                coef[at + j] = level_value;
+            if (q)
+                q[at + j] = (uint16_t)level;
+        }
+        at += r;
+        w->last = pos;
+        pos += nb - left;
+        buf = nb - left == 64 ? 0 : buf << (nb - left);
+        nb = left;
+    }
+    w->pos = pos;
+    w->at = at;
+    return pos >= before || at >= end;
+}
+
+/* sci_seis_slice_tokens_marked without marks. */
+static inline SCI_SEIS_HD int sci_seis_slice_tokens(
+    const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
+    const uint8_t *words, uint32_t bits, uint32_t from, uint32_t before,
+    uint32_t at, uint32_t end, float *coef, uint16_t *q, int write, int runs,
+    sci_seis_walk *w) {
+    return sci_seis_slice_tokens_marked(cb, nval, g, words, bits, from,
+                                        before, at, end, coef, q, write, runs,
+                                        w, 0, NULL, NULL);
+}
+
+/* Version 7: whether a slice's bits from `from` to its end (`bits`) are
+ * all 0. */
+static inline SCI_SEIS_HD int sci_seis_slice_zero(const uint8_t *words,
+                                                  uint32_t from,
+                                                  uint32_t bits) {
+    uint32_t h = from / 32;
+    if (from % 32 && h < bits / 32 &&
+        (uint32_t)(sci_seis_half(words, h++) << (from % 32)))
+        return 0;
+    for (; h < bits / 32; h++)
+        if (sci_seis_half(words, h))
+            return 0;
+    return 1;
+}
+
+/* Version 7: the bits of slice s of a frame of nwords code words. */
+static inline SCI_SEIS_HD uint32_t sci_seis_slice_bits(uint32_t nwords,
+                                                       uint32_t s) {
+    const uint32_t left = nwords - s * SCI_SEIS_SLICE_WORDS;
+    return 64 * (left < SCI_SEIS_SLICE_WORDS ? left : SCI_SEIS_SLICE_WORDS);
+}
+
+/* Version 7, slice s of a frame of `nwords` code words whose values run
+ * from first to end (docs/seismic-format.md, "Slices"), decoded in order
+ * from its first bit (sci_seis_slice_tokens).  Returns 1 when its tokens
+ * decode, reach end exactly with a token that starts in the slice's last
+ * SCI_SEIS_LAST_TOKEN_BITS bits, and every bit after them is 0; else 0,
+ * having written only within [first, end). */
+static inline SCI_SEIS_HD int sci_seis_decode_slice(
+    const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
+    const uint8_t *words, uint32_t nwords, uint32_t s, uint32_t first,
+    uint32_t end, float *coef, uint16_t *q, int runs) {
+    const uint8_t *ws = words + 8 * (size_t)s * SCI_SEIS_SLICE_WORDS;
+    const uint32_t bits = sci_seis_slice_bits(nwords, s);
+    sci_seis_walk w;
+    return sci_seis_slice_tokens(cb, nval, g, ws, bits, 0, bits, first, end,
+                                 coef, q, 1, runs, &w) &&
+           w.at == end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= bits &&
+           sci_seis_slice_zero(ws, w.pos, bits);
+}
+
 #endif

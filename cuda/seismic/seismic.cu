@@ -296,7 +296,20 @@ DK bool frame_has_runs(const seis_frame &f) {
  * launches check its firsts, the table build that its code has no zero
  * run). */
 HDK bool counted_frame(const seis_frame &f) {
-    return f.version < 6 || !f.zruns;
+    return f.version < 6 || (f.version == 6 && !f.zruns);
+}
+
+/* Version 7: code words in slices, a thread a slice (decode7_kernel). */
+HDK bool sliced_frame(const seis_frame &f) {
+    return f.version >= 7;
+}
+
+/* The units of a frame that its decode blocks take: packages, or version
+ * 7's slices (units_per_job of them a block). */
+HDK uint32_t decode_units(uint32_t packages, unsigned version) {
+    return version >= 7 ? (packages + SCI_SEIS_SLICE_WORDS - 1) /
+                              SCI_SEIS_SLICE_WORDS
+                        : packages;
 }
 
 /* Version 6: value i of a frame with zero runs as the run level, before
@@ -339,6 +352,118 @@ DK bool block_values(const seis_frame &f, uint32_t pkg0, uint32_t *first,
     *first = b ? f.firsts[b - 1] : 0;
     *end = b + 1 < nb ? f.firsts[b] : n;
     return *first < *end && *end <= n;
+}
+
+/* Version 7: SLICE_LANES threads decode a slice, each the tokens that
+ * start in its region of SLICE_REGION bits (the last region runs to the
+ * slice's end; one shorter than SCI_SEIS_LAST_TOKEN_BITS joins the one
+ * before, so that the slice's last token starts in the last region).  A
+ * thread first walks its region as if a token started at its first bit;
+ * then each takes as its start the bit where the walk of the region
+ * before stopped, and walks again from there where that differs, until no
+ * start moves: after k rounds the first k + 1 regions are walked from the
+ * slice's own token boundaries (a code read from a wrong bit mostly falls
+ * into step within a few tokens, so that one walk more is the rule).  The
+ * regions' value counts, scanned, give each its first value; each thread
+ * then walks its region once more, writing.  The verdict is the C
+ * decoder's (sci_seis_decode_slice): the regions' walks are its walk. */
+#define SLICE_LANES 16
+#define SLICE_REGION (SCI_SEIS_SLICE_BITS / SLICE_LANES)
+#define SLICES_PER_BLOCK (DEC_THREADS / SLICE_LANES)
+/* The first walk's token starts a thread keeps: where the walk before its
+ * region stops is mostly one of them, and then the walk from there is
+ * the rest of the first (its count less the values before that mark). */
+#define WALK_MARKS 4
+
+/* Slice s of a version 7 frame: its words, bits, values [first, end)
+ * (ok: a nonempty range within the gather, as the frame's firsts say;
+ * slices that all pass cover the gather once) and regions. */
+struct slice_at {
+    const uint8_t *words;
+    uint32_t bits, first, end, regions;
+    bool ok;
+};
+
+DK slice_at slice_of(const seis_frame &f, uint32_t s) {
+    const uint32_t ns = decode_units(f.npkg, f.version);
+    const uint32_t n = f.w * f.h;
+    slice_at sl;
+    sl.words = (const uint8_t *)(f.pkg + (size_t)s * SCI_SEIS_SLICE_WORDS);
+    sl.bits = sci_seis_slice_bits(f.npkg, s);
+    sl.first = s ? f.firsts[s - 1] : 0;
+    sl.end = s + 1 < ns ? f.firsts[s] : n;
+    sl.ok = sl.first < sl.end && sl.end <= n;
+    sl.regions = (sl.bits + SLICE_REGION - 1) / SLICE_REGION;
+    while (sl.regions > 1 &&
+           sl.bits - (sl.regions - 1) * SLICE_REGION < SCI_SEIS_LAST_TOKEN_BITS)
+        sl.regions--;
+    return sl;
+}
+
+/* A thread's walk of its region g: from start, the tokens before the
+ * region's end, their values and where they stop (the last region's are
+ * not counted: no region follows it). */
+struct lane_walk {
+    uint32_t start, count, next;
+    bool ok;
+    /* the first walk's marks (none after a walk again) */
+    uint32_t mark_pos[WALK_MARKS], mark_at[WALK_MARKS];
+};
+
+/* Region g walked from L->start, keeping marks when `marks` is set. */
+DK void lane_count(const seis_frame &f, const sci_seis_codebook &cb,
+                   const slice_at &sl, unsigned g, lane_walk *L, bool marks) {
+    for (unsigned i = 0; i < WALK_MARKS; i++)
+        L->mark_pos[i] = 0xFFFFFFFFu;
+    if (g + 1 >= sl.regions) {
+        L->count = 0;
+        L->next = sl.bits;
+        L->ok = true;
+        return;
+    }
+    sci_seis_walk w;
+    L->ok = sci_seis_slice_tokens_marked(
+        &cb, f.nval, &f.grid, sl.words, sl.bits, L->start,
+        (g + 1) * SLICE_REGION, 0, 0xFFFFFFFFu, NULL, NULL, 0, 0, &w,
+        marks ? WALK_MARKS : 0, L->mark_pos, L->mark_at);
+    L->count = w.at;
+    L->next = w.pos;
+}
+
+/* Region g's start moved to `to`: the first walk's rest where `to` is one
+ * of its marks, else a walk again. */
+DK void lane_move(const seis_frame &f, const sci_seis_codebook &cb,
+                  const slice_at &sl, unsigned g, lane_walk *L, uint32_t to) {
+    L->start = to;
+    for (unsigned i = 1; i < WALK_MARKS; i++)
+        if (L->mark_pos[i] == to) {
+            L->count -= L->mark_at[i];
+            for (unsigned j = 0; j < WALK_MARKS; j++)
+                L->mark_pos[j] = 0xFFFFFFFFu;
+            return;
+        }
+    lane_count(f, cb, sl, g, L, false);
+}
+
+/* Region g's values from first_g on, once every start is the slice's own:
+ * false where sci_seis_decode_slice refuses the slice (a region before the
+ * last that does not decode or reaches the slice's end; the last not
+ * ending it exactly, or with a bit set after its last token). */
+DK bool lane_write(const seis_frame &f, const sci_seis_codebook &cb,
+                   const slice_at &sl, unsigned g, const lane_walk &L,
+                   uint32_t first_g) {
+    sci_seis_walk w;
+    if (g + 1 < sl.regions)
+        return L.ok && (uint64_t)first_g + L.count < sl.end &&
+               sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
+                                     L.start, (g + 1) * SLICE_REGION, first_g,
+                                     sl.end, f.coef, f.q, 1, 0, &w);
+    return first_g < sl.end &&
+           sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
+                                 L.start, sl.bits, first_g, sl.end, f.coef,
+                                 f.q, 1, 0, &w) &&
+           w.at == sl.end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= sl.bits &&
+           sci_seis_slice_zero(sl.words, w.pos, sl.bits);
 }
 
 /* ---- canonical tables from the code lengths ------------------------------ */
@@ -672,6 +797,49 @@ static void decode_job6_emu(const seis_frame &f, const block_job &job,
             put_values6(f, slices + t * SLICE, first, cnt[t], nt[t], run[t],
                         l);
         first += cnt[t];
+    }
+}
+
+/* decode7_kernel's block as host loops: each slice's regions walked in
+ * rounds as the kernel's threads walk them, each round reading the stops
+ * of the round before. */
+static void decode_job7_emu(const seis_frame &f, const block_job &job,
+                            int *status) {
+    const uint32_t ns = decode_units(f.npkg, f.version);
+    const sci_seis_codebook cb = {f.table, f.table + LUT_ENTRIES,
+                                  f.table + LUT_ENTRIES + LIMITS,
+                                  f.table + TABLE_HEAD, f.max_len};
+    for (uint32_t s = job.pkg0; s < job.pkg0 + SLICES_PER_BLOCK && s < ns;
+         s++) {
+        const slice_at sl = slice_of(f, s);
+        if (!sl.ok) {
+            *status = SCI_SEIS_E_DATA;
+            continue;
+        }
+        lane_walk L[SLICE_LANES];
+        for (unsigned g = 0; g < sl.regions; g++) {
+            L[g].start = g * SLICE_REGION;
+            lane_count(f, cb, sl, g, &L[g], true);
+        }
+        for (unsigned round = 0; round < SLICE_LANES; round++) {
+            uint32_t prev[SLICE_LANES];
+            bool moved = false;
+            for (unsigned g = 0; g < sl.regions; g++)
+                prev[g] = L[g].next;
+            for (unsigned g = 1; g < sl.regions; g++)
+                if (prev[g - 1] != L[g].start) {
+                    lane_move(f, cb, sl, g, &L[g], prev[g - 1]);
+                    moved = true;
+                }
+            if (!moved)
+                break;
+        }
+        uint32_t first = sl.first;
+        for (unsigned g = 0; g < sl.regions; g++) {
+            if (!lane_write(f, cb, sl, g, L[g], first))
+                *status = SCI_SEIS_E_DATA;
+            first += L[g].count;
+        }
     }
 }
 #endif
@@ -1207,13 +1375,13 @@ __global__ void __launch_bounds__(DEC_THREADS)
         status[job.frame] = SCI_SEIS_E_DATA;
 }
 
-/* Version 6: the values of frames with zero runs set to the run level, a
- * block striding over a frame's. */
+/* Versions 6 and 7: the values of frames with zero runs set to the run
+ * level, a block striding over a frame's. */
 #define FILL_BLOCKS 64
 __global__ void __launch_bounds__(DWT_THREADS)
     fill_kernel(const seis_frame *frames, const int *status) {
     const seis_frame f = frames[blockIdx.y];
-    if (counted_frame(f) || status[blockIdx.y])
+    if (!f.zruns || status[blockIdx.y])
         return;
     const size_t n = (size_t)f.w * f.h;
     for (size_t i = (size_t)blockIdx.x * DWT_THREADS + threadIdx.x; i < n;
@@ -1243,8 +1411,8 @@ __global__ void __launch_bounds__(DEC_THREADS)
     uint32_t *slices = warp_sum + DEC_WARPS;
     const block_job job = jobs[blockIdx.x];
     const seis_frame f = frames[job.frame];
-    if (counted_frame(f))
-        return; /* decode_kernel's */
+    if (counted_frame(f) || sliced_frame(f))
+        return; /* decode_kernel's, decode7_kernel's */
     if (!decode_start(f, status, job.frame, &refused, lut, limits))
         return;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1281,6 +1449,60 @@ __global__ void __launch_bounds__(DEC_THREADS)
                     __shfl_sync(0xFFFFFFFFu, cnt, j),
                     __shfl_sync(0xFFFFFFFFu, nt, j),
                     __shfl_sync(0xFFFFFFFFu, run, j), lane);
+}
+
+/* Version 7, a block of SLICES_PER_BLOCK slices of a frame, SLICE_LANES
+ * threads a slice (slice_of): the regions' walks in rounds until no start
+ * moves, their counts scanned, then each region's values written
+ * (fill_kernel has put the run level under the runs). */
+__global__ void __launch_bounds__(DEC_THREADS)
+    decode7_kernel(const seis_frame *frames, const block_job *jobs,
+                   int *status) {
+    __shared__ uint32_t lut[LUT_ENTRIES];
+    __shared__ uint32_t limits[2 * LIMITS];
+    __shared__ int refused;
+    const block_job job = jobs[blockIdx.x];
+    const seis_frame f = frames[job.frame];
+    if (!sliced_frame(f))
+        return;
+    if (!decode_start(f, status, job.frame, &refused, lut, limits))
+        return;
+    __syncthreads();
+    const sci_seis_codebook cb = {lut, limits, limits + LIMITS,
+                                  f.table + TABLE_HEAD, f.max_len};
+    const unsigned g = threadIdx.x % SLICE_LANES;
+    const uint32_t s = job.pkg0 + threadIdx.x / SLICE_LANES;
+    slice_at sl = {};
+    bool mine = false;
+    if (s < decode_units(f.npkg, f.version)) {
+        sl = slice_of(f, s);
+        mine = sl.ok && g < sl.regions;
+        if (!sl.ok && g == 0)
+            status[job.frame] = SCI_SEIS_E_DATA;
+    }
+    lane_walk L;
+    L.start = g * SLICE_REGION;
+    L.count = L.next = 0;
+    L.ok = true;
+    if (mine)
+        lane_count(f, cb, sl, g, &L, true);
+    for (unsigned round = 0; round < SLICE_LANES; round++) {
+        const uint32_t prev = __shfl_up_sync(0xFFFFFFFFu, L.next, 1,
+                                             SLICE_LANES);
+        const bool move = mine && g > 0 && prev != L.start;
+        if (move)
+            lane_move(f, cb, sl, g, &L, prev);
+        if (!__any_sync(0xFFFFFFFFu, move))
+            break;
+    }
+    uint32_t incl = mine ? L.count : 0;
+    for (unsigned d = 1; d < SLICE_LANES; d <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, incl, d, SLICE_LANES);
+        if (g >= d)
+            incl += v;
+    }
+    if (mine && !lane_write(f, cb, sl, g, L, sl.first + incl - L.count))
+        status[job.frame] = SCI_SEIS_E_DATA;
 }
 
 __global__ void __launch_bounds__(DWT_THREADS)
@@ -1442,7 +1664,9 @@ struct chunk_plan {
     uint32_t max_segments;                       /* the table launches' */
     uint32_t max_nsym; /* the largest alphabet whose table the device reads */
     size_t pieces;                               /* of packages */
-    bool counted, firsts; /* frames whose counts are their values, others */
+    /* frames whose counts are their values, version 6's others, version
+     * 7's; frames with zero runs */
+    bool counted, firsts, sliced, fill;
 };
 
 /* The pool's items of a chunk: each frame's code lengths first (the
@@ -1462,9 +1686,16 @@ static size_t pieces_of(const sci_seis_info *in) {
     return (package_bytes(in) + STAGE_PIECE - 1) / STAGE_PIECE;
 }
 
-/* The decode blocks of a frame of `packages` packages. */
-static size_t jobs_of(uint32_t packages) {
-    return (packages + PKG_PER_BLOCK - 1) / PKG_PER_BLOCK;
+/* A decode block's units (packages, slices) in a frame of this version. */
+static uint32_t units_per_job(unsigned version) {
+    return version >= 7 ? SLICES_PER_BLOCK : PKG_PER_BLOCK;
+}
+
+/* A frame's decode blocks. */
+static size_t jobs_of(const sci_seis_info *in) {
+    return (decode_units(in->packages, in->version) +
+            units_per_job(in->version) - 1) /
+           units_per_job(in->version);
 }
 
 /* The host's share of a chunk: its frames' items. */
@@ -1540,7 +1771,7 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
     c->job_n = 0;
     c->max_levels = 0;
     c->max_segments = 0;
-    c->counted = c->firsts = false;
+    c->counted = c->firsts = c->sliced = c->fill = false;
     memset(c->max_tiles, 0, sizeof c->max_tiles);
     for (unsigned i = f0; i < f1; i++) {
         const sci_seis_info *in = &info[i];
@@ -1570,10 +1801,13 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         f.firsts = in->version >= 6 ? (const uint32_t *)(f.pkg + f.npkg)
                                     : NULL;
         f.zruns = in->version >= 6 && in->zero_runs;
-        if (counted_frame(f))
+        if (sliced_frame(f))
+            c->sliced = true;
+        else if (counted_frame(f))
             c->counted = true;
         else
             c->firsts = true;
+        c->fill |= f.zruns;
         f.out = out[i];
         f.coef = f.levels ? (float *)s->coef.p + plan[i].coef_at : out[i];
         f.tmp = (float *)s->tmp.p + plan[i].coef_at;
@@ -1581,7 +1815,8 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         if (f.levels > c->max_levels)
             c->max_levels = f.levels;
         f.job0 = (uint32_t)c->job_n;
-        for (uint32_t p0 = 0; p0 < in->packages; p0 += PKG_PER_BLOCK)
+        for (uint32_t p0 = 0; p0 < decode_units(in->packages, in->version);
+             p0 += units_per_job(in->version))
             job[c->job_n++] = {i - f0, p0};
         f.njobs = (uint32_t)(c->job_n - f.job0);
         for (unsigned l = 1; l <= f.levels; l++) {
@@ -1657,14 +1892,16 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
             dstatus[i] = SCI_SEIS_E_DATA;
     }
     for (unsigned i = 0; i < n; i++)
-        if (!counted_frame(dframes[i]) && !dstatus[i])
+        if (dframes[i].zruns && !dstatus[i])
             for (size_t k = 0; k < (size_t)dframes[i].w * dframes[i].h; k++)
                 fill_item(dframes[i], k);
     for (size_t b = 0; b < job_n; b++) {
         const seis_frame &f = dframes[djobs[b].frame];
         if (dstatus[djobs[b].frame])
             continue;
-        if (!counted_frame(f))
+        if (sliced_frame(f))
+            decode_job7_emu(f, djobs[b], &dstatus[djobs[b].frame]);
+        else if (!counted_frame(f))
             decode_job6_emu(f, djobs[b], &dstatus[djobs[b].frame]);
         else
             decode_job_emu(f, djobs[b], djob_first[b],
@@ -1695,14 +1932,18 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
             decode_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
                 dframes, djobs, djob_first, dstatus);
         }
-        if (c.firsts) {
+        if (c.fill) {
             if (n > 65535u)
                 return SCI_SEIS_E_ARG;
             fill_kernel<<<dim3(FILL_BLOCKS, n), DWT_THREADS, 0, st>>>(
                 dframes, dstatus);
+        }
+        if (c.firsts)
             decode6_kernel<<<(unsigned)job_n, DEC_THREADS, DEC6_SHARED, st>>>(
                 dframes, djobs, dstatus);
-        }
+        if (c.sliced)
+            decode7_kernel<<<(unsigned)job_n, DEC_THREADS, 0, st>>>(
+                dframes, djobs, dstatus);
     }
     events_mark(s->timing, s->ev, ev + 3, st);
     if (n > 65535u && max_levels)
@@ -1903,7 +2144,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             align_up(stage_bytes + (c->f1 - c->f0) * sizeof(seis_frame), 16);
         size_t cj = 0;
         for (unsigned i = c->f0; i < c->f1; i++)
-            cj += jobs_of(info[i].packages);
+            cj += jobs_of(&info[i]);
         jobs += cj;
         size_t at = align_up(c->jobs_at + cj * sizeof(block_job), 16);
         for (unsigned i = c->f0; i < c->f1; i++) {

@@ -17,7 +17,7 @@
  * new caps.
  *
  * Every frame is checked in full (header, section lengths, CRC-32, code
- * table, every package) before anything is output: a corrupt frame, or
+ * table, every slice or package) before anything is output: a corrupt frame, or
  * bytes left at the end of the stream that do not make a whole frame, is
  * a STREAM/DECODE error whose message says what is wrong and at which
  * byte of the stream the frame starts.
@@ -26,7 +26,7 @@
  * #GstSciSegyMeta (SEG-Y file and trace headers, for segysink).
  *
  * With a usable CUDA device (`backend=auto` or `cuda`) the kernels of
- * cuda/seismic/seismic.cu decode the frame on the GPU (a thread per package,
+ * cuda/seismic/seismic.cu decode the frame on the GPU (16 threads a slice,
  * dequantization and the inverse wavelet transform on the device), after
  * the host has checked its header and CRC and read its code table;
  * otherwise the C reference runs on the CPU.  Whole frames of the same

@@ -8,17 +8,18 @@
  * application/x-seismic-compressed in one buffer.  The gather goes through
  * a 2-D 5/3 float wavelet transform of `levels` levels, its coefficients
  * are quantized uniformly to `bits` bits between their minimum and
- * maximum, and the indices are Huffman-coded in independent 64-bit
- * packages (which the decoder, on the GPU, decodes in parallel).
+ * maximum, and the indices are Huffman-coded into 64-bit words cut into
+ * independent slices (which the decoder, on the GPU, decodes in
+ * parallel).
  *
  * With the CUDA backend (`backend=cuda`, or `auto` while a CUDA device is
  * usable) the wavelet transform, the extremes and the quantization run on
  * the GPU (cuda/seismic/seismic.h), on gathers in CUDA memory as they come
  * (application/x-seismic(memory:CUDAMemory), from seismicdec, say) or
- * uploaded from system memory; the Huffman code and the packages are made
- * on the host, since cutting the code stream into packages of whole codes
- * is sequential.  With the CPU backend everything runs in the C reference
- * (codec/seismic/seismic.c, with OpenMP where it was built with it), and gathers
+ * uploaded from system memory; the Huffman code and the slices are made
+ * on the host, since laying out the code stream is sequential.  With the
+ * CPU backend everything runs in the C reference (codec/seismic/seismic.c,
+ * with OpenMP where it was built with it), and gathers
  * in CUDA memory are copied to the host first.  Both give the same bytes.
  * A CUDA failure before the first frame falls back to the CPU (`auto`)
  * or is an error (`cuda`).  The output is always in system memory.
@@ -645,7 +646,7 @@ gst_seismic_enc_class_init (GstSeismicEncClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Seismic gather encoder", "Codec/Encoder/Seismic",
       "Lossy compression of seismic gathers (2-D 5/3 wavelet transform, "
-      "uniform quantization, Huffman code in 64-bit packages), SEG-Y "
+      "uniform quantization, Huffman code in independent slices), SEG-Y "
       "headers kept; transform and quantization on CUDA or the CPU",
       SCI_ELEMENT_AUTHOR);
 

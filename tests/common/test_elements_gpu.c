@@ -2487,10 +2487,10 @@ seis_fix_crcs (guint8 * t, gsize len)
 }
 
 /* Corrupt frames into seismicdec backend=cuda, in system and in CUDA
- * memory: a flipped bit (the CRC tells: the CPU's message), and packages
- * or the code table changed under valid CRCs, which only decoding can
- * catch: the CPU's error message, or, where the CPU decodes such a frame,
- * its gather bit for bit; never a crash. */
+ * memory: a flipped bit (the CRC tells: the CPU's message), and code
+ * words, slice firsts or the code table changed under valid CRCs, which
+ * only decoding can catch: the CPU's error message, or, where the CPU
+ * decodes such a frame, its gather bit for bit; never a crash. */
 GST_START_TEST (test_seismic_cuda_corrupt)
 {
   const gchar *gpu_pipes[] = { "seismicdec backend=cuda",
@@ -2508,7 +2508,7 @@ GST_START_TEST (test_seismic_cuda_corrupt)
   n = map.size;
   t = g_malloc (n);
   fail_unless_equals_int (sci_seis_parse (map.data, n, &info), 0);
-  fail_unless (info.packages > 8);
+  fail_unless (info.packages > 8 && info.blocks > 8);
 
   for (m = 0; m < G_N_ELEMENTS (gpu_pipes); m++) {
     gchar *err;
@@ -2529,7 +2529,12 @@ GST_START_TEST (test_seismic_cuda_corrupt)
     gchar *cpu_err;
 
     memcpy (t, map.data, n);
-    if (k % 6 == 5) {
+    if (k % 6 == 5 && info.version >= 7) {
+      /* a slice's first value one more */
+      gsize a = info.firsts_off + 4 * (k % (info.blocks - 1));
+
+      t[a] = (guint8) (t[a] + 1);
+    } else if (k % 6 == 5) {
       /* a package's symbol count moved to the next one */
       gsize a = info.pkg_off + 8 * (k % (info.packages - 1));
 

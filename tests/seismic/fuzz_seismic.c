@@ -375,7 +375,7 @@ static void mutate(uint8_t *buf, size_t *len, size_t cap,
             buf[in->meta_off + rng() % in->meta_len] ^= 0x20;
         }
         break;
-    case 12: /* version 6: a block's first value moved */
+    case 12: /* versions 6, 7: a block's (slice's) first value moved */
         if (in->blocks > 1) {
             size_t at = in->firsts_off + 4 * (rng() % (in->blocks - 1));
             if (at + 4 <= n)
@@ -399,7 +399,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--write-seeds"))
             seed_dir = argv[i + 1];
     }
-    seed_frame seeds[15];
+    seed_frame seeds[17];
     /* traces, samples, bits, levels, metadata bytes, kind, version */
     const unsigned v = SCI_SEIS_VERSION;
     make_seed(&seeds[0], 16, 40, 12, 1, 0, 0, v);
@@ -415,10 +415,12 @@ int main(int argc, char **argv) {
     make_seed(&seeds[10], 12, 90, 5, 3, 0, 3, v);
     make_seed(&seeds[11], 2, 333, 12, 5, 1, 0, 4);
     /* version 6: blocks of packages (white noise at 16 bits), zero runs
-     * in code packages (spikes on zeros) */
-    make_seed(&seeds[12], 40, 100, 16, 1, 0, 1, v);
-    make_seed(&seeds[13], 64, 64, 9, 2, 0, 3, v);
+     * in code packages (spikes on zeros); version 7: the same as slices */
+    make_seed(&seeds[12], 40, 100, 16, 1, 0, 1, 6);
+    make_seed(&seeds[13], 64, 64, 9, 2, 0, 3, 6);
     make_seed(&seeds[14], 64, 64, 10, 8, 0, 0, v);
+    make_seed(&seeds[15], 40, 100, 16, 1, 0, 1, v);
+    make_seed(&seeds[16], 64, 64, 9, 2, 0, 3, v);
     unsigned nseeds = sizeof seeds / sizeof *seeds;
     for (unsigned i = 0; seed_dir && i < nseeds; i++) {
         char path[1024];
@@ -443,11 +445,13 @@ int main(int argc, char **argv) {
     check(seeds[4].info.meta_len == 23 && seeds[7].info.meta_len == 100 &&
               seeds[0].info.meta_len == 0 && seeds[8].info.grid.step == 0.0f &&
               seeds[6].info.packages > 1 && seeds[6].info.version == 5 &&
-              seeds[12].info.blocks > 2 &&
+              seeds[12].info.blocks > 2 && seeds[12].info.version == 6 &&
               seeds[13].info.zero_runs &&
-              seeds[13].info.packages * 58 < 64 * 64,
+              seeds[13].info.packages * 58 < 64 * 64 &&
+              seeds[15].info.blocks > 2 && seeds[15].info.version == 7 &&
+              seeds[16].info.zero_runs,
           "seed frames: metadata, a constant gather, several packages, "
-          "versions 3 to 6, several blocks, zero runs");
+          "versions 3 to 7, several blocks and slices, zero runs");
 
     static uint8_t buf[1 << 16];
     {

@@ -119,7 +119,7 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
     return 0;
 }
 
-/* Case c's gather coded again as a frame of an older version (3: its
+/* Case c's gather coded again as a frame of another version (3: its
  * code lengths zstd-compressed, read by the host; 4: its table in
  * segments of 4096 symbols), the reference's verdict redone. */
 static int to_version(fcase *c, unsigned version) {
@@ -172,8 +172,9 @@ static void damage_count(fcase *c) {
     c->want_err = sci_seis_decode(test_pool(), c->frame, &c->info, c->want_q, c->want);
 }
 
-/* One of a version 6 frame's block firsts moved (CRC fixed): the blocks
- * no longer add up, which the GPU finds block by block. */
+/* One of a version 6 frame's block firsts, or a version 7 frame's slice
+ * firsts, moved (CRC fixed): the blocks (slices) no longer add up, which
+ * the GPU finds block by block (slice by slice). */
 static int damage_firsts(fcase *c) {
     if (c->info.version < 6 || c->info.blocks < 2)
         return 0;
@@ -189,9 +190,10 @@ static int damage_firsts(fcase *c) {
     return 1;
 }
 
-/* A version 6 frame's zero-run flag flipped (CRCs fixed): cleared on a code
- * with runs, refused (the device finds it from the code it reads); set on
- * one without, the frame decodes through the token launches.  1 when
+/* A version 6 or 7 frame's zero-run flag flipped (CRCs fixed): cleared on
+ * a code with runs, refused (the device finds it from the code it reads);
+ * set on one without, the frame decodes (version 6: through the token
+ * launches; both: after the run level is put everywhere).  1 when
  * flipped. */
 static int flip_zero_runs(fcase *c) {
     if (c->info.version < 6)
@@ -508,25 +510,16 @@ int main(int argc, char **argv) {
     run_batch(s, cs, nc, "one batch of every case, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
     {
-        /* run packages among the frames (the step gathers' halves), and
-         * version 6's zero runs (the constant and spiky gathers' zero
-         * detail bands): code packages of more values than tokens */
-        unsigned long runs = 0, zruns = 0, multi = 0;
+        /* zero runs (the constant and spiky gathers' zero detail bands)
+         * and frames of several slices among the cases */
+        unsigned long zruns = 0, multi = 0;
         for (unsigned i = 0; i < nc; i++) {
-            for (uint32_t k = 0; k < cs[i].info.packages; k++) {
-                uint64_t pk;
-                memcpy(&pk, cs[i].frame + cs[i].info.pkg_off + 8 * (size_t)k, 8);
-                runs += sci_seis_package_is_run(pk, cs[i].info.version);
-            }
-            zruns += cs[i].info.packages <
-                     (size_t)cs[i].p.traces * cs[i].p.samples / 58;
+            zruns += cs[i].info.zero_runs;
             multi += cs[i].info.blocks > 1;
         }
-        printf("run packages in the cases' frames: %lu; frames of fewer "
-               "packages than 58 values each: %lu; of more than one block "
-               "of packages: %lu\n", runs, zruns, multi);
-        need(runs && zruns && multi,
-             "no run package, zero run or second block among the cases");
+        printf("version 7 frames with zero runs: %lu; of more than one "
+               "slice: %lu\n", zruns, multi);
+        need(zruns && multi, "no zero run or second slice among the cases");
     }
     for (unsigned i = 0; i < nc; i++)
         run_encode(s, &cs[i], 1, NULL, "encode alone");
@@ -544,16 +537,38 @@ int main(int argc, char **argv) {
     }
 
     /* version 3 frames (the host reads their lengths), version 4 and 5
-     * ones (the device reads their tables, and sums their counts) among
-     * version 6 ones */
+     * ones (the device reads their tables, and sums their counts) and
+     * version 6 ones (packages of tokens) among version 7 ones */
     for (unsigned i = 0; i < nc; i++)
-        if (i % 4 < 3 && to_version(&cs[i], 3 + i % 4)) {
-            printf("FAIL a version %u frame of case %u\n", 3 + i % 4, i);
+        if (i % 5 < 4 && to_version(&cs[i], 3 + i % 5)) {
+            printf("FAIL a version %u frame of case %u\n", 3 + i % 5, i);
             failures++;
         }
-    run_batch(s, cs, nc, "versions 3 to 6 in one batch");
+    {
+        /* run packages among the older frames (the step gathers'
+         * halves), and version 6 packages of more values than tokens */
+        unsigned long runs = 0, zruns = 0, multi = 0;
+        for (unsigned i = 0; i < nc; i++) {
+            if (cs[i].info.version >= 7)
+                continue;
+            for (uint32_t k = 0; k < cs[i].info.packages; k++) {
+                uint64_t pk;
+                memcpy(&pk, cs[i].frame + cs[i].info.pkg_off + 8 * (size_t)k,
+                       8);
+                runs += sci_seis_package_is_run(pk, cs[i].info.version);
+            }
+            zruns += cs[i].info.version == 6 && cs[i].info.zero_runs;
+            multi += cs[i].info.version == 6 && cs[i].info.blocks > 1;
+        }
+        printf("run packages in the version 3 to 6 frames: %lu; version 6 "
+               "frames with zero runs: %lu; of more than one block of "
+               "packages: %lu\n", runs, zruns, multi);
+        need(runs && zruns && multi, "no run package, version 6 zero run or "
+                                     "second block among the cases");
+    }
+    run_batch(s, cs, nc, "versions 3 to 7 in one batch");
     sci_cuda_seis_tune_chunks(s, 1);
-    run_batch(s, cs, nc, "versions 3 to 6 in one batch, in chunks");
+    run_batch(s, cs, nc, "versions 3 to 7 in one batch, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
 
     /* the same cases again, some damaged: only those are refused */
@@ -562,11 +577,12 @@ int main(int argc, char **argv) {
     for (unsigned i = 1; i < nc; i += 3)
         damage_count(&cs[i]);
     {
-        /* version 6 block firsts moved, among the others, or, in frames
-         * of one block, the zero-run flag flipped */
+        /* version 6 block firsts and version 7 slice firsts moved, among
+         * the others, or, in frames of one block or slice, the zero-run
+         * flag flipped */
         unsigned moved = 0, cleared = 0, set = 0;
         for (unsigned i = 2; i < nc; i += 6) {
-            if (to_version(&cs[i], 6))
+            if (to_version(&cs[i], 6 + (i / 6) % 2))
                 continue;
             const int had = cs[i].info.zero_runs;
             if (damage_firsts(&cs[i]))
@@ -576,9 +592,10 @@ int main(int argc, char **argv) {
             else if (!had)
                 set += cs[i].want_err == 0;
         }
-        printf("version 6 frames refused after a block's first moved: %u; "
-               "with runs, refused with the zero-run flag cleared: %u; "
-               "without, decoded with it set: %u\n", moved, cleared, set);
+        printf("version 6 and 7 frames refused after a block's (slice's) "
+               "first moved: %u; with runs, refused with the zero-run flag "
+               "cleared: %u; without, decoded with it set: %u\n", moved,
+               cleared, set);
         need(moved && cleared && set, "no moved block first, or no flipped "
                                       "zero-run flag, of each kind");
     }
@@ -601,7 +618,7 @@ int main(int argc, char **argv) {
         }
     }
     {
-        /* version 4 to 6 tables with a bit flipped */
+        /* version 4 to 7 tables with a bit flipped */
         unsigned refused = 0;
         for (unsigned i = 1; i < nc; i += 4) {
             damage_table_bits(&cs[i]);
@@ -609,10 +626,10 @@ int main(int argc, char **argv) {
         }
         for (unsigned i = 3; i < nc; i += 4)
             damage_max_len(&cs[i]);
-        printf("version 4 to 6 frames refused after a bit of their table "
+        printf("version 4 to 7 frames refused after a bit of their table "
                "flipped: %u\n", refused);
         if (!refused) {
-            printf("FAIL no version 4 to 6 table damage refused\n");
+            printf("FAIL no version 4 to 7 table damage refused\n");
             failures++;
         }
     }

@@ -1377,8 +1377,9 @@ static void test_damage(unsigned version) {
         check(bad == 0, what);
     }
 
-    /* package counts changed, CRC recomputed: E_DATA */
-    {
+    /* package counts changed, CRC recomputed: E_DATA (version 7's code
+     * words have none: test_slices) */
+    if (version <= 6) {
         unsigned bad = 0, runs = 0;
         size_t np = info.packages;
         size_t which[] = {0, np / 2, np - 1};
@@ -1403,7 +1404,8 @@ static void test_damage(unsigned version) {
         check(bad == 0, what);
     }
 
-    /* padding: before the packages, and a package's unused low bits */
+    /* padding: before the packages, and a package's unused low bits
+     * (version 7's slices: test_slices) */
     {
         memcpy(c, f, len);
         c[info.pkg_off - 1] = 1;
@@ -1411,6 +1413,8 @@ static void test_damage(unsigned version) {
         sci_seis_info ci;
         check(sci_seis_parse(c, len, &ci) == SCI_SEIS_E_DATA,
               "nonzero padding before the packages: E_DATA from parse");
+    }
+    if (version <= 6) {
         static uint8_t lens[SCI_HUFF_MAX_SYMBOLS];
         int rc = sci_seis_code_lengths(f, &info, lens);
         unsigned flipped = 0, bad = rc != 0;
@@ -1998,25 +2002,29 @@ static void test_zero_runs(void) {
             size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
             uint8_t *f = malloc(cap);
             sci_seis_info info;
-            frames++;
-            if (sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) ||
-                sci_seis_parse(f, len, &info) || info.version != 6 ||
-                sci_seis_decode(test_pool(), f, &info, back, NULL) ||
-                memcmp(q, back, v * sizeof *q)) {
-                bad++;
-                printf("zero runs, %u bits, %s grid: not decoded back\n",
-                       bits, anchored ? "zero" : "min");
+            for (unsigned ver = 6; ver <= 7; ver++) {
+                frames++;
+                if (sci_seis_encode_indices_version(&p, q, &g, NULL, 0, ver,
+                                                    f, cap, &len) ||
+                    sci_seis_parse(f, len, &info) || info.version != ver ||
+                    !info.zero_runs ||
+                    sci_seis_decode(test_pool(), f, &info, back, NULL) ||
+                    memcmp(q, back, v * sizeof *q)) {
+                    bad++;
+                    printf("zero runs, version %u, %u bits, %s grid: not "
+                           "decoded back\n", ver, bits,
+                           anchored ? "zero" : "min");
+                }
+                for (uint32_t i = 0; ver == 6 && i < info.packages; i++)
+                    runs += sci_seis_package_is_run(
+                        get_le64(f + info.pkg_off + 8 * (size_t)i), 6);
             }
-            for (uint32_t i = 0; i < info.packages; i++)
-                runs += sci_seis_package_is_run(get_le64(f + info.pkg_off +
-                                                         8 * (size_t)i),
-                                                6);
             free(f);
         }
-    snprintf(what, sizeof what, "version 6: %u frames of zero runs of 1 to "
-             "9000 (classes' and packages' bounds), run packages and "
-             "single levels, zero and min grids, decode to their indices",
-             frames);
+    snprintf(what, sizeof what, "versions 6 and 7: %u frames of zero runs "
+             "of 1 to 9000 (classes' and version 6's packages' bounds), "
+             "version 6's run packages, single levels, zero and min grids, "
+             "decode to their indices", frames);
     check(bad == 0 && runs > 0, what);
 
     /* sparse indices: version 6 well below version 5, dense ones about
@@ -2156,7 +2164,7 @@ static void test_zero_runs(void) {
                 q[i] = (uint16_t)(!sparse || rng() % 50 == 0
                                       ? 512 + (int)(rng() % 9) - 4
                                       : 512);
-            for (unsigned v = 5; v <= 6; v++) {
+            for (unsigned v = 5; v <= 7; v++) {
                 if (sci_seis_encode_indices_version(&p, q, &g, NULL, 0, v, f,
                                                     cap, &len) ||
                     sci_seis_parse(f, len, &info)) {
@@ -2165,7 +2173,7 @@ static void test_zero_runs(void) {
                 }
                 const uint32_t flags = get_le32(f + 40);
                 /* sparse indices code runs, dense ones do not */
-                bad += v == 6 && !(flags & SCI_SEIS_FLAG_ZRUNS) != !sparse;
+                bad += v >= 6 && !(flags & SCI_SEIS_FLAG_ZRUNS) != !sparse;
                 put_le32(f + 40, flags ^ SCI_SEIS_FLAG_ZRUNS);
                 fix_header_crc(f);
                 fix_crc(f, len);
@@ -2179,9 +2187,9 @@ static void test_zero_runs(void) {
                 }
             }
         }
-        check(bad == 0, "version 6's zero-run flag: set exactly for a code "
-                        "with runs; cleared on one, E_DATA; set on a frame "
-                        "without, decodes; in version 5, E_HEADER");
+        check(bad == 0, "versions 6 and 7's zero-run flag: set exactly for "
+                        "a code with runs; cleared on one, E_DATA; set on a "
+                        "frame without, decodes; in version 5, E_HEADER");
         free(f);
     }
 
@@ -2196,31 +2204,151 @@ static void test_zero_runs(void) {
         uint8_t *f = malloc(cap), *c = malloc(cap);
         sci_seis_info info;
         unsigned tried = 0, missed = 0;
-        if (sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) == 0 &&
-            sci_seis_parse(f, len, &info) == 0 && info.blocks >= 3) {
-            for (uint32_t b = 0; b + 1 < info.blocks; b++) {
-                const uint8_t *at = f + info.firsts_off + 4 * (size_t)b;
-                const uint32_t v0 = (uint32_t)at[0] | (uint32_t)at[1] << 8 |
-                                    (uint32_t)at[2] << 16 |
-                                    (uint32_t)at[3] << 24;
-                const uint32_t to[] = {v0 + 1, v0 - 1, 0, n, n + 1,
-                                       0xFFFFFFFFu};
-                for (unsigned k = 0; k < sizeof to / sizeof *to; k++) {
-                    memcpy(c, f, len);
-                    put_le32(c + info.firsts_off + 4 * (size_t)b, to[k]);
-                    fix_crc(c, len);
-                    tried++;
-                    missed += parse_decode(c, len, back, NULL) !=
-                              SCI_SEIS_E_DATA;
+        for (unsigned ver = 6; ver <= 7; ver++) {
+            if (sci_seis_encode_indices_version(&p, q, &g, NULL, 0, ver, f,
+                                                cap, &len) == 0 &&
+                sci_seis_parse(f, len, &info) == 0 && info.blocks >= 3) {
+                for (uint32_t b = 0; b + 1 < info.blocks; b++) {
+                    const uint32_t v0 =
+                        get_le32(f + info.firsts_off + 4 * (size_t)b);
+                    const uint32_t to[] = {v0 + 1, v0 - 1, 0, n, n + 1,
+                                           0xFFFFFFFFu};
+                    for (unsigned k = 0; k < sizeof to / sizeof *to; k++) {
+                        memcpy(c, f, len);
+                        put_le32(c + info.firsts_off + 4 * (size_t)b, to[k]);
+                        fix_crc(c, len);
+                        tried++;
+                        missed += parse_decode(c, len, back, NULL) !=
+                                  SCI_SEIS_E_DATA;
+                    }
                 }
             }
         }
-        snprintf(what, sizeof what, "version 6: %u block firsts moved (+-1, "
-                 "0, n, past n) with the CRC recomputed: E_DATA", tried);
+        snprintf(what, sizeof what, "versions 6 and 7: %u block (slice) "
+                 "firsts moved (+-1, 0, n, past n) with the CRC recomputed: "
+                 "E_DATA", tried);
         check(tried > 0 && missed == 0, what);
         free(f);
         free(c);
     }
+}
+
+/* Version 7's slices (docs/seismic-format.md, "Slices"): where a
+ * run-free frame's tokens go, worked out from its code lengths (a token a
+ * value, moved to the next slice where it would cross into it); the
+ * words, slices and firsts are those; a set bit after a slice's tokens,
+ * CRC recomputed, is E_DATA; and the frame is smaller than version 6's
+ * packages of the same indices. */
+static void test_slices(void) {
+    char what[240];
+    const uint32_t n = 30000;
+    static uint16_t q[30000], back[30000];
+    static uint8_t lens[SCI_HUFF_MAX_SYMBOLS];
+    sci_seis_params p = {100, 300, 1000, 14, 0};
+    sci_seis_grid g = {0.25f, 0.0f, 8192, 1};
+    for (uint32_t i = 0; i < n; i++)
+        q[i] = (uint16_t)(8192 + (int)(rng() % 2001) - 1000);
+    size_t cap = sci_seis_frame_bound(&p, 0), len = 0, l6 = 0;
+    uint8_t *f = malloc(cap), *c = malloc(cap);
+    sci_seis_info info;
+    if (sci_seis_encode_indices_version(&p, q, &g, NULL, 0, 6, f, cap, &l6) ||
+        sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) ||
+        sci_seis_parse(f, len, &info) || info.version != 7 ||
+        info.zero_runs || sci_seis_code_lengths(f, &info, lens)) {
+        check(0, "version 7: a frame of 30000 dense 14-bit indices");
+        free(f);
+        free(c);
+        return;
+    }
+    /* each slice's first value and the end of its tokens */
+    const uint32_t nslices = info.blocks;
+    uint32_t *first = calloc(nslices + 1, sizeof *first);
+    uint64_t *end = calloc(nslices + 1, sizeof *end);
+    uint64_t bits = 0;
+    int layout = 1;
+    for (uint32_t i = 0; i < n && layout; i++) {
+        const unsigned l = lens[q[i]];
+        if (bits % SCI_SEIS_SLICE_BITS + l > SCI_SEIS_SLICE_BITS)
+            bits += SCI_SEIS_SLICE_BITS - bits % SCI_SEIS_SLICE_BITS;
+        const uint64_t sl = bits / SCI_SEIS_SLICE_BITS;
+        if (sl >= nslices) {
+            layout = 0;
+            break;
+        }
+        if (bits % SCI_SEIS_SLICE_BITS == 0)
+            first[sl] = i;
+        bits += l;
+        end[sl] = bits;
+    }
+    layout &= info.packages == (bits + 63) / 64;
+    for (uint32_t sl = 1; sl < nslices && layout; sl++)
+        layout &= get_le32(f + info.firsts_off + 4 * (size_t)(sl - 1)) ==
+                  first[sl];
+    snprintf(what, sizeof what, "version 7: %u code words in %u slices, "
+             "each slice's tokens and first value where a token a value "
+             "puts them", info.packages, nslices);
+    check(layout, what);
+    unsigned flipped = 0, missed = 0;
+    for (uint32_t sl = 0; sl < nslices && layout; sl++) {
+        uint64_t stop = (uint64_t)(sl + 1) * SCI_SEIS_SLICE_BITS;
+        if (stop > 64ull * info.packages)
+            stop = 64ull * info.packages;
+        if (end[sl] >= stop)
+            continue;
+        /* the slice's last bit: bit 0 of its last word */
+        memcpy(c, f, len);
+        c[info.pkg_off + 8 * (size_t)(stop / 64 - 1)] ^= 1;
+        fix_crc(c, len);
+        flipped++;
+        missed += parse_decode(c, len, back, NULL) != SCI_SEIS_E_DATA;
+    }
+    snprintf(what, sizeof what, "version 7: a set bit after the tokens of "
+             "each of %u slices, CRC recomputed: E_DATA", flipped);
+    check(flipped > 0 && missed == 0, what);
+    /* slice 0 cut after its token k, the rest of its bits cleared: whole
+     * when token k starts in the slice's last SCI_SEIS_LAST_TOKEN_BITS
+     * bits, else refused */
+    if (layout && nslices > 1) {
+        sci_huff_code code = {0};
+        int rc = sci_huff_build_decoder(lens, info.nsym, &code);
+        const sci_seis_codebook cb = {code.lookup, code.first_code,
+                                      code.first_index, code.sorted,
+                                      code.max_len};
+        const uint32_t nval = 1u << p.bits;
+        unsigned wrong = 0, cut = 0;
+        uint64_t at = 0;
+        for (uint32_t k = 0; !rc && k < first[1]; k++) {
+            const uint64_t start = at;
+            at += lens[q[k]];
+            if (k + 1 != first[1] && k % 7 && start + 200 < SCI_SEIS_SLICE_BITS)
+                continue;
+            memcpy(c, f, len);
+            uint8_t *w = c + info.pkg_off;
+            for (uint64_t b = at; b < SCI_SEIS_SLICE_BITS; b++)
+                w[8 * (b / 64) + 7 - (b % 64) / 8] &= (uint8_t)~(1u << (7 - b % 8));
+            const int whole = start + SCI_SEIS_LAST_TOKEN_BITS >=
+                              SCI_SEIS_SLICE_BITS;
+            cut++;
+            wrong += sci_seis_decode_slice(&cb, nval, &g, w, info.packages,
+                                           0, 0, k + 1, NULL, back, 0) !=
+                     whole;
+        }
+        sci_huff_free(&code);
+        snprintf(what, sizeof what, "version 7: slice 0 cut after %u of its "
+                 "tokens: decoded exactly when the last starts in its last "
+                 "%u bits", cut, SCI_SEIS_LAST_TOKEN_BITS);
+        check(!rc && cut > 10 && wrong == 0, what);
+    }
+    check(parse_decode(f, len, back, NULL) == 0 &&
+              !memcmp(q, back, sizeof q),
+          "version 7: the frame decodes to its indices");
+    snprintf(what, sizeof what, "version 7 of dense 14-bit indices: %zu "
+             "bytes against version 6's %zu", len, l6);
+    check(len < l6 * 0.92, what);
+    free(first);
+    free(end);
+    free(f);
+    free(c);
 }
 
 int main(int argc, char **argv) {
@@ -2238,6 +2366,8 @@ int main(int argc, char **argv) {
     test_edges();
     test_damage(SCI_SEIS_VERSION);
     test_zero_runs();
+    test_slices();
+    test_damage(6);
     test_damage(5);
     test_damage(4);
     test_damage(3);

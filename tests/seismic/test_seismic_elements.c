@@ -958,7 +958,7 @@ GST_START_TEST (test_corrupt)
   t[0] = 'X';
   expect_decode_error (t, n, sci_seis_error_string (SCI_SEIS_E_MAGIC), 0);
   memcpy (t, d, n);
-  t[4] = 7;
+  t[4] = SCI_SEIS_VERSION + 1;
   expect_decode_error (t, n, sci_seis_error_string (SCI_SEIS_E_VERSION), 0);
   /* a header made valid again around a field out of range */
   memcpy (t, d, n);
