@@ -210,7 +210,7 @@ static void run_gather(const char *name, const float *x, uint32_t traces,
         unsigned bits = o->quick ? quick_bits[bi] : 2 + bi;
         for (unsigned li = 0; li < nl; li++) {
             unsigned levels = o->quick ? quick_levels[li] : 1 + li;
-            sci_seis_params p = {traces, samples, 0, bits, levels};
+            sci_seis_params p = {traces, samples, 0, bits, levels, 0};
             size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
             uint8_t *f = bench_xmalloc(bound);
             double t0 = bench_now_ms();
@@ -414,7 +414,7 @@ static void run_batches(const options *o) {
     printf("| ---: | ---: | ---: | --- | ---: | ---: | ---: |\n");
     for (size_t b = 0; b < sizeof bits_list / sizeof *bits_list; b++) {
         unsigned bits = bits_list[b];
-        sci_seis_params p = {SHOT_TRACES, SHOT_SAMPLES, 2000, bits, 3};
+        sci_seis_params p = {SHOT_TRACES, SHOT_SAMPLES, 2000, bits, 3, 0};
         size_t bound = sci_seis_frame_bound(&p, 0), total = 0;
         for (int k = 0; k < nshots; k++) {
             frames[k] = bench_xmalloc(bound);

@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
         double enc_ms = 0, cr = 0, snr = 0;
         for (unsigned i = 0; i < DISTINCT; i++) {
             synthshot(g, TRACES, SAMPLES, 0.002, i + 1);
-            sci_seis_params p = {TRACES, SAMPLES, 2000, bits, levels};
+            sci_seis_params p = {TRACES, SAMPLES, 2000, bits, levels, 0};
             size_t cap = sci_seis_frame_bound(&p, 0);
             sh[i].frame = malloc(cap);
             double t0 = bench_now_ms();
@@ -212,7 +212,8 @@ int main(int argc, char **argv) {
             size_t *caps = malloc(b * sizeof *caps);
             size_t *lens = malloc(b * sizeof *lens);
             for (unsigned i = 0; i < b; i++) {
-                pp[i] = (sci_seis_params){TRACES, SAMPLES, 2000, bits, levels};
+                pp[i] = (sci_seis_params){TRACES, SAMPLES, 2000, bits, levels,
+                                          0};
                 caps[i] = sci_seis_frame_bound(&pp[i], 0);
                 fo[i] = malloc(caps[i]);
                 gs[i] = dev_out + (size_t)(i % DISTINCT) * n;

@@ -77,6 +77,8 @@ const char *sci_seis_params_check(const sci_seis_params *p) {
         return "samples must be 1..65535";
     if ((uint64_t)p->traces * p->samples > SCI_SEIS_MAX_VALUES)
         return "traces x samples must be at most 2^28";
+    if (p->version && (p->version < 3 || p->version > SCI_SEIS_VERSION))
+        return "version must be 3..7 (or 0: the newest)";
     return NULL;
 }
 
@@ -271,9 +273,10 @@ int sci_seis_encode_indices(const sci_seis_params *p, const uint16_t *q,
                             const sci_seis_grid *grid, const uint8_t *meta,
                             size_t meta_len, uint8_t *out, size_t cap,
                             size_t *out_len) {
-    return sci_seis_encode_indices_version(p, q, grid, meta, meta_len,
-                                           SCI_SEIS_VERSION, out, cap,
-                                           out_len);
+    return sci_seis_encode_indices_version(
+        p, q, grid, meta, meta_len, p && p->version ? p->version
+                                                    : SCI_SEIS_VERSION,
+        out, cap, out_len);
 }
 
 /* Versions 3 to 5: every maximal run of SCI_SEIS_RUN_MIN equal symbols or

@@ -85,6 +85,10 @@ typedef struct {
     uint32_t sample_interval_us; /* carried, not used by the codec */
     unsigned bits;               /* SCI_SEIS_MIN_BITS..SCI_SEIS_MAX_BITS */
     unsigned levels;             /* 0..SCI_SEIS_MAX_LEVELS */
+    unsigned version;            /* the frame version an encoder writes:
+                                  * 3..SCI_SEIS_VERSION, or 0 for
+                                  * SCI_SEIS_VERSION; 0 in a parsed frame's
+                                  * info (the version is info.version) */
 } sci_seis_params;
 
 /* The quantization grid: level q is (q - zero) * step when zero_anchored,

@@ -15,7 +15,7 @@ struct _GstSeismicEnc
   GstSciFilter parent;
 
   /* properties (object lock) */
-  guint bits, levels;
+  guint bits, levels, frame_version;
 
   /* negotiated (streaming thread): the gather's geometry and the bits
    * and levels of the src caps, which every frame is coded with */

@@ -439,7 +439,7 @@ static void test_dpcm(void) {
 }
 
 static void test_seismic(void) {
-    sci_seis_params p = {300, 400, 2000, 12, 3};
+    sci_seis_params p = {300, 400, 2000, 12, 3, 0};
     const size_t n = (size_t)p.traces * p.samples;
     float *g = malloc(n * sizeof *g), *ref = malloc(n * sizeof *g), *out = malloc(n * sizeof *g);
     for (size_t i = 0; i < n; i++)

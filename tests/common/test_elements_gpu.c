@@ -508,7 +508,8 @@ GST_START_TEST (test_bounce_fallback)
   const gchar *coders[][2] = {
     {"htj2kenc name=enc backend=cuda reversible=true",
         "htj2kenc backend=cpu reversible=true"},
-    {"ebcotcm name=enc backend=cuda bitrate=2", "ebcotcm backend=cpu bitrate=2"},
+    {"ebcotcm name=enc backend=cuda bitrate=2",
+        "ebcotcm backend=cpu bitrate=2"},
   };
   guint i, failures = 0;
 
@@ -2431,6 +2432,32 @@ GST_START_TEST (test_seismic_cuda_memory)
     if (why) {
       g_printerr ("FAIL seismicenc of a CUDA-memory gather %ux%u: %s\n", T, S,
           why);
+      failures++;
+    }
+    g_free (why);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+
+    /* and as version 6 frames (frame-version), equal to the CPU's */
+    out = encode_one ("seismicdec backend=cuda ! " SEIS_CUDA " ! "
+        "seismicenc name=enc bits=9 levels=2 frame-version=6", coded, frame,
+        &cuda, NULL);
+    fail_unless (cuda, "%ux%u: seismicenc's input not in CUDA memory", T, S);
+    ref = encode_one ("seismicenc backend=cpu bits=9 levels=2 frame-version=6",
+        gcaps, cpu, NULL, NULL);
+    why = bytes_differ (out, ref);
+    if (!why) {
+      GstMapInfo map;
+      sci_seis_info info;
+
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      if (sci_seis_parse (map.data, map.size, &info) || info.version != 6)
+        why = g_strdup ("not a version 6 frame");
+      gst_buffer_unmap (out, &map);
+    }
+    if (why) {
+      g_printerr ("FAIL seismicenc frame-version=6 of a CUDA-memory gather "
+          "%ux%u: %s\n", T, S, why);
       failures++;
     }
     g_free (why);

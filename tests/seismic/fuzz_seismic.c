@@ -240,7 +240,7 @@ static void make_seed(seed_frame *f, unsigned traces, unsigned samples,
         meta[k] = (uint8_t)(k * 13 + 5);
     if (meta_len > sizeof meta)
         meta_len = sizeof meta;
-    sci_seis_params p = {traces, samples, 1000, bits, levels};
+    sci_seis_params p = {traces, samples, 1000, bits, levels, 0};
     size_t cap = sci_seis_frame_bound(&p, meta_len);
     f->bytes = malloc(cap);
     f->len = 0;

@@ -124,6 +124,7 @@ static int make_case(fcase *c, const float *g, sci_seis_params p) {
  * segments of 4096 symbols), the reference's verdict redone. */
 static int to_version(fcase *c, unsigned version) {
     size_t cap = sci_seis_frame_bound(&c->p, 0);
+    c->p.version = version; /* and the GPU encoder's, from the parameters */
     sci_seis_grid grid;
     int e = sci_seis_quantize(test_pool(), &c->p, c->g, c->want_q, &grid,
                               NULL);
@@ -488,7 +489,7 @@ int main(int argc, char **argv) {
             fill(g, tr, ns, content);
             sci_seis_params p = {tr, ns, 2000,
                                  2 + (unsigned)((z * NCONTENT + content) % 15),
-                                 (unsigned)((z + content) % 9)};
+                                 (unsigned)((z + content) % 9), 0};
             /* the steps' runs, a row's half, only untransformed */
             if (content == STEP && z % 2)
                 p.levels = 0;
@@ -570,6 +571,7 @@ int main(int argc, char **argv) {
     sci_cuda_seis_tune_chunks(s, 1);
     run_batch(s, cs, nc, "versions 3 to 7 in one batch, in chunks");
     sci_cuda_seis_tune_chunks(s, 0);
+    run_encode(s, cs, nc, NULL, "encode versions 3 to 7 in one batch");
 
     /* the same cases again, some damaged: only those are refused */
     for (unsigned i = 0; i < nc; i += 3)
@@ -656,7 +658,7 @@ int main(int argc, char **argv) {
             float *g = malloc((size_t)96 * 3584 * 4);
             for (unsigned i = 0; i < SHOTS; i++) {
                 fill(g, 96, 3584, SMOOTH);
-                sci_seis_params p = {96, 3584, 2000, 8 + i % 9, levels};
+                sci_seis_params p = {96, 3584, 2000, 8 + i % 9, levels, 0};
                 if (make_case(&b[i], g, p))
                     failures++;
             }
@@ -673,7 +675,7 @@ int main(int argc, char **argv) {
         fcase c;
         float *g = malloc((size_t)4096 * 65535 * 4);
         fill(g, 4096, 65535, SMOOTH);
-        sci_seis_params p = {4096, 65535, 1000, 12, 2};
+        sci_seis_params p = {4096, 65535, 1000, 12, 2, 0};
         if (!g || make_case(&c, g, p)) {
             failures++;
         } else {
@@ -695,7 +697,7 @@ int main(int argc, char **argv) {
             for (unsigned bits = 8; bits <= 16; bits += 4)
                 for (unsigned levels = 1; levels <= 4; levels += 3) {
                     sci_seis_params p = {sg.traces, sg.samples,
-                                         sg.interval_us, bits, levels};
+                                         sg.interval_us, bits, levels, 0};
                     if (make_case(&f[k], sg.data, p))
                         failures++;
                     else

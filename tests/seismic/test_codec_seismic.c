@@ -464,7 +464,7 @@ static size_t codec_case(const float *x, uint32_t traces, uint32_t samples,
                          unsigned bits, unsigned levels, const float *coef,
                          double M, rt_stats *st, float *y_out) {
     const size_t n = (size_t)traces * samples;
-    sci_seis_params p = {traces, samples, 2000, bits, levels};
+    sci_seis_params p = {traces, samples, 2000, bits, levels, 0};
     uint8_t meta[16];
     size_t meta_len = (bits * 7 + levels) % 17;
     for (size_t i = 0; i < meta_len; i++)
@@ -705,7 +705,7 @@ static void test_edges(void) {
         for (size_t v = 0; v < sizeof vals / sizeof *vals; v++)
             for (unsigned bits = 2; bits <= 16; bits++)
                 for (unsigned levels = 0; levels <= 8; levels++) {
-                    sci_seis_params p = {1, 1, 0, bits, levels};
+                    sci_seis_params p = {1, 1, 0, bits, levels, 0};
                     float y = -1;
                     runs++;
                     if (encode_decode(&vals[v], &p, &y, NULL, NULL) ||
@@ -733,7 +733,7 @@ static void test_edges(void) {
             float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
             for (unsigned bits = 2; bits <= 16; bits += big ? 7 : 1)
                 for (unsigned levels = 0; levels <= 8; levels += big ? 4 : 1) {
-                    sci_seis_params p = {traces, samples, 0, bits, levels};
+                    sci_seis_params p = {traces, samples, 0, bits, levels, 0};
                     memset(x, 0, n * sizeof *x);
                     int rc = encode_decode(x, &p, y, NULL, NULL);
                     for (size_t i = 0; i < n && !rc; i++)
@@ -805,7 +805,7 @@ static void test_edges(void) {
                        : pattern == 1 ? (i % 2 ? -FLT_MAX : FLT_MAX)
                                       : (float)(i % 2) * 2e38f;
             for (unsigned levels = 1; levels <= 8; levels++) {
-                sci_seis_params p = {traces, samples, 0, 8, levels};
+                sci_seis_params p = {traces, samples, 0, 8, levels, 0};
                 size_t bi = 0;
                 int rc = encode_decode(x, &p, NULL, NULL, &bi);
                 if (rc != SCI_SEIS_E_VALUE || bi != n)
@@ -826,7 +826,7 @@ static void test_edges(void) {
                     x[i] = (float)((2 * urand() - 1) * top);
                 x[0] = (float)top;
                 x[1] = (float)-top;
-                sci_seis_params p = {traces, samples, 0, bits, 0};
+                sci_seis_params p = {traces, samples, 0, bits, 0, 0};
                 float y[13 * 17];
                 size_t bi = 0;
                 int rc = encode_decode(x, &p, y, NULL, &bi);
@@ -848,7 +848,7 @@ static void test_edges(void) {
                     for (size_t i = 0; i < n; i++)
                         x[i] = (float)((2 * urand() - 1) *
                                        (scale ? 1e38 : 1e36));
-                    sci_seis_params p = {traces, samples, 0, bits, levels};
+                    sci_seis_params p = {traces, samples, 0, bits, levels, 0};
                     float y[13 * 17];
                     size_t bi = 0;
                     int rc = encode_decode(x, &p, y, NULL, &bi);
@@ -881,7 +881,7 @@ static void test_edges(void) {
                 for (size_t b = 0; b < 4; b++) {
                     float keep = x[pos[k]];
                     x[pos[k]] = bads[b];
-                    sci_seis_params p = {traces, samples, 0, 10, 3};
+                    sci_seis_params p = {traces, samples, 0, 10, 3, 0};
                     size_t bi = 777;
                     int rc = encode_decode(x, &p, NULL, NULL, &bi);
                     runs++;
@@ -907,7 +907,7 @@ static void test_edges(void) {
         check(bad == 0, what);
         /* NULL bad_index is allowed */
         float one = NAN;
-        sci_seis_params p = {1, 1, 0, 8, 0};
+        sci_seis_params p = {1, 1, 0, 8, 0, 0};
         uint8_t buf[256];
         size_t len;
         check(sci_seis_encode(test_pool(), &p, &one, NULL, 0, buf, sizeof buf, &len,
@@ -938,7 +938,7 @@ static void test_edges(void) {
         uint8_t out[64];
         for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
             sci_seis_params p = {ps[i].traces, ps[i].samples, 0, ps[i].bits,
-                                 ps[i].levels};
+                                 ps[i].levels, 0};
             const char *why = sci_seis_params_check(&p);
             if ((why == NULL) != ps[i].ok) {
                 bad++;
@@ -959,7 +959,7 @@ static void test_edges(void) {
                         "reading the gather; the extremes accepted");
         check(sci_seis_params_check(NULL) != NULL, "NULL parameters refused");
         /* other arguments */
-        sci_seis_params p = {2, 2, 0, 8, 1};
+        sci_seis_params p = {2, 2, 0, 8, 1, 0};
         size_t len;
         uint8_t m = 1;
         int e1 = sci_seis_encode(test_pool(), &p, NULL, NULL, 0, out, sizeof out, &len, NULL);
@@ -988,7 +988,7 @@ static void test_edges(void) {
             float *x = malloc(n * sizeof *x);
             synth_gather(x, traces, samples, 1);
             for (unsigned bits = 4; bits <= 16; bits += 6) {
-                sci_seis_params p = {traces, samples, 0, bits, 2};
+                sci_seis_params p = {traces, samples, 0, bits, 2, 0};
                 uint8_t meta[5] = {1, 2, 3, 4, 5};
                 size_t bound = sci_seis_frame_bound(&p, 5), len = 0;
                 uint8_t *ref = malloc(bound);
@@ -1155,7 +1155,7 @@ static void test_runs(void) {
     x[n - 1] = 3.0f;
     for (unsigned k = 0; k < 6; k++) {
         const unsigned levels = k / 3 * 3, version = 3 + k % 3;
-        sci_seis_params p = {traces, samples, 2000, 8, levels};
+        sci_seis_params p = {traces, samples, 2000, 8, levels, 0};
         size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
         uint8_t *f = malloc(bound);
         int rc = encode_version(&p, x, NULL, 0, version, f, bound, &len);
@@ -1208,7 +1208,7 @@ static void test_runs(void) {
      * to the same samples */
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(urand() * 2000.0 - 1000.0);
-    sci_seis_params p = {traces, samples, 2000, 12, 2};
+    sci_seis_params p = {traces, samples, 2000, 12, 2, 0};
     size_t bound = sci_seis_frame_bound(&p, 0), len = 0;
     uint8_t *f = malloc(bound);
     float *y2 = malloc(n * sizeof *y2);
@@ -1242,7 +1242,7 @@ static void test_damage(unsigned version) {
     uint16_t q[13 * 17];
     synth_gather(x, traces, samples, 1);
     /* a frame with metadata and some zero padding before the packages */
-    sci_seis_params p = {traces, samples, 4000, 6, 2};
+    sci_seis_params p = {traces, samples, 4000, 6, 2, 0};
     uint8_t meta[8] = {9, 8, 7, 6, 5, 4, 3, 2};
     size_t bound = sci_seis_frame_bound(&p, sizeof meta), len = 0;
     uint8_t *f = malloc(bound);
@@ -1718,7 +1718,7 @@ static void test_real(const char *dir) {
             size_t len = codec_case(x, 414, 75, bits, levels, coef, M, &st, y);
             free(coef);
             /* the other files' samples give the very same frame */
-            sci_seis_params p = {414, 75, 4000, bits, levels};
+            sci_seis_params p = {414, 75, 4000, bits, levels, 0};
             size_t bound = sci_seis_frame_bound(&p, 0), l0 = 0;
             uint8_t *f0 = malloc(bound), *fk = malloc(bound);
             sci_seis_encode(test_pool(), &p, g[0].data, NULL, 0, f0, bound, &l0, NULL);
@@ -1986,7 +1986,7 @@ static void test_zero_runs(void) {
             g.min = anchored ? 0.0f : 1.0f;
             const size_t n = zr_indices(q, 60000, bits,
                                         sci_seis_run_level(&g));
-            sci_seis_params p = {1, (uint32_t)n, 1000, bits, 0};
+            sci_seis_params p = {1, (uint32_t)n, 1000, bits, 0, 0};
             /* as many traces as fit, for a gather of n values */
             for (uint32_t t = 2; t < 64; t++)
                 if (n % t == 0 && n / t <= SCI_SEIS_MAX_SAMPLES) {
@@ -2031,7 +2031,7 @@ static void test_zero_runs(void) {
      * the same */
     {
         const uint32_t n = 40000;
-        sci_seis_params p = {200, 200, 1000, 10, 0};
+        sci_seis_params p = {200, 200, 1000, 10, 0, 0};
         sci_seis_grid g = {0.25f, 0.0f, 512, 1};
         for (int dense = 0; dense < 2; dense++) {
             for (uint32_t i = 0; i < n; i++)
@@ -2153,7 +2153,7 @@ static void test_zero_runs(void) {
      * frame, E_HEADER; set on one without runs, still decodes */
     {
         const uint32_t n = 40000;
-        sci_seis_params p = {200, 200, 1000, 10, 0};
+        sci_seis_params p = {200, 200, 1000, 10, 0, 0};
         sci_seis_grid g = {0.25f, 0.0f, 512, 1};
         size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
         uint8_t *f = malloc(cap);
@@ -2196,7 +2196,7 @@ static void test_zero_runs(void) {
     /* the block firsts moved, CRC recomputed: E_DATA */
     {
         const uint32_t n = 30000;
-        sci_seis_params p = {100, 300, 1000, 14, 0};
+        sci_seis_params p = {100, 300, 1000, 14, 0, 0};
         sci_seis_grid g = {0.25f, 0.0f, 8192, 1};
         for (uint32_t i = 0; i < n; i++)
             q[i] = (uint16_t)(rng() % 16384);
@@ -2244,7 +2244,7 @@ static void test_slices(void) {
     const uint32_t n = 30000;
     static uint16_t q[30000], back[30000];
     static uint8_t lens[SCI_HUFF_MAX_SYMBOLS];
-    sci_seis_params p = {100, 300, 1000, 14, 0};
+    sci_seis_params p = {100, 300, 1000, 14, 0, 0};
     sci_seis_grid g = {0.25f, 0.0f, 8192, 1};
     for (uint32_t i = 0; i < n; i++)
         q[i] = (uint16_t)(8192 + (int)(rng() % 2001) - 1000);
@@ -2345,6 +2345,24 @@ static void test_slices(void) {
     snprintf(what, sizeof what, "version 7 of dense 14-bit indices: %zu "
              "bytes against version 6's %zu", len, l6);
     check(len < l6 * 0.92, what);
+    /* the version a caller asks for in the parameters */
+    {
+        int ok = 1;
+        for (unsigned v = 0; v <= SCI_SEIS_VERSION + 1; v++) {
+            sci_seis_params pv = p;
+            size_t lv = 0;
+            pv.version = v;
+            const int want_ok = v == 0 || v >= 3;
+            const int rc =
+                sci_seis_encode_indices(&pv, q, &g, NULL, 0, c, cap, &lv);
+            if (v > SCI_SEIS_VERSION || !want_ok)
+                ok &= rc == SCI_SEIS_E_ARG && sci_seis_params_check(&pv);
+            else
+                ok &= rc == 0 && c[4] == (v ? v : SCI_SEIS_VERSION);
+        }
+        check(ok, "the parameters' version: 0 writes the newest, 3..7 "
+                  "those, 1, 2 and 8 are refused (E_ARG)");
+    }
     free(first);
     free(end);
     free(f);

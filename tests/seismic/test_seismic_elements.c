@@ -214,7 +214,7 @@ static GBytes *
 ref_encode (guint bits, guint levels, const gfloat * g, guint traces,
     guint samples, guint interval, const guint8 * meta, gsize meta_len)
 {
-  sci_seis_params p = { traces, samples, interval, bits, levels };
+  sci_seis_params p = { traces, samples, interval, bits, levels, 0 };
   gsize cap = sci_seis_frame_bound (&p, meta_len), len = 0;
   guint8 *out = g_malloc (cap);
 
@@ -391,6 +391,83 @@ round_trip (guint traces, guint samples, guint bits, guint levels)
   g_free (g);
   return hi > lo ? err / (hi - lo) : err;
 }
+
+/* frame-version: frames of each version seismicenc writes are that
+ * version, sci_seis_encode's bytes for it, and decode to the same gather
+ * (the versions differ in the code's layout, not in the quantization);
+ * a change while playing takes effect at the next gather. */
+GST_START_TEST (test_frame_version)
+{
+  const guint traces = 37, samples = 301, interval = 2000;
+  gfloat *g = make_gather (traces, samples);
+  gfloat *first = NULL;
+  gsize n = (gsize) traces * samples, len;
+  guint v;
+  TestRun r;
+  gchar *sc, *err;
+  GstElement *enc;
+  GstBuffer *b;
+  GBytes *frame;
+  sci_seis_info info;
+
+  for (v = 3; v <= SCI_SEIS_VERSION; v++) {
+    gchar *props = g_strdup_printf ("bits=10 levels=2 frame-version=%u", v);
+    sci_seis_params p = { traces, samples, interval, 10, 2, v };
+    gsize cap = sci_seis_frame_bound (&p, 0), rlen = 0;
+    guint8 *ref = g_malloc (cap);
+    const guint8 *d;
+    gfloat *got;
+
+    frame = encode (props, g, traces, samples, interval, NULL);
+    d = g_bytes_get_data (frame, &len);
+    fail_unless_equals_int (sci_seis_encode (NULL, &p, g, NULL, 0, ref, cap,
+            &rlen, NULL), 0);
+    fail_unless (rlen == len && memcmp (ref, d, len) == 0,
+        "frame-version=%u: seismicenc's frame is not sci_seis_encode's", v);
+    got = ref_decode (d, len, &info);
+    fail_unless_equals_int (info.version, v);
+    if (first)
+      fail_unless (memcmp (first, got, n * sizeof (gfloat)) == 0,
+          "a version %u frame decodes otherwise than a version 3 frame", v);
+    else
+      first = g_memdup2 (got, n * sizeof (gfloat));
+    g_free (got);
+    g_free (ref);
+    g_bytes_unref (frame);
+    g_free (props);
+  }
+
+  sc = gather_caps_str (traces, samples, interval);
+  r = run_new ("seismicenc name=enc frame-version=6", sc);
+  enc = gst_bin_get_by_name (GST_BIN (r.h->element), "enc");
+  if (!enc)
+    enc = gst_object_ref (r.h->element);
+  for (v = 0; v < 2; v++) {
+    const guint8 *d;
+
+    if (v)
+      g_object_set (enc, "frame-version", 7, NULL);
+    fail_unless_equals_int (gst_harness_push (r.h, gather_buffer (g, traces,
+                samples)), GST_FLOW_OK);
+    b = gst_harness_pull (r.h);
+    fail_unless (b != NULL);
+    frame = buffer_bytes (b);
+    d = g_bytes_get_data (frame, &len);
+    fail_unless_equals_int (sci_seis_parse (d, len, &info), 0);
+    fail_unless_equals_int (info.version, v ? 7 : 6);
+    g_bytes_unref (frame);
+    gst_buffer_unref (b);
+  }
+  err = run_error (&r);
+  fail_unless (err == NULL, "%s", err);
+  gst_object_unref (enc);
+  run_free (&r);
+  g_free (sc);
+  g_free (first);
+  g_free (g);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_round_trip)
 {
@@ -1222,6 +1299,8 @@ GST_START_TEST (test_properties)
   fail_unless (e != NULL);
   check_uint_prop (G_OBJECT (e), "bits", 2, 16, 12);
   check_uint_prop (G_OBJECT (e), "levels", 0, 8, 1);
+  check_uint_prop (G_OBJECT (e), "frame-version", 3, SCI_SEIS_VERSION,
+      SCI_SEIS_VERSION);
   g_object_get (e, "bits", &bits, "levels", &levels, NULL);
   fail_unless_equals_int (bits, 12);
   fail_unless_equals_int (levels, 1);
@@ -1896,6 +1975,7 @@ seismic_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip);
+  tcase_add_test (tc, test_frame_version);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_stream);
   tcase_add_test (tc, test_typefind_filesrc);
