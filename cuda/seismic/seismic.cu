@@ -360,12 +360,12 @@ DK bool block_values(const seis_frame &f, uint32_t pkg0, uint32_t *first,
  * before, so that the slice's last token starts in the last region).  A
  * thread first walks its region as if a token started at its first bit;
  * then each takes as its start the bit where the walk of the region
- * before stopped, and walks again from there where that differs, until no
- * start moves: after k rounds the first k + 1 regions are walked from the
- * slice's own token boundaries (a code read from a wrong bit mostly falls
- * into step within a few tokens, so that one walk more is the rule).  The
- * regions' value counts, scanned, give each its first value; each thread
- * then walks its region once more, writing.  The verdict is the C
+ * before stopped, and where that differs, walks again from there (or,
+ * mostly, finds it among its first walk's marks: a code read from a wrong
+ * bit falls into step within a few tokens), until no start moves: after
+ * k rounds the first k + 1 regions are walked from the slice's own token
+ * boundaries.  The regions' value counts, scanned, give each its first
+ * value; each thread then walks its region once more, writing.  The verdict is the C
  * decoder's (sci_seis_decode_slice): the regions' walks are its walk. */
 #define SLICE_LANES 16
 #define SLICE_REGION (SCI_SEIS_SLICE_BITS / SLICE_LANES)
