@@ -86,14 +86,18 @@ uint32_t sci_seis_alphabet(unsigned version, unsigned bits) {
     return (1u << bits) + (version >= 6 ? SCI_SEIS_ZRUN_CLASSES : 0);
 }
 
-/* Version 6's block firsts: 4 bytes for each block of packages but the
- * first; version 7's, for each slice of code words but the first. */
-static size_t firsts_bytes(unsigned version, size_t packages) {
-    if (version < 6 || packages == 0)
-        return 0;
+/* Version 6's blocks of SCI_SEIS_BLOCK_PACKAGES packages, version 7's
+ * slices of SCI_SEIS_SLICE_WORDS code words; none before version 6. */
+static size_t blocks_of(unsigned version, size_t packages) {
     const size_t group =
         version >= 7 ? SCI_SEIS_SLICE_WORDS : SCI_SEIS_BLOCK_PACKAGES;
-    return 4 * ((packages + group - 1) / group - 1);
+    return version >= 6 ? (packages + group - 1) / group : 0;
+}
+
+/* The blocks' (slices') firsts: 4 bytes for each but the first. */
+static size_t firsts_bytes(unsigned version, size_t packages) {
+    const size_t blocks = blocks_of(version, packages);
+    return blocks ? 4 * (blocks - 1) : 0;
 }
 
 /* Every value takes at most one package (a package holds at least one
@@ -486,8 +490,9 @@ static uint32_t shortest_zero_run(const zrun_scan *z, unsigned bits,
             best_bits = bits_of;
         }
         /* the last candidate, none: kept unless runs save a hundredth,
-         * since a frame without zero runs decodes faster on a GPU (its
-         * packages are version 5's) */
+         * since a frame without zero runs decodes faster on a GPU
+         * (version 6: its packages are version 5's; version 7: no launch
+         * puts the run level everywhere first) */
         if (m == ZRUN_NEVER && best != ZRUN_NEVER &&
             bits_of * ZRUN_WORTH <= best_bits)
             best = ZRUN_NEVER;
@@ -873,10 +878,7 @@ static int parse_header(const uint8_t *h, sci_seis_info *info) {
     if (!sci_seis_grid_fits(&info->grid, &info->p))
         return SCI_SEIS_E_HEADER;
     info->nsym = sci_seis_alphabet(info->version, info->p.bits);
-    const uint32_t group = info->version >= 7 ? SCI_SEIS_SLICE_WORDS
-                                              : SCI_SEIS_BLOCK_PACKAGES;
-    info->blocks =
-        info->version >= 6 ? (info->packages + group - 1) / group : 0;
+    info->blocks = (uint32_t)blocks_of(info->version, info->packages);
     info->meta_off = SCI_SEIS_HEADER_BYTES;
     info->table_off = info->meta_off + info->meta_len;
     info->pkg_off = align8(info->table_off + info->table_len);
@@ -957,7 +959,7 @@ int sci_seis_code_lengths_in(sci_seis_dctx *d, const uint8_t *frame,
     /* the header's max_len is the table's: a decoder may size by it */
     if (longest != info->max_len)
         return SCI_SEIS_E_DATA;
-    /* a version 6 frame that says it has no zero run has none */
+    /* a version 6 or 7 frame that says it has no zero run has none */
     for (size_t s = (size_t)1 << info->p.bits; !info->zero_runs && s < nsym;
          s++)
         if (len[s])
@@ -975,7 +977,7 @@ typedef struct {
     const sci_huff_code *code;
     const uint8_t *pk;
     const size_t *start; /* each package's first value; version 6: each
-                          * block's */
+                          * block's; version 7: each slice's */
     const sci_seis_grid *grid;
     uint16_t *q;
     float *coef;
@@ -1095,8 +1097,8 @@ static void unpack_slices(void *arg, size_t b, size_t e, unsigned wk) {
         if (!sci_seis_decode_slice(&cb, a->nsym, a->grid, a->pk,
                                    (uint32_t)a->npkg, (uint32_t)s,
                                    (uint32_t)a->start[s],
-                                   (uint32_t)a->start[s + 1], a->coef, a->q,
-                                   1))
+                                   (uint32_t)a->start[s + 1], a->coef,
+                                   a->q))
             atomic_store_explicit(&a->bad, 1, memory_order_relaxed);
 }
 

@@ -283,19 +283,20 @@ static inline SCI_SEIS_HD uint32_t sci_seis_slice_bits(uint32_t nwords,
 
 /* Version 7, slice s of a frame of `nwords` code words whose values run
  * from first to end (docs/seismic-format.md, "Slices"), decoded in order
- * from its first bit (sci_seis_slice_tokens).  Returns 1 when its tokens
- * decode, reach end exactly with a token that starts in the slice's last
- * SCI_SEIS_LAST_TOKEN_BITS bits, and every bit after them is 0; else 0,
- * having written only within [first, end). */
+ * from its first bit (sci_seis_slice_tokens), runs written as the run
+ * level.  Returns 1 when its tokens decode, reach end exactly with a token
+ * that starts in the slice's last SCI_SEIS_LAST_TOKEN_BITS bits, and
+ * every bit after them is 0; else 0, having written only within [first,
+ * end). */
 static inline SCI_SEIS_HD int sci_seis_decode_slice(
     const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
     const uint8_t *words, uint32_t nwords, uint32_t s, uint32_t first,
-    uint32_t end, float *coef, uint16_t *q, int runs) {
+    uint32_t end, float *coef, uint16_t *q) {
     const uint8_t *ws = words + 8 * (size_t)s * SCI_SEIS_SLICE_WORDS;
     const uint32_t bits = sci_seis_slice_bits(nwords, s);
     sci_seis_walk w;
     return sci_seis_slice_tokens(cb, nval, g, ws, bits, 0, bits, first, end,
-                                 coef, q, 1, runs, &w) &&
+                                 coef, q, 1, 1, &w) &&
            w.at == end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= bits &&
            sci_seis_slice_zero(ws, w.pos, bits);
 }

@@ -249,9 +249,7 @@ gst_seismic_enc_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   p.sample_interval_us = interval;
   p.bits = bits;
   p.levels = levels;
-  GST_OBJECT_LOCK (self);
-  p.version = self->frame_version;
-  GST_OBJECT_UNLOCK (self);
+  p.version = 0;                /* frame-version's, gather by gather */
   why = sci_seis_params_check (&p);
   if (why) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,

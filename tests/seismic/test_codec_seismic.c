@@ -2330,7 +2330,7 @@ static void test_slices(void) {
                               SCI_SEIS_SLICE_BITS;
             cut++;
             wrong += sci_seis_decode_slice(&cb, nval, &g, w, info.packages,
-                                           0, 0, k + 1, NULL, back, 0) !=
+                                           0, 0, k + 1, NULL, back) !=
                      whole;
         }
         sci_huff_free(&code);
