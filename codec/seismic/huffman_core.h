@@ -50,16 +50,25 @@ static inline SCI_HUFF_HD void sci_huff_heads(const uint32_t *count,
 
 /* The symbol whose code starts below bit *pos (bits not yet read) of a
  * package's code bits: the lookup table's entry (symbol << 5 | length, 0
- * where the code is longer) for a short code, else the canonical limits
- * length by length.  Sets *sym, moves *pos past the code and returns 1;
- * 0 when no code of at most max_len bits fits in what is left. */
+ * where the code is longer) for a short code, else the canonical limits.
+ * Sets *sym, moves *pos past the code and returns 1; 0 when no code of at
+ * most max_len bits fits in what is left.
+ *
+ * A longer code's length is counted, not searched: in a canonical code a
+ * code is longer than l bits exactly when its first l + 1 bits are at
+ * least first_code[l + 1] (the code space doubles from one length to the
+ * next), so its length is lb + 1 plus how many of the lengths lb + 1 ..
+ * max_len - 1 it is longer than.  The tests do not depend on each other:
+ * the lanes of a GPU warp that meet long codes take them in step, where a
+ * search length by length had each wait on its own chain of loads. */
 static inline SCI_HUFF_HD int sci_huff_next(const uint32_t *lookup,
                                             const uint32_t *first_code,
                                             const uint32_t *first_index,
                                             const uint32_t *sorted,
                                             unsigned max_len, uint64_t bits,
                                             unsigned *pos, uint32_t *sym) {
-    const unsigned lb = SCI_HUFF_LOOKUP_BITS, p = *pos;
+    const unsigned lb = SCI_HUFF_LOOKUP_BITS, ml = SCI_HUFF_MAX_LEN,
+                   p = *pos;
     const uint32_t v = (uint32_t)(p >= lb ? bits >> (p - lb)
                                           : bits << (lb - p)) &
                        ((1u << lb) - 1);
@@ -72,17 +81,22 @@ static inline SCI_HUFF_HD int sci_huff_next(const uint32_t *lookup,
         *pos = p - l;
         return 1;
     }
-    for (l = lb + 1; l <= max_len && l <= p; l++) {
-        const uint32_t code = (uint32_t)(bits >> (p - l)) & ((1u << l) - 1);
-        const uint32_t off = code - first_code[l];
-        if (code >= first_code[l] &&
-            off < first_index[l + 1] - first_index[l]) {
-            *sym = sorted[first_index[l] + off];
-            *pos = p - l;
-            return 1;
-        }
-    }
-    return 0;
+    /* the next ml bits, zeros past what is left: a code of at most p bits
+     * is found the same */
+    const uint32_t top = (uint32_t)(p >= ml ? bits >> (p - ml)
+                                            : bits << (ml - p)) &
+                         ((1u << ml) - 1);
+    l = lb + 1;
+    for (unsigned k = lb + 1; k < ml; k++)
+        l += k < max_len && (top >> (ml - 1 - k)) >= first_code[k + 1];
+    if (l > max_len || l > p)
+        return 0;
+    const uint32_t code = top >> (ml - l), off = code - first_code[l];
+    if (code < first_code[l] || off >= first_index[l + 1] - first_index[l])
+        return 0;
+    *sym = sorted[first_index[l] + off];
+    *pos = p - l;
+    return 1;
 }
 
 #endif

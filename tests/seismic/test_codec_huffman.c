@@ -2,8 +2,9 @@
  * codec/seismic/huffman.c: length-limited code lengths against an unlimited
  * Huffman code built here independently (equal cost wherever the limit
  * does not bind, never above the limit, Kraft sum exactly 1); canonical
- * codes prefix-free; packages round trip, each decoding alone, in any
- * order; corrupted packages and length tables refused without a crash.
+ * codes prefix-free; the next code read from any bits by the code's
+ * definition; packages round trip, each decoding alone, in any order;
+ * corrupted packages and length tables refused without a crash.
  *
  *   test-codec-huffman [--seed S]
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "codec/seismic/huffman.h"
+#include "codec/seismic/huffman_core.h"
 #include "tests/common/testutil.h"
 
 /* Unlimited Huffman code lengths by repeatedly merging the two lightest
@@ -162,6 +164,71 @@ static void random_histogram(unsigned most, uint64_t **freq, uint8_t **len,
     histogram(*freq, *n, (int)(rng() % 4));
 }
 
+/* sci_huff_next against the code's definition, on random bits with 0..64
+ * of them left (and garbage above those): the one symbol whose code the
+ * bits left start with, or none where no code fits in them. */
+static void test_next(void) {
+    unsigned bad = 0, runs = 0, found = 0, longer = 0;
+    for (unsigned t = 0; t < 120; t++) {
+        unsigned n, L;
+        uint64_t *freq;
+        uint8_t *len;
+        random_histogram(300, &freq, &len, &n, &L);
+        if (t % 2) /* geometric: codes up to the limit */
+            histogram(freq, n, 2);
+        sci_huff_code c;
+        if (sci_huff_lengths(freq, n, L, len) || sci_huff_build(len, n, &c)) {
+            bad++;
+            free(freq);
+            free(len);
+            continue;
+        }
+        for (unsigned r = 0; r < 3000; r++) {
+            uint64_t bits = rng();
+            const unsigned left = (unsigned)(rng() % 65);
+            const unsigned pick = (unsigned)(rng() % n);
+            if (r % 2 && len[pick] && left) { /* a code, or its start */
+                const unsigned l = len[pick];
+                const uint64_t code = l <= left ? c.code[pick]
+                                                : c.code[pick] >> (l - left);
+                const unsigned w = l <= left ? l : left,
+                               at = left - w;
+                bits = (bits & ~(((1ull << w) - 1) << at)) | code << at;
+            }
+            unsigned want = n, matches = 0;
+            for (unsigned s = 0; s < n; s++) {
+                const unsigned l = len[s];
+                if (l && l <= left &&
+                    ((bits >> (left - l)) & ((1ull << l) - 1)) == c.code[s]) {
+                    want = s;
+                    matches++;
+                }
+            }
+            unsigned pos = left;
+            uint32_t sym = 0;
+            const int ok = sci_huff_next(c.lookup, c.first_code,
+                                         c.first_index, c.sorted, c.max_len,
+                                         bits, &pos, &sym);
+            if (matches > 1 || ok != (matches == 1) ||
+                (ok && (sym != want || pos != left - len[want])))
+                bad++;
+            found += ok;
+            longer += ok && len[want] > SCI_HUFF_LOOKUP_BITS;
+        }
+        runs++;
+        sci_huff_free(&c);
+        free(freq);
+        free(len);
+    }
+    char what[200];
+    snprintf(what, sizeof what,
+             "next code: %u random codes (limits 12..24), 3000 reads "
+             "each: %u found a code, %u of them longer than the lookup",
+             runs,
+             found, longer);
+    check(bad == 0 && found && longer, what);
+}
+
 /* Random streams of symbols drawn from a histogram, packed and unpacked. */
 static void test_packages(void) {
     unsigned bad = 0, runs = 0, alone_bad = 0;
@@ -196,6 +263,15 @@ static void test_packages(void) {
         for (unsigned s = 0; s < n; s++)
             if (len[s])
                 pool[used++] = s;
+        if (!used) { /* a sparse histogram of no symbol: nothing to send */
+            sci_huff_free(&c);
+            free(freq);
+            free(len);
+            free(sym);
+            free(back);
+            free(pool);
+            continue;
+        }
         for (size_t i = 0; i < count; i++)
             sym[i] = pool[rng() % used];
         uint64_t *pkg = malloc(count * 8);
@@ -352,6 +428,7 @@ int main(int argc, char **argv) {
     test_lengths();
     test_canonical();
     test_canonical_random();
+    test_next();
     test_packages();
     test_corrupt();
     printf("%u passed, %u failed\n", check_passed, check_failed);
