@@ -136,6 +136,9 @@ struct sci_cuda_seis {
      * upload overlaps the kernels of the one before */
     cudaStream_t copy_stream;
     cudaEvent_t copied[MAX_CHUNKS];
+    /* a chunk's descriptors and code tables go up first, on their own, so
+     * that its tables are built while its packages are staged and sent */
+    cudaEvent_t tables_copied[MAX_CHUNKS];
     /* and its code tables, on another, so that a chunk's tables are built
      * while the kernels of the one before run */
     cudaStream_t table_stream;
@@ -1751,6 +1754,7 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
     sci_cuda_seis_set_timing(s, 0);
     if (s->copy_stream) {
         events_destroy(s->copied, MAX_CHUNKS);
+        events_destroy(s->tables_copied, MAX_CHUNKS);
         events_destroy(s->tabled, MAX_CHUNKS);
         cudaEventDestroy(s->odd_start);
         cudaEventDestroy(s->odd_done);
@@ -1802,7 +1806,9 @@ static int cuda_err(cudaError_t e) {
  * each frame's packages and code lengths. */
 struct chunk_plan {
     unsigned f0, f1; /* its frames */
-    size_t desc_at, jobs_at, end;
+    /* its descriptors, decode blocks and code tables, then from pkg_at to
+     * end its frames' packages, in the staging area */
+    size_t desc_at, jobs_at, pkg_at, end;
     size_t job_n;
     unsigned max_levels;
     uint32_t max_tiles[SCI_SEIS_MAX_LEVELS + 1]; /* a level's launch */
@@ -2103,70 +2109,102 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     return 0;
 }
 
-/* Chunk k, staged, to the device: its upload on the copy stream, its
- * tables on the table stream once the upload is done, the rest once they
- * are built on st (an even chunk) or the odd chunks' stream. */
-static int send_chunk(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
-                      size_t job_at, cudaStream_t st) {
+/* Chunk k's descriptors and code tables, staged, to the device on the
+ * copy stream, and its tables built on the table stream once they are
+ * there. */
+static int send_tables(sci_cuda_seis *s, const chunk_plan &c, unsigned k) {
     uint8_t *hb = (uint8_t *)s->stage_host.p;
     uint8_t *db = (uint8_t *)s->stage_dev.p;
     const int ev = EVENTS_PER_CHUNK * (int)k;
     cudaStream_t cs = s->copy_stream, ts = s->table_stream;
-    int *dstatus = (int *)s->status.p + c.f0;
     int err;
     events_mark(s->timing, s->ev, ev, cs);
     if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
-                                        c.end - c.desc_at,
+                                        c.pkg_at - c.desc_at,
                                         cudaMemcpyHostToDevice, cs))) ||
-        (err = cuda_err(cudaEventRecord(s->copied[k], cs))) ||
-        (err = cuda_err(cudaStreamWaitEvent(ts, s->copied[k], 0))))
+        (err = cuda_err(cudaEventRecord(s->tables_copied[k], cs))) ||
+        (err = cuda_err(cudaStreamWaitEvent(ts, s->tables_copied[k], 0))))
         return err;
-    events_mark(s->timing, s->ev, ev + 1, cs);
     events_mark(s->timing, s->ev, ev + 2, ts);
-    if ((err = launch_tables(s, c, dstatus, ts)) ||
-        (err = cuda_err(cudaEventRecord(s->tabled[k], ts))))
+    if ((err = launch_tables(s, c, (int *)s->status.p + c.f0, ts)))
         return err;
+    return cuda_err(cudaEventRecord(s->tabled[k], ts));
+}
+
+/* Chunk k's packages, staged, to the device on the copy stream, and the
+ * rest of its work once they are there and its tables built: on st (an
+ * even chunk) or the odd chunks' stream. */
+static int send_packages(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
+                         size_t job_at, cudaStream_t st) {
+    uint8_t *hb = (uint8_t *)s->stage_host.p;
+    uint8_t *db = (uint8_t *)s->stage_dev.p;
+    const int ev = EVENTS_PER_CHUNK * (int)k;
+    cudaStream_t cs = s->copy_stream;
+    int err;
     if (k % 2)
         st = s->odd_stream;
-    if ((err = cuda_err(cudaStreamWaitEvent(st, s->tabled[k], 0))))
+    if ((err = cuda_err(cudaMemcpyAsync(db + c.pkg_at, hb + c.pkg_at,
+                                        c.end - c.pkg_at,
+                                        cudaMemcpyHostToDevice, cs))) ||
+        (err = cuda_err(cudaEventRecord(s->copied[k], cs))))
         return err;
-    return launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at, dstatus,
-                        ev, st);
+    events_mark(s->timing, s->ev, ev + 1, cs);
+    if ((err = cuda_err(cudaStreamWaitEvent(st, s->copied[k], 0))) ||
+        (err = cuda_err(cudaStreamWaitEvent(st, s->tabled[k], 0))))
+        return err;
+    return launch_chunk(s, c, (uint32_t *)s->job_first.p + job_at,
+                        (int *)s->status.p + c.f0, ev, st);
 }
 
 /* A decode's staging in one pool region: the items of every chunk (its
  * frames' code lengths, then their packages in pieces), chunk after chunk;
- * the thread that stages a chunk's last item sends it, and the staged
- * chunks after it, in order.  A region a chunk woke the pool's sleeping
- * threads once a chunk: 90-95 GB/s against 106-108 at 16 bits. */
+ * the thread that stages the last of a chunk's tables or of its packages
+ * sends them, and what is staged after them, in order.  A region a chunk
+ * woke the pool's sleeping threads once a chunk: 90-95 GB/s against
+ * 106-108 at 16 bits. */
 struct batch_run {
     sci_cuda_seis *s;
     const chunk_plan *cp;
     const chunk_args *ca;
     unsigned chunks;
     size_t item0[MAX_CHUNKS + 1]; /* a chunk's first item */
-    size_t left[MAX_CHUNKS];      /* its items not yet staged (atomic) */
+    /* its tables and its pieces of packages not yet staged (atomic) */
+    size_t tables_left[MAX_CHUNKS], pieces_left[MAX_CHUNKS];
     int device;
     cudaStream_t st;
     pthread_mutex_t m; /* guards what follows */
-    unsigned sent;
+    unsigned tables_sent, sent;
     size_t job_at;
     int err;
 };
 
-/* The chunks staged and not yet sent, in order, from this thread. */
+/* The tables and packages staged and not yet sent, each chunk's tables
+ * before its packages, in chunk order, from this thread. */
 static void send_ready(batch_run *r) {
     pthread_mutex_lock(&r->m);
-    while (r->sent < r->chunks && !r->err &&
-           __atomic_load_n(&r->left[r->sent], __ATOMIC_ACQUIRE) == 0) {
+    for (;;) {
+        const unsigned t = r->tables_sent, k = r->sent;
+        const bool tables =
+            t < r->chunks &&
+            __atomic_load_n(&r->tables_left[t], __ATOMIC_ACQUIRE) == 0;
+        const bool packages =
+            !tables && k < t &&
+            __atomic_load_n(&r->pieces_left[k], __ATOMIC_ACQUIRE) == 0;
+        if (r->err || (!tables && !packages))
+            break;
         int cur = -1;
         /* the pool's threads did not choose a device */
         if (cudaGetDevice(&cur) != cudaSuccess || cur != r->device)
             r->err = cuda_err(cudaSetDevice(r->device));
+        if (tables) {
+            if (!r->err)
+                r->err = send_tables(r->s, r->cp[t], t);
+            r->tables_sent++;
+            continue;
+        }
         if (!r->err)
-            r->err = send_chunk(r->s, r->cp[r->sent], r->sent, r->job_at,
-                                r->st);
-        r->job_at += r->cp[r->sent].job_n;
+            r->err = send_packages(r->s, r->cp[k], k, r->job_at, r->st);
+        r->job_at += r->cp[k].job_n;
         r->sent++;
     }
     pthread_mutex_unlock(&r->m);
@@ -2180,11 +2218,15 @@ static void stage_items(void *arg, size_t b, size_t e, unsigned worker) {
             k++;
         const chunk_args *a = &r->ca[k];
         const size_t j = i - r->item0[k];
-        if (j < a->nf)
+        size_t *left;
+        if (j < a->nf) {
             stage_lengths(a, (unsigned)j, &r->s->workers[worker]);
-        else
+            left = &r->tables_left[k];
+        } else {
             stage_piece(a, j - a->nf);
-        if (__atomic_sub_fetch(&r->left[k], 1, __ATOMIC_ACQ_REL) == 0)
+            left = &r->pieces_left[k];
+        }
+        if (__atomic_sub_fetch(left, 1, __ATOMIC_ACQ_REL) == 0)
             send_ready(r);
     }
 }
@@ -2205,6 +2247,8 @@ static int ensure_streams(sci_cuda_seis *s) {
         goto no_copied;
     if ((e = events_create(s->tabled, MAX_CHUNKS)))
         goto no_tabled;
+    if ((e = events_create(s->tables_copied, MAX_CHUNKS)))
+        goto no_tables_copied;
     if ((e = cuda_err(cudaStreamCreateWithFlags(&os, cudaStreamNonBlocking))))
         goto no_os;
     if ((e = cuda_err(
@@ -2233,6 +2277,8 @@ no_done:
 no_start:
     cudaStreamDestroy(os);
 no_os:
+    events_destroy(s->tables_copied, MAX_CHUNKS);
+no_tables_copied:
     events_destroy(s->tabled, MAX_CHUNKS);
 no_tabled:
     events_destroy(s->copied, MAX_CHUNKS);
@@ -2315,10 +2361,6 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         for (unsigned i = c->f0; i < c->f1; i++) {
             const size_t v = (size_t)info[i].p.traces * info[i].p.samples;
             const size_t nsym = info[i].nsym;
-            plan[i].pkg_at = at;
-            plan[i].piece0 = c->pieces;
-            c->pieces += pieces_of(&info[i]);
-            at = align_up(at + package_bytes(&info[i]), 16);
             plan[i].len_at = at;
             if (info[i].version >= 4) {
                 at = align_up(at + info[i].table_len, 16);
@@ -2333,6 +2375,13 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
             table_words += table_words_of((uint32_t)nsym);
             plan[i].coef_at = coefs;
             coefs += align_up(v, 64);
+        }
+        c->pkg_at = at;
+        for (unsigned i = c->f0; i < c->f1; i++) {
+            plan[i].pkg_at = at;
+            plan[i].piece0 = c->pieces;
+            c->pieces += pieces_of(&info[i]);
+            at = align_up(at + package_bytes(&info[i]), 16);
         }
         c->end = stage_bytes = at;
     }
@@ -2362,8 +2411,9 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         r.st = st;
         for (unsigned k = 0; k < chunks; k++) {
             describe_chunk(s, &cp[k], frames, info, plan, out, q, &ca[k]);
-            r.left[k] = ca[k].nf + cp[k].pieces;
-            r.item0[k + 1] = r.item0[k] + r.left[k];
+            r.tables_left[k] = ca[k].nf;
+            r.pieces_left[k] = cp[k].pieces;
+            r.item0[k + 1] = r.item0[k] + ca[k].nf + cp[k].pieces;
         }
         /* the odd chunks' kernels follow what the caller queued on st, and
          * st follows them */
