@@ -975,6 +975,7 @@ int sci_seis_code_lengths(const uint8_t *frame, const sci_seis_info *info,
 /* A region over the packages of a frame. */
 typedef struct {
     const sci_huff_code *code;
+    const uint64_t *pairs; /* version 7: sci_seis_pair_entries */
     const uint8_t *pk;
     const size_t *start; /* each package's first value; version 6: each
                           * block's; version 7: each slice's */
@@ -1039,7 +1040,7 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
     const uint32_t level = sci_seis_run_level(a->grid);
     const sci_seis_codebook cb = {a->code->lookup, a->code->first_code,
                                   a->code->first_index, a->code->sorted,
-                                  a->code->max_len};
+                                  a->code->max_len, NULL};
     for (size_t blk = b; blk < e; blk++) {
         size_t at = a->start[blk];
         const size_t end = a->start[blk + 1];
@@ -1085,6 +1086,10 @@ static void unpack_blocks(void *arg, size_t b, size_t e, unsigned wk) {
     }
 }
 
+_Static_assert((1u << SCI_SEIS_MAX_BITS) + SCI_SEIS_ZRUN_CLASSES <=
+                   (1u << SCI_SEIS_PAIR_SYM_BITS),
+               "a pair entry holds any symbol of the alphabet");
+
 /* Version 7, slices [b, e): each decoded from its first value to the
  * next slice's (sci_seis_decode_slice). */
 static void unpack_slices(void *arg, size_t b, size_t e, unsigned wk) {
@@ -1092,7 +1097,7 @@ static void unpack_slices(void *arg, size_t b, size_t e, unsigned wk) {
     (void)wk;
     const sci_seis_codebook cb = {a->code->lookup, a->code->first_code,
                                   a->code->first_index, a->code->sorted,
-                                  a->code->max_len};
+                                  a->code->max_len, a->pairs};
     for (size_t s = b; s < e; s++)
         if (!sci_seis_decode_slice(&cb, a->nsym, a->grid, a->pk,
                                    (uint32_t)a->npkg, (uint32_t)s,
@@ -1142,9 +1147,13 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     uint8_t *len = malloc(info->nsym);
     size_t *start = malloc((np + 1) * sizeof *start);
     float *coef = out ? malloc(n * sizeof *coef) : NULL;
+    /* version 7's walks read two short codes at once, as the GPU's do */
+    uint64_t *pairs = info->version >= 7
+                          ? malloc(sizeof *pairs << SCI_HUFF_LOOKUP_BITS)
+                          : NULL;
     sci_huff_code code = {0};
     int err = SCI_SEIS_E_NOMEM;
-    if (!len || !start || (out && !coef))
+    if (!len || !start || (out && !coef) || (info->version >= 7 && !pairs))
         goto out;
     err = sci_seis_code_lengths(frame, info, len);
     if (err)
@@ -1153,8 +1162,10 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
         err = SCI_SEIS_E_DATA;
         goto out;
     }
-    unpack_args a = {&code, pk, start, &info->grid, q, coef, info->version,
-                     1u << p->bits, np, 0};
+    if (pairs)
+        sci_seis_pair_entries(code.lookup, 1u << p->bits, pairs, 0, 1);
+    unpack_args a = {&code, pairs, pk, start, &info->grid, q, coef,
+                     info->version, 1u << p->bits, np, 0};
     sci_pool *par = sci_pool_if(pool, n >= 65536);
     if (info->version >= 6) {
         if (!block_starts(frame, info, n, start)) {
@@ -1189,6 +1200,7 @@ out:
     free(len);
     free(start);
     free(coef);
+    free(pairs);
     return err;
 }
 

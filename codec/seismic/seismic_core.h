@@ -103,11 +103,47 @@ static inline SCI_SEIS_HD uint32_t sci_seis_run_level(const sci_seis_grid *g) {
 }
 
 /* The lookup tables of a canonical code (huffman.h), as either backend
- * holds them. */
+ * holds them, and, where a backend has one, the pair table of version 7's
+ * walks (sci_seis_pair_entries; NULL: none). */
 typedef struct {
     const uint32_t *lookup, *first_code, *first_index, *sorted;
     unsigned max_len;
+    const uint64_t *pairs;
 } sci_seis_codebook;
+
+/* Version 7's walks can read two short index codes with one lookup where
+ * both fit in its SCI_HUFF_LOOKUP_BITS bits (most do at 12 to 16 bits:
+ * codes of 4 to 6 bits), which halves a GPU thread's dependent steps.  An
+ * entry of the pair table (2^SCI_HUFF_LOOKUP_BITS of them) is the first
+ * code's length (bits 0-4, 0 where the code is longer than the lookup)
+ * and symbol (bits 10-26), and, when the first is an index and a second
+ * index code follows within the lookup's bits, that code's length (bits
+ * 5-9) and symbol (bits 27-43).  Entries from on by step, from the
+ * lookup table of a code whose indices are below nval. */
+#define SCI_SEIS_PAIR_SYM_BITS 17
+
+static inline SCI_SEIS_HD void sci_seis_pair_entries(const uint32_t *lookup,
+                                                     uint32_t nval,
+                                                     uint64_t *pairs,
+                                                     unsigned from,
+                                                     unsigned step) {
+    const unsigned lb = SCI_HUFF_LOOKUP_BITS;
+    for (unsigned v = from; v < (1u << lb); v += step) {
+        const uint32_t e1 = lookup[v], l1 = e1 & 31, s1 = e1 >> 5;
+        uint64_t e = 0;
+        if (l1) {
+            e = l1 | (uint64_t)s1 << 10;
+            if (s1 < nval && l1 < lb) {
+                const uint32_t e2 = lookup[(v << l1) & ((1u << lb) - 1)],
+                               l2 = e2 & 31, s2 = e2 >> 5;
+                if (l2 && l1 + l2 <= lb && s2 < nval)
+                    e |= (uint64_t)l2 << 5 |
+                         (uint64_t)s2 << (10 + SCI_SEIS_PAIR_SYM_BITS);
+            }
+        }
+        pairs[v] = e;
+    }
+}
 
 /* A version 6 code package: bits 63..58 its token count c (1..58), then c
  * tokens from bit 57 down, unused low bits 0.  A token is the code of an
@@ -164,6 +200,39 @@ static inline SCI_SEIS_HD uint32_t sci_seis_half(const uint8_t *words,
 #endif
 }
 
+/* Version 7: a walk's window on a slice's bits, the nb bits from the
+ * walk's place on at the top of buf, zeros below them. */
+typedef struct {
+    const uint8_t *words;
+    uint32_t h, h_end; /* the next half-word, the slice's end in them */
+    uint64_t buf;
+    unsigned nb;
+} sci_seis_window;
+
+/* The window of a slice of `bits` bits (a multiple of 64) at bit from. */
+static inline SCI_SEIS_HD void sci_seis_window_at(sci_seis_window *r,
+                                                  const uint8_t *words,
+                                                  uint32_t bits,
+                                                  uint32_t from) {
+    r->words = words;
+    r->h = from / 32;
+    r->h_end = bits / 32;
+    r->buf = 0;
+    r->nb = 0;
+    if (from < bits) {
+        r->buf = (uint64_t)sci_seis_half(words, r->h++) << (32 + from % 32);
+        r->nb = 32 - from % 32;
+    }
+}
+
+/* At least 33 bits in the window, where the slice has them. */
+static inline SCI_SEIS_HD void sci_seis_window_fill(sci_seis_window *r) {
+    if (r->nb <= 32 && r->h < r->h_end) {
+        r->buf |= (uint64_t)sci_seis_half(r->words, r->h++) << (32 - r->nb);
+        r->nb += 32;
+    }
+}
+
 /* Where a walk over a slice's tokens stopped. */
 typedef struct {
     uint32_t pos;  /* the bit after the last token taken */
@@ -171,9 +240,58 @@ typedef struct {
     uint32_t at;   /* the value after the last token's */
 } sci_seis_walk;
 
+/* Version 7: the token whose symbol is sym and whose code ends at bit
+ * *left of b (the bits not yet read, right-aligned), starting at bit pos
+ * of its slice, as sci_seis_slice_tokens_marked takes it: a run class's
+ * bits after its code read (*left moves past them), its values counted
+ * from *at (which moves past them), its start marked when it is among the
+ * first nmark, its value (index) or values (run, when runs is set)
+ * written when write is set.  0, taking nothing, when its bits or its
+ * values do not fit. */
+static inline SCI_SEIS_HD int sci_seis_take_token(
+    uint32_t sym, uint32_t nval, const sci_seis_grid *g, uint64_t b,
+    unsigned *left, uint32_t pos, uint32_t *at, uint32_t end, float *coef,
+    uint16_t *q, int write, int runs, unsigned *taken, unsigned nmark,
+    uint32_t *mark_pos, uint32_t *mark_at) {
+    uint32_t r = 1;
+    if (sym >= nval) {
+        const unsigned k = sym - nval + 1;
+        if (k > *left)
+            return 0;
+        *left -= k;
+        r = (1u << k) + (uint32_t)((b >> *left) & ((1u << k) - 1));
+    }
+    if (r > end - *at)
+        return 0;
+    if (*taken < nmark) {
+        mark_pos[*taken] = pos;
+        mark_at[*taken] = *at;
+    }
+    (*taken)++;
+    if (write && sym < nval) {
+        if (coef)
+            coef[*at] = sci_seis_dequantize_one(sym, g);
+        if (q)
+            q[*at] = (uint16_t)sym;
+    }
+    if (write && runs && sym >= nval) {
+        const uint32_t level = sci_seis_run_level(g);
+        const float level_value = sci_seis_dequantize_one(level, g);
+        for (uint32_t j = 0; j < r; j++) {
+            if (coef)
+                coef[*at + j] = level_value;
+            if (q)
+                q[*at + j] = (uint16_t)level;
+        }
+    }
+    *at += r;
+    return 1;
+}
+
 /* Version 7: the tokens of a slice of `bits` bits (its words from words)
  * that start at bit `from` and on, before bit `before`, until the values
- * reach `end`, values counted from `at`: an index token's dequantized
+ * reach `end`, values counted from `at` (read two at once where the
+ * codebook has a pair table; the same tokens): an index token's dequantized
  * value into coef and its index into q (either may be NULL; neither
  * written when `write` is clear), and, when runs is set, a run token's
  * run level (a decoder that has put the level everywhere first leaves it
@@ -187,61 +305,52 @@ static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
     const uint8_t *words, uint32_t bits, uint32_t from, uint32_t before,
     uint32_t at, uint32_t end, float *coef, uint16_t *q, int write, int runs,
     sci_seis_walk *w, unsigned nmark, uint32_t *mark_pos, uint32_t *mark_at) {
-    const uint32_t level = sci_seis_run_level(g);
-    const float level_value = sci_seis_dequantize_one(level, g);
-    const uint32_t h_end = bits / 32; /* bits is a multiple of 64 */
-    uint32_t h = from / 32, pos = from;
-    uint64_t buf = 0; /* nb bits not yet read, at the top */
-    unsigned nb = 0, taken = 0;
+    const uint32_t sym_mask = (1u << SCI_SEIS_PAIR_SYM_BITS) - 1;
+    sci_seis_window r;
+    uint32_t pos = from;
+    unsigned taken = 0;
+    sci_seis_window_at(&r, words, bits, from);
     w->last = from;
-    if (from < bits) {
-        buf = (uint64_t)sci_seis_half(words, h++) << (32 + from % 32);
-        nb = 32 - from % 32;
-    }
     while (pos < before && at < end) {
-        if (nb <= 32 && h < h_end) {
-            buf |= (uint64_t)sci_seis_half(words, h++) << (32 - nb);
-            nb += 32;
-        }
+        sci_seis_window_fill(&r);
         /* sci_huff_next reads below bit nb of the bits right-aligned */
-        const uint64_t b = nb == 64 ? buf : buf >> (64 - nb);
+        const unsigned nb = r.nb;
+        const uint64_t b = nb == 64 ? r.buf : r.buf >> (64 - nb);
+        const uint64_t e =
+            cb->pairs && nb ? cb->pairs[r.buf >> (64 - SCI_HUFF_LOOKUP_BITS)]
+                            : 0;
+        const unsigned l1 = (unsigned)e & 31;
         unsigned left = nb;
-        uint32_t sym, r = 1;
-        if (!nb || !sci_huff_next(cb->lookup, cb->first_code,
-                                  cb->first_index, cb->sorted, cb->max_len,
-                                  b, &left, &sym))
+        uint32_t sym = (uint32_t)(e >> 10) & sym_mask;
+        if (l1 > nb ||
+            (!l1 && (!nb || !sci_huff_next(cb->lookup, cb->first_code,
+                                           cb->first_index, cb->sorted,
+                                           cb->max_len, b, &left, &sym))))
             break;
-        if (sym >= nval) {
-            const unsigned k = sym - nval + 1;
-            if (k > left)
-                break;
-            left -= k;
-            r = (1u << k) + (uint32_t)((b >> left) & ((1u << k) - 1));
-        }
-        if (r > end - at)
+        if (l1)
+            left = nb - l1;
+        if (!sci_seis_take_token(sym, nval, g, b, &left, pos, &at, end, coef,
+                                 q, write, runs, &taken, nmark, mark_pos,
+                                 mark_at))
             break;
-        if (taken < nmark) {
-            mark_pos[taken] = pos;
-            mark_at[taken] = at;
-        }
-        taken++;
-        if (write && sym < nval) {
-            if (coef)
-                coef[at] = sci_seis_dequantize_one(sym, g);
-            if (q)
-                q[at] = (uint16_t)sym;
-        }
-        for (uint32_t j = 0; write && runs && sym >= nval && j < r; j++) {
-            if (coef)
-                coef[at + j] = level_value;
-            if (q)
-                q[at + j] = (uint16_t)level;
-        }
-        at += r;
         w->last = pos;
         pos += nb - left;
-        buf = nb - left == 64 ? 0 : buf << (nb - left);
-        nb = left;
+        r.buf = nb - left == 64 ? 0 : r.buf << (nb - left);
+        r.nb = left;
+        /* a pair's second code, an index (it always fits), wherever the
+         * loop would take it next */
+        const unsigned l2 = (unsigned)(e >> 5) & 31;
+        if (!l2 || l2 > r.nb || pos >= before || at >= end)
+            continue;
+        left = r.nb - l2;
+        sci_seis_take_token((uint32_t)(e >> (10 + SCI_SEIS_PAIR_SYM_BITS)) &
+                                sym_mask,
+                            nval, g, b, &left, pos, &at, end, coef, q, write,
+                            runs, &taken, nmark, mark_pos, mark_at);
+        w->last = pos;
+        pos += l2;
+        r.buf <<= l2;
+        r.nb = left;
     }
     w->pos = pos;
     w->at = at;

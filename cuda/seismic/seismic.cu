@@ -281,7 +281,7 @@ DK uint32_t take_package6(const seis_frame &f, const uint32_t *lut,
         return v < f.nval ? sci_seis_package_count(pkg, f.version) : 0;
     }
     const sci_seis_codebook cb = {lut, limits, limits + LIMITS,
-                                  f.table + TABLE_HEAD, f.max_len};
+                                  f.table + TABLE_HEAD, f.max_len, NULL};
     unsigned nt = 0;
     const uint32_t c = sci_seis_unpack_tokens(&cb, f.nval, pkg, slice, &nt);
     *ntok = nt;
@@ -408,136 +408,6 @@ DK slice_at slice_of(const seis_frame &f, uint32_t s) {
     return sl;
 }
 
-/* Version 7's walks read two short index codes with one lookup where they
- * fit in its SCI_HUFF_LOOKUP_BITS bits (most do at 12 to 16 bits: codes of
- * 4 to 6 bits), which halves the dependent steps of a thread's walk.  An
- * entry of the pair table is the first code's length (bits 0-4, 0 where
- * the code is longer than the lookup) and symbol (bits 10-26), and, when
- * the first is an index and a second index code follows within the
- * lookup's bits, that code's length (bits 5-9) and symbol (bits 27-43).
- * Entries from..LUT_ENTRIES-1 by step, from the frame's lookup table. */
-#define PAIR_SYM_BITS 17
-static_assert((1u << SCI_SEIS_MAX_BITS) + SCI_SEIS_ZRUN_CLASSES <=
-                  (1u << PAIR_SYM_BITS),
-              "a pair entry holds any symbol of the alphabet");
-
-DK void pair_entries(const uint32_t *lut, uint32_t nval, uint64_t *pairs,
-                     unsigned from, unsigned step) {
-    const unsigned lb = SCI_HUFF_LOOKUP_BITS;
-    for (unsigned v = from; v < LUT_ENTRIES; v += step) {
-        const uint32_t e1 = lut[v], l1 = e1 & 31, s1 = e1 >> 5;
-        uint64_t e = 0;
-        if (l1) {
-            e = l1 | (uint64_t)s1 << 10;
-            if (s1 < nval && l1 < lb) {
-                const uint32_t e2 = lut[(v << l1) & (LUT_ENTRIES - 1)],
-                               l2 = e2 & 31, s2 = e2 >> 5;
-                if (l2 && l1 + l2 <= lb && s2 < nval)
-                    e |= (uint64_t)l2 << 5 |
-                         (uint64_t)s2 << (10 + PAIR_SYM_BITS);
-            }
-        }
-        pairs[v] = e;
-    }
-}
-
-/* sci_seis_slice_tokens_marked (runs clear; written when coef or q is
- * given) with the pair table: the same tokens, stops and verdict, its
- * loop taking a second code wherever the pair entry has one and the walk
- * would go on to it. */
-DK int walk_slice(const sci_seis_codebook &cb, const uint64_t *pairs,
-                  uint32_t nval, const sci_seis_grid *g, const uint8_t *words,
-                  uint32_t bits, uint32_t from, uint32_t before, uint32_t at,
-                  uint32_t end, float *coef, uint16_t *q, sci_seis_walk *w,
-                  unsigned nmark, uint32_t *mark_pos, uint32_t *mark_at) {
-    const uint32_t h_end = bits / 32;
-    const uint32_t sym_mask = (1u << PAIR_SYM_BITS) - 1;
-    uint32_t h = from / 32, pos = from;
-    uint64_t buf = 0; /* nb bits not yet read, at the top, zeros below */
-    unsigned nb = 0, taken = 0;
-    w->last = from;
-    if (from < bits) {
-        buf = (uint64_t)sci_seis_half(words, h++) << (32 + from % 32);
-        nb = 32 - from % 32;
-    }
-    while (pos < before && at < end) {
-        if (nb <= 32 && h < h_end) {
-            buf |= (uint64_t)sci_seis_half(words, h++) << (32 - nb);
-            nb += 32;
-        }
-        if (!nb)
-            break;
-        const uint64_t b = nb == 64 ? buf : buf >> (64 - nb);
-        const uint64_t e = pairs[buf >> (64 - SCI_HUFF_LOOKUP_BITS)];
-        const unsigned l1 = (unsigned)e & 31;
-        unsigned left = nb;
-        uint32_t sym, r = 1;
-        if (l1) {
-            if (l1 > nb)
-                break;
-            sym = (uint32_t)(e >> 10) & sym_mask;
-            left = nb - l1;
-        } else if (!sci_huff_next(cb.lookup, cb.first_code, cb.first_index,
-                                  cb.sorted, cb.max_len, b, &left, &sym)) {
-            break;
-        }
-        if (sym >= nval) {
-            const unsigned k = sym - nval + 1;
-            if (k > left)
-                break;
-            left -= k;
-            r = (1u << k) + (uint32_t)((b >> left) & ((1u << k) - 1));
-        }
-        if (r > end - at)
-            break;
-        if (taken < nmark) {
-            mark_pos[taken] = pos;
-            mark_at[taken] = at;
-        }
-        taken++;
-        if (sym < nval) {
-            if (coef)
-                coef[at] = sci_seis_dequantize_one(sym, g);
-            if (q)
-                q[at] = (uint16_t)sym;
-        }
-        at += r;
-        w->last = pos;
-        pos += nb - left;
-        buf = nb - left == 64 ? 0 : buf << (nb - left);
-        nb = left;
-        /* the second code: an index (r = 1) wherever the loop would take
-         * it next */
-        const unsigned l2 = (unsigned)(e >> 5) & 31;
-        if (!l2 || l2 > nb || pos >= before || at >= end)
-            continue;
-        const uint32_t sym2 = (uint32_t)(e >> (10 + PAIR_SYM_BITS)) & sym_mask;
-        if (taken < nmark) {
-            mark_pos[taken] = pos;
-            mark_at[taken] = at;
-        }
-        taken++;
-        if (coef)
-            coef[at] = sci_seis_dequantize_one(sym2, g);
-        if (q)
-            q[at] = (uint16_t)sym2;
-        at++;
-        w->last = pos;
-        pos += l2;
-        buf <<= l2;
-        nb -= l2;
-    }
-    w->pos = pos;
-    w->at = at;
-    return pos >= before || at >= end;
-}
-
-/* A version 7 frame's code as its walks read it. */
-struct slice_code {
-    sci_seis_codebook cb;
-    const uint64_t *pairs; /* pair_entries */
-};
-
 /* A thread's walk of its region g: from start, the tokens before the
  * region's end, their values and where they stop (the last region's are
  * not counted: no region follows it). */
@@ -549,7 +419,7 @@ struct lane_walk {
 };
 
 /* Region g walked from L->start, keeping marks when `marks` is set. */
-DK void lane_count(const seis_frame &f, const slice_code &c,
+DK void lane_count(const seis_frame &f, const sci_seis_codebook &cb,
                    const slice_at &sl, unsigned g, lane_walk *L, bool marks) {
     for (unsigned i = 0; i < WALK_MARKS; i++)
         L->mark_pos[i] = 0xFFFFFFFFu;
@@ -560,17 +430,17 @@ DK void lane_count(const seis_frame &f, const slice_code &c,
         return;
     }
     sci_seis_walk w;
-    L->ok = walk_slice(c.cb, c.pairs, f.nval, &f.grid, sl.words, sl.bits,
-                       L->start, (g + 1) * SLICE_REGION, 0, 0xFFFFFFFFu, NULL,
-                       NULL, &w, marks ? WALK_MARKS : 0, L->mark_pos,
-                       L->mark_at);
+    L->ok = sci_seis_slice_tokens_marked(
+        &cb, f.nval, &f.grid, sl.words, sl.bits, L->start,
+        (g + 1) * SLICE_REGION, 0, 0xFFFFFFFFu, NULL, NULL, 0, 0, &w,
+        marks ? WALK_MARKS : 0, L->mark_pos, L->mark_at);
     L->count = w.at;
     L->next = w.pos;
 }
 
 /* Region g's start moved to `to`: the first walk's rest where `to` is one
  * of its marks, else a walk again. */
-DK void lane_move(const seis_frame &f, const slice_code &c,
+DK void lane_move(const seis_frame &f, const sci_seis_codebook &cb,
                   const slice_at &sl, unsigned g, lane_walk *L, uint32_t to) {
     L->start = to;
     for (unsigned i = 1; i < WALK_MARKS; i++)
@@ -580,26 +450,26 @@ DK void lane_move(const seis_frame &f, const slice_code &c,
                 L->mark_pos[j] = 0xFFFFFFFFu;
             return;
         }
-    lane_count(f, c, sl, g, L, false);
+    lane_count(f, cb, sl, g, L, false);
 }
 
 /* Region g's values from first_g on, once every start is the slice's own:
  * false where sci_seis_decode_slice refuses the slice (a region before the
  * last that does not decode or reaches the slice's end; the last not
  * ending it exactly, or with a bit set after its last token). */
-DK bool lane_write(const seis_frame &f, const slice_code &c,
+DK bool lane_write(const seis_frame &f, const sci_seis_codebook &cb,
                    const slice_at &sl, unsigned g, const lane_walk &L,
                    uint32_t first_g) {
     sci_seis_walk w;
     if (g + 1 < sl.regions)
         return L.ok && (uint64_t)first_g + L.count < sl.end &&
-               walk_slice(c.cb, c.pairs, f.nval, &f.grid, sl.words, sl.bits,
-                          L.start, (g + 1) * SLICE_REGION, first_g, sl.end,
-                          f.coef, f.q, &w, 0, NULL, NULL);
+               sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
+                                     L.start, (g + 1) * SLICE_REGION, first_g,
+                                     sl.end, f.coef, f.q, 1, 0, &w);
     return first_g < sl.end &&
-           walk_slice(c.cb, c.pairs, f.nval, &f.grid, sl.words, sl.bits,
-                      L.start, sl.bits, first_g, sl.end, f.coef, f.q, &w, 0,
-                      NULL, NULL) &&
+           sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
+                                 L.start, sl.bits, first_g, sl.end, f.coef,
+                                 f.q, 1, 0, &w) &&
            w.at == sl.end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= sl.bits &&
            sci_seis_slice_zero(sl.words, w.pos, sl.bits);
 }
@@ -945,11 +815,10 @@ static void decode_job7_emu(const seis_frame &f, const block_job &job,
                             int *status) {
     const uint32_t ns = decode_units(f.npkg, f.version);
     uint64_t pairs[LUT_ENTRIES];
-    pair_entries(f.table, f.nval, pairs, 0, 1);
-    const slice_code c = {{f.table, f.table + LUT_ENTRIES,
-                           f.table + LUT_ENTRIES + LIMITS,
-                           f.table + TABLE_HEAD, f.max_len},
-                          pairs};
+    sci_seis_pair_entries(f.table, f.nval, pairs, 0, 1);
+    const sci_seis_codebook cb = {f.table, f.table + LUT_ENTRIES,
+                                  f.table + LUT_ENTRIES + LIMITS,
+                                  f.table + TABLE_HEAD, f.max_len, pairs};
     for (uint32_t s = job.pkg0; s < job.pkg0 + SLICES_PER_BLOCK && s < ns;
          s++) {
         const slice_at sl = slice_of(f, s);
@@ -960,7 +829,7 @@ static void decode_job7_emu(const seis_frame &f, const block_job &job,
         lane_walk L[SLICE_LANES];
         for (unsigned g = 0; g < sl.regions; g++) {
             L[g].start = g * SLICE_REGION;
-            lane_count(f, c, sl, g, &L[g], true);
+            lane_count(f, cb, sl, g, &L[g], true);
         }
         for (unsigned round = 0; round < SLICE_LANES; round++) {
             uint32_t prev[SLICE_LANES];
@@ -969,7 +838,7 @@ static void decode_job7_emu(const seis_frame &f, const block_job &job,
                 prev[g] = L[g].next;
             for (unsigned g = 1; g < sl.regions; g++)
                 if (prev[g - 1] != L[g].start) {
-                    lane_move(f, c, sl, g, &L[g], prev[g - 1]);
+                    lane_move(f, cb, sl, g, &L[g], prev[g - 1]);
                     moved = true;
                 }
             if (!moved)
@@ -977,7 +846,7 @@ static void decode_job7_emu(const seis_frame &f, const block_job &job,
         }
         uint32_t first = sl.first;
         for (unsigned g = 0; g < sl.regions; g++) {
-            if (!lane_write(f, c, sl, g, L[g], first))
+            if (!lane_write(f, cb, sl, g, L[g], first))
                 *status = SCI_SEIS_E_DATA;
             first += L[g].count;
         }
@@ -1610,11 +1479,10 @@ __global__ void __launch_bounds__(DEC_THREADS)
     if (!decode_start(f, status, job.frame, &refused, lut, limits))
         return;
     __syncthreads();
-    pair_entries(lut, f.nval, pairs, threadIdx.x, DEC_THREADS);
+    sci_seis_pair_entries(lut, f.nval, pairs, threadIdx.x, DEC_THREADS);
     __syncthreads();
-    const slice_code c = {{lut, limits, limits + LIMITS, f.table + TABLE_HEAD,
-                           f.max_len},
-                          pairs};
+    const sci_seis_codebook cb = {lut, limits, limits + LIMITS,
+                                  f.table + TABLE_HEAD, f.max_len, pairs};
     const unsigned g = threadIdx.x % SLICE_LANES;
     const uint32_t s = job.pkg0 + threadIdx.x / SLICE_LANES;
     slice_at sl = {};
@@ -1630,13 +1498,13 @@ __global__ void __launch_bounds__(DEC_THREADS)
     L.count = L.next = 0;
     L.ok = true;
     if (mine)
-        lane_count(f, c, sl, g, &L, true);
+        lane_count(f, cb, sl, g, &L, true);
     for (unsigned round = 0; round < SLICE_LANES; round++) {
         const uint32_t prev = __shfl_up_sync(0xFFFFFFFFu, L.next, 1,
                                              SLICE_LANES);
         const bool move = mine && g > 0 && prev != L.start;
         if (move)
-            lane_move(f, c, sl, g, &L, prev);
+            lane_move(f, cb, sl, g, &L, prev);
         if (!__any_sync(0xFFFFFFFFu, move))
             break;
     }
@@ -1646,7 +1514,7 @@ __global__ void __launch_bounds__(DEC_THREADS)
         if (g >= d)
             incl += v;
     }
-    if (mine && !lane_write(f, c, sl, g, L, sl.first + incl - L.count))
+    if (mine && !lane_write(f, cb, sl, g, L, sl.first + incl - L.count))
         status[job.frame] = SCI_SEIS_E_DATA;
 }
 

@@ -164,6 +164,17 @@ static void random_histogram(unsigned most, uint64_t **freq, uint8_t **len,
     histogram(*freq, *n, (int)(rng() % 4));
 }
 
+/* The code of at most L bits of the histogram freq (its lengths into
+ * len): 1, or 0 having freed freq and len. */
+static int code_of(uint64_t *freq, uint8_t *len, unsigned n, unsigned L,
+                   sci_huff_code *c) {
+    if (!sci_huff_lengths(freq, n, L, len) && !sci_huff_build(len, n, c))
+        return 1;
+    free(freq);
+    free(len);
+    return 0;
+}
+
 /* sci_huff_next against the code's definition, on random bits with 0..64
  * of them left (and garbage above those): the one symbol whose code the
  * bits left start with, or none where no code fits in them. */
@@ -177,10 +188,8 @@ static void test_next(void) {
         if (t % 2) /* geometric: codes up to the limit */
             histogram(freq, n, 2);
         sci_huff_code c;
-        if (sci_huff_lengths(freq, n, L, len) || sci_huff_build(len, n, &c)) {
+        if (!code_of(freq, len, n, L, &c)) {
             bad++;
-            free(freq);
-            free(len);
             continue;
         }
         for (unsigned r = 0; r < 3000; r++) {
@@ -242,10 +251,8 @@ static void test_packages(void) {
             freq[rng() % n] = 5;
         }
         sci_huff_code c;
-        if (sci_huff_lengths(freq, n, L, len) || sci_huff_build(len, n, &c)) {
+        if (!code_of(freq, len, n, L, &c)) {
             bad++;
-            free(freq);
-            free(len);
             continue;
         }
         /* every code alone decodes to its symbol */

@@ -2063,7 +2063,7 @@ static void test_zero_runs(void) {
         sci_huff_lengths(freq, nsym, SCI_SEIS_CODE_LIMIT, len);
         sci_huff_build(len, nsym, &c);
         const sci_seis_codebook cb = {c.lookup, c.first_code, c.first_index,
-                                      c.sorted, c.max_len};
+                                      c.sorted, c.max_len, NULL};
         /* tokens: an index v < 4, or a run r of 2..4095 */
         struct {
             uint32_t tok[3];
@@ -2313,7 +2313,7 @@ static void test_slices(void) {
         int rc = sci_huff_build_decoder(lens, info.nsym, &code);
         const sci_seis_codebook cb = {code.lookup, code.first_code,
                                       code.first_index, code.sorted,
-                                      code.max_len};
+                                      code.max_len, NULL};
         const uint32_t nval = 1u << p.bits;
         unsigned wrong = 0, cut = 0;
         uint64_t at = 0;
@@ -2369,6 +2369,105 @@ static void test_slices(void) {
     free(c);
 }
 
+/* Version 7's walks with the pair table against the walks without it
+ * (the code's definition): from any bit of each slice (a token's start or
+ * not), to any stop, with any room for values, on whole and damaged
+ * slices of frames of 8 to 16 bits, with zero runs and without: the same
+ * verdict, stops, marks and values. */
+static void test_pairs(void) {
+    static uint16_t q[40000];
+    static uint8_t lens[SCI_HUFF_MAX_SYMBOLS];
+    static uint64_t pairs[1u << SCI_HUFF_LOOKUP_BITS];
+    static float c0[40000], c1[40000];
+    static uint16_t q0[40000], q1[40000];
+    const uint32_t n = 40000;
+    unsigned walks = 0, differ = 0, long_walks = 0, frames = 0;
+    for (unsigned t = 0; t < 12; t++) {
+        const unsigned bits = 8 + t % 9;
+        sci_seis_params p = {100, 400, 1000, bits, 0, 0};
+        const uint32_t mid = 1u << (bits - 1);
+        sci_seis_grid g = {0.25f, 0.0f, (int32_t)mid, 1};
+        const int spread = 1 + (int)(rng() % (t % 2 ? 40 : 3000));
+        for (uint32_t i = 0; i < n; i++) {
+            int v = (int)mid + (int)(rng() % (2 * spread + 1)) - spread;
+            if (t % 3 == 0 && rng() % 4) /* sparse: runs of the zero */
+                v = (int)mid;
+            q[i] = (uint16_t)(v < 0                ? 0
+                              : v >= (1 << bits) ? (1 << bits) - 1
+                                                 : v);
+        }
+        size_t cap = sci_seis_frame_bound(&p, 0), len = 0;
+        uint8_t *f = malloc(cap);
+        sci_seis_info info;
+        sci_huff_code code = {0};
+        if (!f || sci_seis_encode_indices(&p, q, &g, NULL, 0, f, cap, &len) ||
+            sci_seis_parse(f, len, &info) || info.version != 7 ||
+            sci_seis_code_lengths(f, &info, lens) ||
+            sci_huff_build_decoder(lens, info.nsym, &code)) {
+            differ++;
+            free(f);
+            continue;
+        }
+        frames++;
+        const uint32_t nval = 1u << bits;
+        sci_seis_pair_entries(code.lookup, nval, pairs, 0, 1);
+        const sci_seis_codebook plain = {code.lookup, code.first_code,
+                                         code.first_index, code.sorted,
+                                         code.max_len, NULL};
+        sci_seis_codebook paired = plain;
+        paired.pairs = pairs;
+        uint8_t *w0 = f + info.pkg_off;
+        for (uint32_t sl = 0; sl < info.blocks; sl++) {
+            uint8_t *ws = w0 + 8 * (size_t)sl * SCI_SEIS_SLICE_WORDS;
+            const uint32_t sb =
+                sci_seis_slice_bits((uint32_t)info.packages, sl);
+            for (unsigned k = 0; k < 6; k++) {
+                if (k == 3) /* damaged from here on */
+                    ws[rng() % (sb / 8)] ^= (uint8_t)(1u << rng() % 8);
+                const uint32_t from = (uint32_t)(rng() % sb);
+                const uint32_t before =
+                    from + (uint32_t)(rng() % (sb - from + 1));
+                const uint32_t at = (uint32_t)(rng() % 100);
+                const uint32_t end =
+                    at + 1 + (uint32_t)(rng() % (k % 2 ? 50 : n - at - 1));
+                uint32_t mp0[4], ma0[4], mp1[4], ma1[4];
+                memset(mp0, 0xEE, sizeof mp0);
+                memset(ma0, 0xEE, sizeof ma0);
+                memcpy(mp1, mp0, sizeof mp1);
+                memcpy(ma1, ma0, sizeof ma1);
+                memset(c0, 0, sizeof c0);
+                memset(c1, 0, sizeof c1);
+                memset(q0, 0, sizeof q0);
+                memset(q1, 0, sizeof q1);
+                const int runs = (int)(rng() % 2);
+                sci_seis_walk a, b;
+                const int r0 = sci_seis_slice_tokens_marked(
+                    &plain, nval, &g, ws, sb, from, before, at, end, c0, q0,
+                    1, runs, &a, 4, mp0, ma0);
+                const int r1 = sci_seis_slice_tokens_marked(
+                    &paired, nval, &g, ws, sb, from, before, at, end, c1, q1,
+                    1, runs, &b, 4, mp1, ma1);
+                walks++;
+                long_walks += b.at - at >= 8;
+                if (r0 != r1 || a.pos != b.pos || a.last != b.last ||
+                    a.at != b.at || memcmp(mp0, mp1, sizeof mp0) ||
+                    memcmp(ma0, ma1, sizeof ma0) ||
+                    memcmp(c0, c1, sizeof c0) || memcmp(q0, q1, sizeof q0))
+                    differ++;
+            }
+        }
+        sci_huff_free(&code);
+        free(f);
+    }
+    char what[200];
+    snprintf(what, sizeof what,
+             "version 7: %u walks (%u of 8 values or more) over the slices "
+             "of %u frames (8 to 16 bits), whole and damaged, with the pair "
+             "table as without it",
+             walks, long_walks, frames);
+    check(frames == 12 && long_walks > 1000 && differ == 0, what);
+}
+
 int main(int argc, char **argv) {
     const char *dir = getenv("SCI_TEST_DATA_DIR");
     if (!dir)
@@ -2385,6 +2484,7 @@ int main(int argc, char **argv) {
     test_damage(SCI_SEIS_VERSION);
     test_zero_runs();
     test_slices();
+    test_pairs();
     test_damage(6);
     test_damage(5);
     test_damage(4);
