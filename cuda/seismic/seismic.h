@@ -62,9 +62,10 @@ int sci_cuda_seis_encode(sci_cuda_seis *s, unsigned n,
  * host = the host's staging of every chunk (code lengths and packages,
  * one pool region, which also sends each chunk once it is staged); the
  * others summed over the chunks, which overlap one another and the
- * staging: upload = the copies to the device; decode = the tables and
- * package kernels (tables, first indices, symbols); dwt = the inverse DWT
- * launches. */
+ * staging: upload = from a chunk's first copy to the device (its code
+ * tables) to the end of its last (its packages, staged in between);
+ * decode = the tables and package kernels (tables, first indices,
+ * symbols); dwt = the inverse DWT launches. */
 typedef struct {
     float host, upload, decode, dwt;
 } sci_cuda_seis_times;
