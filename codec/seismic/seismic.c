@@ -1148,12 +1148,10 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
     size_t *start = malloc((np + 1) * sizeof *start);
     float *coef = out ? malloc(n * sizeof *coef) : NULL;
     /* version 7's walks read two short codes at once, as the GPU's do */
-    uint64_t *pairs = info->version >= 7
-                          ? malloc(sizeof *pairs << SCI_HUFF_LOOKUP_BITS)
-                          : NULL;
+    uint64_t pairs[1u << SCI_HUFF_LOOKUP_BITS];
     sci_huff_code code = {0};
     int err = SCI_SEIS_E_NOMEM;
-    if (!len || !start || (out && !coef) || (info->version >= 7 && !pairs))
+    if (!len || !start || (out && !coef))
         goto out;
     err = sci_seis_code_lengths(frame, info, len);
     if (err)
@@ -1162,10 +1160,11 @@ int sci_seis_decode(sci_pool *pool, const uint8_t *frame,
         err = SCI_SEIS_E_DATA;
         goto out;
     }
-    if (pairs)
+    if (info->version >= 7)
         sci_seis_pair_entries(code.lookup, 1u << p->bits, pairs, 0, 1);
-    unpack_args a = {&code, pairs, pk, start, &info->grid, q, coef,
-                     info->version, 1u << p->bits, np, 0};
+    unpack_args a = {&code, info->version >= 7 ? pairs : NULL, pk, start,
+                     &info->grid, q, coef, info->version, 1u << p->bits, np,
+                     0};
     sci_pool *par = sci_pool_if(pool, n >= 65536);
     if (info->version >= 6) {
         if (!block_starts(frame, info, n, start)) {
@@ -1200,7 +1199,6 @@ out:
     free(len);
     free(start);
     free(coef);
-    free(pairs);
     return err;
 }
 
