@@ -246,12 +246,12 @@ typedef struct {
  * bits after its code read (*left moves past them), its values counted
  * from *at (which moves past them), its start marked when it is among the
  * first nmark, its value (index) or values (run, when runs is set)
- * written when write is set.  0, taking nothing, when its bits or its
- * values do not fit. */
+ * written into coef and q (either may be NULL).  0, taking nothing, when
+ * its bits or its values do not fit. */
 static inline SCI_SEIS_HD int sci_seis_take_token(
     uint32_t sym, uint32_t nval, const sci_seis_grid *g, uint64_t b,
     unsigned *left, uint32_t pos, uint32_t *at, uint32_t end, float *coef,
-    uint16_t *q, int write, int runs, unsigned *taken, unsigned nmark,
+    uint16_t *q, int runs, unsigned *taken, unsigned nmark,
     uint32_t *mark_pos, uint32_t *mark_at) {
     uint32_t r = 1;
     if (sym >= nval) {
@@ -268,13 +268,13 @@ static inline SCI_SEIS_HD int sci_seis_take_token(
         mark_at[*taken] = *at;
     }
     (*taken)++;
-    if (write && sym < nval) {
+    if (sym < nval) {
         if (coef)
             coef[*at] = sci_seis_dequantize_one(sym, g);
         if (q)
             q[*at] = (uint16_t)sym;
     }
-    if (write && runs && sym >= nval) {
+    if (runs && sym >= nval) {
         const uint32_t level = sci_seis_run_level(g);
         const float level_value = sci_seis_dequantize_one(level, g);
         for (uint32_t j = 0; j < r; j++) {
@@ -292,8 +292,8 @@ static inline SCI_SEIS_HD int sci_seis_take_token(
  * that start at bit `from` and on, before bit `before`, until the values
  * reach `end`, values counted from `at` (read two at once where the
  * codebook has a pair table; the same tokens): an index token's dequantized
- * value into coef and its index into q (either may be NULL; neither
- * written when `write` is clear), and, when runs is set, a run token's
+ * value into coef and its index into q (either may be NULL), and, when
+ * runs is set, a run token's
  * run level (a decoder that has put the level everywhere first leaves it
  * clear).  Returns 1 when every token taken is a code of the table that
  * ends within the slice, its values within end; else 0, having written
@@ -303,7 +303,7 @@ static inline SCI_SEIS_HD int sci_seis_take_token(
 static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
     const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
     const uint8_t *words, uint32_t bits, uint32_t from, uint32_t before,
-    uint32_t at, uint32_t end, float *coef, uint16_t *q, int write, int runs,
+    uint32_t at, uint32_t end, float *coef, uint16_t *q, int runs,
     sci_seis_walk *w, unsigned nmark, uint32_t *mark_pos, uint32_t *mark_at) {
     const uint32_t sym_mask = (1u << SCI_SEIS_PAIR_SYM_BITS) - 1;
     sci_seis_window r;
@@ -330,8 +330,7 @@ static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
         if (l1)
             left = nb - l1;
         if (!sci_seis_take_token(sym, nval, g, b, &left, pos, &at, end, coef,
-                                 q, write, runs, &taken, nmark, mark_pos,
-                                 mark_at))
+                                 q, runs, &taken, nmark, mark_pos, mark_at))
             break;
         w->last = pos;
         pos += nb - left;
@@ -345,8 +344,8 @@ static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
         left = r.nb - l2;
         sci_seis_take_token((uint32_t)(e >> (10 + SCI_SEIS_PAIR_SYM_BITS)) &
                                 sym_mask,
-                            nval, g, b, &left, pos, &at, end, coef, q, write,
-                            runs, &taken, nmark, mark_pos, mark_at);
+                            nval, g, b, &left, pos, &at, end, coef, q, runs,
+                            &taken, nmark, mark_pos, mark_at);
         w->last = pos;
         pos += l2;
         r.buf <<= l2;
@@ -361,11 +360,11 @@ static inline SCI_SEIS_HD int sci_seis_slice_tokens_marked(
 static inline SCI_SEIS_HD int sci_seis_slice_tokens(
     const sci_seis_codebook *cb, uint32_t nval, const sci_seis_grid *g,
     const uint8_t *words, uint32_t bits, uint32_t from, uint32_t before,
-    uint32_t at, uint32_t end, float *coef, uint16_t *q, int write, int runs,
+    uint32_t at, uint32_t end, float *coef, uint16_t *q, int runs,
     sci_seis_walk *w) {
     return sci_seis_slice_tokens_marked(cb, nval, g, words, bits, from,
-                                        before, at, end, coef, q, write, runs,
-                                        w, 0, NULL, NULL);
+                                        before, at, end, coef, q, runs, w, 0,
+                                        NULL, NULL);
 }
 
 /* Version 7: whether a slice's bits from `from` to its end (`bits`) are
@@ -405,7 +404,7 @@ static inline SCI_SEIS_HD int sci_seis_decode_slice(
     const uint32_t bits = sci_seis_slice_bits(nwords, s);
     sci_seis_walk w;
     return sci_seis_slice_tokens(cb, nval, g, ws, bits, 0, bits, first, end,
-                                 coef, q, 1, 1, &w) &&
+                                 coef, q, 1, &w) &&
            w.at == end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= bits &&
            sci_seis_slice_zero(ws, w.pos, bits);
 }

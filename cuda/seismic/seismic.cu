@@ -96,6 +96,8 @@ struct seis_frame {
     const uint64_t *pkg;
     const uint32_t *firsts; /* version 6: blocks 1.. first values */
     uint32_t npkg;
+    uint32_t units; /* what its decode blocks take: packages, or version
+                     * 7's slices (units_per_job a block) */
     uint32_t job0, njobs; /* its decode blocks */
     uint32_t w, h, levels; /* levels: those that change anything */
     sci_seis_grid grid;
@@ -312,14 +314,6 @@ HDK bool sliced_frame(const seis_frame &f) {
     return f.version >= 7;
 }
 
-/* The units of a frame that its decode blocks take: packages, or version
- * 7's slices (units_per_job of them a block). */
-HDK uint32_t decode_units(uint32_t packages, unsigned version) {
-    return version >= 7 ? (packages + SCI_SEIS_SLICE_WORDS - 1) /
-                              SCI_SEIS_SLICE_WORDS
-                        : packages;
-}
-
 /* Version 6: value i of a frame with zero runs as the run level, before
  * the packages' index tokens go over it (fill_kernel), so that a zero run
  * costs its warp nothing. */
@@ -393,7 +387,7 @@ struct slice_at {
 };
 
 DK slice_at slice_of(const seis_frame &f, uint32_t s) {
-    const uint32_t ns = decode_units(f.npkg, f.version);
+    const uint32_t ns = f.units;
     const uint32_t n = f.w * f.h;
     slice_at sl;
     sl.words = (const uint8_t *)(f.pkg + (size_t)s * SCI_SEIS_SLICE_WORDS);
@@ -432,7 +426,7 @@ DK void lane_count(const seis_frame &f, const sci_seis_codebook &cb,
     sci_seis_walk w;
     L->ok = sci_seis_slice_tokens_marked(
         &cb, f.nval, &f.grid, sl.words, sl.bits, L->start,
-        (g + 1) * SLICE_REGION, 0, 0xFFFFFFFFu, NULL, NULL, 0, 0, &w,
+        (g + 1) * SLICE_REGION, 0, 0xFFFFFFFFu, NULL, NULL, 0, &w,
         marks ? WALK_MARKS : 0, L->mark_pos, L->mark_at);
     L->count = w.at;
     L->next = w.pos;
@@ -465,11 +459,11 @@ DK bool lane_write(const seis_frame &f, const sci_seis_codebook &cb,
         return L.ok && (uint64_t)first_g + L.count < sl.end &&
                sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
                                      L.start, (g + 1) * SLICE_REGION, first_g,
-                                     sl.end, f.coef, f.q, 1, 0, &w);
+                                     sl.end, f.coef, f.q, 0, &w);
     return first_g < sl.end &&
            sci_seis_slice_tokens(&cb, f.nval, &f.grid, sl.words, sl.bits,
                                  L.start, sl.bits, first_g, sl.end, f.coef,
-                                 f.q, 1, 0, &w) &&
+                                 f.q, 0, &w) &&
            w.at == sl.end && w.last + SCI_SEIS_LAST_TOKEN_BITS >= sl.bits &&
            sci_seis_slice_zero(sl.words, w.pos, sl.bits);
 }
@@ -813,7 +807,7 @@ static void decode_job6_emu(const seis_frame &f, const block_job &job,
  * of the round before. */
 static void decode_job7_emu(const seis_frame &f, const block_job &job,
                             int *status) {
-    const uint32_t ns = decode_units(f.npkg, f.version);
+    const uint32_t ns = f.units;
     uint64_t pairs[LUT_ENTRIES];
     sci_seis_pair_entries(f.table, f.nval, pairs, 0, 1);
     const sci_seis_codebook cb = {f.table, f.table + LUT_ENTRIES,
@@ -1487,7 +1481,7 @@ __global__ void __launch_bounds__(DEC_THREADS)
     const uint32_t s = job.pkg0 + threadIdx.x / SLICE_LANES;
     slice_at sl = {};
     bool mine = false;
-    if (s < decode_units(f.npkg, f.version)) {
+    if (s < f.units) {
         sl = slice_of(f, s);
         mine = sl.ok && g < sl.regions;
         if (!sl.ok && g == 0)
@@ -1705,6 +1699,11 @@ static size_t pieces_of(const sci_seis_info *in) {
     return (package_bytes(in) + STAGE_PIECE - 1) / STAGE_PIECE;
 }
 
+/* A frame's units that its decode blocks take (seis_frame.units). */
+static uint32_t units_of(const sci_seis_info *in) {
+    return in->version >= 7 ? in->blocks : in->packages;
+}
+
 /* A decode block's units (packages, slices) in a frame of this version. */
 static uint32_t units_per_job(unsigned version) {
     return version >= 7 ? SLICES_PER_BLOCK : PKG_PER_BLOCK;
@@ -1712,8 +1711,7 @@ static uint32_t units_per_job(unsigned version) {
 
 /* A frame's decode blocks. */
 static size_t jobs_of(const sci_seis_info *in) {
-    return (decode_units(in->packages, in->version) +
-            units_per_job(in->version) - 1) /
+    return (units_of(in) + units_per_job(in->version) - 1) /
            units_per_job(in->version);
 }
 
@@ -1810,6 +1808,7 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         f.h = in->p.traces;
         f.levels = sci_dwt_used_levels(f.w, f.h, in->p.levels);
         f.npkg = in->packages;
+        f.units = units_of(in);
         f.grid = in->grid;
         f.version = in->version;
         f.nsym = in->nsym;
@@ -1834,8 +1833,7 @@ static void describe_chunk(sci_cuda_seis *s, chunk_plan *c,
         if (f.levels > c->max_levels)
             c->max_levels = f.levels;
         f.job0 = (uint32_t)c->job_n;
-        for (uint32_t p0 = 0; p0 < decode_units(in->packages, in->version);
-             p0 += units_per_job(in->version))
+        for (uint32_t p0 = 0; p0 < f.units; p0 += units_per_job(in->version))
             job[c->job_n++] = {i - f0, p0};
         f.njobs = (uint32_t)(c->job_n - f.job0);
         for (unsigned l = 1; l <= f.levels; l++) {

@@ -2443,10 +2443,10 @@ static void test_pairs(void) {
                 sci_seis_walk a, b;
                 const int r0 = sci_seis_slice_tokens_marked(
                     &plain, nval, &g, ws, sb, from, before, at, end, c0, q0,
-                    1, runs, &a, 4, mp0, ma0);
+                    runs, &a, 4, mp0, ma0);
                 const int r1 = sci_seis_slice_tokens_marked(
                     &paired, nval, &g, ws, sb, from, before, at, end, c1, q1,
-                    1, runs, &b, 4, mp1, ma1);
+                    runs, &b, 4, mp1, ma1);
                 walks++;
                 long_walks += b.at - at >= 8;
                 if (r0 != r1 || a.pos != b.pos || a.last != b.last ||
