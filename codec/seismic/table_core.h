@@ -133,17 +133,19 @@ static inline SCI_TABLE_HD unsigned sci_seis_table_clz64(uint64_t x) {
 }
 
 /* The lengths of symbols s0..s1-1 (one segment) into len[0..s1-s0-1],
- * read from bit *pos of the stream, which takes the z-byte table's bytes
- * from `head` on; *pos is left past the last token.  With `zeroed`, len
- * already holds zeros and runs leave it as it is.  0, or -1 when the
- * tokens are not a segment an encoder writes (no length to repeat, a
- * length out of range, a run past the segment, the stream's end passed). */
-static inline SCI_TABLE_HD int sci_seis_table_segment(
-    const uint8_t *table, size_t z, size_t head, uint32_t s0, uint32_t s1,
-    size_t *pos, uint8_t *len, int zeroed) {
+ * read from bit *pos of the z bytes at `bytes`; *pos is left past the
+ * last token.  With `zeroed`, len already holds zeros and runs leave it as
+ * it is.  0, or -1 when the tokens are not a segment an encoder writes (no
+ * length to repeat, a length out of range, a run past the segment, the
+ * bytes' end passed). */
+static inline SCI_TABLE_HD int sci_seis_table_segment(const uint8_t *bytes,
+                                                      size_t z, uint32_t s0,
+                                                      uint32_t s1, size_t *pos,
+                                                      uint8_t *len,
+                                                      int zeroed) {
     const size_t end = 8 * z;
     sci_seis_table_bits r;
-    sci_seis_table_bits_at(&r, table, z, 8 * head + *pos);
+    sci_seis_table_bits_at(&r, bytes, z, *pos);
     unsigned last = 0;
     for (uint32_t s = 0; s < s1 - s0;) {
         if (r.pos >= end)
@@ -181,7 +183,7 @@ static inline SCI_TABLE_HD int sci_seis_table_segment(
     }
     if (r.pos > end)
         return -1;
-    *pos = r.pos - 8 * head;
+    *pos = r.pos;
     return 0;
 }
 
@@ -189,27 +191,60 @@ static inline SCI_TABLE_HD int sci_seis_table_segment(
  * symbol's length first; `zeroed` as above), its tokens starting at bit
  * `start` of the stream (after the head) and ending at bit `end` (the
  * next segment's start) when g is not the last; the last ends in the
- * stream's last byte, whose bits after it are 0.  0, or -1 for a table an
- * encoder does not write (also when the head leaves no stream). */
-static inline SCI_TABLE_HD int sci_seis_table_read_segment(
-    const uint8_t *table, size_t z, unsigned version, uint32_t g,
-    uint32_t nsym, size_t start, size_t end, uint8_t *len, int zeroed) {
+ * stream's last byte, whose bits after it are 0.  `bytes` holds the
+ * table's bytes from `from` on, `have` of them (bytes past them read as
+ * 0): a copy in faster memory of the part the segment lies in.  A segment
+ * an encoder writes reads only its own bits, and one that reads past them
+ * fails wherever its bits come from, so a copy that holds the segment
+ * (and, for the last, the table's end) decides as the table would.  0, or
+ * -1 for a table an encoder does not write (also when the head leaves no
+ * stream). */
+static inline SCI_TABLE_HD int sci_seis_table_read_segment_in(
+    const uint8_t *bytes, size_t from, size_t have, size_t z,
+    unsigned version, uint32_t g, uint32_t nsym, size_t start, size_t end,
+    uint8_t *len, int zeroed) {
     const uint32_t segs = sci_seis_table_segments(nsym, version);
     const size_t head = sci_seis_table_head(nsym, version);
-    if (z <= head || g >= segs)
+    if (z <= head || g >= segs || 8 * head + start < 8 * from)
         return -1;
-    const size_t n = z - head;
     const uint32_t seg = sci_seis_table_seg(version);
     const uint32_t s0 = g * seg;
     const uint32_t s1 = nsym - s0 < seg ? nsym : s0 + seg;
-    size_t pos = start;
-    if (sci_seis_table_segment(table, z, head, s0, s1, &pos, len, zeroed))
+    /* bit positions from the copy's first byte */
+    size_t pos = 8 * head + start - 8 * from;
+    if (sci_seis_table_segment(bytes, have, s0, s1, &pos, len, zeroed))
         return -1;
     if (g + 1 < segs)
-        return pos == end ? 0 : -1;
-    if ((pos + 7) / 8 != n)
+        return pos == 8 * head + end - 8 * from ? 0 : -1;
+    if (from + (pos + 7) / 8 != z)
         return -1;
-    return pos % 8 && (table[z - 1] & (0xffu >> (pos % 8))) ? -1 : 0;
+    return pos % 8 && (bytes[have - 1] & (0xffu >> (pos % 8))) ? -1 : 0;
+}
+
+/* The bytes [*from, *to) of the z-byte table that a copy holding
+ * consecutive segments needs: their stream's bits [start, start + bits)
+ * (after the head), the table's end too when the last segment is among
+ * them; *from a multiple of 4, both clipped to the table. */
+static inline SCI_TABLE_HD void sci_seis_table_window(size_t head, size_t z,
+                                                      size_t start,
+                                                      size_t bits,
+                                                      int holds_last,
+                                                      size_t *from,
+                                                      size_t *to) {
+    size_t f = (head + start / 8) & ~(size_t)3;
+    size_t t = holds_last ? z : head + (start + bits + 7) / 8;
+    *from = f < z ? f : z & ~(size_t)3;
+    *to = t < z ? t : z;
+    if (*to < *from)
+        *to = *from;
+}
+
+/* The same, read from the table itself. */
+static inline SCI_TABLE_HD int sci_seis_table_read_segment(
+    const uint8_t *table, size_t z, unsigned version, uint32_t g,
+    uint32_t nsym, size_t start, size_t end, uint8_t *len, int zeroed) {
+    return sci_seis_table_read_segment_in(table, 0, z, z, version, g, nsym,
+                                          start, end, len, zeroed);
 }
 
 #endif

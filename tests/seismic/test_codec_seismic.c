@@ -1944,6 +1944,102 @@ static void test_table_code(void) {
               "second segment's start) is refused");
 }
 
+/* Version 5's segments read from a copy of part of the table (the GPU's
+ * lengths launch copies a block's part to shared memory) against the
+ * table itself, segment by segment, on sound and damaged tables: the
+ * same verdict always, the same lengths when sound.  The copies are
+ * sci_seis_table_window's for groups of `group` segments, as the GPU
+ * takes them, and random wider ones. */
+static unsigned table_window_mismatches(const uint8_t *t, size_t z,
+                                        uint32_t n, uint32_t group) {
+    const uint32_t segs = sci_seis_table_segments(n, 5);
+    const size_t head = sci_seis_table_head(n, 5);
+    if (z <= head)
+        return 0;
+    static uint8_t a[256], b[256];
+    unsigned bad = 0;
+    size_t before = 0;
+    for (uint32_t g0 = 0; g0 < segs; g0 += group) {
+        size_t bits = 0;
+        for (uint32_t g = g0; g < g0 + group && g + 1 < segs; g++)
+            bits += sci_seis_table_field(t, g, 5);
+        size_t from, to;
+        sci_seis_table_window(head, z, before, bits, g0 + group >= segs,
+                              &from, &to);
+        for (uint32_t g = g0; g < g0 + group && g < segs; g++) {
+            const size_t f = g + 1 < segs ? sci_seis_table_field(t, g, 5) : 0;
+            for (unsigned w = 0; w < 2; w++) {
+                size_t f0 = from, t0 = to;
+                if (w) {
+                    f0 = (size_t)(rng() % (from + 1)) & ~(size_t)3;
+                    t0 = to + (size_t)(rng() % (z - to + 1));
+                }
+                memset(a, 0, sizeof a);
+                memset(b, 0, sizeof b);
+                const int ra = sci_seis_table_read_segment(
+                    t, z, 5, g, n, before, before + f, a, 1);
+                const int rb = sci_seis_table_read_segment_in(
+                    t + f0, f0, t0 - f0, z, 5, g, n, before, before + f, b, 1);
+                if (ra != rb || (!ra && memcmp(a, b, sizeof a)))
+                    bad++;
+            }
+            before += f;
+        }
+    }
+    return bad;
+}
+
+static void test_table_window(void) {
+    static uint8_t len[1 << 16];
+    unsigned bad = 0, tables = 0;
+    for (unsigned trial = 0; trial < 24; trial++) {
+        const uint32_t n = trial < 4 ? 1 + (uint32_t)(rng() % 700) : 1u << 16;
+        /* a peak of short codes in the middle, long ones around, unused
+         * symbols at the ends, as a quantizer's indices give */
+        for (uint32_t s = 0; s < n; s++) {
+            const double d = fabs((double)s - n / 2.0) / (n / 16.0 + 1);
+            len[s] = d > 6 && rng() % 4 ? 0
+                                        : (uint8_t)(2 + (unsigned)(3 * d) +
+                                                    (unsigned)(rng() % 3));
+            if (len[s] > SCI_HUFF_MAX_LEN)
+                len[s] = SCI_HUFF_MAX_LEN;
+        }
+        const size_t cap = sci_seis_table_bound(n, 5);
+        uint8_t *t = malloc(cap + 64);
+        const size_t z = sci_seis_table_write(len, n, 5, t, cap);
+        if (!z) {
+            bad++;
+            free(t);
+            continue;
+        }
+        /* trial % 4: sound, bits flipped, a field changed, cut or
+         * lengthened */
+        size_t zz = z;
+        const size_t head = sci_seis_table_head(n, 5);
+        if (trial % 4 == 1)
+            for (unsigned k = 0; k < 1 + trial % 5; k++)
+                t[rng() % z] ^= (uint8_t)(1u << (rng() % 8));
+        else if (trial % 4 == 2 && head)
+            t[rng() % head] = (uint8_t)rng();
+        else if (trial % 4 == 3) {
+            zz = z - 1 - (size_t)(rng() % (z < 8 ? z : 8));
+            if (trial & 4) {
+                zz = z + 1 + (size_t)(rng() % 60);
+                memset(t + z, trial & 8 ? 0 : 0xa5, zz - z);
+            }
+        }
+        tables++;
+        bad += table_window_mismatches(t, zz, n, 64);
+        bad += table_window_mismatches(t, zz, n, 1 + (uint32_t)(rng() % 70));
+        free(t);
+    }
+    char what[200];
+    snprintf(what, sizeof what, "version 5 code tables: %u tables (sound, "
+             "damaged, cut), each segment read from the GPU's copies of "
+             "parts of the table as from the table", tables);
+    check(bad == 0, what);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Version 6: zero runs in the code */
 
@@ -2491,6 +2587,7 @@ int main(int argc, char **argv) {
     test_damage(3);
     test_runs();
     test_table_code();
+    test_table_window();
     test_real(dir);
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
