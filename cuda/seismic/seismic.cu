@@ -141,9 +141,12 @@ struct sci_cuda_seis {
     /* a chunk's descriptors and code tables go up first, on their own, so
      * that its tables are built while its packages are staged and sent */
     cudaEvent_t tables_copied[MAX_CHUNKS];
-    /* and its code tables, on another, so that a chunk's tables are built
-     * while the kernels of the one before run */
-    cudaStream_t table_stream;
+    /* and its code tables, each chunk's on a stream of its own, so that
+     * they are built while the kernels of the chunks before run; and not
+     * one after another: a build is a few blocks of long serial walks
+     * (lengths_kernel), and on one stream the later chunks' decodes
+     * waited for theirs */
+    cudaStream_t table_streams[MAX_CHUNKS];
     cudaEvent_t tabled[MAX_CHUNKS];
     /* the odd chunks' kernels, beside the caller's stream's even ones: a
      * chunk's decode blocks fill the multiprocessors that the last blocks
@@ -156,6 +159,37 @@ struct sci_cuda_seis {
     unsigned nworkers;
     size_t chunk_packages; /* 0: CHUNK_PACKAGES */
 };
+
+static void streams_destroy(cudaStream_t *st, unsigned n) {
+    for (unsigned k = 0; k < n; k++)
+        cudaStreamDestroy(st[k]);
+}
+
+/* n nonblocking streams of the given priority: 0, or an error having made
+ * none. */
+static int streams_create(cudaStream_t *st, unsigned n, int priority) {
+    for (unsigned k = 0; k < n; k++) {
+        const cudaError_t e = cudaStreamCreateWithPriority(
+            &st[k], cudaStreamNonBlocking, priority);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            streams_destroy(st, k);
+            return (int)e;
+        }
+    }
+    return 0;
+}
+
+/* The first error of synchronizing n streams, all of them waited for. */
+static cudaError_t streams_synchronize(cudaStream_t *st, unsigned n) {
+    cudaError_t first = cudaSuccess;
+    for (unsigned k = 0; k < n; k++) {
+        const cudaError_t e = cudaStreamSynchronize(st[k]);
+        if (first == cudaSuccess)
+            first = e;
+    }
+    return first;
+}
 
 static double now_ms(void) {
     struct timespec ts;
@@ -1658,7 +1692,7 @@ extern "C" void sci_cuda_seis_destroy(sci_cuda_seis *s) {
         cudaEventDestroy(s->odd_start);
         cudaEventDestroy(s->odd_done);
         cudaStreamDestroy(s->copy_stream);
-        cudaStreamDestroy(s->table_stream);
+        streams_destroy(s->table_streams, MAX_CHUNKS);
         cudaStreamDestroy(s->odd_stream);
     }
     cudaFreeHost(s->stage_host.p);
@@ -2019,7 +2053,7 @@ static int send_tables(sci_cuda_seis *s, const chunk_plan &c, unsigned k) {
     uint8_t *hb = (uint8_t *)s->stage_host.p;
     uint8_t *db = (uint8_t *)s->stage_dev.p;
     const int ev = EVENTS_PER_CHUNK * (int)k;
-    cudaStream_t cs = s->copy_stream, ts = s->table_stream;
+    cudaStream_t cs = s->copy_stream, ts = s->table_streams[k];
     int err;
     events_mark(s->timing, s->ev, ev, cs);
     if ((err = cuda_err(cudaMemcpyAsync(db + c.desc_at, hb + c.desc_at,
@@ -2029,7 +2063,10 @@ static int send_tables(sci_cuda_seis *s, const chunk_plan &c, unsigned k) {
         (err = cuda_err(cudaStreamWaitEvent(ts, s->tables_copied[k], 0))))
         return err;
     events_mark(s->timing, s->ev, ev + 2, ts);
-    if ((err = launch_tables(s, c, (int *)s->status.p + c.f0, ts)))
+    int *status = (int *)s->status.p + c.f0;
+    if ((err = cuda_err(cudaMemsetAsync(status, 0,
+                                        (c.f1 - c.f0) * sizeof(int), ts))) ||
+        (err = launch_tables(s, c, status, ts)))
         return err;
     return cuda_err(cudaEventRecord(s->tabled[k], ts));
 }
@@ -2059,18 +2096,20 @@ static int send_packages(sci_cuda_seis *s, const chunk_plan &c, unsigned k,
                         (int *)s->status.p + c.f0, ev, st);
 }
 
-/* A decode's staging in one pool region: the items of every chunk (its
- * frames' code lengths, then their packages in pieces), chunk after chunk;
- * the thread that stages the last of a chunk's tables or of its packages
- * sends them, and what is staged after them, in order.  A region a chunk
- * woke the pool's sleeping threads once a chunk: 90-95 GB/s against
- * 106-108 at 16 bits. */
+/* A decode's staging in one pool region: every frame's code lengths, then
+ * each chunk's packages in pieces, chunk after chunk; the thread that
+ * stages the last of a chunk's tables or of its packages sends them, and
+ * what is staged after them, in order.  A region a chunk woke the pool's
+ * sleeping threads once a chunk: 90-95 GB/s against 106-108 at 16 bits.
+ * Every chunk's tables first: the device builds them while it waits for
+ * the first packages, where the later chunks' builds, among the earlier
+ * chunks' decodes, had kept their decodes waiting. */
 struct batch_run {
     sci_cuda_seis *s;
     const chunk_plan *cp;
     const chunk_args *ca;
     unsigned chunks;
-    size_t item0[MAX_CHUNKS + 1]; /* a chunk's first item */
+    size_t piece0[MAX_CHUNKS + 1]; /* a chunk's first piece's item */
     /* its tables and its pieces of packages not yet staged (atomic) */
     size_t tables_left[MAX_CHUNKS], pieces_left[MAX_CHUNKS];
     int device;
@@ -2117,16 +2156,17 @@ static void stage_items(void *arg, size_t b, size_t e, unsigned worker) {
     batch_run *r = (batch_run *)arg;
     for (size_t i = b; i < e; i++) {
         unsigned k = 0;
-        while (i >= r->item0[k + 1])
-            k++;
-        const chunk_args *a = &r->ca[k];
-        const size_t j = i - r->item0[k];
         size_t *left;
-        if (j < a->nf) {
-            stage_lengths(a, (unsigned)j, &r->s->workers[worker]);
+        if (i < r->piece0[0]) {
+            while (i >= r->cp[k].f1)
+                k++;
+            stage_lengths(&r->ca[k], (unsigned)(i - r->cp[k].f0),
+                          &r->s->workers[worker]);
             left = &r->tables_left[k];
         } else {
-            stage_piece(a, j - a->nf);
+            while (i >= r->piece0[k + 1])
+                k++;
+            stage_piece(&r->ca[k], i - r->piece0[k]);
             left = &r->pieces_left[k];
         }
         if (__atomic_sub_fetch(left, 1, __ATOMIC_ACQ_REL) == 0)
@@ -2140,11 +2180,15 @@ static int ensure_streams(sci_cuda_seis *s) {
     if (s->copy_stream)
         return 0;
     int e;
-    cudaStream_t cs, ts, os;
+    cudaStream_t cs, ts[MAX_CHUNKS], os;
     cudaEvent_t start, done;
     if ((e = cuda_err(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking))))
         return e;
-    if ((e = cuda_err(cudaStreamCreateWithFlags(&ts, cudaStreamNonBlocking))))
+    /* the table builds first where decodes wait for SMs: a build's
+     * launches are a few blocks, and the decodes of its chunk wait on it */
+    int least, greatest;
+    if ((e = cuda_err(cudaDeviceGetStreamPriorityRange(&least, &greatest))) ||
+        (e = streams_create(ts, MAX_CHUNKS, greatest)))
         goto no_ts;
     if ((e = events_create(s->copied, MAX_CHUNKS)))
         goto no_copied;
@@ -2166,7 +2210,8 @@ static int ensure_streams(sci_cuda_seis *s) {
         goto no_attr;
 #endif
     s->copy_stream = cs;
-    s->table_stream = ts;
+    for (unsigned k = 0; k < MAX_CHUNKS; k++)
+        s->table_streams[k] = ts[k];
     s->odd_stream = os;
     s->odd_start = start;
     s->odd_done = done;
@@ -2186,7 +2231,7 @@ no_tables_copied:
 no_tabled:
     events_destroy(s->copied, MAX_CHUNKS);
 no_copied:
-    cudaStreamDestroy(ts);
+    streams_destroy(ts, MAX_CHUNKS);
 no_ts:
     cudaStreamDestroy(cs);
     return e;
@@ -2296,11 +2341,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         (err = grow(&s->status, n * sizeof(int))) ||
         (err = grow(&s->job_first, jobs * 4 + 4)) ||
         (err = grow(&s->tables, table_words * 4)) ||
-        (err = grow(&s->lens, lens + 16)) ||
-        /* on the table stream, whose kernels write it first; st waits for
-         * them */
-        (err = cuda_err(cudaMemsetAsync(s->status.p, 0, n * sizeof(int),
-                                        s->table_stream))))
+        (err = grow(&s->lens, lens + 16)))
         goto out;
 
     {
@@ -2312,11 +2353,12 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
         r.ca = ca;
         r.chunks = (unsigned)chunks;
         r.st = st;
+        r.piece0[0] = n;
         for (unsigned k = 0; k < chunks; k++) {
             describe_chunk(s, &cp[k], frames, info, plan, out, q, &ca[k]);
             r.tables_left[k] = ca[k].nf;
             r.pieces_left[k] = cp[k].pieces;
-            r.item0[k + 1] = r.item0[k] + ca[k].nf + cp[k].pieces;
+            r.piece0[k + 1] = r.piece0[k] + cp[k].pieces;
         }
         /* the odd chunks' kernels follow what the caller queued on st, and
          * st follows them */
@@ -2326,7 +2368,7 @@ extern "C" int sci_cuda_seis_decode(sci_cuda_seis *s, unsigned n,
                  cudaStreamWaitEvent(s->odd_stream, s->odd_start, 0))))
             goto out;
         pthread_mutex_init(&r.m, NULL);
-        sci_pool_for(s->pool, r.item0[chunks], 1, stage_items, &r);
+        sci_pool_for(s->pool, r.piece0[chunks], 1, stage_items, &r);
         pthread_mutex_destroy(&r.m);
         s->times.host = s->timing ? (float)(now_ms() - t0) : 0;
         if ((err = r.err) ||
@@ -2356,7 +2398,7 @@ out:
     /* a chunk may still read the staging area */
     if (err && s->copy_stream &&
         (cudaStreamSynchronize(s->copy_stream) != cudaSuccess ||
-         cudaStreamSynchronize(s->table_stream) != cudaSuccess ||
+         streams_synchronize(s->table_streams, MAX_CHUNKS) != cudaSuccess ||
          cudaStreamSynchronize(s->odd_stream) != cudaSuccess ||
          cudaStreamSynchronize(st) != cudaSuccess))
         cudaGetLastError();

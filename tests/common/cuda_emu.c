@@ -87,6 +87,23 @@ cudaStreamCreateWithFlags (cudaStream_t * s, unsigned int flags)
   return cudaStreamCreate (s);
 }
 
+/* Priorities order nothing where streams are synchronous. */
+cudaError_t
+cudaDeviceGetStreamPriorityRange (int *least, int *greatest)
+{
+  *least = 0;
+  *greatest = 0;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaStreamCreateWithPriority (cudaStream_t * s, unsigned int flags,
+    int priority)
+{
+  (void) priority;
+  return cudaStreamCreateWithFlags (s, flags);
+}
+
 cudaError_t
 cudaStreamDestroy (cudaStream_t s)
 {
