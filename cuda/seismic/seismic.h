@@ -79,7 +79,9 @@ void sci_cuda_seis_set_pool(sci_cuda_seis *s, sci_pool *pool);
 /* A decode goes to the device in up to four chunks of frames, so that the
  * host stages a chunk while the device uploads and decodes the ones
  * before: a chunk for every `packages` packages of the batch (0: the
- * default, about 128 Ki; tests set 1 to cut small batches). */
+ * default, about 128 Ki; tests set 1 to cut small batches), the first a
+ * quarter of an even share, every chunk's code tables staged and built
+ * before any chunk's packages. */
 void sci_cuda_seis_tune_chunks(sci_cuda_seis *s, size_t packages);
 
 /* Timing costs a few event records a batch; off by default. */
