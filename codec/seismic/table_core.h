@@ -187,6 +187,22 @@ static inline SCI_TABLE_HD int sci_seis_table_segment(const uint8_t *bytes,
     return 0;
 }
 
+/* The bytes [*from, *to) of the z-byte table that a copy holding
+ * consecutive segments needs: their stream's bits [start, start + bits)
+ * (after the head), the table's end too when the last segment is among
+ * them; *from a multiple of 4, both clipped to the table (*from <= *to). */
+static inline SCI_TABLE_HD void sci_seis_table_window(size_t head, size_t z,
+                                                      size_t start,
+                                                      size_t bits,
+                                                      int holds_last,
+                                                      size_t *from,
+                                                      size_t *to) {
+    size_t f = (head + start / 8) & ~(size_t)3;
+    size_t t = holds_last ? z : head + (start + bits + 7) / 8;
+    *from = f < z ? f : z & ~(size_t)3;
+    *to = t < z ? t : z;
+}
+
 /* Segment g of the z-byte table of nsym symbols into len (its first
  * symbol's length first; `zeroed` as above), its tokens starting at bit
  * `start` of the stream (after the head) and ending at bit `end` (the
@@ -219,24 +235,6 @@ static inline SCI_TABLE_HD int sci_seis_table_read_segment_in(
     if (from + (pos + 7) / 8 != z)
         return -1;
     return pos % 8 && (bytes[have - 1] & (0xffu >> (pos % 8))) ? -1 : 0;
-}
-
-/* The bytes [*from, *to) of the z-byte table that a copy holding
- * consecutive segments needs: their stream's bits [start, start + bits)
- * (after the head), the table's end too when the last segment is among
- * them; *from a multiple of 4, both clipped to the table. */
-static inline SCI_TABLE_HD void sci_seis_table_window(size_t head, size_t z,
-                                                      size_t start,
-                                                      size_t bits,
-                                                      int holds_last,
-                                                      size_t *from,
-                                                      size_t *to) {
-    size_t f = (head + start / 8) & ~(size_t)3;
-    size_t t = holds_last ? z : head + (start + bits + 7) / 8;
-    *from = f < z ? f : z & ~(size_t)3;
-    *to = t < z ? t : z;
-    if (*to < *from)
-        *to = *from;
 }
 
 /* The same, read from the table itself. */

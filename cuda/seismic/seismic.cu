@@ -406,8 +406,9 @@ DK bool block_values(const seis_frame &f, uint32_t pkg0, uint32_t *first,
  * bit falls into step within a few tokens), until no start moves: after
  * k rounds the first k + 1 regions are walked from the slice's own token
  * boundaries.  The regions' value counts, scanned, give each its first
- * value; each thread then walks its region once more, writing.  The verdict is the C
- * decoder's (sci_seis_decode_slice): the regions' walks are its walk. */
+ * value; each thread then walks its region once more, writing.  The
+ * verdict is the C decoder's (sci_seis_decode_slice): the regions' walks
+ * are its walk. */
 #define SLICE_LANES 16
 #define SLICE_REGION (SCI_SEIS_SLICE_BITS / SLICE_LANES)
 #define SLICES_PER_BLOCK (DEC_THREADS / SLICE_LANES)
@@ -1239,8 +1240,9 @@ __global__ void __launch_bounds__(LEN_SEGS)
         block_bits += warp_bits[w];
     }
     /* Version 5: the block's part of the stream, copied to shared memory
-     * together: a thread alone in its warp's walk waited on a global load
-     * every few tokens (73 us for a 16-bit table's densest segment). */
+     * together, where a thread's walk read a word of global memory every
+     * few tokens (the kernel 5 % faster at 16 bits; what remains is the
+     * densest segment's walk, one token after another) */
     size_t from = 0, have = 0;
     if (in_shared) {
         size_t to;
@@ -1740,8 +1742,8 @@ static int cuda_err(cudaError_t e) {
     return e == cudaSuccess ? 0 : (int)e;
 }
 
-/* A chunk of a batch in the staging area: descriptors, decode blocks, then
- * each frame's packages and code lengths. */
+/* A chunk of a batch in the staging area: descriptors, decode blocks and
+ * each frame's code table, then each frame's packages. */
 struct chunk_plan {
     unsigned f0, f1; /* its frames */
     /* its descriptors, decode blocks and code tables, then from pkg_at to
@@ -2052,7 +2054,7 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
 }
 
 /* Chunk k's descriptors and code tables, staged, to the device on the
- * copy stream, and its tables built on the table stream once they are
+ * copy stream, and its tables built on its table stream once they are
  * there. */
 static int send_tables(sci_cuda_seis *s, const chunk_plan &c, unsigned k) {
     uint8_t *hb = (uint8_t *)s->stage_host.p;

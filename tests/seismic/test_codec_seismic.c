@@ -1966,6 +1966,10 @@ static unsigned table_window_mismatches(const uint8_t *t, size_t z,
         size_t from, to;
         sci_seis_table_window(head, z, before, bits, g0 + group >= segs,
                               &from, &to);
+        if (from % 4 || to < from || to > z) {
+            bad++;
+            continue;
+        }
         for (uint32_t g = g0; g < g0 + group && g < segs; g++) {
             const size_t f = g + 1 < segs ? sci_seis_table_field(t, g, 5) : 0;
             for (unsigned w = 0; w < 2; w++) {
