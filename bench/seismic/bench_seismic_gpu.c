@@ -14,7 +14,10 @@
  * ones cycled through larger batches.  Every GPU gather of a batch is
  * checked against the CPU decoder's, bit for bit, before it is timed.
  *
- *   bench-seismic-gpu [--reps N] [--bits B] [--quick]
+ * --version V writes the frames in version V (3 to 7; 0, the default: the
+ * newest), to compare versions in one run.
+ *
+ *   bench-seismic-gpu [--reps N] [--bits B] [--version V] [--quick]
  */
 #include <math.h>
 #include <stdio.h>
@@ -81,21 +84,29 @@ static void encode_cpu(const sci_seis_params *p, const float *g,
 
 int main(int argc, char **argv) {
     int reps = 9, quick = 0;
-    unsigned bits = 12;
+    unsigned bits = 12, version = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
             bits = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--version") && i + 1 < argc)
+            version = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
+    }
+    if (version && (version < 3 || version > SCI_SEIS_VERSION)) {
+        fprintf(stderr, "--version: 3 to %u, or 0 for the newest\n",
+                SCI_SEIS_VERSION);
+        return 2;
     }
     REQUIRE_CUDA_DEVICE();
     struct cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("bench-seismic-gpu: %s, %d CPU threads, %u x %u shots, "
-           "%u bits\n\n",
-           prop.name, threads(), TRACES, SAMPLES, bits);
+           "%u bits, frame version %u\n\n",
+           prop.name, threads(), TRACES, SAMPLES, bits,
+           version ? version : SCI_SEIS_VERSION);
 
     const size_t n = (size_t)TRACES * SAMPLES;
     float *g = malloc(n * 4);
@@ -119,7 +130,8 @@ int main(int argc, char **argv) {
         double enc_ms = 0, cr = 0, snr = 0;
         for (unsigned i = 0; i < DISTINCT; i++) {
             synthshot(g, TRACES, SAMPLES, 0.002, i + 1);
-            sci_seis_params p = {TRACES, SAMPLES, 2000, bits, levels, 0};
+            sci_seis_params p = {TRACES, SAMPLES, 2000, bits, levels,
+                                 version};
             size_t cap = sci_seis_frame_bound(&p, 0);
             sh[i].frame = malloc(cap);
             double t0 = bench_now_ms();
@@ -213,7 +225,7 @@ int main(int argc, char **argv) {
             size_t *lens = malloc(b * sizeof *lens);
             for (unsigned i = 0; i < b; i++) {
                 pp[i] = (sci_seis_params){TRACES, SAMPLES, 2000, bits, levels,
-                                          0};
+                                          version};
                 caps[i] = sci_seis_frame_bound(&pp[i], 0);
                 fo[i] = malloc(caps[i]);
                 gs[i] = dev_out + (size_t)(i % DISTINCT) * n;
