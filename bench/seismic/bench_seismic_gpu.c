@@ -95,9 +95,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
     }
-    if (version && (version < 3 || version > SCI_SEIS_VERSION)) {
-        fprintf(stderr, "--version: 3 to %u, or 0 for the newest\n",
-                SCI_SEIS_VERSION);
+    /* --bits and --version as the codec takes them */
+    const sci_seis_params asked = {TRACES, SAMPLES, 2000, bits, 4, version};
+    const char *why = sci_seis_params_check(&asked);
+    if (why) {
+        fprintf(stderr, "bench-seismic-gpu: %s\n", why);
         return 2;
     }
     REQUIRE_CUDA_DEVICE();
