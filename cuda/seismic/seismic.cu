@@ -158,6 +158,9 @@ struct sci_cuda_seis {
      * of the one before leave idle (a chunk's launch is about one wave) */
     cudaStream_t odd_stream;
     cudaEvent_t odd_start, odd_done;
+    /* programmatic dependent launches of the inverse DWT's levels (sm_90
+     * and newer) */
+    bool pdl;
     sci_cuda_seis_times times;
     sci_pool *pool; /* the host's work on a batch, a frame a call */
     seis_worker *workers;
@@ -914,6 +917,28 @@ DK float odd_out(const G &get, uint32_t n, uint32_t nl, uint32_t k,
     return get(nl + k) + 0.5f * (e + er);
 }
 
+/* Output pair k: the even output into *e and, where 2k + 1 < n, the odd
+ * one into *o, as even_out and odd_out compute them.  Where both of k's
+ * high neighbours and k + 1's are inside the signal (k > 0, 2k + 3 < n:
+ * all but the pairs at its ends) the same sums are read straight from the
+ * bands (get.low, get.high), without the mirror's tests. */
+template <typename G>
+DK void pair_out(const G &get, uint32_t n, uint32_t nl, uint32_t k, float *e,
+                 float *o) {
+    if (k > 0 && 2 * k + 3 < n) {
+        const float dl = get.high(k - 1), dk = get.high(k),
+                    dr = get.high(k + 1);
+        const float ek = get.low(k) + -0.25f * (dl + dk);
+        const float er = get.low(k + 1) + -0.25f * (dk + dr);
+        *e = ek;
+        *o = dk + 0.5f * (ek + er);
+        return;
+    }
+    *e = even_out(get, n, nl, k);
+    if (2 * k + 1 < n)
+        *o = odd_out(get, n, nl, k, *e);
+}
+
 /* sci_dwt_low_len, for the device too. */
 DK uint32_t low_len(uint32_t n, unsigned levels) {
     return (uint32_t)(((uint64_t)n + ((1ull << levels) - 1)) >> levels);
@@ -972,10 +997,18 @@ struct row_src {
     const float *c, *t;
     uint32_t w, r, nlw, nlh;
     bool top;
+    const float *lo, *hi; /* the row's low band, and its high band */
+    DM row_src(const float *c_, const float *t_, uint32_t w_, uint32_t r_,
+               uint32_t nlw_, uint32_t nlh_, bool top_)
+        : c(c_), t(t_), w(w_), r(r_), nlw(nlw_), nlh(nlh_), top(top_),
+          lo((!top_ && r_ < nlh_ ? t_ : c_) + (size_t)r_ * w_),
+          hi(c_ + (size_t)r_ * w_ + nlw_) {}
     DM float operator()(uint32_t x) const {
         const float *p = !top && r < nlh && x < nlw ? t : c;
         return p[(size_t)r * w + x];
     }
+    DM float low(uint32_t k) const { return lo[k]; }
+    DM float high(uint32_t k) const { return hi[k]; }
 };
 
 /* The first step's item i: output pair i % (TILE_W / 2) of the tile's
@@ -998,13 +1031,14 @@ DK void tile_rows_item(const seis_frame &f, unsigned l, const tile_at &at,
     const uint32_t j = at.x0 / 2 + jj;
     if (j >= nlw)
         return;
-    row_src g = {f.coef, level_out(f, l + 1), f.w, r, nlw, nlh,
-                 l == f.levels};
+    const row_src g(f.coef, level_out(f, l + 1), f.w, r, nlw, nlh,
+                    l == f.levels);
     float *row = sh + slot * TILE_W + 2 * jj;
-    const float e = even_out(g, at.lw, nlw, j);
+    float e, o = 0.0f; /* set where the pair has an odd output */
+    pair_out(g, at.lw, nlw, j, &e, &o);
     row[0] = e;
     if (2 * j + 1 < at.lw)
-        row[1] = odd_out(g, at.lw, nlw, j, e);
+        row[1] = o;
 }
 
 /* Column `c` of the tile's rows in shared memory, by the column
@@ -1016,6 +1050,10 @@ struct tile_src {
         const uint32_t slot = y < nl ? y - k0 : TILE_LOW + (y - nl) + 1 - k0;
         return sh[slot * TILE_W + c];
     }
+    DM float low(uint32_t k) const { return sh[(k - k0) * TILE_W + c]; }
+    DM float high(uint32_t k) const {
+        return sh[(TILE_LOW + 1 + k - k0) * TILE_W + c];
+    }
 };
 
 /* The second step's item i: output pair i / TILE_W of the tile's column
@@ -1026,12 +1064,13 @@ DK void tile_cols_item(const seis_frame &f, unsigned l, const tile_at &at,
     const uint32_t nl = (at.lh + 1) / 2, c = at.x0 + cc, k = at.k0 + kk;
     if (c >= at.lw || k >= nl)
         return;
-    tile_src g = {sh, at.k0, nl, cc};
-    float *o = level_out(f, l);
-    const float e = even_out(g, at.lh, nl, k);
-    o[(size_t)(2 * k) * f.w + c] = e;
+    const tile_src g = {sh, at.k0, nl, cc};
+    float *out = level_out(f, l) + (size_t)(2 * k) * f.w + c;
+    float e, o = 0.0f; /* set where the pair has an odd output */
+    pair_out(g, at.lh, nl, k, &e, &o);
+    out[0] = e;
     if (2 * k + 1 < at.lh)
-        o[(size_t)(2 * k + 1) * f.w + c] = odd_out(g, at.lh, nl, k, e);
+        out[f.w] = o;
 }
 
 /* ---- encoder: forward lifting, extremes, quantization ---------------------- */
@@ -1593,6 +1632,11 @@ __global__ void __launch_bounds__(DEC_THREADS)
 __global__ void __launch_bounds__(DWT_THREADS)
     inverse_kernel(const seis_frame *frames, unsigned l) {
     __shared__ float sh[TILE_ROWS * TILE_W];
+#if __CUDA_ARCH__ >= 900
+    /* launched to start while the grid before it (the decode, or the
+     * level below) finishes: nothing is read before that grid is done */
+    cudaGridDependencySynchronize();
+#endif
     const seis_frame f = frames[blockIdx.y];
     tile_at at;
     if (!level_tile(f, l, blockIdx.x, &at))
@@ -2043,9 +2087,23 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
     events_mark(s->timing, s->ev, ev + 3, st);
     if (n > 65535u && max_levels)
         return SCI_SEIS_E_ARG;
-    for (unsigned l = max_levels; l >= 1; l--)
-        inverse_kernel<<<dim3(c.max_tiles[l], n), DWT_THREADS, 0, st>>>(
-            dframes, l);
+    for (unsigned l = max_levels; l >= 1; l--) {
+        /* a level's blocks may start while the grid before it finishes,
+         * each waiting in the kernel: the launch gaps of the small levels
+         * overlap the work before them */
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(c.max_tiles[l], n);
+        cfg.blockDim = dim3(DWT_THREADS);
+        cfg.stream = st;
+        cudaLaunchAttribute at = {};
+        at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at.val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = s->pdl ? 1 : 0;
+        if (int err = cuda_err(cudaLaunchKernelEx(
+                &cfg, inverse_kernel, (const seis_frame *)dframes, l)))
+            return err;
+    }
     if (int err = cuda_err(cudaGetLastError()))
         return err;
 #endif
@@ -2211,10 +2269,15 @@ static int ensure_streams(sci_cuda_seis *s) {
     if ((e = cuda_err(cudaEventCreateWithFlags(&done, cudaEventDisableTiming))))
         goto no_done;
 #ifndef SCI_SEIS_EMU
+    int dev, major;
     if ((e = cuda_err(cudaFuncSetAttribute(
              decode6_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-             DEC6_SHARED))))
+             DEC6_SHARED))) ||
+        (e = cuda_err(cudaGetDevice(&dev))) ||
+        (e = cuda_err(cudaDeviceGetAttribute(
+             &major, cudaDevAttrComputeCapabilityMajor, dev))))
         goto no_attr;
+    s->pdl = major >= 9;
 #endif
     s->copy_stream = cs;
     for (unsigned k = 0; k < MAX_CHUNKS; k++)
