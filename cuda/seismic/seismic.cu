@@ -917,26 +917,35 @@ DK float odd_out(const G &get, uint32_t n, uint32_t nl, uint32_t k,
     return get(nl + k) + 0.5f * (e + er);
 }
 
-/* Output pair k: the even output into *e and, where 2k + 1 < n, the odd
- * one into *o, as even_out and odd_out compute them.  Where both of k's
- * high neighbours and k + 1's are inside the signal (k > 0, 2k + 3 < n:
+/* Output pairs k .. k + PAIRS - 1: the even outputs into e and, where 2k
+ * + 1 < n, the odd ones into o, as even_out and odd_out compute them
+ * (pairs from nl on are left alone).  Where all their high neighbours and
+ * those of k + PAIRS are inside the signal (k > 0, 2 (k + PAIRS) + 1 < n:
  * all but the pairs at its ends) the same sums are read straight from the
- * bands (get.low, get.high), without the mirror's tests. */
+ * bands (get.low, get.high), without the mirror's tests, and each pair's
+ * right neighbour is the next pair's even output. */
+#define IDWT_PAIRS 2
 template <typename G>
-DK void pair_out(const G &get, uint32_t n, uint32_t nl, uint32_t k, float *e,
-                 float *o) {
-    if (k > 0 && 2 * k + 3 < n) {
-        const float dl = get.high(k - 1), dk = get.high(k),
-                    dr = get.high(k + 1);
-        const float ek = get.low(k) + -0.25f * (dl + dk);
-        const float er = get.low(k + 1) + -0.25f * (dk + dr);
-        *e = ek;
-        *o = dk + 0.5f * (ek + er);
+DK void pairs_out(const G &get, uint32_t n, uint32_t nl, uint32_t k,
+                  float e[IDWT_PAIRS], float o[IDWT_PAIRS]) {
+    if (k > 0 && 2 * (k + IDWT_PAIRS) + 1 < n) {
+        float d = get.high(k - 1), dk = get.high(k);
+        float ek = get.low(k) + -0.25f * (d + dk);
+        for (unsigned p = 0; p < IDWT_PAIRS; p++) {
+            const float dr = get.high(k + p + 1);
+            const float er = get.low(k + p + 1) + -0.25f * (dk + dr);
+            e[p] = ek;
+            o[p] = dk + 0.5f * (ek + er);
+            ek = er;
+            dk = dr;
+        }
         return;
     }
-    *e = even_out(get, n, nl, k);
-    if (2 * k + 1 < n)
-        *o = odd_out(get, n, nl, k, *e);
+    for (unsigned p = 0; p < IDWT_PAIRS && k + p < nl; p++) {
+        e[p] = even_out(get, n, nl, k + p);
+        if (2 * (k + p) + 1 < n)
+            o[p] = odd_out(get, n, nl, k + p, e[p]);
+    }
 }
 
 /* sci_dwt_low_len, for the device too. */
@@ -1011,11 +1020,13 @@ struct row_src {
     DM float high(uint32_t k) const { return hi[k]; }
 };
 
-/* The first step's item i: output pair i % (TILE_W / 2) of the tile's
- * columns, in the row that shared row i / (TILE_W / 2) holds. */
+/* The first step's item i: output pairs from (i % ROW_ITEMS) IDWT_PAIRS
+ * of the tile's columns, in the row that shared row i / ROW_ITEMS
+ * holds. */
+#define ROW_ITEMS (TILE_W / 2 / IDWT_PAIRS)
 DK void tile_rows_item(const seis_frame &f, unsigned l, const tile_at &at,
                        unsigned i, float *sh) {
-    const unsigned slot = i / (TILE_W / 2), jj = i % (TILE_W / 2);
+    const unsigned slot = i / ROW_ITEMS, jj = i % ROW_ITEMS * IDWT_PAIRS;
     const uint32_t nlh = (at.lh + 1) / 2, nlw = (at.lw + 1) / 2;
     uint32_t r;
     if (slot < TILE_LOW) {
@@ -1034,11 +1045,13 @@ DK void tile_rows_item(const seis_frame &f, unsigned l, const tile_at &at,
     const row_src g(f.coef, level_out(f, l + 1), f.w, r, nlw, nlh,
                     l == f.levels);
     float *row = sh + slot * TILE_W + 2 * jj;
-    float e, o = 0.0f; /* set where the pair has an odd output */
-    pair_out(g, at.lw, nlw, j, &e, &o);
-    row[0] = e;
-    if (2 * j + 1 < at.lw)
-        row[1] = o;
+    float e[IDWT_PAIRS], o[IDWT_PAIRS] = {}; /* o: where a pair has one */
+    pairs_out(g, at.lw, nlw, j, e, o);
+    for (unsigned p = 0; p < IDWT_PAIRS && j + p < nlw; p++) {
+        row[2 * p] = e[p];
+        if (2 * (j + p) + 1 < at.lw)
+            row[2 * p + 1] = o[p];
+    }
 }
 
 /* Column `c` of the tile's rows in shared memory, by the column
@@ -1056,21 +1069,23 @@ struct tile_src {
     }
 };
 
-/* The second step's item i: output pair i / TILE_W of the tile's column
- * i % TILE_W. */
+/* The second step's item i: output pairs from (i / TILE_W) IDWT_PAIRS of
+ * the tile's column i % TILE_W. */
 DK void tile_cols_item(const seis_frame &f, unsigned l, const tile_at &at,
                        unsigned i, const float *sh) {
-    const unsigned kk = i / TILE_W, cc = i % TILE_W;
+    const unsigned kk = i / TILE_W * IDWT_PAIRS, cc = i % TILE_W;
     const uint32_t nl = (at.lh + 1) / 2, c = at.x0 + cc, k = at.k0 + kk;
     if (c >= at.lw || k >= nl)
         return;
     const tile_src g = {sh, at.k0, nl, cc};
     float *out = level_out(f, l) + (size_t)(2 * k) * f.w + c;
-    float e, o = 0.0f; /* set where the pair has an odd output */
-    pair_out(g, at.lh, nl, k, &e, &o);
-    out[0] = e;
-    if (2 * k + 1 < at.lh)
-        out[f.w] = o;
+    float e[IDWT_PAIRS], o[IDWT_PAIRS] = {}; /* o: where a pair has one */
+    pairs_out(g, at.lh, nl, k, e, o);
+    for (unsigned p = 0; p < IDWT_PAIRS && k + p < nl; p++) {
+        out[2 * p * f.w] = e[p];
+        if (2 * (k + p) + 1 < at.lh)
+            out[(2 * p + 1) * f.w] = o[p];
+    }
 }
 
 /* ---- encoder: forward lifting, extremes, quantization ---------------------- */
@@ -1641,11 +1656,11 @@ __global__ void __launch_bounds__(DWT_THREADS)
     tile_at at;
     if (!level_tile(f, l, blockIdx.x, &at))
         return;
-    for (unsigned i = threadIdx.x; i < TILE_ROWS * (TILE_W / 2);
-         i += DWT_THREADS)
+    for (unsigned i = threadIdx.x; i < TILE_ROWS * ROW_ITEMS; i += DWT_THREADS)
         tile_rows_item(f, l, at, i, sh);
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < (TILE_H / 2) * TILE_W; i += DWT_THREADS)
+    for (unsigned i = threadIdx.x; i < (TILE_H / 2 / IDWT_PAIRS) * TILE_W;
+         i += DWT_THREADS)
         tile_cols_item(f, l, at, i, sh);
 }
 
@@ -2054,9 +2069,10 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
                 tile_at at;
                 if (!level_tile(dframes[i], l, t, &at))
                     continue;
-                for (unsigned k = 0; k < TILE_ROWS * (TILE_W / 2); k++)
+                for (unsigned k = 0; k < TILE_ROWS * ROW_ITEMS; k++)
                     tile_rows_item(dframes[i], l, at, k, sh);
-                for (unsigned k = 0; k < (TILE_H / 2) * TILE_W; k++)
+                for (unsigned k = 0; k < (TILE_H / 2 / IDWT_PAIRS) * TILE_W;
+                     k++)
                     tile_cols_item(dframes[i], l, at, k, sh);
             }
 #else
