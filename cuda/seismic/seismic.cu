@@ -917,20 +917,23 @@ DK float odd_out(const G &get, uint32_t n, uint32_t nl, uint32_t k,
     return get(nl + k) + 0.5f * (e + er);
 }
 
-/* Output pairs k .. k + PAIRS - 1: the even outputs into e and, where 2k
- * + 1 < n, the odd ones into o, as even_out and odd_out compute them
- * (pairs from nl on are left alone).  Where all their high neighbours and
- * those of k + PAIRS are inside the signal (k > 0, 2 (k + PAIRS) + 1 < n:
- * all but the pairs at its ends) the same sums are read straight from the
- * bands (get.low, get.high), without the mirror's tests, and each pair's
- * right neighbour is the next pair's even output. */
+/* Output pairs k + p, p < IDWT_PAIRS: the even outputs into e[p] and,
+ * where 2 (k + p) + 1 < n, the odd ones into o[p], as even_out and
+ * odd_out compute them (pairs from nl on are left alone).  Where all their
+ * high neighbours and those of the pair after them are inside the signal
+ * (k > 0, 2 (k + IDWT_PAIRS) + 1 < n: all but the pairs at its ends) the
+ * same sums are read straight from the bands (get.low, get.high), without
+ * the mirror's tests, each pair's right neighbour being the next pair's
+ * even output: a thread of the inverse's tiles reads 2 IDWT_PAIRS + 3
+ * values for 2 IDWT_PAIRS outputs. */
 #define IDWT_PAIRS 2
 template <typename G>
 DK void pairs_out(const G &get, uint32_t n, uint32_t nl, uint32_t k,
                   float e[IDWT_PAIRS], float o[IDWT_PAIRS]) {
     if (k > 0 && 2 * (k + IDWT_PAIRS) + 1 < n) {
-        float d = get.high(k - 1), dk = get.high(k);
-        float ek = get.low(k) + -0.25f * (d + dk);
+        const float dl = get.high(k - 1);
+        float dk = get.high(k);
+        float ek = get.low(k) + -0.25f * (dl + dk);
         for (unsigned p = 0; p < IDWT_PAIRS; p++) {
             const float dr = get.high(k + p + 1);
             const float er = get.low(k + p + 1) + -0.25f * (dk + dr);
@@ -967,7 +970,8 @@ DK bool level_region(const seis_frame &f, unsigned l, uint32_t *lw,
  * outputs.  It inverts the rows the tile's columns need (low rows k0 ..
  * k0 + TILE_H/2 and high rows k0 - 1 .. k0 + TILE_H/2 of the column
  * transform, k0 the tile's first output pair) into shared memory, then
- * the columns, each output computed as the reference computes it.  Level
+ * the columns, each output computed as the reference computes it, a
+ * thread IDWT_PAIRS output pairs of a row or a column (pairs_out).  Level
  * l writes its output to level_out(l), out at odd levels and tmp at even
  * ones, and reads its low band from level l + 1's: so no block reads what
  * another block of its level writes, and level 1 ends in out. */
