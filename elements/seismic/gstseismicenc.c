@@ -658,8 +658,8 @@ gst_seismic_enc_class_init (GstSeismicEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_FRAME_VERSION,
       g_param_spec_uint ("frame-version", "Frame version",
           "Version of the frames written (docs/seismic-format.md): 7, the "
-          "newest, the smallest; 6, 12-29 % larger, decoded a fifth to "
-          "a half faster by a GPU at 12 and 16 bits; 3 to 5 for decoders "
+          "newest, the smallest; 6, 12-29 % larger, decoded 4-40 % "
+          "faster by a GPU at 12 and 16 bits; 3 to 5 for decoders "
           "that read no newer (5 and older: no runs of zero in the code, "
           "3: a zstd code table)", 3, SCI_SEIS_VERSION, DEFAULT_FRAME_VERSION,
           flags));
