@@ -32,6 +32,7 @@
 
 #include "dwt.h"
 #include "htj2k.h"
+#include "cuda/common/launch.cuh"
 #include "dwt_tile.cuh"
 #include "dwt_strip.cuh"
 #include "dwt_tune.h"
@@ -69,8 +70,9 @@ static unsigned effective_levels(uint32_t w, uint32_t h, unsigned levels) {
 
 #ifndef SCI_DWT_EMU
 /* Levels are launched so that a grid may start while the one before it
- * finishes (programmatic dependent launch, sm_90 and newer: launch_pdl);
- * every kernel waits here for it before touching memory. */
+ * finishes (programmatic dependent launch, sm_90 and newer:
+ * cuda/common/launch.cuh); every kernel waits here for it before touching
+ * memory. */
 __device__ __forceinline__ void wait_previous() {
 #if __CUDA_ARCH__ >= 900
     cudaGridDependencySynchronize();
@@ -181,26 +183,6 @@ static void emu_block(const std::function<void(int)> &body, int nt = NT) {
 }
 #endif
 
-#ifndef SCI_DWT_EMU
-/* kernel<<<blocks, threads, smem, s>>>(args...), marked as a programmatic
- * dependent launch where the device has them (pdl) */
-template <typename... A>
-static cudaError_t launch_pdl(void (*kernel)(A...), int blocks, int threads,
-                              size_t smem, cudaStream_t s, bool pdl,
-                              A... args) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cudaLaunchAttribute at = {};
-    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &at;
-    cfg.numAttrs = pdl ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, kernel, args...);
-}
-#endif
 
 template <int F, int TH>
 static cudaError_t launch_th(int pass, bool edge, const params &p, int nblocks,
@@ -505,7 +487,7 @@ extern "C" int sci_cuda_wt_create(sci_cuda_wt **out, const sci_wt_geometry *g) {
         return err;
     }
     wt->sm_count = sms > 0 ? sms : 1;
-    wt->pdl = major >= 9;
+    wt->pdl = launch_pdl_supported(major);
     wt->max_rows = 64;
     wt->max_rows_joint[0] = 32;
     wt->max_rows_joint[1] = 32;

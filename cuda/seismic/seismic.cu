@@ -45,6 +45,7 @@
 #include "codec/seismic/seismic_core.h"
 #include "codec/seismic/table_core.h"
 #include "cuda/common/devbuf.cuh"
+#include "cuda/common/launch.cuh"
 
 #ifdef SCI_SEIS_EMU
 #define DK static inline
@@ -1063,13 +1064,12 @@ DK void tile_rows_item(const seis_frame &f, unsigned l, const tile_at &at,
 struct tile_src {
     const float *sh;
     uint32_t k0, nl, c;
-    DM float operator()(uint32_t y) const {
-        const uint32_t slot = y < nl ? y - k0 : TILE_LOW + (y - nl) + 1 - k0;
-        return sh[slot * TILE_W + c];
-    }
     DM float low(uint32_t k) const { return sh[(k - k0) * TILE_W + c]; }
     DM float high(uint32_t k) const {
         return sh[(TILE_LOW + 1 + k - k0) * TILE_W + c];
+    }
+    DM float operator()(uint32_t y) const {
+        return y < nl ? low(y) : high(y - nl);
     }
 };
 
@@ -2109,19 +2109,10 @@ static int launch_chunk(sci_cuda_seis *s, const chunk_plan &c,
         return SCI_SEIS_E_ARG;
     for (unsigned l = max_levels; l >= 1; l--) {
         /* a level's blocks may start while the grid before it finishes,
-         * each waiting in the kernel: the launch gaps of the small levels
-         * overlap the work before them */
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(c.max_tiles[l], n);
-        cfg.blockDim = dim3(DWT_THREADS);
-        cfg.stream = st;
-        cudaLaunchAttribute at = {};
-        at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at.val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = &at;
-        cfg.numAttrs = s->pdl ? 1 : 0;
-        if (int err = cuda_err(cudaLaunchKernelEx(
-                &cfg, inverse_kernel, (const seis_frame *)dframes, l)))
+         * each waiting in the kernel */
+        if (int err = cuda_err(launch_pdl(
+                inverse_kernel, dim3(c.max_tiles[l], n), dim3(DWT_THREADS),
+                0, st, s->pdl, (const seis_frame *)dframes, l)))
             return err;
     }
     if (int err = cuda_err(cudaGetLastError()))
@@ -2297,7 +2288,7 @@ static int ensure_streams(sci_cuda_seis *s) {
         (e = cuda_err(cudaDeviceGetAttribute(
              &major, cudaDevAttrComputeCapabilityMajor, dev))))
         goto no_attr;
-    s->pdl = major >= 9;
+    s->pdl = launch_pdl_supported(major);
 #endif
     s->copy_stream = cs;
     for (unsigned k = 0; k < MAX_CHUNKS; k++)
