@@ -1993,6 +1993,110 @@ static unsigned table_window_mismatches(const uint8_t *t, size_t z,
     return bad;
 }
 
+/* sci_seis_table_segment's walk as the format states it, a branch a
+ * token kind: the reference for the walk of table_core.h, whose tokens
+ * all take the same steps. */
+static int table_segment_ref(const uint8_t *bytes, size_t z, uint32_t n,
+                             size_t *pos, uint8_t *len, int zeroed) {
+    const size_t end = 8 * z;
+    sci_seis_table_bits r;
+    sci_seis_table_bits_at(&r, bytes, z, *pos);
+    unsigned last = 0;
+    for (uint32_t s = 0; s < n;) {
+        if (r.pos >= end)
+            return -1;
+        sci_seis_table_fill(&r);
+        const unsigned t = (unsigned)(r.w >> 61);
+        unsigned l;
+        if (t >= 4) {
+            l = last;
+            sci_seis_table_skip(&r, 1);
+        } else if (t >= 2) {
+            l = t & 1 ? last - 1 : last + 1;
+            sci_seis_table_skip(&r, 3);
+        } else if (t == 1) {
+            const unsigned k = sci_seis_table_clz64(r.w << 3);
+            if (k > 12)
+                return -1;
+            const uint32_t run = (uint32_t)((r.w << (3 + k)) >> (63 - k));
+            sci_seis_table_skip(&r, 4 + 2 * k);
+            if (run > n - s)
+                return -1;
+            for (uint32_t j = 0; !zeroed && j < run; j++)
+                len[s + j] = 0;
+            s += run;
+            continue;
+        } else {
+            l = (unsigned)(r.w >> 56) & 31;
+            sci_seis_table_skip(&r, 8);
+        }
+        if (l < 1 || l > SCI_HUFF_MAX_LEN)
+            return -1;
+        len[s++] = (uint8_t)l;
+        last = l;
+    }
+    if (r.pos > end)
+        return -1;
+    *pos = r.pos;
+    return 0;
+}
+
+/* The walk against the reference on one segment of n symbols: streams of
+ * random tokens (repeats, steps, literals 0..31, runs of 2 to 2^13 + 1),
+ * some with bits flipped, read from any bit, n near the symbols written,
+ * zeroed or not: the same verdict, lengths and end always. */
+static void test_table_walk(void) {
+    unsigned bad = 0, sound = 0;
+    const unsigned trials = 200000;
+    for (unsigned trial = 0; trial < trials; trial++) {
+        uint8_t t[40] = {0};
+        unsigned bit = (unsigned)(rng() % 8), syms = 0;
+        const unsigned from = bit;
+        while (bit + 40 <= 8 * sizeof t && rng() % 32) {
+            const unsigned r = (unsigned)(rng() % 16);
+            uint64_t v;
+            unsigned k;
+            uint32_t add = 1;
+            if (r < 7) { /* a repeat */
+                v = 1, k = 1;
+            } else if (r < 11) { /* a step */
+                v = 2 | rng() % 2, k = 3;
+            } else if (r < 14) { /* a literal */
+                v = rng() % 32, k = 8;
+            } else { /* a run, gamma-coded: 001 0^g 1 b (g bits) */
+                const unsigned g = (unsigned)(rng() % (r == 14 ? 3 : 14));
+                add = (1u << g) + (uint32_t)(rng() % (1u << g));
+                v = (uint64_t)1 << (2 * g + 1) | add, k = 4 + 2 * g;
+            }
+            if (syms + add > 60000)
+                break;
+            for (unsigned i = k; i-- > 0; bit++)
+                if (v >> i & 1)
+                    t[bit >> 3] |= (uint8_t)(0x80u >> (bit & 7));
+            syms += add;
+        }
+        if (trial % 3 == 0)
+            t[rng() % sizeof t] ^= (uint8_t)(1u << (rng() % 8));
+        const size_t z = trial % 5 ? sizeof t : (bit + 7) / 8;
+        const int d = trial % 2 ? 0 : (int)(rng() % 7) - 3;
+        const uint32_t n = (int)syms + d >= 1 ? (uint32_t)((int)syms + d) : 1;
+        const int zeroed = trial % 4 == 1;
+        static uint8_t a[1 << 16], b[1 << 16];
+        memset(a, zeroed ? 0 : 0xee, n);
+        memset(b, zeroed ? 0 : 0xee, n);
+        size_t pa = from, pb = from;
+        const int ra = table_segment_ref(t, z, n, &pa, a, zeroed);
+        const int rb = sci_seis_table_segment(t, z, 0, n, &pb, b, zeroed);
+        sound += !ra;
+        if (ra != rb || (!ra && (pa != pb || memcmp(a, b, n))))
+            bad++;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "code tables: %u random segments (%u of them "
+             "sound) walked as the reference walks them", trials, sound);
+    check(bad == 0 && sound > trials / 20, what);
+}
+
 static void test_table_window(void) {
     static uint8_t len[1 << 16];
     unsigned bad = 0, tables = 0;
@@ -2592,6 +2696,7 @@ int main(int argc, char **argv) {
     test_runs();
     test_table_code();
     test_table_window();
+    test_table_walk();
     test_real(dir);
     printf("%u passed, %u failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
