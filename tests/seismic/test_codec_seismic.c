@@ -2042,8 +2042,9 @@ static int table_segment_ref(const uint8_t *bytes, size_t z, uint32_t n,
 }
 
 /* The walk against the reference on one segment of n symbols: streams of
- * random tokens (repeats, steps, literals 0..31, runs of 2 to 2^13 + 1),
- * some with bits flipped, read from any bit, n near the symbols written,
+ * random tokens (repeats, steps, literals 0..31, runs of 1 to 2^14 - 1:
+ * gamma prefixes of 0 to 13 zeros, one more than the format allows), some
+ * with bits flipped, read from any bit, n near the symbols written,
  * zeroed or not: the same verdict, lengths and end always. */
 static void test_table_walk(void) {
     unsigned bad = 0, sound = 0;
